@@ -1,0 +1,4 @@
+## The leirc command line.
+bin_PROGRAMS += leirc
+leirc_SOURCES = driver/main.c driver/driver.h driver/io.c
+leirc_LDADD = libleir.la

@@ -1,0 +1,47 @@
+/* sema.h -- internals shared by the files of semantic analysis. */
+#ifndef LEIR_SEMA_H
+#define LEIR_SEMA_H
+
+#include "ir/ir.h"
+
+/* Integer interval [lo, hi] of an index expression; ok=false when unbounded
+ * or not computable (non-constant divisor, float operand, ...). */
+typedef struct Interval {
+  bool ok;
+  bool exact; /* affine with every index once: the bounds are attained */
+  int64_t lo, hi;
+} Interval;
+
+typedef struct SemaCtx SemaCtx;
+
+/* The value range of an index expression over the ranges [0, extent-1] of
+ * the loops it mentions (bound by sema), reading index tensors through their
+ * defining statements.  Sets *overflow on int64 overflow. */
+Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *overflow);
+
+/* Shape inference of §9.3 for every tensor whose shape is not declared. */
+void sema_infer_shapes(SemaCtx *sc);
+/* Range checks of reads and writes against known shapes (§9.3). */
+void sema_check_ranges(SemaCtx *sc);
+/* §9.5: the implicit-initialisation class of every statement. */
+void sema_classify_init(LeirCtx *ctx, IrProgram *p);
+
+struct SemaCtx {
+  LeirCtx *ctx;
+  IrProgram *p;
+  /* per-tensor list of the statements writing it (text order) */
+  PtrVec *writers; /* indexed by tensor id */
+  int *visiting;   /* recursion guard for index tensors */
+  /* Narrowed index ranges inside a branch of if_then_else (§9.3: guarded
+     reads): a stack of (loop, lo, hi). */
+  int novr;
+  IrLoop *ovr_loop[64];
+  int64_t ovr_lo[64], ovr_hi[64];
+};
+
+/* Pushes the ranges implied by `cond` being `truth`; returns the number of
+   entries pushed (pop them with sema_pop_ranges). */
+int sema_push_ranges(SemaCtx *sc, const IrExpr *cond, bool truth);
+void sema_pop_ranges(SemaCtx *sc, int n);
+
+#endif

@@ -1,0 +1,389 @@
+/* shape.c -- interval arithmetic over loop ranges, intermediate shape
+ * inference and range checks (SPEC §9.3). */
+#include "ir/sema.h"
+
+#include <string.h>
+
+static const Interval unknown = {false, false, 0, 0};
+
+static Interval iv(int64_t lo, int64_t hi, bool exact) { return (Interval){true, exact, lo, hi}; }
+
+static int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Does any index name occur in both expressions?  (Exactness of sums.) */
+static void collect_idx(IrExpr *e, void *user) {
+  PtrVec *v = user;
+  if (e->kind == E_INDEX && v->n < v->cap) v->v[v->n++] = (void *)e->u.index.name;
+}
+static bool share_index(const IrExpr *a, const IrExpr *b) {
+  void *sa[32], *sb[32];
+  PtrVec va = {sa, 0, 32}, vb = {sb, 0, 32};
+  ir_walk_expr((IrExpr *)a, collect_idx, &va);
+  ir_walk_expr((IrExpr *)b, collect_idx, &vb);
+  if (va.n == 32 || vb.n == 32) return true;
+  for (int i = 0; i < va.n; i++)
+    for (int j = 0; j < vb.n; j++)
+      if (!strcmp(va.v[i], vb.v[j])) return true;
+  return false;
+}
+
+static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf);
+
+Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *ovf) {
+  Interval a, b;
+  int64_t r[4];
+  switch (e->kind) {
+  case E_INT: return iv(e->u.ilit.value, e->u.ilit.value, true);
+  case E_INDEX: {
+    if (!e->u.index.loop) return unknown;
+    int64_t lo = 0, hi = e->u.index.loop->extent - 1;
+    for (int i = 0; i < sc->novr; i++)
+      if (sc->ovr_loop[i] == e->u.index.loop) {
+        if (sc->ovr_lo[i] > lo) lo = sc->ovr_lo[i];
+        if (sc->ovr_hi[i] < hi) hi = sc->ovr_hi[i];
+      }
+    if (lo > hi) hi = lo; /* an unreachable branch */
+    return iv(lo, hi, true);
+  }
+  case E_PAREN: return sema_interval(sc, e->u.paren, ovf);
+  case E_UNARY:
+    a = sema_interval(sc, e->u.unary.a, ovf);
+    if (!a.ok) return a;
+    if (e->u.unary.op == OP_POS) return a;
+    if (a.lo == INT64_MIN) { *ovf = true; return unknown; }
+    return iv(-a.hi, -a.lo, a.exact);
+  case E_REF:
+    if (!e->u.ref->tensor) return unknown;
+    a = tensor_values(sc, e->u.ref->tensor, ovf);
+    a.exact = false;
+    return a;
+  case E_BINARY:
+    a = sema_interval(sc, e->u.bin.a, ovf);
+    b = sema_interval(sc, e->u.bin.b, ovf);
+    if (!a.ok || !b.ok) return unknown;
+    switch (e->u.bin.op) {
+    case OP_ADD:
+      if (__builtin_add_overflow(a.lo, b.lo, &r[0]) || __builtin_add_overflow(a.hi, b.hi, &r[1])) break;
+      return iv(r[0], r[1], a.exact && b.exact && !share_index(e->u.bin.a, e->u.bin.b));
+    case OP_SUB:
+      if (__builtin_sub_overflow(a.lo, b.hi, &r[0]) || __builtin_sub_overflow(a.hi, b.lo, &r[1])) break;
+      return iv(r[0], r[1], a.exact && b.exact && !share_index(e->u.bin.a, e->u.bin.b));
+    case OP_MUL: {
+      if (__builtin_mul_overflow(a.lo, b.lo, &r[0]) || __builtin_mul_overflow(a.lo, b.hi, &r[1]) ||
+          __builtin_mul_overflow(a.hi, b.lo, &r[2]) || __builtin_mul_overflow(a.hi, b.hi, &r[3]))
+        break;
+      int64_t lo = r[0], hi = r[0];
+      for (int i = 1; i < 4; i++) {
+        if (r[i] < lo) lo = r[i];
+        if (r[i] > hi) hi = r[i];
+      }
+      bool constant = (a.lo == a.hi) || (b.lo == b.hi);
+      return iv(lo, hi, a.exact && b.exact && constant);
+    }
+    case OP_FLOORDIV:
+      if (b.lo != b.hi || b.lo <= 0) return unknown;
+      return iv(floordiv(a.lo, b.lo), floordiv(a.hi, b.lo), false);
+    case OP_MOD:
+      if (b.lo != b.hi || b.lo <= 0) return unknown;
+      if (floordiv(a.lo, b.lo) == floordiv(a.hi, b.lo))
+        return iv(a.lo - floordiv(a.lo, b.lo) * b.lo, a.hi - floordiv(a.hi, b.lo) * b.lo, false);
+      return iv(0, b.lo - 1, false);
+    default: return unknown;
+    }
+    *ovf = true;
+    return unknown;
+  default: return unknown;
+  }
+}
+
+/* The values an integer index tensor can hold: the union over its writing
+ * statements of the range of their right sides.  Inputs are unbounded. */
+static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf) {
+  if (!ir_dtype_is_signed_int(t->dtype) && !ir_dtype_is_unsigned_int(t->dtype) && t->dtype != DT_BOOL)
+    return unknown;
+  if (t->dtype == DT_BOOL) return iv(0, 1, false);
+  PtrVec *w = &sc->writers[t->id];
+  if (w->n == 0 || sc->visiting[t->id]) return unknown;
+  sc->visiting[t->id] = 1;
+  Interval u = unknown;
+  for (int i = 0; i < w->n; i++) {
+    IrStmt *s = w->v[i];
+    if (s->self_ref) { u = unknown; break; }
+    Interval x = sema_interval(sc, s->rhs, ovf);
+    if (!x.ok) { u = unknown; break; }
+    if (!u.ok) u = x;
+    else {
+      if (x.lo < u.lo) u.lo = x.lo;
+      if (x.hi > u.hi) u.hi = x.hi;
+    }
+  }
+  sc->visiting[t->id] = 0;
+  return u;
+}
+
+/* ------------------------------------------------------------ guards */
+
+static const IrExpr *strip(const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  return e;
+}
+
+/* Matches `i`, `i+k`, `i-k` (k an integer literal); *k receives the offset. */
+static IrLoop *index_plus_const(const IrExpr *e, int64_t *k) {
+  e = strip(e);
+  *k = 0;
+  if (e->kind == E_INDEX) return e->u.index.loop;
+  if (e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB)) {
+    const IrExpr *a = strip(e->u.bin.a), *b = strip(e->u.bin.b);
+    if (a->kind == E_INDEX && b->kind == E_INT) {
+      *k = e->u.bin.op == OP_ADD ? b->u.ilit.value : -b->u.ilit.value;
+      return a->u.index.loop;
+    }
+  }
+  return NULL;
+}
+
+static IrOp negate(IrOp op) {
+  switch (op) {
+  case OP_LT: return OP_GE;
+  case OP_LE: return OP_GT;
+  case OP_GT: return OP_LE;
+  case OP_GE: return OP_LT;
+  case OP_EQ: return OP_NE;
+  default: return OP_EQ;
+  }
+}
+
+static IrOp mirror(IrOp op) {
+  switch (op) {
+  case OP_LT: return OP_GT;
+  case OP_LE: return OP_GE;
+  case OP_GT: return OP_LT;
+  case OP_GE: return OP_LE;
+  default: return op;
+  }
+}
+
+static int push_one(SemaCtx *sc, const IrExpr *x, IrOp op, const IrExpr *y) {
+  int64_t k;
+  IrLoop *l = index_plus_const(x, &k);
+  if (!l) {
+    l = index_plus_const(y, &k);
+    if (!l) return 0;
+    const IrExpr *t = x;
+    x = y;
+    y = t;
+    op = mirror(op);
+  }
+  if (op == OP_NE || sc->novr == 64) return 0;
+  bool ovf = false;
+  Interval b = sema_interval(sc, y, &ovf);
+  if (!b.ok || ovf || b.lo < INT64_MIN / 4 || b.hi > INT64_MAX / 4 || k < INT64_MIN / 4 || k > INT64_MAX / 4)
+    return 0;
+  /* i + k op y  =>  i op y - k */
+  int64_t lo = INT64_MIN / 2, hi = INT64_MAX / 2;
+  switch (op) {
+  case OP_LT: hi = b.hi - 1 - k; break;
+  case OP_LE: hi = b.hi - k; break;
+  case OP_GT: lo = b.lo + 1 - k; break;
+  case OP_GE: lo = b.lo - k; break;
+  case OP_EQ: lo = b.lo - k; hi = b.hi - k; break;
+  default: return 0;
+  }
+  sc->ovr_loop[sc->novr] = l;
+  sc->ovr_lo[sc->novr] = lo;
+  sc->ovr_hi[sc->novr] = hi;
+  sc->novr++;
+  return 1;
+}
+
+int sema_push_ranges(SemaCtx *sc, const IrExpr *cond, bool truth) {
+  cond = strip(cond);
+  if (cond->kind == E_BINARY && cond->u.bin.op == OP_AND && truth)
+    return sema_push_ranges(sc, cond->u.bin.a, true) + sema_push_ranges(sc, cond->u.bin.b, true);
+  if (cond->kind == E_BINARY && cond->u.bin.op == OP_OR && !truth)
+    return sema_push_ranges(sc, cond->u.bin.a, false) + sema_push_ranges(sc, cond->u.bin.b, false);
+  if (cond->kind != E_CMP) return 0;
+  if (!truth) {
+    if (cond->u.cmp.n != 2) return 0;
+    return push_one(sc, cond->u.cmp.operand[0], negate(cond->u.cmp.op[0]), cond->u.cmp.operand[1]);
+  }
+  int n = 0;
+  for (int i = 0; i + 1 < cond->u.cmp.n; i++)
+    n += push_one(sc, cond->u.cmp.operand[i], cond->u.cmp.op[i], cond->u.cmp.operand[i + 1]);
+  return n;
+}
+
+void sema_pop_ranges(SemaCtx *sc, int n) { sc->novr -= n; }
+
+/* ------------------------------------------------------------ shapes */
+
+typedef struct ShapeAcc {
+  SemaCtx *sc;
+  IrTensor *t;
+  int64_t *max; /* per dimension: max upper bound seen, -1 = none */
+  bool failed;
+} ShapeAcc;
+
+static void widen(ShapeAcc *acc, IrRef *r) {
+  for (int d = 0; d < r->nsub && d < acc->t->rank; d++) {
+    bool ovf = false;
+    Interval x = sema_interval(acc->sc, r->sub[d], &ovf);
+    if (ovf) {
+      diag_error(acc->sc->ctx, r->sub[d]->loc, "index arithmetic of '%s' overflows", r->name);
+      acc->failed = true;
+      return;
+    }
+    if (!x.ok) {
+      diag_error(acc->sc->ctx, r->sub[d]->loc,
+                 "cannot infer the shape of '%s': item %d of this subscript has no bounded range",
+                 r->name, d + 1);
+      acc->failed = true;
+      return;
+    }
+    if (x.hi > acc->max[d]) acc->max[d] = x.hi;
+  }
+}
+
+/* Walks the reads of acc->t, narrowing index ranges inside guarded
+   branches of if_then_else. */
+static void find_reads(ShapeAcc *acc, IrExpr *e) {
+  switch (e->kind) {
+  case E_REF:
+    if (e->u.ref->tensor == acc->t) widen(acc, e->u.ref);
+    for (int i = 0; i < e->u.ref->nsub; i++) find_reads(acc, e->u.ref->sub[i]);
+    break;
+  case E_UNARY: find_reads(acc, e->u.unary.a); break;
+  case E_BINARY:
+    find_reads(acc, e->u.bin.a);
+    find_reads(acc, e->u.bin.b);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) find_reads(acc, e->u.cmp.operand[i]);
+    break;
+  case E_PAREN: find_reads(acc, e->u.paren); break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      int pushed = 0;
+      if (e->u.call.func == F_ITE && i > 0) pushed = sema_push_ranges(acc->sc, e->u.call.args[0], i == 1);
+      find_reads(acc, e->u.call.args[i]);
+      sema_pop_ranges(acc->sc, pushed);
+    }
+    break;
+  default: break;
+  }
+}
+
+static void infer_one(SemaCtx *sc, IrTensor *t, bool from_reads) {
+  int64_t max[64];
+  ShapeAcc acc = {sc, t, max, false};
+  for (int d = 0; d < t->rank; d++) max[d] = -1;
+  if (from_reads) {
+    for (int i = 0; i < sc->p->nstmts && !acc.failed; i++) {
+      IrStmt *s = sc->p->stmts[i];
+      find_reads(&acc, s->rhs);
+      for (int k = 0; k < s->lhs->nsub && !acc.failed; k++) find_reads(&acc, s->lhs->sub[k]);
+    }
+  } else {
+    PtrVec *w = &sc->writers[t->id];
+    for (int i = 0; i < w->n && !acc.failed; i++) widen(&acc, ((IrStmt *)w->v[i])->lhs);
+  }
+  if (acc.failed) return;
+  t->shape = arena_alloc(&sc->ctx->arena, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1));
+  for (int d = 0; d < t->rank; d++) {
+    if (max[d] > ((int64_t)1 << 40)) {
+      diag_error(sc->ctx, t->loc, "dimension %d of '%s' would have %lld elements", d + 1, t->name,
+                 (long long)max[d] + 1);
+      return;
+    }
+    t->shape[d] = max[d] < 0 ? 1 : max[d] + 1;
+  }
+  t->shape_known = true;
+}
+
+void sema_infer_shapes(SemaCtx *sc) {
+  IrProgram *p = sc->p;
+  for (int i = 0; i < p->ntensors; i++) {
+    IrTensor *t = p->tensors[i];
+    if (t->shape_known || t->rank < 0) continue;
+    if (t->rank > 64) {
+      diag_error(sc->ctx, t->loc, "'%s' has rank %d; at most 64 is supported", t->name, t->rank);
+      continue;
+    }
+    bool written = sc->writers[t->id].n > 0;
+    infer_one(sc, t, !written);
+  }
+}
+
+/* ------------------------------------------------------------ range checks */
+
+typedef struct RangeCk {
+  SemaCtx *sc;
+  int guarded; /* inside a branch of if_then_else */
+} RangeCk;
+
+static void check_ref(RangeCk *rc, IrRef *r, bool write) {
+  IrTensor *t = r->tensor;
+  if (!t || !t->shape_known) return;
+  for (int d = 0; d < r->nsub && d < t->rank; d++) {
+    bool ovf = false;
+    Interval x = sema_interval(rc->sc, r->sub[d], &ovf);
+    if (!x.ok || (x.lo >= 0 && x.hi < t->shape[d])) continue;
+    if (x.exact && (write || !rc->guarded))
+      diag_error(rc->sc->ctx, r->sub[d]->loc,
+                 "%s of '%s' out of bounds: item %d ranges over [%lld,%lld] but the extent is %lld",
+                 write ? "write" : "read", r->name, d + 1, (long long)x.lo, (long long)x.hi,
+                 (long long)t->shape[d]);
+    else if (!rc->guarded)
+      diag_warn(rc->sc->ctx, r->sub[d]->loc,
+                "%s of '%s' may be out of bounds: item %d ranges over [%lld,%lld] but the extent is %lld",
+                write ? "write" : "read", r->name, d + 1, (long long)x.lo, (long long)x.hi,
+                (long long)t->shape[d]);
+  }
+}
+
+static void check_expr(RangeCk *rc, IrExpr *e) {
+  switch (e->kind) {
+  case E_REF:
+    check_ref(rc, e->u.ref, false);
+    for (int i = 0; i < e->u.ref->nsub; i++) check_expr(rc, e->u.ref->sub[i]);
+    break;
+  case E_UNARY: check_expr(rc, e->u.unary.a); break;
+  case E_BINARY:
+    check_expr(rc, e->u.bin.a);
+    check_expr(rc, e->u.bin.b);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) check_expr(rc, e->u.cmp.operand[i]);
+    break;
+  case E_PAREN: check_expr(rc, e->u.paren); break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      int pushed = 0;
+      if (e->u.call.func == F_ITE && i > 0) {
+        rc->guarded++;
+        pushed = sema_push_ranges(rc->sc, e->u.call.args[0], i == 1);
+      }
+      check_expr(rc, e->u.call.args[i]);
+      if (e->u.call.func == F_ITE && i > 0) {
+        rc->guarded--;
+        sema_pop_ranges(rc->sc, pushed);
+      }
+    }
+    break;
+  default: break;
+  }
+}
+
+void sema_check_ranges(SemaCtx *sc) {
+  for (int i = 0; i < sc->p->nstmts; i++) {
+    IrStmt *s = sc->p->stmts[i];
+    RangeCk rc = {sc, 0};
+    check_ref(&rc, s->lhs, true);
+    for (int k = 0; k < s->lhs->nsub; k++) check_expr(&rc, s->lhs->sub[k]);
+    check_expr(&rc, s->rhs);
+  }
+}

@@ -1,0 +1,31 @@
+/* parse.h -- what the lexer and the parser share. */
+#ifndef LEIR_PARSE_H
+#define LEIR_PARSE_H
+
+#include "ir/ir.h"
+
+/* The lexer's extra data (yyextra): the context, and whether the program
+ * body has started (declarations are only recognised before it). */
+typedef struct PsLexState {
+  LeirCtx *ctx;
+  bool seen_body;
+  int line, col; /* position of the next character */
+} PsLexState;
+
+/* The parser's state (a %parse-param). */
+typedef struct PsState {
+  LeirCtx *ctx;
+  PtrVec nests;
+  PtrVec decls;
+  int depth; /* nesting depth of expressions (bounded to avoid stack overflow) */
+} PsState;
+
+/* FUNC token values: an IrFunc, with this bit for the `ifthenelse` spelling. */
+#define PS_FUNC_ALIAS 0x100
+
+#ifndef YY_TYPEDEF_YY_SCANNER_T
+#define YY_TYPEDEF_YY_SCANNER_T
+typedef void *yyscan_t;
+#endif
+
+#endif
