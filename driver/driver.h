@@ -22,6 +22,7 @@ typedef struct DrvOptions {
   bool print_decls;
   bool no_warnings;
   bool werror;
+  bool no_caret;
 } DrvOptions;
 
 /* Reads `path` ("-" = stdin) into the context as the current source.

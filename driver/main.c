@@ -27,6 +27,8 @@ static const char usage_text[] =
   "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
+  "      --no-caret        do not show the source line and caret under\n"
+  "                        diagnostics\n"
   "      --Werror          treat warnings as errors\n"
   "\n"
   "  -h, --help            show this help and exit\n"
@@ -35,7 +37,7 @@ static const char usage_text[] =
   "Exit status: 0 on success, 1 on an error in the input, 2 on a usage or\n"
   "system error.\n";
 
-enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR };
+enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR, OPT_NO_CARET };
 
 static const struct option long_opts[] = {
   {"help", no_argument, NULL, 'h'},
@@ -45,6 +47,7 @@ static const struct option long_opts[] = {
   {"print-decls", no_argument, NULL, OPT_PRINT_DECLS},
   {"decls", required_argument, NULL, OPT_DECLS},
   {"Werror", no_argument, NULL, OPT_WERROR},
+  {"no-caret", no_argument, NULL, OPT_NO_CARET},
   {NULL, 0, NULL, 0},
 };
 
@@ -115,6 +118,7 @@ int main(int argc, char **argv) {
     case OPT_PRINT_DECLS: o.print_decls = true; break;
     case OPT_DECLS: o.decls = optarg; break;
     case OPT_WERROR: o.werror = true; break;
+    case OPT_NO_CARET: o.no_caret = true; break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
@@ -132,6 +136,7 @@ int main(int argc, char **argv) {
   leir_ctx_init(&ctx);
   ctx.no_warnings = o.no_warnings;
   ctx.werror = o.werror;
+  ctx.quiet_caret = o.no_caret;
   int rc = 1;
   if (drv_read_source(&ctx, o.input)) {
     IrProgram *p = drv_load_program(&ctx, &o);

@@ -74,7 +74,8 @@ static void add_decl(PsState *ps, const char *role, IrLoc roleloc, const char *n
 %%
 
 file
-  : decls nests
+  : decls
+  | decls nests
   ;
 
 decls
@@ -115,7 +116,12 @@ nest
         ptrvec_push(A, $3, mk_item(ps, ITEM_NEST, cont));
         $$ = mk_nest(ps, $1, $3, @1.first_line ? L(@1) : L(@2));
       }
-  | error ';' { $$ = NULL; yyerrok; }
+  | headers '[' ']' ';'
+      {
+        diag_error(CTX, L(@2), "empty nest body: a body holds at least one statement");
+        $$ = NULL;
+      }
+  | error ';' { $$ = NULL; }
   ;
 
 headers
@@ -144,6 +150,11 @@ tref
       { $$ = mk_ref(ps, $1, $4, L(@4), $6, L(@6), NULL, L(@1)); }
   | TNAME '^' '{' IDENT ',' IDENT '}' '_' '{' exprs '}'
       { $$ = mk_ref(ps, $1, $4, L(@4), $6, L(@6), $10, L(@1)); }
+  | TNAME '^' '{' IDENT ',' IDENT '}' '_' '{' '}'
+      {
+        diag_error(CTX, L(@8), "empty subscript: a scalar is written without '_{}'");
+        $$ = NULL;
+      }
   ;
 
 exprs
@@ -254,7 +265,7 @@ static int64_t int_value(PsState *ps, const char *text, IrLoc loc) {
   long long v = strtoll(text, NULL, 10);
   if (errno == ERANGE) {
     diag_error(CTX, loc, "integer literal '%s' is out of range", text);
-    return 0;
+    return 1;
   }
   return v;
 }
@@ -341,6 +352,10 @@ static IrLoop *mk_loop(PsState *ps, const char *kind, IrLoc loc, const char *ext
   IrLoopKind k = (IrLoopKind)(strchr(kinds, kind[0]) - kinds);
   int64_t n = int_value(ps, ext, extloc);
   if (n == 0) diag_error(CTX, extloc, "loop extent must be at least 1");
+  if (n > INT32_MAX) {
+    diag_error(CTX, extloc, "loop extent %s is too large (at most 2147483647)", ext);
+    n = 1;
+  }
   if (strspn(start, "0") != strlen(start))
     diag_error(CTX, startloc, "loop start must be 0 (got %s)", start);
   IrLoop *l = ir_loop_new(CTX, k, n ? n : 1, idx);

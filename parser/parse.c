@@ -25,7 +25,7 @@ IrProgram *ps_parse(LeirCtx *ctx) {
   leir_yylex_destroy(scanner);
   if (rc != 0 || ctx->nerrors > errors_before) return NULL;
   if (ps.nests.n == 0) {
-    diag_error(ctx, (IrLoc){lx.line, lx.col}, "the program has no loop nest");
+    diag_error(ctx, (IrLoc){0, 0}, "the program has no loop nest");
     return NULL;
   }
   IrProgram *p = arena_alloc(&ctx->arena, sizeof *p);

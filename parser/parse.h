@@ -10,6 +10,7 @@ typedef struct PsLexState {
   LeirCtx *ctx;
   bool seen_body;
   int line, col; /* position of the next character */
+  int end_line, end_col; /* just after the last token of the body */
 } PsLexState;
 
 /* The parser's state (a %parse-param). */

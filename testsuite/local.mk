@@ -1,1 +1,24 @@
-## testsuite
+## The testsuite: `make check` runs testsuite/check.sh, which runs every
+## unit test program (check_PROGRAMS under testsuite/unit/) and the DejaGnu
+## testsuite, and prints `N passed, N failed` last.
+
+EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
+	testsuite/leirc.parse testsuite/leirc.diag
+
+check-local: leirc$(EXEEXT)
+	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  RUNTEST='$(LEIR_RUNTEST)' \
+	  UNIT_TESTS='$(filter testsuite/unit/%,$(check_PROGRAMS))' \
+	  $(SHELL) '$(srcdir)/testsuite/check.sh'
+
+CLEANFILES += testsuite/*.log testsuite/leirc.sum testsuite/runtest.out \
+	testsuite/leirc-stdout.tmp testsuite/leirc-stderr.tmp
+
+## Front-end unit tests
+check_PROGRAMS += testsuite/unit/frontend_test testsuite/unit/corpus_test
+testsuite_unit_frontend_test_SOURCES = testsuite/unit/frontend_test.c
+testsuite_unit_frontend_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_frontend_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_corpus_test_SOURCES = testsuite/unit/corpus_test.c
+testsuite_unit_corpus_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_corpus_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
