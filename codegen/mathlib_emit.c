@@ -1,0 +1,491 @@
+/* mathlib_emit.c -- emit leirc's math routines as LLVM IR.
+ *
+ * Every function below mirrors one routine of ir/mathlib.c line by line
+ * (same operations, same operand order, same constants); see the contract
+ * at the top of that file.  C conditionals become selects; both sides are
+ * computed, which is harmless because no operation here traps or yields
+ * poison (shift amounts stay in range, no fptosi).  No fast-math flags.
+ */
+#include "codegen/mathlib_emit.h"
+
+#include "ir/mathlib.h"
+
+#include <math.h> /* INFINITY */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef LLVMValueRef V;
+
+typedef struct {
+  LLVMModuleRef M;
+  LLVMContextRef C;
+  LLVMBuilderRef B;
+  LLVMTypeRef f64, f32, i64, i32, i16, i1;
+} Em;
+
+typedef struct {
+  V h, l;
+} DDV;
+
+/* ------------------------------------------------------------ primitives */
+
+static uint64_t dbits(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+static V kd(Em *e, double v) { return LLVMConstReal(e->f64, v); }
+static V kl(Em *e, int64_t v) { return LLVMConstInt(e->i64, (unsigned long long)v, 1); }
+static V ku(Em *e, uint32_t v) { return LLVMConstInt(e->i32, v, 0); }
+
+static V add(Em *e, V a, V b) { return LLVMBuildFAdd(e->B, a, b, ""); }
+static V sub(Em *e, V a, V b) { return LLVMBuildFSub(e->B, a, b, ""); }
+static V mul(Em *e, V a, V b) { return LLVMBuildFMul(e->B, a, b, ""); }
+static V fdv(Em *e, V a, V b) { return LLVMBuildFDiv(e->B, a, b, ""); }
+static V neg(Em *e, V a) { return LLVMBuildFNeg(e->B, a, ""); }
+static V sel(Em *e, V c, V a, V b) { return LLVMBuildSelect(e->B, c, a, b, ""); }
+static V fcmp(Em *e, LLVMRealPredicate p, V a, V b) {
+  return LLVMBuildFCmp(e->B, p, a, b, "");
+}
+static V isnan_(Em *e, V a) { return fcmp(e, LLVMRealUNE, a, a); }
+static V icmp(Em *e, LLVMIntPredicate p, V a, V b) {
+  return LLVMBuildICmp(e->B, p, a, b, "");
+}
+static V iadd(Em *e, V a, V b) { return LLVMBuildAdd(e->B, a, b, ""); }
+static V isub(Em *e, V a, V b) { return LLVMBuildSub(e->B, a, b, ""); }
+static V iand(Em *e, V a, V b) { return LLVMBuildAnd(e->B, a, b, ""); }
+static V ior(Em *e, V a, V b) { return LLVMBuildOr(e->B, a, b, ""); }
+static V shl(Em *e, V a, V b) { return LLVMBuildShl(e->B, a, b, ""); }
+static V lshr(Em *e, V a, V b) { return LLVMBuildLShr(e->B, a, b, ""); }
+static V land(Em *e, V a, V b) { return LLVMBuildAnd(e->B, a, b, ""); }
+static V lnot(Em *e, V a) { return LLVMBuildNot(e->B, a, ""); }
+static V cast(Em *e, V a, LLVMTypeRef t) { return LLVMBuildBitCast(e->B, a, t, ""); }
+
+static V intrinsic(Em *e, const char *name, LLVMTypeRef ty, V *args, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  V fn = LLVMGetIntrinsicDeclaration(e->M, id, &ty, 1);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(e->C, id, &ty, 1);
+  return LLVMBuildCall2(e->B, fty, fn, args, n, "");
+}
+
+static V fma_(Em *e, V a, V b, V c) {
+  V args[3] = {a, b, c};
+  return intrinsic(e, "llvm.fma", LLVMTypeOf(a), args, 3);
+}
+
+static V fabs_(Em *e, V a) { return intrinsic(e, "llvm.fabs", LLVMTypeOf(a), &a, 1); }
+
+static V copysign_(Em *e, V a, V b) {
+  V args[2] = {a, b};
+  return intrinsic(e, "llvm.copysign", LLVMTypeOf(a), args, 2);
+}
+
+static V qnan64(Em *e) {
+  return LLVMConstBitCast(LLVMConstInt(e->i64, 0x7ff8000000000000ull, 0), e->f64);
+}
+
+static V qnan32(Em *e) {
+  return LLVMConstBitCast(LLVMConstInt(e->i32, 0x7fc00000u, 0), e->f32);
+}
+
+static V horner(Em *e, const double *c, int n, V v) {
+  V p = kd(e, c[0]);
+  for (int i = 1; i < n; i++)
+    p = fma_(e, p, v, kd(e, c[i]));
+  return p;
+}
+
+static V pow2i(Em *e, V k) { /* dbl((k + 1023) << 52) */
+  return cast(e, shl(e, iadd(e, k, kl(e, 1023)), kl(e, 52)), e->f64);
+}
+
+/* ------------------------------------------------------------ functions */
+
+static void add_attr(Em *e, V fn, const char *name, uint64_t val) {
+  unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(e->C, kind, val));
+}
+
+/* Starts the definition of internal function NAME (a NULL return or
+   parameter type means double), or returns NULL with *have set when M
+   already defines it. */
+static V begin_fn(Em *e, LLVMModuleRef M, const char *name, LLVMTypeRef ret,
+                  LLVMTypeRef *params, unsigned np, V *have) {
+  e->M = M;
+  e->C = LLVMGetModuleContext(M);
+  e->f64 = LLVMDoubleTypeInContext(e->C);
+  e->f32 = LLVMFloatTypeInContext(e->C);
+  e->i64 = LLVMInt64TypeInContext(e->C);
+  e->i32 = LLVMInt32TypeInContext(e->C);
+  e->i16 = LLVMInt16TypeInContext(e->C);
+  e->i1 = LLVMInt1TypeInContext(e->C);
+  V fn = LLVMGetNamedFunction(M, name);
+  *have = fn && !LLVMIsDeclaration(fn) ? fn : NULL;
+  if (*have)
+    return NULL;
+  if (!fn) {
+    LLVMTypeRef ps[2];
+    for (unsigned i = 0; i < np; i++)
+      ps[i] = params[i] ? params[i] : e->f64;
+    fn = LLVMAddFunction(M, name, LLVMFunctionType(ret ? ret : e->f64, ps, np, 0));
+  }
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  static const char *const attrs[] = {"nounwind", "willreturn", "nosync",
+                                      "nofree",   "norecurse",  "inlinehint"};
+  for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++)
+    add_attr(e, fn, attrs[i], 0);
+  add_attr(e, fn, "memory", 0); /* memory(none) */
+  e->B = LLVMCreateBuilderInContext(e->C);
+  LLVMPositionBuilderAtEnd(e->B, LLVMAppendBasicBlockInContext(e->C, fn, "entry"));
+  return fn;
+}
+
+static V end_fn(Em *e, V fn, V ret) {
+  LLVMBuildRet(e->B, ret);
+  LLVMDisposeBuilder(e->B);
+  return fn;
+}
+
+/* ------------------------------------------------------------------- exp */
+
+static V exp_core(Em *e, V xh, V xl) {
+  V hi = kd(e, LEIR_M_EXP_HI), lo = kd(e, LEIR_M_EXP_LO);
+  V c = sel(e, fcmp(e, LLVMRealOGT, xh, hi), hi, xh);
+  c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
+  V l = sel(e, fcmp(e, LLVMRealOEQ, c, xh), xl, kd(e, 0.0));
+  V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
+  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
+  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V rh = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
+  V rl = fma_(e, kf, kd(e, -LEIR_M_LN2L), l);
+  V r = add(e, rh, rl);
+  V dr = add(e, sub(e, rh, r), rl);
+  V p = horner(e, leir_m_exp_poly, LEIR_M_EXP_N, r);
+  V c2 = fma_(e, mul(e, r, r), p, fma_(e, dr, r, dr));
+  V sh = add(e, kd(e, 1.0), r);
+  V sl = add(e, sub(e, kd(e, 1.0), sh), r);
+  V s = add(e, sh, add(e, sl, c2));
+  V k1 = LLVMBuildSDiv(e->B, k, kl(e, 2), "");
+  V k2 = isub(e, k, k1);
+  return mul(e, mul(e, s, pow2i(e, k1)), pow2i(e, k2));
+}
+
+static V emit_exp(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.exp", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V r = exp_core(e, x, kd(e, 0.0));
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
+}
+
+/* ------------------------------------------------------------------- log */
+
+static DDV log_mant(Em *e, V m) {
+  V one = kd(e, 1.0), two = kd(e, 2.0);
+  V f = sub(e, m, one);
+  V uh = add(e, m, one);
+  V ul = sub(e, m, sub(e, uh, one));
+  V sh = fdv(e, f, uh);
+  V rr = fma_(e, neg(e, sh), uh, f);
+  rr = fma_(e, neg(e, sh), ul, rr);
+  V sl = fdv(e, rr, uh);
+  V wh = mul(e, sh, sh);
+  V wl = fma_(e, sh, sh, neg(e, wh));
+  wl = fma_(e, mul(e, sh, two), sl, wl);
+  V th = mul(e, sh, wh);
+  V tl = fma_(e, sh, wh, neg(e, th));
+  tl = fma_(e, sh, wl, tl);
+  tl = fma_(e, sl, wh, tl);
+  V ah = mul(e, th, kd(e, LEIR_M_C23H));
+  V al = fma_(e, th, kd(e, LEIR_M_C23H), neg(e, ah));
+  al = fma_(e, th, kd(e, LEIR_M_C23L), al);
+  al = fma_(e, tl, kd(e, LEIR_M_C23H), al);
+  V tail = mul(e, mul(e, th, wh), horner(e, leir_m_log_poly, LEIR_M_LOG_N, wh));
+  V bh = mul(e, sh, two);
+  V bl = mul(e, sl, two);
+  V hh = add(e, bh, ah);
+  V hl = add(e, sub(e, bh, hh), ah);
+  V lo = add(e, hl, add(e, bl, add(e, al, tail)));
+  V Lh = add(e, hh, lo);
+  return (DDV){Lh, add(e, sub(e, hh, Lh), lo)};
+}
+
+static DDV log_dd(Em *e, V x) {
+  V sb = fcmp(e, LLVMRealOLT, x, kd(e, 0x1p-1022));
+  x = sel(e, sb, mul(e, x, kd(e, 0x1p54)), x);
+  V eb = sel(e, sb, kl(e, -54), kl(e, 0));
+  V u = cast(e, x, e->i64);
+  V ex = iadd(e, isub(e, lshr(e, u, kl(e, 52)), kl(e, 1023)), eb);
+  V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
+  V m = cast(e, mb, e->f64);
+  V big = fcmp(e, LLVMRealOGT, m, kd(e, LEIR_M_SQRT2));
+  m = sel(e, big, mul(e, m, kd(e, 0.5)), m);
+  ex = sel(e, big, iadd(e, ex, kl(e, 1)), ex);
+  DDV L = log_mant(e, m);
+  V ed = LLVMBuildSIToFP(e->B, ex, e->f64, "");
+  V ph = mul(e, ed, kd(e, LEIR_M_LN2H));
+  V pl = fma_(e, ed, kd(e, LEIR_M_LN2H), neg(e, ph));
+  pl = fma_(e, ed, kd(e, LEIR_M_LN2L), pl);
+  V sH = add(e, ph, L.h);
+  V bb = sub(e, sH, ph);
+  V sL = add(e, sub(e, ph, sub(e, sH, bb)), sub(e, L.h, bb));
+  sL = add(e, sL, add(e, pl, L.l));
+  V zh = add(e, sH, sL);
+  return (DDV){zh, add(e, sub(e, sH, zh), sL)};
+}
+
+static V emit_log(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.log", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V inf = kd(e, INFINITY);
+  V r = log_dd(e, x).h;
+  r = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, x, kd(e, 0.0)), kd(e, -INFINITY), r);
+  r = sel(e, fcmp(e, LLVMRealOLT, x, kd(e, 0.0)), qnan64(e), r);
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
+}
+
+/* ------------------------------------------------------------------- erf */
+
+static V emit_erf(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.erf", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V one = kd(e, 1.0), cc = kd(e, LEIR_M_ERF_C);
+  V a = fabs_(e, x);
+  V w = mul(e, a, a);
+  V ra = fma_(e, a, horner(e, leir_m_erfa_poly, LEIR_M_ERFA_N, w), a);
+  V wl = fma_(e, a, a, neg(e, w));
+  V ex = exp_core(e, neg(e, w), neg(e, wl));
+  V den = add(e, a, cc);
+  V dl = add(e, sub(e, cc, den), a);
+  V t = fdv(e, one, den);
+  V rt = fma_(e, neg(e, t), den, one);
+  rt = fma_(e, neg(e, t), dl, rt);
+  V u = fma_(e, t, rt, sub(e, t, kd(e, LEIR_M_ERF_T0)));
+  V rb = fma_(e, neg(e, ex), horner(e, leir_m_erfb_poly, LEIR_M_ERFB_N, u), one);
+  V r = sel(e, fcmp(e, LLVMRealOLT, a, kd(e, LEIR_M_ERF_SPLIT)), ra, rb);
+  r = sel(e, fcmp(e, LLVMRealOGE, a, kd(e, LEIR_M_ERF_ONE)), one, r);
+  r = copysign_(e, r, x);
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
+}
+
+/* ------------------------------------------------------------------- pow */
+
+static V is_int(Em *e, V v) {
+  V two52 = kd(e, LEIR_M_TWO52);
+  V av = fabs_(e, v);
+  V big = fcmp(e, LLVMRealOGE, av, two52);
+  V rnd = fcmp(e, LLVMRealOEQ, sub(e, add(e, av, two52), two52), av);
+  V fin = fcmp(e, LLVMRealUNE, av, kd(e, INFINITY));
+  return land(e, fin, LLVMBuildOr(e->B, big, rnd, ""));
+}
+
+static DDV dd_mul(Em *e, DDV a, DDV b) {
+  V p = mul(e, a.h, b.h);
+  V x = fma_(e, a.h, b.h, neg(e, p));
+  x = fma_(e, a.h, b.l, x);
+  x = fma_(e, a.l, b.h, x);
+  V h = add(e, p, x);
+  return (DDV){h, add(e, sub(e, p, h), x)};
+}
+
+static DDV pow_int(Em *e, V ax, V n) {
+  DDV acc = {kd(e, 1.0), kd(e, 0.0)};
+  DDV b = {ax, kd(e, 0.0)};
+  for (int i = 0; i < 7; i++) {
+    V bit = iand(e, lshr(e, n, kl(e, i)), kl(e, 1));
+    V on = icmp(e, LLVMIntNE, bit, kl(e, 0));
+    DDV m = dd_mul(e, acc, b);
+    acc = (DDV){sel(e, on, m.h, acc.h), sel(e, on, m.l, acc.l)};
+    if (i < 6)
+      b = dd_mul(e, b, b);
+  }
+  return acc;
+}
+
+static V pow_mag(Em *e, V ax, V y, V yint) {
+  DDV lg = log_dd(e, ax);
+  V zh = mul(e, y, lg.h);
+  V zl = fma_(e, y, lg.h, neg(e, zh));
+  zl = fma_(e, y, lg.l, zl);
+  V r = exp_core(e, zh, zl);
+  V imax = kd(e, LEIR_M_POW_IMAX), two52 = kd(e, LEIR_M_TWO52);
+  V ay = fabs_(e, y);
+  V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
+  V n = isub(e, cast(e, add(e, yc, two52), e->i64), kl(e, (int64_t)dbits(LEIR_M_TWO52)));
+  DDV acc = pow_int(e, ax, n);
+  V q = fdv(e, kd(e, 1.0), acc.h);
+  V ee = fma_(e, neg(e, q), acc.h, kd(e, 1.0));
+  ee = fma_(e, neg(e, q), acc.l, ee);
+  V ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
+  V ok = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
+  ok = land(e, ok, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
+  ok = land(e, ok, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
+  return sel(e, ok, ri, r);
+}
+
+static V emit_pow(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0), y = LLVMGetParam(fn, 1);
+  V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
+  V ax = fabs_(e, x), ay = fabs_(e, y);
+  V yint = is_int(e, y);
+  V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
+  V yneg = fcmp(e, LLVMRealOLT, y, zero);
+  V r = pow_mag(e, ax, y, yint);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
+  V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
+  V r1 = sel(e, fcmp(e, LLVMRealOEQ, ax, one), one, rinf);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), r1, r);
+  V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, x, e->i64), kl(e, 63)), kl(e, 0));
+  r = sel(e, land(e, yodd, xneg), neg(e, r), r);
+  V bad = land(e, fcmp(e, LLVMRealOLT, x, zero), fcmp(e, LLVMRealUNE, ax, inf));
+  bad = land(e, bad, fcmp(e, LLVMRealUNE, ay, inf));
+  bad = land(e, bad, lnot(e, yint));
+  r = sel(e, bad, qnan64(e), r);
+  r = sel(e, isnan_(e, y), y, r);
+  r = sel(e, isnan_(e, x), x, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, y, zero), one, r);
+  return end_fn(e, fn, sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r));
+}
+
+/* ------------------------------------------------------------------- f32 */
+
+/* leir.<name>f: (float)f64fn((double)args...) with the NaN fix-up */
+static V emit_f32(Em *e, LLVMModuleRef M, const char *name, V f64fn, unsigned np) {
+  V have;
+  LLVMContextRef C = LLVMGetModuleContext(M);
+  LLVMTypeRef f = LLVMFloatTypeInContext(C);
+  V fn = begin_fn(e, M, name, f, (LLVMTypeRef[]){f, f}, np, &have);
+  if (!fn)
+    return have;
+  V a[2], d[2];
+  for (unsigned i = 0; i < np; i++) {
+    a[i] = LLVMGetParam(fn, i);
+    d[i] = LLVMBuildFPExt(e->B, a[i], e->f64, "");
+  }
+  LLVMTypeRef fty = LLVMGlobalGetValueType(f64fn);
+  V r = LLVMBuildFPTrunc(e->B, LLVMBuildCall2(e->B, fty, f64fn, d, np, ""), e->f32, "");
+  V n = qnan32(e);
+  for (unsigned i = np; i-- > 0;)
+    n = sel(e, isnan_(e, a[i]), a[i], n);
+  return end_fn(e, fn, sel(e, isnan_(e, r), n, r));
+}
+
+LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
+  static const struct {
+    const char *which, *f32name;
+    V (*emit)(Em *, LLVMModuleRef);
+    unsigned np;
+  } tab[] = {{"exp", "leir.expf", emit_exp, 1},
+             {"log", "leir.logf", emit_log, 1},
+             {"erf", "leir.erff", emit_erf, 1},
+             {"pow", "leir.powf", emit_pow, 2}};
+  LLVMTypeKind kind = LLVMGetTypeKind(ty);
+  if (kind != LLVMDoubleTypeKind && kind != LLVMFloatTypeKind)
+    return NULL;
+  for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+    if (strcmp(which, tab[i].which) != 0)
+      continue;
+    Em e;
+    V f64fn = tab[i].emit(&e, M);
+    if (kind == LLVMDoubleTypeKind)
+      return f64fn;
+    return emit_f32(&e, M, tab[i].f32name, f64fn, tab[i].np);
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------- f16, bf16 */
+
+static V f32_to_f16(Em *e, V x) { /* i32 holding the 16 bits */
+  V b = cast(e, x, e->i32);
+  V s = iand(e, lshr(e, b, ku(e, 16)), ku(e, 0x8000));
+  V a = iand(e, b, ku(e, 0x7fffffff));
+  V rn = isub(e, a, ku(e, 0x38000000));
+  V hn = iadd(e, iadd(e, rn, ku(e, 0xfff)), iand(e, lshr(e, rn, ku(e, 13)), ku(e, 1)));
+  hn = lshr(e, hn, ku(e, 13));
+  V sh = isub(e, ku(e, 126), lshr(e, a, ku(e, 23)));
+  sh = sel(e, icmp(e, LLVMIntUGT, sh, ku(e, 31)), ku(e, 31), sh);
+  sh = sel(e, icmp(e, LLVMIntULT, sh, ku(e, 14)), ku(e, 14), sh);
+  V m = ior(e, iand(e, a, ku(e, 0x7fffff)), ku(e, 0x800000));
+  V half = shl(e, ku(e, 1), isub(e, sh, ku(e, 1)));
+  V hs = isub(e, iadd(e, m, half), ku(e, 1));
+  hs = lshr(e, iadd(e, hs, iand(e, lshr(e, m, sh), ku(e, 1))), sh);
+  V h = sel(e, icmp(e, LLVMIntULT, a, ku(e, 0x38800000)), hs, hn);
+  h = sel(e, icmp(e, LLVMIntUGE, a, ku(e, 0x47800000)), ku(e, 0x7c00), h);
+  V hq = ior(e, ku(e, 0x7e00), iand(e, lshr(e, a, ku(e, 13)), ku(e, 0x3ff)));
+  h = sel(e, icmp(e, LLVMIntUGT, a, ku(e, 0x7f800000)), hq, h);
+  return ior(e, s, h);
+}
+
+static V f16_to_f32(Em *e, V h) { /* h: i32 with the 16 bits */
+  V s = shl(e, iand(e, h, ku(e, 0x8000)), ku(e, 16));
+  V ex = iand(e, lshr(e, h, ku(e, 10)), ku(e, 0x1f));
+  V m = iand(e, h, ku(e, 0x3ff));
+  V m13 = shl(e, m, ku(e, 13));
+  V bn = ior(e, ior(e, s, shl(e, iadd(e, ex, ku(e, 112)), ku(e, 23))), m13);
+  V bi = ior(e, ior(e, s, ku(e, 0x7f800000)), m13);
+  V fs = mul(e, LLVMBuildUIToFP(e->B, m, e->f32, ""), LLVMConstReal(e->f32, 0x1p-24));
+  V bs = ior(e, s, cast(e, fs, e->i32));
+  V b = sel(e, icmp(e, LLVMIntEQ, ex, ku(e, 31)), bi, bn);
+  b = sel(e, icmp(e, LLVMIntEQ, ex, ku(e, 0)), bs, b);
+  return cast(e, b, e->f32);
+}
+
+static V f32_to_bf16(Em *e, V x) {
+  V b = cast(e, x, e->i32);
+  V hi = lshr(e, b, ku(e, 16));
+  V r = lshr(e, iadd(e, iadd(e, b, ku(e, 0x7fff)), iand(e, hi, ku(e, 1))), ku(e, 16));
+  V isn = icmp(e, LLVMIntUGT, iand(e, b, ku(e, 0x7fffffff)), ku(e, 0x7f800000));
+  return sel(e, isn, ior(e, hi, ku(e, 0x40)), r);
+}
+
+static V bf16_to_f32(Em *e, V h) { return cast(e, shl(e, h, ku(e, 16)), e->f32); }
+
+LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16) {
+  Em e;
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  const char *name = is_bf16 ? "leir.round_bf16" : "leir.round_f16";
+  V fn = begin_fn(&e, M, name, f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V r = is_bf16 ? bf16_to_f32(&e, f32_to_bf16(&e, x)) : f16_to_f32(&e, f32_to_f16(&e, x));
+  return end_fn(&e, fn, r);
+}
+
+LLVMValueRef cg_math_get_cvt16(LLVMModuleRef M, int is_bf16, int to_16) {
+  static const char *const names[2][2] = {{"leir.f16_to_f32", "leir.f32_to_f16"},
+                                          {"leir.bf16_to_f32", "leir.f32_to_bf16"}};
+  Em e;
+  V have;
+  LLVMContextRef C = LLVMGetModuleContext(M);
+  LLVMTypeRef f = LLVMFloatTypeInContext(C), h = LLVMInt16TypeInContext(C);
+  V fn = begin_fn(&e, M, names[!!is_bf16][!!to_16], to_16 ? h : f,
+                  (LLVMTypeRef[]){to_16 ? f : h}, 1, &have);
+  if (!fn)
+    return have;
+  V a = LLVMGetParam(fn, 0);
+  V r;
+  if (to_16) {
+    r = is_bf16 ? f32_to_bf16(&e, a) : f32_to_f16(&e, a);
+    r = LLVMBuildTrunc(e.B, r, e.i16, "");
+  } else {
+    a = LLVMBuildZExt(e.B, a, e.i32, "");
+    r = is_bf16 ? bf16_to_f32(&e, a) : f16_to_f32(&e, a);
+  }
+  return end_fn(&e, fn, r);
+}

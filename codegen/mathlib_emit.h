@@ -1,0 +1,30 @@
+/* mathlib_emit.h -- LLVM IR for leirc's own math routines (SPEC §13.3).
+ *
+ * The functions emitted here perform exactly the IEEE operations of
+ * ir/mathlib.c, in the same order (the contract is the comment at the top of
+ * that file), so the host JIT and the PTX back end agree bit for bit with
+ * the interpreter.  No fast-math flags are used; fma is llvm.fma.*.  The
+ * emitted functions have internal linkage, no side effects and may be
+ * inlined.  Every getter adds the definition once per module; later calls
+ * return the existing function.
+ */
+#ifndef LEIR_CODEGEN_MATHLIB_EMIT_H
+#define LEIR_CODEGEN_MATHLIB_EMIT_H
+
+#include <llvm-c/Core.h>
+
+/* which: "exp", "log", "erf" (T(T)) or "pow" (T(T,T)); ty: the float or
+   double type of M's context.  Names: leir.exp, leir.expf, ...  Returns
+   NULL for an unknown name or type. */
+LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty);
+
+/* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16
+   (leir.round_f16 / leir.round_bf16, = leir_round_f16 / leir_round_bf16). */
+LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16);
+
+/* Storage conversions, = leir_f32_to_f16 ... leir_bf16_to_f32:
+   to_16 != 0: i16(float) (leir.f32_to_f16 / leir.f32_to_bf16);
+   to_16 == 0: float(i16) (leir.f16_to_f32 / leir.bf16_to_f32). */
+LLVMValueRef cg_math_get_cvt16(LLVMModuleRef M, int is_bf16, int to_16);
+
+#endif

@@ -1,0 +1,446 @@
+/* mathlib.c -- leirc's own exp, log, erf, pow and f16/bf16 conversions.
+ *
+ * THE CONTRACT.  codegen/mathlib_emit.c emits exactly the operations below,
+ * in this order, so every back end gets bit-identical results (SPEC §13.3).
+ * Notation: + - * / are IEEE binary64 operations rounded to nearest even,
+ * fma(a,b,c) is the correctly rounded a*b+c, "a ? b : c" is a select (both
+ * sides are computed in the emitted code; they never trap), bits()/dbl() are
+ * bit casts, k/2 is truncating integer division.  Constants LEIR_M_* and the
+ * tables leir_m_*_poly are in mathlib.h; horner(P, v) means
+ *   p = P[0]; p = fma(p, v, P[i]) for i = 1 .. n-1.
+ * This file must be compiled without FP contraction (-ffp-contract=off; the
+ * pragmas below enforce it for GCC and clang).
+ *
+ * exp_core(xh, xl) ~ e^(xh + xl), |xl| tiny:
+ *   c  = xh > EXP_HI ? EXP_HI : xh;  c = c < EXP_LO ? EXP_LO : c
+ *   l  = c == xh ? xl : 0
+ *   t  = fma(c, INVLN2, SHIFT);  kd = t - SHIFT        (kd = round(c/ln2))
+ *   k  = (int64)bits(t) - (int64)bits(SHIFT)           (same value as kd)
+ *   rh = fma(kd, -LN2H, c)                               (exact)
+ *   rl = fma(kd, -LN2L, l)
+ *   r  = rh + rl;  dr = (rh - r) + rl
+ *   p  = horner(exp_poly, r)                             (Taylor, 1/13!..1/2!)
+ *   c2 = fma(r * r, p, fma(dr, r, dr))                   (e^(r+dr) - 1 - r)
+ *   sh = 1 + r;  sl = (1 - sh) + r;  s = sh + (sl + c2)  (e^(r+dr))
+ *   k1 = k / 2;  k2 = k - k1
+ *   result = (s * dbl((k1+1023) << 52)) * dbl((k2+1023) << 52)
+ *   Overflow gives +inf, underflow a correctly scaled subnormal or 0 (only
+ *   the last product can round, so subnormals are rounded twice at most).
+ *
+ * log_dd(x) = (zh, zl) ~ ln x as a double-double, x > 0 finite:
+ *   sub = x < 0x1p-1022;  x = sub ? x * 0x1p54 : x;  eb = sub ? -54 : 0
+ *   u = bits(x);  e = (int64)(u >> 52) - 1023 + eb
+ *   m = dbl((u & 0x000fffffffffffff) | 0x3ff0000000000000)      (in [1,2))
+ *   big = m > SQRT2;  m = big ? m * 0.5 : m;  e = big ? e + 1 : e
+ *   f = m - 1;  uh = m + 1;  ul = m - (uh - 1)           (f, ul exact)
+ *   sh = f / uh;  rr = fma(-sh, uh, f);  rr = fma(-sh, ul, rr);  sl = rr / uh
+ *                                                       (s = f/(m+1) = sh+sl)
+ *   wh = sh * sh;  wl = fma(sh, sh, -wh);  wl = fma(sh * 2, sl, wl)   (s^2)
+ *   th = sh * wh;  tl = fma(sh, wh, -th);  tl = fma(sh, wl, tl);
+ *   tl = fma(sl, wh, tl)                                 (s^3)
+ *   ah = th * C23H;  al = fma(th, C23H, -ah);  al = fma(th, C23L, al);
+ *   al = fma(tl, C23H, al)                               ((2/3) s^3)
+ *   tail = (th * wh) * horner(log_poly, wh)              (sum 2 s^(2j+1)/(2j+1), j>=2)
+ *   bh = sh * 2;  bl = sl * 2
+ *   hh = bh + ah;  hl = (bh - hh) + ah
+ *   lo = hl + (bl + (al + tail))
+ *   Lh = hh + lo;  Ll = (hh - Lh) + lo                   (ln m = 2 atanh s)
+ *   ed = (double)e;  ph = ed * LN2H;  pl = fma(ed, LN2H, -ph);
+ *   pl = fma(ed, LN2L, pl)                               (e ln 2)
+ *   sH = ph + Lh;  bb = sH - ph;  sL = (ph - (sH - bb)) + (Lh - bb);
+ *   sL = sL + (pl + Ll)
+ *   zh = sH + sL;  zl = (sH - zh) + sL
+ *
+ * leir_exp(x) = x != x ? x : exp_core(x, 0)
+ * leir_log(x): r = log_dd(x).zh;  r = x == +inf ? x : r;  r = x == 0 ? -inf : r;
+ *   r = x < 0 ? QNAN : r;  r = x != x ? x : r          (QNAN = 0x7ff8000000000000)
+ * leir_erf(x): a = |x|
+ *   w = a * a;  ra = fma(a, horner(erfa_poly, w), a)       (|x| < ERF_SPLIT)
+ *   wl = fma(a, a, -w);  ex = exp_core(-w, -wl)            (e^(-a^2))
+ *   den = a + ERF_C;  dl = (ERF_C - den) + a;  t = 1 / den;
+ *   rt = fma(-t, den, 1);  rt = fma(-t, dl, rt);  u = fma(t, rt, t - ERF_T0)
+ *   rb = fma(-ex, horner(erfb_poly, u), 1)                 (erf = 1 - erfc)
+ *   r = a < ERF_SPLIT ? ra : rb;  r = a >= ERF_ONE ? 1 : r;
+ *   r = copysign(r, x);  r = x != x ? x : r
+ * leir_pow(x, y): ax = |x|, ay = |y|
+ *   isint(v) = |v| != inf && (|v| >= 2^52 || (|v| + 2^52) - 2^52 == |v|)
+ *   yint = isint(y);  yodd = yint && !isint(y * 0.5)
+ *   general: (lh, ll) = log_dd(ax);  zh = y * lh;  zl = fma(y, lh, -zh);
+ *     zl = fma(y, ll, zl);  r = exp_core(zh, zl)
+ *   integer |y| <= 64, in double-double:
+ *     yc = ay < 64 ? ay : 64;  n = (int64)bits(yc + 2^52) - (int64)bits(2^52)
+ *     acc = (1, 0);  b = (ax, 0)
+ *     for i = 0 .. 6: { if bit i of n: acc = ddmul(acc, b);  if i < 6: b = ddmul(b, b) }
+ *     ddmul(a, b): p = ah*bh; e = fma(ah,bh,-p); e = fma(ah,bl,e); e = fma(al,bh,e);
+ *                  h = p + e; l = (p - h) + e
+ *     ri = y < 0 ? fma(q, ee, q) : acc.h + acc.l   where q = 1 / acc.h,
+ *          ee = fma(-q, acc.h, 1); ee = fma(-q, acc.l, ee)
+ *     ok = yint && ay <= 64 && acc.h >= POW_SMALL && acc.h <= POW_BIG
+ *     r = ok ? ri : r
+ *   specials (C99 F.9.4.4), applied in this order:
+ *     r = ax == 0 ? (y < 0 ? inf : 0) : r
+ *     r = ax == inf ? (y < 0 ? 0 : inf) : r
+ *     r = ay == inf ? (ax == 1 ? 1 : ((ax < 1) == (y < 0) ? inf : 0)) : r
+ *     r = yodd && signbit(x) ? -r : r
+ *     r = x < 0 && ax != inf && ay != inf && !yint ? QNAN : r
+ *     r = y != y ? y : r;  r = x != x ? x : r;  r = y == 0 ? 1 : r;  r = x == 1 ? 1 : r
+ *   So pow(x, 2) == x * x exactly whenever x*x is in [2^-900, 2^900].
+ *
+ * f32 routines: r = (float)f64routine((double)x [, (double)y]), then NaN
+ *   results are made target independent: r = r != r ? (x != x ? x :
+ *   [y != y ? y :] QNANF) : r      (QNANF = 0x7fc00000).
+ * NaN bits: a NaN result is either an input NaN passed through by a select
+ *   (never by arithmetic) or the fixed QNAN/QNANF, so even NaN bits agree
+ *   between targets whose arithmetic makes different default NaNs.
+ *
+ * f32 -> f16 (u32 arithmetic): b = bits(x); s = (b >> 16) & 0x8000;
+ *   a = b & 0x7fffffff;  rn = a - 0x38000000;
+ *   hn = (rn + 0xfff + ((rn >> 13) & 1)) >> 13                     (normal)
+ *   sh = 126 - (a >> 23);  sh = sh > 31 ? 31 : sh;  sh = sh < 14 ? 14 : sh;
+ *   m = (a & 0x7fffff) | 0x800000;
+ *   hs = (m + (1 << (sh - 1)) - 1 + ((m >> sh) & 1)) >> sh          (subnormal)
+ *   h = a < 0x38800000 ? hs : hn;  h = a >= 0x47800000 ? 0x7c00 : h;
+ *   h = a > 0x7f800000 ? (0x7e00 | ((a >> 13) & 0x3ff)) : h;  result s | h
+ * f16 -> f32: s = (h & 0x8000) << 16; e = (h >> 10) & 0x1f; m = h & 0x3ff;
+ *   bn = s | ((e + 112) << 23) | (m << 13);  bi = s | 0x7f800000 | (m << 13);
+ *   bs = s | bits((float)m * 0x1p-24f);  b = e == 0 ? bs : (e == 31 ? bi : bn)
+ * f32 -> bf16: b = bits(x); r = (b + 0x7fff + ((b >> 16) & 1)) >> 16;
+ *   result (b & 0x7fffffff) > 0x7f800000 ? (b >> 16) | 0x40 : r
+ * bf16 -> f32: bits = h << 16
+ */
+#include "ir/mathlib.h"
+
+/* No implicit FMA contraction, whatever the build flags say (GCC's ISO
+   modes, e.g. -std=c17, already default to -ffp-contract=off). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__) && !defined(__STRICT_ANSI__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include <math.h> /* fma, fabs, copysign only (exact or correctly rounded) */
+#include <stdbool.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- tables */
+
+const double leir_m_exp_poly[LEIR_M_EXP_N] = {
+    0x1.6124613a86d09p-33, 0x1.1eed8eff8d898p-29, 0x1.ae64567f544e4p-26,
+    0x1.27e4fb7789f5cp-22, 0x1.71de3a556c734p-19, 0x1.a01a01a01a01ap-16,
+    0x1.a01a01a01a01ap-13, 0x1.6c16c16c16c17p-10, 0x1.1111111111111p-7,
+    0x1.5555555555555p-5,  0x1.5555555555555p-3,  0x1.0000000000000p-1,
+};
+
+const double leir_m_log_poly[LEIR_M_LOG_N] = {
+    0x1.47ae147ae147bp-4, 0x1.642c8590b2164p-4, 0x1.8618618618618p-4,
+    0x1.af286bca1af28p-4, 0x1.e1e1e1e1e1e1ep-4, 0x1.1111111111111p-3,
+    0x1.3b13b13b13b14p-3, 0x1.745d1745d1746p-3, 0x1.c71c71c71c71cp-3,
+    0x1.2492492492492p-2, 0x1.999999999999ap-2,
+};
+
+/* Chebyshev-node fits (mpmath chebyfit) of erf(sqrt w)/sqrt w - 1 on w in
+   [0, 1] (14 terms) and of erfc(a) exp(a^2) in u = 1/(a + 4) - T0 on a in
+   [1, 6] (17 terms); coefficients rounded to nearest double. */
+const double leir_m_erfa_poly[LEIR_M_ERFA_N] = {
+    -0x1.29b9f1b3df556p-38, 0x1.7f072188e194dp-34, -0x1.4e607b41a6416p-30,
+    0x1.fc4356498c2d9p-27, -0x1.5f6d925a0bc7ap-23, 0x1.b9e6509b9867dp-20,
+    -0x1.f4d2561aeafd4p-17, 0x1.f9a326c233146p-14, -0x1.c02db3feeb579p-11,
+    0x1.565bcd0e6502dp-8, -0x1.b82ce312889bap-6, 0x1.ce2f21a042bdep-4,
+    -0x1.812746b0379e7p-2, 0x1.06eba8214db69p-3,
+};
+
+const double leir_m_erfb_poly[LEIR_M_ERFB_N] = {
+    -0x1.675ca9c4244c0p+26, -0x1.8af05c468646fp+24, 0x1.49a2ddac88085p+23,
+    0x1.58f0696e69271p+22, -0x1.b31e9e6c66a2ap+18, -0x1.ef646a8f6e1e4p+19,
+    -0x1.00a652cb205d8p+18, 0x1.1f6ae680b691fp+16, 0x1.5da12b114232ap+16,
+    0x1.4e10f78dd5363p+15, 0x1.bc4755dfe3e88p+13, 0x1.cf9297b044c57p+11,
+    0x1.8e5102e533a6fp+9, 0x1.20a1c565b15fap+7, 0x1.650696adb5c0dp+4,
+    0x1.7aa77c34cc664p+1, 0x1.971bd176fd0acp-3,
+};
+
+/* --------------------------------------------------------------- helpers */
+
+static inline uint64_t bits64(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+static inline double dbl(uint64_t u) {
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+static inline uint32_t bits32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+static inline float flt(uint32_t u) {
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+#define QNAN64 0x7ff8000000000000ull
+#define QNAN32 0x7fc00000u
+
+static double horner(const double *c, int n, double v) {
+  double p = c[0];
+  for (int i = 1; i < n; i++)
+    p = fma(p, v, c[i]);
+  return p;
+}
+
+typedef struct {
+  double h, l;
+} DD;
+
+static inline double pow2i(int64_t k) { /* 2^k, -1022 <= k <= 1023 */
+  return dbl((uint64_t)(k + 1023) << 52);
+}
+
+/* ------------------------------------------------------------------- exp */
+
+static double exp_core(double xh, double xl) {
+  double c = xh > LEIR_M_EXP_HI ? LEIR_M_EXP_HI : xh;
+  c = c < LEIR_M_EXP_LO ? LEIR_M_EXP_LO : c;
+  double l = c == xh ? xl : 0.0;
+  double t = fma(c, LEIR_M_INVLN2, LEIR_M_SHIFT);
+  double kd = t - LEIR_M_SHIFT;
+  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(LEIR_M_SHIFT);
+  double rh = fma(kd, -LEIR_M_LN2H, c);
+  double rl = fma(kd, -LEIR_M_LN2L, l);
+  double r = rh + rl;
+  double dr = (rh - r) + rl;
+  double p = horner(leir_m_exp_poly, LEIR_M_EXP_N, r);
+  double c2 = fma(r * r, p, fma(dr, r, dr));
+  double sh = 1.0 + r;
+  double sl = (1.0 - sh) + r;
+  double s = sh + (sl + c2);
+  int64_t k1 = k / 2;
+  int64_t k2 = k - k1;
+  return (s * pow2i(k1)) * pow2i(k2);
+}
+
+double leir_exp(double x) {
+  double r = exp_core(x, 0.0);
+  return x != x ? x : r;
+}
+
+/* ------------------------------------------------------------------- log */
+
+/* ln m, m in [sqrt(2)/2, sqrt(2)), as a double-double */
+static DD log_mant(double m) {
+  double f = m - 1.0;
+  double uh = m + 1.0;
+  double ul = m - (uh - 1.0);
+  double sh = f / uh;
+  double rr = fma(-sh, uh, f);
+  rr = fma(-sh, ul, rr);
+  double sl = rr / uh;
+  double wh = sh * sh;
+  double wl = fma(sh, sh, -wh);
+  wl = fma(sh * 2.0, sl, wl);
+  double th = sh * wh;
+  double tl = fma(sh, wh, -th);
+  tl = fma(sh, wl, tl);
+  tl = fma(sl, wh, tl);
+  double ah = th * LEIR_M_C23H;
+  double al = fma(th, LEIR_M_C23H, -ah);
+  al = fma(th, LEIR_M_C23L, al);
+  al = fma(tl, LEIR_M_C23H, al);
+  double tail = (th * wh) * horner(leir_m_log_poly, LEIR_M_LOG_N, wh);
+  double bh = sh * 2.0;
+  double bl = sl * 2.0;
+  double hh = bh + ah;
+  double hl = (bh - hh) + ah;
+  double lo = hl + (bl + (al + tail));
+  double Lh = hh + lo;
+  return (DD){Lh, (hh - Lh) + lo};
+}
+
+static DD log_dd(double x) {
+  bool sub = x < 0x1p-1022;
+  x = sub ? x * 0x1p54 : x;
+  int64_t eb = sub ? -54 : 0;
+  uint64_t u = bits64(x);
+  int64_t e = (int64_t)(u >> 52) - 1023 + eb;
+  double m = dbl((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  bool big = m > LEIR_M_SQRT2;
+  m = big ? m * 0.5 : m;
+  e = big ? e + 1 : e;
+  DD L = log_mant(m);
+  double ed = (double)e;
+  double ph = ed * LEIR_M_LN2H;
+  double pl = fma(ed, LEIR_M_LN2H, -ph);
+  pl = fma(ed, LEIR_M_LN2L, pl);
+  double sH = ph + L.h;
+  double bb = sH - ph;
+  double sL = (ph - (sH - bb)) + (L.h - bb);
+  sL = sL + (pl + L.l);
+  double zh = sH + sL;
+  return (DD){zh, (sH - zh) + sL};
+}
+
+double leir_log(double x) {
+  double r = log_dd(x).h;
+  r = x == INFINITY ? x : r;
+  r = x == 0.0 ? -INFINITY : r;
+  r = x < 0.0 ? dbl(QNAN64) : r;
+  return x != x ? x : r;
+}
+
+/* ------------------------------------------------------------------- erf */
+
+double leir_erf(double x) {
+  double a = fabs(x);
+  double w = a * a;
+  double ra = fma(a, horner(leir_m_erfa_poly, LEIR_M_ERFA_N, w), a);
+  double wl = fma(a, a, -w);
+  double ex = exp_core(-w, -wl);
+  double den = a + LEIR_M_ERF_C;
+  double dl = (LEIR_M_ERF_C - den) + a;
+  double t = 1.0 / den;
+  double rt = fma(-t, den, 1.0);
+  rt = fma(-t, dl, rt);
+  double u = fma(t, rt, t - LEIR_M_ERF_T0);
+  double rb = fma(-ex, horner(leir_m_erfb_poly, LEIR_M_ERFB_N, u), 1.0);
+  double r = a < LEIR_M_ERF_SPLIT ? ra : rb;
+  r = a >= LEIR_M_ERF_ONE ? 1.0 : r;
+  r = copysign(r, x);
+  return x != x ? x : r;
+}
+
+/* ------------------------------------------------------------------- pow */
+
+static bool is_int(double v) {
+  double av = fabs(v);
+  bool big = av >= LEIR_M_TWO52;
+  bool rnd = (av + LEIR_M_TWO52) - LEIR_M_TWO52 == av;
+  return av != INFINITY && (big || rnd);
+}
+
+static DD dd_mul(DD a, DD b) {
+  double p = a.h * b.h;
+  double e = fma(a.h, b.h, -p);
+  e = fma(a.h, b.l, e);
+  e = fma(a.l, b.h, e);
+  double h = p + e;
+  return (DD){h, (p - h) + e};
+}
+
+/* |x|^n for 0 <= n <= 64 by binary powering in double-double */
+static DD pow_int(double ax, int64_t n) {
+  DD acc = {1.0, 0.0};
+  DD b = {ax, 0.0};
+  for (int i = 0; i < 7; i++) {
+    if ((n >> i) & 1)
+      acc = dd_mul(acc, b);
+    if (i < 6)
+      b = dd_mul(b, b);
+  }
+  return acc;
+}
+
+/* |x|^y for the cases the specials do not override */
+static double pow_mag(double ax, double y, bool yint) {
+  DD lg = log_dd(ax);
+  double zh = y * lg.h;
+  double zl = fma(y, lg.h, -zh);
+  zl = fma(y, lg.l, zl);
+  double r = exp_core(zh, zl);
+  double ay = fabs(y);
+  double yc = ay < LEIR_M_POW_IMAX ? ay : LEIR_M_POW_IMAX;
+  int64_t n = (int64_t)bits64(yc + LEIR_M_TWO52) - (int64_t)bits64(LEIR_M_TWO52);
+  DD acc = pow_int(ax, n);
+  double q = 1.0 / acc.h;
+  double ee = fma(-q, acc.h, 1.0);
+  ee = fma(-q, acc.l, ee);
+  double ri = y < 0.0 ? fma(q, ee, q) : acc.h + acc.l;
+  bool ok = yint && ay <= LEIR_M_POW_IMAX && acc.h >= LEIR_M_POW_SMALL &&
+            acc.h <= LEIR_M_POW_BIG;
+  return ok ? ri : r;
+}
+
+double leir_pow(double x, double y) {
+  double ax = fabs(x);
+  double ay = fabs(y);
+  bool yint = is_int(y);
+  bool yodd = yint && !is_int(y * 0.5);
+  bool yneg = y < 0.0;
+  double r = pow_mag(ax, y, yint);
+  r = ax == 0.0 ? (yneg ? INFINITY : 0.0) : r;
+  r = ax == INFINITY ? (yneg ? 0.0 : INFINITY) : r;
+  double rinf = (ax < 1.0) == yneg ? INFINITY : 0.0;
+  r = ay == INFINITY ? (ax == 1.0 ? 1.0 : rinf) : r;
+  bool xneg = (bits64(x) >> 63) != 0;
+  r = yodd && xneg ? -r : r;
+  r = x < 0.0 && ax != INFINITY && ay != INFINITY && !yint ? dbl(QNAN64) : r;
+  r = y != y ? y : r;
+  r = x != x ? x : r;
+  r = y == 0.0 ? 1.0 : r;
+  return x == 1.0 ? 1.0 : r;
+}
+
+/* ------------------------------------------------------------------- f32 */
+
+static float nan_fix1(float r, float x) {
+  float n = x != x ? x : flt(QNAN32);
+  return r != r ? n : r;
+}
+
+float leir_expf(float x) { return nan_fix1((float)leir_exp((double)x), x); }
+float leir_logf(float x) { return nan_fix1((float)leir_log((double)x), x); }
+float leir_erff(float x) { return nan_fix1((float)leir_erf((double)x), x); }
+
+float leir_powf(float x, float y) {
+  float r = (float)leir_pow((double)x, (double)y);
+  float n = y != y ? y : flt(QNAN32);
+  n = x != x ? x : n;
+  return r != r ? n : r;
+}
+
+/* ------------------------------------------------------------- f16, bf16 */
+
+uint16_t leir_f32_to_f16(float x) {
+  uint32_t b = bits32(x);
+  uint32_t s = (b >> 16) & 0x8000u;
+  uint32_t a = b & 0x7fffffffu;
+  uint32_t rn = a - 0x38000000u;
+  uint32_t hn = (rn + 0xfffu + ((rn >> 13) & 1u)) >> 13;
+  uint32_t sh = 126u - (a >> 23);
+  sh = sh > 31u ? 31u : sh;
+  sh = sh < 14u ? 14u : sh;
+  uint32_t m = (a & 0x7fffffu) | 0x800000u;
+  uint32_t hs = (m + (1u << (sh - 1u)) - 1u + ((m >> sh) & 1u)) >> sh;
+  uint32_t h = a < 0x38800000u ? hs : hn;
+  h = a >= 0x47800000u ? 0x7c00u : h;
+  h = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : h;
+  return (uint16_t)(s | h);
+}
+
+float leir_f16_to_f32(uint16_t h16) {
+  uint32_t h = h16;
+  uint32_t s = (h & 0x8000u) << 16;
+  uint32_t e = (h >> 10) & 0x1fu;
+  uint32_t m = h & 0x3ffu;
+  uint32_t bn = s | ((e + 112u) << 23) | (m << 13);
+  uint32_t bi = s | 0x7f800000u | (m << 13);
+  uint32_t bs = s | bits32((float)m * 0x1p-24f);
+  return flt(e == 0u ? bs : (e == 31u ? bi : bn));
+}
+
+uint16_t leir_f32_to_bf16(float x) {
+  uint32_t b = bits32(x);
+  uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+  return (uint16_t)((b & 0x7fffffffu) > 0x7f800000u ? (b >> 16) | 0x40u : r);
+}
+
+float leir_bf16_to_f32(uint16_t h) { return flt((uint32_t)h << 16); }
+
+float leir_round_f16(float x) { return leir_f16_to_f32(leir_f32_to_f16(x)); }
+
+float leir_round_bf16(float x) { return leir_bf16_to_f32(leir_f32_to_bf16(x)); }

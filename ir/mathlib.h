@@ -1,0 +1,74 @@
+/* mathlib.h -- leirc's own math routines (SPEC §13.3, §9.4).
+ *
+ * exp, log, erf and pow (f32 and f64) and the f16/bf16 conversions that every
+ * back end of leirc uses: the interpreter calls these C functions, the host
+ * JIT and the PTX back end emit the very same operation sequence through
+ * codegen/mathlib_emit.c.  Results are therefore bit-identical on every
+ * target.  The routines use only IEEE + - * /, explicit fma, comparisons and
+ * integer/bit operations; the exact sequence is documented at the top of
+ * ir/mathlib.c and is the contract the emitter follows.
+ *
+ * mathlib.c must be compiled with -ffp-contract=off (no implicit FMA).
+ *
+ * Accuracy (measured by testsuite/unit/mathlib_test.c): the f32 routines are
+ * computed in f64 and rounded once (max error about 0.5 ulp); the f64
+ * routines are within about 1 ulp.  Subnormal results are produced (no flush
+ * to zero).
+ */
+#ifndef LEIR_IR_MATHLIB_H
+#define LEIR_IR_MATHLIB_H
+
+#include <stdint.h>
+
+float leir_expf(float x);
+double leir_exp(double x);
+float leir_logf(float x);
+double leir_log(double x);
+float leir_erff(float x);
+double leir_erf(double x);
+float leir_powf(float x, float y);
+double leir_pow(double x, double y);
+
+/* IEEE binary16 and bfloat16: round to nearest even, subnormals kept,
+   overflow to infinity, NaN stays a quiet NaN (sign and top payload kept). */
+uint16_t leir_f32_to_f16(float x);
+float leir_f16_to_f32(uint16_t h);
+uint16_t leir_f32_to_bf16(float x);
+float leir_bf16_to_f32(uint16_t h);
+/* x rounded through binary16 / bfloat16 and back (one rounding per op, §9.4) */
+float leir_round_f16(float x);
+float leir_round_bf16(float x);
+
+/* ------------------------------------------------------------------------
+ * Constants of the contract, shared with codegen/mathlib_emit.c.  The
+ * polynomials are evaluated by Horner's rule from the first entry (highest
+ * degree) down: p = c[0]; p = fma(p, v, c[i]) for i = 1 .. n-1.
+ */
+#define LEIR_M_SHIFT 0x1.8p52                /* 1.5 * 2^52, round-to-int */
+#define LEIR_M_TWO52 0x1p52
+#define LEIR_M_INVLN2 0x1.71547652b82fep+0   /* 1/ln 2 */
+#define LEIR_M_LN2H 0x1.62e42fefa39efp-1     /* ln 2 = LN2H + LN2L */
+#define LEIR_M_LN2L 0x1.abc9e3b39803fp-56
+#define LEIR_M_C23H 0x1.5555555555555p-1     /* 2/3 = C23H + C23L */
+#define LEIR_M_C23L 0x1.5555555555555p-55
+#define LEIR_M_SQRT2 0x1.6a09e667f3bcdp+0
+#define LEIR_M_EXP_HI 710.0                  /* exp argument clamp */
+#define LEIR_M_EXP_LO (-746.0)
+#define LEIR_M_ERF_SPLIT 1.0                 /* erf: series / erfc form */
+#define LEIR_M_ERF_ONE 6.0                   /* erf(|x| >= 6) = 1 */
+#define LEIR_M_ERF_C 4.0                     /* erfc variable 1/(|x|+C) - T0 */
+#define LEIR_M_ERF_T0 0x1.33p-3
+#define LEIR_M_POW_IMAX 64.0                 /* integer-power path bound */
+#define LEIR_M_POW_BIG 0x1p900               /* its result range */
+#define LEIR_M_POW_SMALL 0x1p-900
+
+#define LEIR_M_EXP_N 12
+#define LEIR_M_LOG_N 11
+#define LEIR_M_ERFA_N 14
+#define LEIR_M_ERFB_N 17
+extern const double leir_m_exp_poly[LEIR_M_EXP_N];   /* 1/13! .. 1/2! */
+extern const double leir_m_log_poly[LEIR_M_LOG_N];   /* 2/25 .. 2/5 */
+extern const double leir_m_erfa_poly[LEIR_M_ERFA_N]; /* erf(a)/a - 1 in a^2 */
+extern const double leir_m_erfb_poly[LEIR_M_ERFB_N]; /* erfc(a)e^(a^2) in 1/(a+C)-T0 */
+
+#endif

@@ -1,0 +1,473 @@
+/* mathlib_emit_test.c -- the LLVM IR from codegen/mathlib_emit.c must give
+ * bit-identical results to ir/mathlib.c (SPEC §13.3).
+ *
+ * Host: the routines are wrapped in loops, JIT-compiled with ORC LLJIT both
+ * unoptimised and after the default<O3> pipeline (which inlines and
+ * vectorises them), and compared with the C routines on ~100k inputs each.
+ * NVPTX: the same module is compiled for sm_90; the PTX must contain the
+ * wrappers, no more fma instructions than the IR asks for and only .rn
+ * add/sub/mul (no contraction); when ptxas is found it must accept it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* mkstemps */
+#endif
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "codegen/mathlib_emit.h"
+#include "ir/mathlib.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N_SAMPLES 100000
+
+/* ------------------------------------------------------------ the cases */
+
+typedef enum { T_F64, T_F32, T_U16 } ElemType;
+
+typedef struct {
+  const char *wrapper; /* external loop wrapper: void(a*, b*, out*, i64 n) */
+  const char *which;   /* cg_math_get name, or NULL for the 16-bit helpers */
+  ElemType in, out;
+  int nargs;
+  int bf16, to16, round; /* 16-bit helpers */
+} Case;
+
+static const Case cases[] = {
+    {"t_exp64", "exp", T_F64, T_F64, 1, 0, 0, 0},
+    {"t_log64", "log", T_F64, T_F64, 1, 0, 0, 0},
+    {"t_erf64", "erf", T_F64, T_F64, 1, 0, 0, 0},
+    {"t_pow64", "pow", T_F64, T_F64, 2, 0, 0, 0},
+    {"t_exp32", "exp", T_F32, T_F32, 1, 0, 0, 0},
+    {"t_log32", "log", T_F32, T_F32, 1, 0, 0, 0},
+    {"t_erf32", "erf", T_F32, T_F32, 1, 0, 0, 0},
+    {"t_pow32", "pow", T_F32, T_F32, 2, 0, 0, 0},
+    {"t_round_f16", NULL, T_F32, T_F32, 1, 0, 0, 1},
+    {"t_round_bf16", NULL, T_F32, T_F32, 1, 1, 0, 1},
+    {"t_to_f16", NULL, T_F32, T_U16, 1, 0, 1, 0},
+    {"t_to_bf16", NULL, T_F32, T_U16, 1, 1, 1, 0},
+    {"t_from_f16", NULL, T_U16, T_F32, 1, 0, 0, 0},
+    {"t_from_bf16", NULL, T_U16, T_F32, 1, 1, 0, 0},
+};
+#define N_CASES (sizeof cases / sizeof *cases)
+
+static size_t elem_size(ElemType t) { return t == T_F64 ? 8 : t == T_F32 ? 4 : 2; }
+
+/* the C reference for case c on element i */
+static void ref_eval(const Case *c, const void *a, const void *b, void *out, size_t i) {
+  const double *ad = a, *bd = b;
+  const float *af = a, *bf = b;
+  const uint16_t *ah = a;
+  if (c->in == T_F64) {
+    double *o = out;
+    switch (c->which[0]) {
+    case 'e': o[i] = c->which[1] == 'x' ? leir_exp(ad[i]) : leir_erf(ad[i]); break;
+    case 'l': o[i] = leir_log(ad[i]); break;
+    default: o[i] = leir_pow(ad[i], bd[i]); break;
+    }
+  } else if (c->which) {
+    float *o = out;
+    switch (c->which[0]) {
+    case 'e': o[i] = c->which[1] == 'x' ? leir_expf(af[i]) : leir_erff(af[i]); break;
+    case 'l': o[i] = leir_logf(af[i]); break;
+    default: o[i] = leir_powf(af[i], bf[i]); break;
+    }
+  } else if (c->round) {
+    ((float *)out)[i] = c->bf16 ? leir_round_bf16(af[i]) : leir_round_f16(af[i]);
+  } else if (c->to16) {
+    ((uint16_t *)out)[i] = c->bf16 ? leir_f32_to_bf16(af[i]) : leir_f32_to_f16(af[i]);
+  } else {
+    ((float *)out)[i] = c->bf16 ? leir_bf16_to_f32(ah[i]) : leir_f16_to_f32(ah[i]);
+  }
+}
+
+/* ------------------------------------------------------------- inputs */
+
+static uint64_t next_rand(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double uni(uint64_t *s, double lo, double hi) {
+  return lo + (hi - lo) * ((double)(next_rand(s) >> 11) * 0x1p-53);
+}
+
+static double bits_d(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+static const double specials[] = {
+    0.0,      -0.0,     1.0,        -1.0,    0.5,        -0.5,    2.0,
+    -2.0,     3.0,      -3.0,       1.0 / 3, INFINITY,   -INFINITY, NAN,
+    -NAN,     DBL_MIN,  DBL_TRUE_MIN, DBL_MAX, -DBL_MAX, FLT_MIN, FLT_TRUE_MIN,
+    FLT_MAX,  709.78,   709.7827128933840, 710.0, -745.1332191019411, -746.0,
+    -708.4,   88.72,    -103.97,    6.0,     5.9,        1.0 - 0x1p-53,
+    1.0 + 0x1p-52, 64.0, 65.0,     -64.0,   0.25,       1e-300,  1e300,
+    0x1p-1074, 0x1p1023, 1e-20,    -1e-20,  100.5,      -7.0,
+};
+#define N_SPECIALS (sizeof specials / sizeof *specials)
+
+/* an interesting double: special, random bits, or from a few ranges */
+static double sample(uint64_t *s, size_t i) {
+  if (i < N_SPECIALS)
+    return specials[i];
+  switch (next_rand(s) % 6) {
+  case 0: return bits_d(next_rand(s));
+  case 1: return uni(s, -8.0, 8.0);
+  case 2: return uni(s, -800.0, 800.0);
+  case 3: return ldexp(uni(s, -2.0, 2.0), (int)(next_rand(s) % 200) - 100);
+  case 4: return (double)((int)(next_rand(s) % 141) - 70);
+  default: return uni(s, 0.0, 3.0);
+  }
+}
+
+static void fill(const Case *c, void *a, void *b, size_t n) {
+  uint64_t s = 12345;
+  for (size_t i = 0; i < n; i++) {
+    if (c->in == T_U16) {
+      ((uint16_t *)a)[i] = (uint16_t)i; /* every pattern */
+      continue;
+    }
+    double x = sample(&s, i % 2 ? i / 2 : i); /* a few specials twice */
+    double y = c->nargs == 2 ? sample(&s, (i * 7) % (N_SPECIALS * 3)) : 0.0;
+    if (c->nargs == 2 && i >= N_SPECIALS * N_SPECIALS && next_rand(&s) % 2) {
+      x = ldexp(uni(&s, -2.0, 2.0), (int)(next_rand(&s) % 40) - 20);
+      y = uni(&s, -60.0, 60.0);
+    } else if (c->nargs == 2 && i < N_SPECIALS * N_SPECIALS) {
+      x = specials[i / N_SPECIALS];
+      y = specials[i % N_SPECIALS];
+    }
+    if (c->in == T_F64) {
+      ((double *)a)[i] = x;
+      ((double *)b)[i] = y;
+    } else {
+      float fx = (float)x, fy = (float)y;
+      if (!c->which && i % 3 == 0) { /* random f32 patterns near f16 range */
+        uint32_t u = (uint32_t)next_rand(&s);
+        u = (u & 0x83ffffffu) | ((uint32_t)(0x30 + next_rand(&s) % 0x18) << 23);
+        memcpy(&fx, &u, sizeof fx);
+      }
+      ((float *)a)[i] = fx;
+      ((float *)b)[i] = fy;
+    }
+  }
+}
+
+/* ---------------------------------------------------------- the module */
+
+static LLVMTypeRef elem_type(LLVMContextRef C, ElemType t) {
+  return t == T_F64 ? LLVMDoubleTypeInContext(C)
+         : t == T_F32 ? LLVMFloatTypeInContext(C)
+                      : LLVMInt16TypeInContext(C);
+}
+
+static LLVMValueRef case_fn(LLVMModuleRef M, const Case *c) {
+  LLVMContextRef C = LLVMGetModuleContext(M);
+  if (c->which)
+    return cg_math_get(M, c->which, elem_type(C, c->in));
+  if (c->round)
+    return cg_math_get_round16(M, c->bf16);
+  return cg_math_get_cvt16(M, c->bf16, c->to16);
+}
+
+/* void wrapper(a*, b*, out*, i64 n): out[i] = fn(a[i] [, b[i]]), n >= 1 */
+static void add_wrapper(LLVMModuleRef M, const Case *c) {
+  LLVMContextRef C = LLVMGetModuleContext(M);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i64 = LLVMInt64TypeInContext(C);
+  LLVMTypeRef ps[4] = {ptr, ptr, ptr, i64};
+  LLVMValueRef w = LLVMAddFunction(M, c->wrapper,
+                                   LLVMFunctionType(LLVMVoidTypeInContext(C), ps, 4, 0));
+  LLVMValueRef fn = case_fn(M, c);
+  assert_non_null(fn);
+  LLVMTypeRef tin = elem_type(C, c->in), tout = elem_type(C, c->out);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, w, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(C, w, "loop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(C, w, "done");
+  LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+  LLVMPositionBuilderAtEnd(B, entry);
+  LLVMBuildBr(B, loop);
+  LLVMPositionBuilderAtEnd(B, loop);
+  LLVMValueRef i = LLVMBuildPhi(B, i64, "i");
+  LLVMValueRef args[2];
+  for (int k = 0; k < c->nargs; k++) {
+    LLVMValueRef p = LLVMBuildGEP2(B, tin, LLVMGetParam(w, (unsigned)k), &i, 1, "");
+    args[k] = LLVMBuildLoad2(B, tin, p, "");
+  }
+  LLVMValueRef r =
+      LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)c->nargs, "");
+  LLVMBuildStore(B, r, LLVMBuildGEP2(B, tout, LLVMGetParam(w, 2), &i, 1, ""));
+  LLVMValueRef i1 = LLVMBuildAdd(B, i, LLVMConstInt(i64, 1, 0), "");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i1, LLVMGetParam(w, 3), ""), loop, done);
+  LLVMValueRef inc[2] = {LLVMConstInt(i64, 0, 0), i1};
+  LLVMBasicBlockRef from[2] = {entry, loop};
+  LLVMAddIncoming(i, inc, from, 2);
+  LLVMPositionBuilderAtEnd(B, done);
+  LLVMBuildRetVoid(B);
+  LLVMDisposeBuilder(B);
+}
+
+static LLVMModuleRef build_module(LLVMContextRef C) {
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("mathlib_emit_test", C);
+  for (size_t k = 0; k < N_CASES; k++)
+    add_wrapper(M, &cases[k]);
+  char *msg = NULL;
+  if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
+    print_error("invalid module: %s\n", msg);
+    fail();
+  }
+  LLVMDisposeMessage(msg);
+  return M;
+}
+
+/* ---------------------------------------------------------------- JIT */
+
+static void check_err(LLVMErrorRef err) {
+  if (err) {
+    char *msg = LLVMGetErrorMessage(err);
+    print_error("LLVM error: %s\n", msg);
+    LLVMDisposeErrorMessage(msg);
+    fail();
+  }
+}
+
+static void optimise(LLVMModuleRef M) {
+  char *triple = LLVMGetDefaultTargetTriple();
+  char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+  LLVMTargetRef T;
+  char *msg = NULL;
+  assert_int_equal(LLVMGetTargetFromTriple(triple, &T, &msg), 0);
+  LLVMTargetMachineRef TM =
+      LLVMCreateTargetMachine(T, triple, cpu, feat, LLVMCodeGenLevelAggressive,
+                              LLVMRelocDefault, LLVMCodeModelJITDefault);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  check_err(LLVMRunPasses(M, "default<O3>", TM, opts));
+  LLVMDisposePassBuilderOptions(opts);
+  LLVMDisposeTargetMachine(TM);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(feat);
+}
+
+typedef void (*WrapFn)(const void *, const void *, void *, int64_t);
+
+static int compare_case(const Case *c, WrapFn fn, const char *label) {
+  size_t n = c->in == T_U16 ? 65536 : N_SAMPLES;
+  size_t ie = elem_size(c->in), oe = elem_size(c->out);
+  unsigned char *a = calloc(n, ie), *b = calloc(n, ie);
+  unsigned char *o1 = calloc(n, oe), *o2 = calloc(n, oe);
+  assert_true(a && b && o1 && o2);
+  fill(c, a, b, n);
+  fn(a, b, o1, (int64_t)n);
+  for (size_t i = 0; i < n; i++)
+    ref_eval(c, a, b, o2, i);
+  int bad = 0;
+  for (size_t i = 0; i < n && bad < 5; i++) {
+    if (memcmp(o1 + i * oe, o2 + i * oe, oe) == 0)
+      continue;
+    double x = c->in == T_F64 ? ((double *)a)[i] : c->in == T_F32 ? ((float *)a)[i] : 0;
+    double y = c->in == T_F64 ? ((double *)b)[i] : c->in == T_F32 ? ((float *)b)[i] : 0;
+    uint64_t r1 = 0, r2 = 0;
+    memcpy(&r1, o1 + i * oe, oe);
+    memcpy(&r2, o2 + i * oe, oe);
+    print_error("%s %s: input %a %a: jit %#llx, C %#llx\n", label, c->wrapper, x, y,
+                (unsigned long long)r1, (unsigned long long)r2);
+    bad++;
+  }
+  free(a);
+  free(b);
+  free(o1);
+  free(o2);
+  return bad;
+}
+
+static void run_jit(int opt) {
+  LLVMOrcThreadSafeContextRef TSC = LLVMOrcCreateNewThreadSafeContext();
+  LLVMModuleRef M = build_module(LLVMOrcThreadSafeContextGetContext(TSC));
+  if (opt)
+    optimise(M);
+  LLVMOrcLLJITRef J;
+  check_err(LLVMOrcCreateLLJIT(&J, NULL));
+  LLVMOrcThreadSafeModuleRef TSM = LLVMOrcCreateNewThreadSafeModule(M, TSC);
+  LLVMOrcDisposeThreadSafeContext(TSC);
+  check_err(LLVMOrcLLJITAddLLVMIRModule(J, LLVMOrcLLJITGetMainJITDylib(J), TSM));
+  int bad = 0;
+  for (size_t k = 0; k < N_CASES; k++) {
+    LLVMOrcExecutorAddress addr = 0;
+    check_err(LLVMOrcLLJITLookup(J, &addr, cases[k].wrapper));
+    WrapFn fn;
+    void *p = (void *)(uintptr_t)addr;
+    memcpy(&fn, &p, sizeof fn);
+    bad += compare_case(&cases[k], fn, opt ? "O3" : "O0");
+  }
+  check_err(LLVMOrcDisposeLLJIT(J));
+  assert_int_equal(bad, 0);
+}
+
+static void test_jit_plain(void **state) {
+  (void)state;
+  run_jit(0);
+}
+
+static void test_jit_optimised(void **state) {
+  (void)state;
+  run_jit(1);
+}
+
+/* -------------------------------------------------------------- NVPTX */
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+static size_t count_ir_fma(LLVMModuleRef M) {
+  size_t n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+        if (LLVMGetInstructionOpcode(in) != LLVMCall)
+          continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(LLVMGetCalledValue(in), &len);
+        n += len >= 8 && strncmp(name, "llvm.fma", 8) == 0;
+      }
+  return n;
+}
+
+static const char *find_ptxas(void) {
+  static const char *const paths[] = {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas",
+                                      "/usr/local/bin/ptxas"};
+  for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+    if (access(paths[i], X_OK) == 0)
+      return paths[i];
+  return NULL;
+}
+
+static void run_ptxas(const char *ptx, size_t len) {
+  const char *ptxas = find_ptxas();
+  if (!ptxas)
+    return; /* optional */
+  const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char path[512], cmd[1200];
+  snprintf(path, sizeof path, "%s/mathlib_emit_test_XXXXXX.ptx", dir);
+  int fd = mkstemps(path, 4);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, ptx, len), (ssize_t)len);
+  close(fd);
+  snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -c -o /dev/null %s", ptxas, path);
+  int rc = system(cmd);
+  unlink(path);
+  assert_int_equal(rc, 0);
+}
+
+static void test_ptx(void **state) {
+  (void)state;
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+  const char *triple = "nvptx64-nvidia-cuda";
+  LLVMTargetRef T;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple(triple, &T, &msg)) {
+    print_error("no NVPTX target: %s\n", msg);
+    fail();
+  }
+  LLVMTargetMachineRef TM =
+      LLVMCreateTargetMachine(T, triple, "sm_90", "+ptx78", LLVMCodeGenLevelDefault,
+                              LLVMRelocDefault, LLVMCodeModelDefault);
+  LLVMContextRef C = LLVMContextCreate();
+  LLVMModuleRef M = build_module(C);
+  LLVMSetTarget(M, triple);
+  LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
+  LLVMSetModuleDataLayout(M, DL);
+  size_t ir_fma = count_ir_fma(M);
+  LLVMMemoryBufferRef buf = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &msg, &buf)) {
+    print_error("PTX emission failed: %s\n", msg);
+    fail();
+  }
+  size_t len = LLVMGetBufferSize(buf);
+  char *ptx = malloc(len + 1);
+  assert_non_null(ptx);
+  memcpy(ptx, LLVMGetBufferStart(buf), len);
+  ptx[len] = 0;
+  assert_non_null(strstr(ptx, ".func t_pow64"));
+  assert_non_null(strstr(ptx, ".func t_round_bf16"));
+  assert_true(ir_fma > 0);
+  /* the back end may turn fma(x, 1, y) into x + y, never add an fma */
+  assert_true(count(ptx, "fma.rn.") <= ir_fma);
+  assert_true(count(ptx, "fma.rn.") >= ir_fma * 9 / 10);
+  assert_int_equal(count(ptx, "mad."), 0);
+  static const char *const contractible[] = {"add.f32", "add.f64", "sub.f32",
+                                             "sub.f64", "mul.f32", "mul.f64"};
+  for (size_t i = 0; i < sizeof contractible / sizeof *contractible; i++)
+    assert_int_equal(count(ptx, contractible[i]), 0);
+  run_ptxas(ptx, len);
+  free(ptx);
+  LLVMDisposeMemoryBuffer(buf);
+  LLVMDisposeTargetData(DL);
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  LLVMDisposeTargetMachine(TM);
+}
+
+/* ------------------------------------------------------------ getters */
+
+static void test_getters(void **state) {
+  (void)state;
+  LLVMContextRef C = LLVMContextCreate();
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("g", C);
+  LLVMTypeRef f = LLVMFloatTypeInContext(C), d = LLVMDoubleTypeInContext(C);
+  LLVMValueRef pf = cg_math_get(M, "pow", f);
+  assert_non_null(pf);
+  assert_ptr_equal(cg_math_get(M, "pow", f), pf);
+  assert_non_null(LLVMGetNamedFunction(M, "leir.pow")); /* the f64 routine it calls */
+  assert_ptr_equal(cg_math_get(M, "pow", d), LLVMGetNamedFunction(M, "leir.pow"));
+  assert_int_equal(LLVMGetLinkage(pf), LLVMInternalLinkage);
+  assert_ptr_equal(cg_math_get_round16(M, 1), cg_math_get_round16(M, 1));
+  assert_ptr_equal(cg_math_get_cvt16(M, 0, 1), cg_math_get_cvt16(M, 0, 1));
+  assert_null(cg_math_get(M, "sin", d));
+  assert_null(cg_math_get(M, "exp", LLVMInt32TypeInContext(C)));
+  char *msg = NULL;
+  assert_int_equal(LLVMVerifyModule(M, LLVMReturnStatusAction, &msg), 0);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+}
+
+int main(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_getters),
+      cmocka_unit_test(test_jit_plain),
+      cmocka_unit_test(test_jit_optimised),
+      cmocka_unit_test(test_ptx),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
