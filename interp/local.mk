@@ -16,9 +16,3 @@ testsuite_unit_rng_test_LDADD = libleir.la $(CMOCKA_LIBS)
 testsuite_unit_compare_test_SOURCES = testsuite/unit/compare_test.c
 testsuite_unit_compare_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_compare_test_LDADD = libleir.la $(CMOCKA_LIBS)
-
-## The interpreter proper: IR -> bytecode (compile.c), the bytecode loop
-## (exec.c), entry points (interp.c), inputs/outputs (data.c), the
-## per-pass checking hook and program comparison (check.c).
-libleir_la_SOURCES += interp/interp.h interp/interp.c interp/vm.h interp/ops.h \
-	interp/compile.c interp/exec.c
