@@ -1,1 +1,2 @@
 ## man
+dist_man_MANS += man/leir.7
