@@ -9,3 +9,40 @@ bench: bench/parse_bench$(EXEEXT)
 	@echo "== front end (bench/parse_bench)"
 	@taskset -c 0 ./bench/parse_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
 
+## The interpreter's speed (statement executions per second).
+EXTRA_PROGRAMS += bench/interp_bench
+bench_interp_bench_SOURCES = bench/interp_bench.c
+bench_interp_bench_LDADD = libleir.la
+.PHONY: bench-interp
+bench: bench-interp
+bench-interp: bench/interp_bench$(EXEEXT)
+	@echo "== interpreter (bench/interp_bench)"
+	@taskset -c 0 ./bench/interp_bench
+
+## Host SGEMM 1024^3 in LEIR (the JIT) against OpenBLAS, and the compile
+## latency from source to PTX per corpus program (codegen/).
+EXTRA_PROGRAMS += bench/sgemm_bench bench/compile_latency
+bench_sgemm_bench_SOURCES = bench/sgemm_bench.c
+bench_sgemm_bench_LDADD = libleir.la
+bench_compile_latency_SOURCES = bench/compile_latency.c
+bench_compile_latency_LDADD = libleir.la
+EXTRA_DIST += bench/sgemm.sh
+.PHONY: bench-sgemm bench-compile
+bench: bench-sgemm bench-compile
+bench-sgemm: bench/sgemm_bench$(EXEEXT) leirc$(EXEEXT)
+	@echo "== host SGEMM (bench/sgemm.sh)"
+	@$(SHELL) '$(srcdir)/bench/sgemm.sh' '$(abs_top_builddir)'
+bench-compile: bench/compile_latency$(EXEEXT)
+	@echo "== compile latency, source to PTX (bench/compile_latency)"
+	@./bench/compile_latency '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
+## The pass manager: enumerate, check and apply every candidate of every
+## implemented pass over the corpus (candidates per second).
+EXTRA_PROGRAMS += bench/passes_bench
+bench_passes_bench_SOURCES = bench/passes_bench.c
+bench_passes_bench_LDADD = libleir.la
+.PHONY: bench-passes
+bench: bench-passes
+bench-passes: bench/passes_bench$(EXEEXT)
+	@echo "== pass manager (bench/passes_bench)"
+	@taskset -c 0 ./bench/passes_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77

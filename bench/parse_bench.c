@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   if (f) pclose(f);
   for (int i = 0; i < n; i++) bytes += items[i].len;
 
-  double t0 = now();
+  double t0 = now(), tc = t0;
   int ok = 0;
   FILE *null = fopen("/dev/null", "w");
   for (int i = 0; i < n; i++) {
@@ -115,8 +115,12 @@ int main(int argc, char **argv) {
       sbuf_free(&b);
     }
     leir_ctx_free(&ctx);
+    if (i + 1 == nprog) tc = now();
   }
   double t1 = now();
+  size_t pbytes = 0;
+  for (int i = 0; i < nprog; i++) pbytes += items[i].len;
+  printf("corpus programs: %d, %zu bytes: parse+analyse+print %.4f s on one core\n", nprog, pbytes, tc - t0);
   printf("programs: %d (%d corpus programs analysed with declarations, %d transform programs)\n", n, nprog,
          n - nprog);
   printf("bytes: %zu\n", bytes);

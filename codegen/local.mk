@@ -5,3 +5,23 @@ check_PROGRAMS += testsuite/unit/mathlib_emit_test
 testsuite_unit_mathlib_emit_test_SOURCES = testsuite/unit/mathlib_emit_test.c
 testsuite_unit_mathlib_emit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_mathlib_emit_test_LDADD = libleir.la $(CMOCKA_LIBS)
+## the LLVM back ends: one lowering, NVPTX and host (JIT) target layers
+libleir_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
+	codegen/reduce.c codegen/kernel.c codegen/nvptx.c codegen/host.c
+check_PROGRAMS += testsuite/unit/codegen_test
+testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c
+testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_codegen_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+libleir_la_SOURCES += codegen/emit.h codegen/emit_tir.c
+## PTX tests (DejaGnu; testsuite/lib/leirc-ptx.exp has their directives)
+EXTRA_DIST += testsuite/leirc.ptx
+## CUDA C emitter (--emit=cuda)
+libleir_la_SOURCES += codegen/emit_cuda.c
+## Opt-in, slow (issue 9): TVM as a third executor of the corpus (PyPI's
+## apache-tvm into $(top_builddir)/testsuite/tvm-venv) and nvcc over every
+## corpus program's CUDA C.  Not part of `make check`.
+check-interop: leirc$(EXEEXT)
+	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) '$(srcdir)/testsuite/interop/check-interop.sh'
+check-tvm: check-interop
+.PHONY: check-interop check-tvm

@@ -1,4 +1,5 @@
 ## The leirc command line.
 bin_PROGRAMS += leirc
-leirc_SOURCES = driver/main.c driver/driver.h driver/io.c
-leirc_LDADD = libleir.la
+leirc_SOURCES = driver/main.c driver/driver.h driver/io.c driver/run.c \
+	driver/passes_cli.c
+leirc_LDADD = libleir.la libleirrt.la

@@ -1,6 +1,8 @@
 /* main.c -- the leirc command line. */
 #include "config.h"
 #include "driver/driver.h"
+#include "codegen/emit.h"
+#include "codegen/codegen.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,8 +17,17 @@ static const char usage_text[] =
   "\n"
   "Output:\n"
   "  -o FILE               write the output to FILE; the suffix selects the\n"
-  "                        kind unless --emit is given (.leir)\n"
-  "      --emit=KIND       what to write: leir (the canonical program)\n"
+  "                        kind unless --emit is given (.leir, .ptx, .ll, .s, .py,\n"
+  "                        .cu)\n"
+  "      --emit=KIND       what to write: leir (the canonical program), ptx\n"
+  "                        (the launch plan and PTX for --gpu-arch), llvm\n"
+  "                        (LLVM IR of the NVPTX module, or of the host\n"
+  "                        module with --target=host), asm (host assembly),\n"
+  "                        tir (TVM TensorIR as TVMScript; with --target=host\n"
+  "                        B loops are serial, for TVM's llvm target),\n"
+  "                        tirx (the same in the dialect of TVM 0.25 and\n"
+  "                        later: tirx, s_tir=True, T.sblock), cuda (CUDA C:\n"
+  "                        __global__ kernels and a host launch function)\n"
   "      --print-decls     with --emit=leir, also print the declaration header\n"
   "                        (given or inferred) before the program\n"
   "\n"
@@ -24,6 +35,72 @@ static const char usage_text[] =
   "      --decls=FILE.json declarations in the reference's sidecar format\n"
   "                        (known_names, known_shapes, known_dtype,\n"
   "                        input_known_names); they override the %-header\n"
+  "\n"
+  "Code generation (LLVM):\n"
+  "      --gpu-arch=sm_NN  the GPU architecture (default sm_90; sm_70 and\n"
+  "                        newer); the PTX ISA is the lowest it needs\n"
+  "      --target=T        host: --run JIT-compiles the program for this\n"
+  "                        machine instead of interpreting it, --emit=llvm\n"
+  "                        shows the host module; cuda: the GPU\n"
+  "\n"
+  "Running (the reference interpreter):\n"
+  "      --run             run FILE and write each output to DIR/NAME.npy;\n"
+  "                        inputs not given by --input are random\n"
+  "      --compare         leirc --compare A.leir B.leir: run both on the same\n"
+  "                        inputs and print 'equal' (bit-identical), 'close'\n"
+  "                        (within --tolerance) or 'differ' with the first\n"
+  "                        differing output, index, values and ulp distance;\n"
+  "                        exit status 0 equal/close, 1 differ, 2 error\n"
+  "      --input NAME=FILE.npy  the data of input or parameter NAME\n"
+  "      --seed N          random inputs from seed N (default 0)\n"
+  "                        (and, with -O, the choice among the candidates\n"
+  "                        of a bare NAME)\n"
+  "      --seeds K         --compare: K input sets, seeds N..N+K-1 (default 1)\n"
+  "      --tolerance=T     --compare: exact, default (STRATEGIES.md 0.4) or\n"
+  "                        reference (the paper's acceptance rule)\n"
+  "      --json            --compare: print one JSON object\n"
+  "      --output-dir DIR  --run: where to write outputs (default .)\n"
+  "      --print-outputs   --run: print the outputs as text (%.9g, f64\n"
+  "                        %.17g); no .npy is written unless --output-dir\n"
+  "      --poison          fill outputs and intermediates with a NaN pattern\n"
+  "                        (integers 0xAA bytes) before running, to expose\n"
+  "                        reads of never-written elements\n"
+  "      --max-steps N     stop after N statement executions (default\n"
+  "                        100000000000; 0 = no limit)\n"
+  "\n"
+  "Optimisation (the strategies of STRATEGIES.md; see leirc --list-passes):\n"
+  "  -O STEPS              apply the steps in order; STEPS is a comma-separated\n"
+  "                        list of NAME or NAME(key=value,...) (commas inside\n"
+  "                        parentheses do not split); -O may be repeated.\n"
+  "                        A full spelling applies exactly that candidate;\n"
+  "                        omitted keys select the first legal candidate\n"
+  "                        that matches (a bare NAME: the pass's default;\n"
+  "                        with --seed N, a seeded choice)\n"
+  "      --list-passes     list the 43 strategies: name, level, class (E,\n"
+  "                        E\u2020, T), implemented or not, alias\n"
+  "      --list-applicable print the spelling of every legal candidate of\n"
+  "                        every implemented pass, one a line, on the program\n"
+  "                        after -O (with --json: JSON lines with strategy,\n"
+  "                        level, class, spelling and site {nest, line, col})\n"
+  "      --dump-before=PASS  print the program before each step of PASS (a\n"
+  "                        name, an alias or 'all'), after a line\n"
+  "                        '# before step N: SPELLING', to stderr\n"
+  "      --dump-after=PASS   the same after each step ('# step N: SPELLING')\n"
+  "      --dump-dir=DIR    write the dumps to DIR/BASE.NNN.PASS.leir (after)\n"
+  "                        and DIR/BASE.NNN.PASS.before.leir instead\n"
+  "      --verify-each     run the IR verifier after every step (always on\n"
+  "                        in --enable-checking builds, the default)\n"
+  "      --verify          run every step's input and output in the\n"
+  "                        interpreter on the same inputs (--input, else\n"
+  "                        random: --seed, --seeds) and stop with an error\n"
+  "                        unless class E steps are bit-identical and class\n"
+  "                        T steps agree within the tolerance of\n"
+  "                        STRATEGIES.md 0.4 (--tolerance=reference: the\n"
+  "                        reference's acceptance rule for class T)\n"
+  "      --unsafe-math     let the math strategies assume values nonzero,\n"
+  "                        finite and of moderate size (multiplicative_split,\n"
+  "                        exponential_split, additive_split, and the\n"
+  "                        online softmax family on inputs that may be -inf)\n"
   "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
@@ -35,9 +112,16 @@ static const char usage_text[] =
   "  -V, --version         show the version and exit\n"
   "\n"
   "Exit status: 0 on success, 1 on an error in the input, 2 on a usage or\n"
-  "system error.\n";
+  "system error, 77 when --run --target=cuda finds no CUDA driver.\n";
 
-enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR, OPT_NO_CARET };
+enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR, OPT_NO_CARET,
+       OPT_RUN, OPT_COMPARE, OPT_INPUT, OPT_SEED, OPT_SEEDS, OPT_TOLERANCE, OPT_JSON,
+       OPT_OUTPUT_DIR, OPT_PRINT_OUTPUTS, OPT_POISON, OPT_MAX_STEPS };
+/* code generation */
+enum { OPT_GPU_ARCH = 768, OPT_TARGET };
+/* the pass options (driver/passes_cli.c) */
+enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
+       OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH };
 
 static const struct option long_opts[] = {
   {"help", no_argument, NULL, 'h'},
@@ -48,6 +132,27 @@ static const struct option long_opts[] = {
   {"decls", required_argument, NULL, OPT_DECLS},
   {"Werror", no_argument, NULL, OPT_WERROR},
   {"no-caret", no_argument, NULL, OPT_NO_CARET},
+  {"run", no_argument, NULL, OPT_RUN},
+  {"compare", no_argument, NULL, OPT_COMPARE},
+  {"input", required_argument, NULL, OPT_INPUT},
+  {"seed", required_argument, NULL, OPT_SEED},
+  {"seeds", required_argument, NULL, OPT_SEEDS},
+  {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+  {"json", no_argument, NULL, OPT_JSON},
+  {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
+  {"print-outputs", no_argument, NULL, OPT_PRINT_OUTPUTS},
+  {"poison", no_argument, NULL, OPT_POISON},
+  {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+  {"list-passes", no_argument, NULL, OPT_LIST_PASSES},
+  {"list-applicable", no_argument, NULL, OPT_LIST_APPLICABLE},
+  {"dump-before", required_argument, NULL, OPT_DUMP_BEFORE},
+  {"dump-after", required_argument, NULL, OPT_DUMP_AFTER},
+  {"dump-dir", required_argument, NULL, OPT_DUMP_DIR},
+  {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
+  {"verify", no_argument, NULL, OPT_VERIFY},
+  {"unsafe-math", no_argument, NULL, OPT_UNSAFE_MATH},
+  {"gpu-arch", required_argument, NULL, OPT_GPU_ARCH},
+  {"target", required_argument, NULL, OPT_TARGET},
   {NULL, 0, NULL, 0},
 };
 
@@ -60,7 +165,8 @@ static int usage_error(const char *fmt, const char *arg) {
 
 static bool parse_emit(const char *s, DrvEmit *e) {
   static const struct { const char *name; DrvEmit e; } kinds[] = {
-    {"leir", EMIT_LEIR},
+    {"leir", EMIT_LEIR}, {"llvm", EMIT_LLVM}, {"asm", EMIT_ASM}, {"ptx", EMIT_PTX}, {"tir", EMIT_TIR},
+    {"tirx", EMIT_TIRX}, {"cuda", EMIT_CUDA},
   };
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (!strcmp(s, kinds[i].name)) {
@@ -73,6 +179,11 @@ static bool parse_emit(const char *s, DrvEmit *e) {
 static DrvEmit emit_from_suffix(const char *path) {
   const char *dot = strrchr(path, '.');
   if (dot && !strcmp(dot, ".leir")) return EMIT_LEIR;
+  if (dot && !strcmp(dot, ".ptx")) return EMIT_PTX;
+  if (dot && !strcmp(dot, ".py")) return EMIT_TIR;
+  if (dot && !strcmp(dot, ".cu")) return EMIT_CUDA;
+  if (dot && !strcmp(dot, ".ll")) return EMIT_LLVM;
+  if (dot && !strcmp(dot, ".s")) return EMIT_ASM;
   return EMIT_NONE;
 }
 
@@ -99,11 +210,40 @@ static int emit_leir(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   return drv_close_output(ctx, f, o->output) ? 0 : 1;
 }
 
+/* --emit=ptx|llvm|asm: the LLVM back ends (codegen/). */
+static int emit_code(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
+  CgOptions co;
+  cg_options_init(&co);
+  co.gpu_sm = o->gpu_sm;
+  co.target = o->target == TARGET_HOST || o->emit == EMIT_ASM ? CG_TARGET_HOST : CG_TARGET_NVPTX;
+  SBuf b = {0};
+  EmitTirOptions to = {o->target == TARGET_HOST, o->emit == EMIT_TIRX};
+  bool ok = o->emit == EMIT_TIR || o->emit == EMIT_TIRX ? emit_tir(ctx, p, &to, &b)
+            : o->emit == EMIT_CUDA ? emit_cuda(ctx, p, &b)
+            : o->emit == EMIT_PTX ? cg_emit_ptx(ctx, p, &co, &b)
+            : o->emit == EMIT_ASM ? cg_emit_asm(ctx, p, &co, &b) : cg_emit_llvm(ctx, p, &co, &b);
+  FILE *f = ok ? drv_open_output(ctx, o->output) : NULL;
+  if (f) {
+    fwrite(b.s, 1, b.len, f);
+    ok = drv_close_output(ctx, f, o->output);
+  }
+  sbuf_free(&b);
+  return f && ok ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   DrvOptions o = {0};
+  const char *input_names[argc > 0 ? argc : 1], *input_paths[argc > 0 ? argc : 1];
+  o.run.input_names = input_names;
+  o.run.input_paths = input_paths;
+  drv_run_defaults(&o);
+  o.gpu_sm = 90;
+  char archerr[256];
+  uint64_t n;
   int c;
+  bool unsafe_math = false;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":ho:Vw", long_opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":ho:O:Vw", long_opts, NULL)) != -1) {
     switch (c) {
     case 'h': fputs(usage_text, stdout); return 0;
     case 'V':
@@ -119,14 +259,79 @@ int main(int argc, char **argv) {
     case OPT_DECLS: o.decls = optarg; break;
     case OPT_WERROR: o.werror = true; break;
     case OPT_NO_CARET: o.no_caret = true; break;
+    case OPT_RUN:
+    case OPT_COMPARE:
+      if (o.mode != MODE_COMPILE) return usage_error("%s", "--run and --compare exclude each other");
+      o.mode = c == OPT_RUN ? MODE_RUN : MODE_COMPARE;
+      break;
+    case OPT_INPUT:
+      if (!drv_add_input(&o, optarg)) return usage_error("--input needs NAME=FILE, not '%s'", optarg);
+      break;
+    case OPT_SEED:
+      if (!drv_parse_u64(optarg, &o.run.seed)) return usage_error("bad --seed '%s'", optarg);
+      o.passes.seed_given = true;
+      break;
+    case OPT_SEEDS:
+      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000) return usage_error("bad --seeds '%s'", optarg);
+      o.run.seeds = (int)n;
+      break;
+    case OPT_TOLERANCE:
+      if (!drv_parse_tolerance(optarg, &o.run.tolerance))
+        return usage_error("--tolerance must be exact, default or reference, not '%s'", optarg);
+      break;
+    case OPT_JSON: o.run.json = true; break;
+    case OPT_OUTPUT_DIR: o.run.output_dir = optarg; break;
+    case OPT_PRINT_OUTPUTS: o.run.print_outputs = true; break;
+    case OPT_POISON: o.run.poison = true; break;
+    case OPT_MAX_STEPS:
+      if (!drv_parse_u64(optarg, &o.run.max_steps)) return usage_error("bad --max-steps '%s'", optarg);
+      break;
+    case 'O':
+      if (!drv_pass_add_O(&o, optarg)) return usage_error("%s", "out of memory");
+      break;
+    case OPT_LIST_PASSES: o.passes.list_passes = true; break;
+    case OPT_LIST_APPLICABLE: o.passes.list_applicable = true; break;
+    case OPT_DUMP_BEFORE:
+    case OPT_DUMP_AFTER:
+      if (!drv_pass_check_dump_name(optarg))
+        return usage_error("--dump-before/--dump-after: unknown pass '%s' (a name, an alias or 'all')", optarg);
+      *(c == OPT_DUMP_BEFORE ? &o.passes.dump_before : &o.passes.dump_after) = optarg;
+      break;
+    case OPT_DUMP_DIR: o.passes.dump_dir = optarg; break;
+    case OPT_VERIFY_EACH: o.passes.verify_each = true; break;
+    case OPT_VERIFY: o.passes.verify = true; break;
+    case OPT_UNSAFE_MATH: unsafe_math = true; break;
+    case OPT_GPU_ARCH:
+      if (!cg_parse_gpu_arch(optarg, &o.gpu_sm, archerr, sizeof archerr)) return usage_error("%s", archerr);
+      break;
+    case OPT_TARGET:
+      if (!strcmp(optarg, "host")) o.target = TARGET_HOST;
+      else if (!strcmp(optarg, "cuda")) o.target = TARGET_CUDA;
+      else return usage_error("--target must be host or cuda, not '%s'", optarg);
+      break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
+  if (o.mode == MODE_COMPARE) {
+    if (argc - optind != 2) return usage_error("%s", "--compare needs two files: A.leir B.leir");
+    return drv_compare(&o, argv[optind], argv[optind + 1]);
+  }
+  if (o.passes.list_passes) {
+    drv_pass_free(&o);
+    return drv_pass_list_passes();
+  }
   if (optind >= argc) return usage_error("%s", "no input file");
   if (optind + 1 < argc) return usage_error("more than one input file ('%s')", argv[optind + 1]);
   o.input = argv[optind];
-  if (!o.emit_given && o.output) {
+  if (o.mode == MODE_RUN) {
+    if (o.output || o.emit_given) return usage_error("%s", "--run does not take -o or --emit");
+    o.unsafe_math = unsafe_math;
+    int rc = drv_run(&o);
+    drv_pass_free(&o);
+    return rc;
+  }
+  if (!o.emit_given && o.output && !o.passes.list_applicable) {
     o.emit = emit_from_suffix(o.output);
     if (o.emit == EMIT_NONE) return usage_error("cannot tell the output kind of '%s'; use --emit", o.output);
   }
@@ -137,18 +342,27 @@ int main(int argc, char **argv) {
   ctx.no_warnings = o.no_warnings;
   ctx.werror = o.werror;
   ctx.quiet_caret = o.no_caret;
+  ctx.unsafe_math = unsafe_math;
   int rc = 1;
   if (drv_read_source(&ctx, o.input)) {
     IrProgram *p = drv_load_program(&ctx, &o);
+    if (p) p = drv_pass_run(&ctx, &o, p); /* -O */
+    if (p && o.passes.list_applicable) {    /* of the program after -O */
+      rc = drv_pass_list_applicable(&ctx, &o, p);
+      p = NULL;
+    }
     if (p) {
       switch (o.emit) {
       case EMIT_LEIR: rc = emit_leir(&ctx, &o, p); break;
+      case EMIT_PTX: case EMIT_LLVM: case EMIT_ASM: case EMIT_TIR: case EMIT_TIRX: case EMIT_CUDA:
+        rc = emit_code(&ctx, &o, p); break;
       case EMIT_NONE: rc = 0; break;
       default: rc = 1; break;
       }
     }
   }
   if (ctx.nerrors) rc = 1;
+  drv_pass_free(&o);
   leir_ctx_free(&ctx);
   return rc;
 }

@@ -92,10 +92,11 @@ static double identity_of(IrReduceOp op, IrDType t) {
   }
 }
 
+/* The loops a statement mentions: at most the 256 of its loop chain (sema
+ * refuses deeper chains), so the set never overflows. */
 typedef struct IdxSet {
-  IrLoop *v[64];
+  IrLoop *v[256];
   int n;
-  bool overflow;
 } IdxSet;
 
 static void add_idx(IrExpr *e, void *user) {
@@ -103,8 +104,7 @@ static void add_idx(IrExpr *e, void *user) {
   if (e->kind != E_INDEX || !e->u.index.loop) return;
   for (int i = 0; i < s->n; i++)
     if (s->v[i] == e->u.index.loop) return;
-  if (s->n < 64) s->v[s->n++] = e->u.index.loop;
-  else s->overflow = true;
+  if (s->n < 256) s->v[s->n++] = e->u.index.loop;
 }
 
 static void classify(LeirCtx *ctx, IrStmt *s, bool *written) {

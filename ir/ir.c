@@ -98,7 +98,8 @@ const char *ir_func_name(IrFunc f) {
 
 int64_t ir_tensor_numel(const IrTensor *t) {
   int64_t n = 1;
-  for (int i = 0; i < t->rank; i++) n *= t->shape[i];
+  for (int i = 0; i < t->rank; i++)
+    if (__builtin_mul_overflow(n, t->shape[i], &n)) return INT64_MAX;
   return n;
 }
 

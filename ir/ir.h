@@ -12,7 +12,13 @@
  *  - index names are unique along every loop chain (a nest and its nested
  *    nests);
  *  - loop extents are >= 1; a B loop's index matches [tb][xyz]...;
- *  - tensor shapes are known (declared or inferred) and every dimension >= 1.
+ *  - tensor shapes are known (declared or inferred) and every dimension >= 1;
+ *  - resource limits (issue 11): a tensor has at most IR_MAX_NUMEL elements;
+ *    the product of the extents along a loop chain fits in int64; expression
+ *    trees (a reference's subscripts included) are at most IR_MAX_DEPTH
+ *    nodes deep and nests nest at most IR_MAX_DEPTH levels (a continuation
+ *    nest counts at its first part's level).  The parser and ir_sema
+ *    enforce these, so recursive walkers of the IR need no guard.
  */
 #ifndef LEIR_IR_H
 #define LEIR_IR_H
@@ -71,6 +77,7 @@ typedef struct LeirCtx {
   bool no_warnings; /* -w */
   bool werror;      /* -Werror */
   bool quiet_caret; /* no source line/caret under diagnostics */
+  bool unsafe_math; /* --unsafe-math: passes may assume values nonzero/finite */
 } LeirCtx;
 
 void leir_ctx_init(LeirCtx *ctx);
@@ -134,7 +141,14 @@ typedef struct IrTensor {
   IrLoc decl_loc;  /* the header line, if any */
 } IrTensor;
 
-int64_t ir_tensor_numel(const IrTensor *t); /* product of the shape (1 for scalars) */
+/* Product of the shape (1 for scalars); INT64_MAX if it overflows. */
+int64_t ir_tensor_numel(const IrTensor *t);
+
+/* Resource limits (see the invariants above).  IR_MAX_NUMEL is 2^40
+ * elements (8 TiB of f64): byte offsets of any tensor fit in int64 with
+ * room to spare. */
+#define IR_MAX_DEPTH 1000
+#define IR_MAX_NUMEL ((int64_t)1 << 40)
 
 /* ------------------------------------------------------------ loops */
 

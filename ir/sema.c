@@ -4,16 +4,55 @@
  * initialisation (§9.5) and runs the static checks of §10. */
 #include "ir/sema.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ binding */
+
+/* Tensors by name: an open-addressing hash table.  Binding looks up every
+ * reference; a linear search made programs with many tensors quadratic
+ * (20000 tensors took 20 s). */
+typedef struct NameMap {
+  IrTensor **slot;
+  size_t cap, n; /* cap: a power of two, at least twice n */
+} NameMap;
+
+static size_t name_hash(const char *s) {
+  size_t h = (size_t)14695981039346656037u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * (size_t)1099511628211u;
+  return h;
+}
+
+static IrTensor *map_get(const NameMap *m, const char *name) {
+  if (!m->cap) return NULL;
+  for (size_t i = name_hash(name) & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+    if (!m->slot[i] || !strcmp(m->slot[i]->name, name)) return m->slot[i];
+}
+
+static void map_put(Arena *a, NameMap *m, IrTensor *t) {
+  if (2 * (m->n + 1) > m->cap) {
+    IrTensor **old = m->slot;
+    size_t oldcap = m->cap;
+    m->cap = m->cap ? 2 * m->cap : 64;
+    m->slot = arena_alloc(a, sizeof *m->slot * m->cap);
+    m->n = 0;
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i]) map_put(a, m, old[i]);
+  }
+  size_t i = name_hash(t->name) & (m->cap - 1);
+  while (m->slot[i]) i = (i + 1) & (m->cap - 1);
+  m->slot[i] = t;
+  m->n++;
+}
 
 typedef struct Binder {
   LeirCtx *ctx;
   IrProgram *p;
   IrLoop *scope[256];
+  int64_t iters[256]; /* iterations of scope[0..i] together; -1 = overflowed */
   int nscope;
   PtrVec tensors;
+  NameMap names;   /* the tensors, by name */
   PtrVec stmts;
   bool in_subscript;
 } Binder;
@@ -24,12 +63,15 @@ static IrLoop *lookup_loop(Binder *b, const char *name) {
   return NULL;
 }
 
+static void add_tensor(Binder *b, IrTensor *t) {
+  ptrvec_push(&b->ctx->arena, &b->tensors, t);
+  map_put(&b->ctx->arena, &b->names, t);
+}
+
 static IrTensor *tensor_for(Binder *b, IrRef *r) {
-  for (int i = 0; i < b->tensors.n; i++) {
-    IrTensor *t = b->tensors.v[i];
-    if (!strcmp(t->name, r->name)) return t;
-  }
-  IrTensor *t = arena_alloc(&b->ctx->arena, sizeof *t);
+  IrTensor *t = map_get(&b->names, r->name);
+  if (t) return t;
+  t = arena_alloc(&b->ctx->arena, sizeof *t);
   t->name = r->name;
   t->rank = -1;
   t->role = ROLE_TMP;
@@ -37,7 +79,7 @@ static IrTensor *tensor_for(Binder *b, IrRef *r) {
   t->scope = SC_NONE;
   t->loc = r->loc;
   t->id = b->tensors.n;
-  ptrvec_push(&b->ctx->arena, &b->tensors, t);
+  add_tensor(b, t);
   return t;
 }
 
@@ -105,6 +147,21 @@ static void bind_expr(Binder *b, IrExpr *e) {
   }
 }
 
+/* The iteration count of a loop chain must fit in int64 (whoever counts
+ * iterations -- the interpreter's step limit, a back end's flattened index
+ * -- relies on it).  Reported once per chain, at the loop that overflows. */
+static void count_iterations(Binder *b, const IrLoop *l) {
+  int64_t outer = b->nscope ? b->iters[b->nscope - 1] : 1;
+  int64_t it = -1;
+  if (outer >= 0 && __builtin_mul_overflow(outer, l->extent, &it)) {
+    diag_error(b->ctx, l->loc,
+               "loop nest runs more than %lld iterations (the product of the loop extents overflows)",
+               (long long)INT64_MAX);
+    it = -1;
+  }
+  b->iters[b->nscope] = it;
+}
+
 static void bind_nest(Binder *b, IrNest *n) {
   int saved = b->nscope;
   for (int i = 0; i < n->nloops; i++) {
@@ -124,6 +181,7 @@ static void bind_nest(Binder *b, IrNest *n) {
       b->nscope = saved;
       return;
     }
+    count_iterations(b, l);
     b->scope[b->nscope++] = l;
   }
   for (int k = 0; k < n->nitems; k++) {
@@ -144,9 +202,7 @@ static void bind_nest(Binder *b, IrNest *n) {
 /* ------------------------------------------------------------ declarations */
 
 static IrTensor *declare(Binder *b, const IrDecl *d, bool override) {
-  IrTensor *t = NULL;
-  for (int i = 0; i < b->tensors.n; i++)
-    if (!strcmp(((IrTensor *)b->tensors.v[i])->name, d->name)) t = b->tensors.v[i];
+  IrTensor *t = map_get(&b->names, d->name);
   if (t && !override) {
     diag_error(b->ctx, d->loc, "'%s' is declared twice", d->name);
     return t;
@@ -156,7 +212,7 @@ static IrTensor *declare(Binder *b, const IrDecl *d, bool override) {
     t->name = arena_strdup(&b->ctx->arena, d->name);
     t->id = b->tensors.n;
     t->loc = d->loc;
-    ptrvec_push(&b->ctx->arena, &b->tensors, t);
+    add_tensor(b, t);
   }
   t->role = d->role;
   t->dtype = d->dtype;
@@ -215,11 +271,27 @@ static Usage *compute_usage(LeirCtx *ctx, IrProgram *p) {
   return u;
 }
 
-/* Nest (top-level index) that contains statement id `sid`. */
+/* Nest (top-level index) that contains statement id `sid`: the last k with
+ * first_ids[k] <= sid (first_ids ascends; binary search). */
 static int nest_of_stmt(const IrProgram *p, int sid, int *first_ids) {
-  int k = 0;
-  while (k + 1 < p->nnests && first_ids[k + 1] <= sid) k++;
-  return k;
+  int lo = 0, hi = p->nnests - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    if (first_ids[mid] <= sid) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Outputs ordered by their first write (statement ids are distinct). */
+typedef struct ByWrite {
+  int first_write;
+  IrTensor *t;
+} ByWrite;
+
+static int by_write(const void *x, const void *y) {
+  int a = ((const ByWrite *)x)->first_write, b = ((const ByWrite *)y)->first_write;
+  return (a > b) - (a < b);
 }
 
 static void count_stmts(IrNest *n, int *c) {
@@ -262,16 +334,13 @@ static void infer_roles(LeirCtx *ctx, IrProgram *p, Usage *u) {
      outputs in order of first write, then intermediates */
   int k = 0;
   for (int i = 0; i < ins.n; i++) p->tensors[k++] = ins.v[i];
-  for (int pass = 0; pass < outs.n; pass++) {
-    /* selection by first-write statement id */
-    int best = -1;
-    for (int i = 0; i < outs.n; i++)
-      if (outs.v[i] && (best < 0 || u[((IrTensor *)outs.v[i])->id].first_write->id <
-                                         u[((IrTensor *)outs.v[best])->id].first_write->id))
-        best = i;
-    p->tensors[k++] = outs.v[best];
-    outs.v[best] = NULL;
+  ByWrite *ow = arena_alloc(&ctx->arena, sizeof *ow * (size_t)(outs.n ? outs.n : 1));
+  for (int i = 0; i < outs.n; i++) {
+    ow[i].t = outs.v[i];
+    ow[i].first_write = u[ow[i].t->id].first_write->id;
   }
+  qsort(ow, (size_t)outs.n, sizeof *ow, by_write);
+  for (int i = 0; i < outs.n; i++) p->tensors[k++] = ow[i].t;
   for (int i = 0; i < tmps.n; i++) p->tensors[k++] = tmps.v[i];
   for (int i = 0; i < p->ntensors; i++) p->tensors[i]->id = i;
   p->decls_inferred = true;
@@ -464,11 +533,28 @@ static void check_output_extents(SemaCtx *sc) {
         exact &= x.exact;
         if (x.hi > hi) hi = x.hi;
       }
-      if (exact && hi + 1 < t->shape[d])
+      if (exact && hi < t->shape[d] - 1) /* hi + 1 might overflow */
         diag_error(sc->ctx, t->decl_loc,
                    "output '%s' is declared with extent %lld in dimension %d, but its writes cover only %lld",
                    t->name, (long long)t->shape[d], d + 1, (long long)hi + 1);
     }
+  }
+}
+
+/* Every tensor, declared or inferred, has at most IR_MAX_NUMEL elements. */
+static void check_sizes(LeirCtx *ctx, IrProgram *p) {
+  for (int i = 0; i < p->ntensors; i++) {
+    IrTensor *t = p->tensors[i];
+    if (!t->shape_known) continue;
+    int64_t n = ir_tensor_numel(t);
+    if (n <= IR_MAX_NUMEL) continue;
+    IrLoc loc = t->declared && t->decl_loc.line ? t->decl_loc : t->loc;
+    if (n == INT64_MAX)
+      diag_error(ctx, loc, "tensor '%s' has more than %lld elements; at most %lld are supported", t->name,
+                 (long long)INT64_MAX, (long long)IR_MAX_NUMEL);
+    else
+      diag_error(ctx, loc, "tensor '%s' has %lld elements; at most %lld are supported", t->name,
+                 (long long)n, (long long)IR_MAX_NUMEL);
   }
 }
 
@@ -489,7 +575,7 @@ static bool analyse(LeirCtx *ctx, IrProgram *p, const IrDeclList *side, bool kee
         t->role = ROLE_TMP;
         continue; /* re-created on first use */
       }
-      ptrvec_push(&ctx->arena, &b.tensors, t);
+      add_tensor(&b, t);
     }
     for (int i = 0; i < b.tensors.n; i++) ((IrTensor *)b.tensors.v[i])->id = i;
   } else {
@@ -554,9 +640,12 @@ static bool analyse(LeirCtx *ctx, IrProgram *p, const IrDeclList *side, bool kee
   SemaCtx sc = {.ctx = ctx, .p = p};
   sc.writers = arena_alloc(&ctx->arena, sizeof(PtrVec) * (size_t)(p->ntensors ? p->ntensors : 1));
   sc.visiting = arena_alloc(&ctx->arena, sizeof(int) * (size_t)(p->ntensors ? p->ntensors : 1));
+  sc.tvalue = arena_alloc(&ctx->arena, sizeof(Interval) * (size_t)(p->ntensors ? p->ntensors : 1));
+  sc.tovf = arena_alloc(&ctx->arena, sizeof(bool) * (size_t)(p->ntensors ? p->ntensors : 1));
   for (int i = 0; i < p->nstmts; i++)
     ptrvec_push(&ctx->arena, &sc.writers[p->stmts[i]->lhs->tensor->id], p->stmts[i]);
   sema_infer_shapes(&sc);
+  check_sizes(ctx, p);
   if (ctx->nerrors > errors) return false;
   check_output_extents(&sc);
   sema_check_ranges(&sc);

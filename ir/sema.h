@@ -14,6 +14,11 @@ typedef struct Interval {
 
 typedef struct SemaCtx SemaCtx;
 
+/* Each tree is at most IR_MAX_DEPTH deep, but sema_interval also follows
+ * index tensors into their writers' right sides; this bounds the whole
+ * recursion (beyond it a range is unknown). */
+#define SEMA_MAX_RECURSION (2 * IR_MAX_DEPTH)
+
 /* The value range of an index expression over the ranges [0, extent-1] of
  * the loops it mentions (bound by sema), reading index tensors through their
  * defining statements.  Sets *overflow on int64 overflow. */
@@ -31,7 +36,16 @@ struct SemaCtx {
   IrProgram *p;
   /* per-tensor list of the statements writing it (text order) */
   PtrVec *writers; /* indexed by tensor id */
-  int *visiting;   /* recursion guard for index tensors */
+  /* The value ranges of index tensors, computed once each (tensor_values
+     in shape.c): visiting[id] is 0 (not yet), 1 (being computed: a cycle
+     reaches it) or 2 (tvalue[id] and tovf[id] hold the result). */
+  int *visiting;
+  Interval *tvalue;
+  bool *tovf;
+  /* Recursion of sema_interval through index tensors, bounded by
+     SEMA_MAX_RECURSION; `capped` records that the bound cut a result. */
+  int depth;
+  bool capped;
   /* Narrowed index ranges inside a branch of if_then_else (§9.3: guarded
      reads): a stack of (loop, lo, hi). */
   int novr;

@@ -32,7 +32,27 @@ static bool share_index(const IrExpr *a, const IrExpr *b) {
 
 static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf);
 
+/* a mod b for b > 0, in [0, b): unlike a - floordiv(a, b) * b, it cannot
+   overflow (a = INT64_MIN). */
+static int64_t floormod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
+
+static Interval interval_of(SemaCtx *sc, const IrExpr *e, bool *ovf);
+
 Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *ovf) {
+  if (sc->depth >= SEMA_MAX_RECURSION) {
+    sc->capped = true;
+    return unknown;
+  }
+  sc->depth++;
+  Interval r = interval_of(sc, e, ovf);
+  sc->depth--;
+  return r;
+}
+
+static Interval interval_of(SemaCtx *sc, const IrExpr *e, bool *ovf) {
   Interval a, b;
   int64_t r[4];
   switch (e->kind) {
@@ -89,7 +109,7 @@ Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *ovf) {
     case OP_MOD:
       if (b.lo != b.hi || b.lo <= 0) return unknown;
       if (floordiv(a.lo, b.lo) == floordiv(a.hi, b.lo))
-        return iv(a.lo - floordiv(a.lo, b.lo) * b.lo, a.hi - floordiv(a.hi, b.lo) * b.lo, false);
+        return iv(floormod(a.lo, b.lo), floormod(a.hi, b.lo), false);
       return iv(0, b.lo - 1, false);
     default: return unknown;
     }
@@ -100,19 +120,35 @@ Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *ovf) {
 }
 
 /* The values an integer index tensor can hold: the union over its writing
- * statements of the range of their right sides.  Inputs are unbounded. */
+ * statements of the range of their right sides.  Inputs are unbounded.
+ *
+ * The result does not depend on the reader: the writers run for every value
+ * of their loops, so the narrowed ranges of the reader's guards (sc->ovr_*)
+ * do not apply to them.  That makes the result a property of the tensor,
+ * computed once (without this, a chain of tensors each reading the previous
+ * one twice took exponential time).  A result cut by SEMA_MAX_RECURSION is
+ * not kept: another reader may reach the tensor from less deep. */
 static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf) {
   if (!ir_dtype_is_signed_int(t->dtype) && !ir_dtype_is_unsigned_int(t->dtype) && t->dtype != DT_BOOL)
     return unknown;
   if (t->dtype == DT_BOOL) return iv(0, 1, false);
   PtrVec *w = &sc->writers[t->id];
-  if (w->n == 0 || sc->visiting[t->id]) return unknown;
+  if (w->n == 0 || sc->visiting[t->id] == 1) return unknown;
+  if (sc->visiting[t->id] == 2) {
+    *ovf |= sc->tovf[t->id];
+    return sc->tvalue[t->id];
+  }
   sc->visiting[t->id] = 1;
+  int saved_novr = sc->novr;
+  bool saved_capped = sc->capped;
+  sc->novr = 0;
+  sc->capped = false;
+  bool o = false;
   Interval u = unknown;
   for (int i = 0; i < w->n; i++) {
     IrStmt *s = w->v[i];
     if (s->self_ref) { u = unknown; break; }
-    Interval x = sema_interval(sc, s->rhs, ovf);
+    Interval x = sema_interval(sc, s->rhs, &o);
     if (!x.ok) { u = unknown; break; }
     if (!u.ok) u = x;
     else {
@@ -120,7 +156,16 @@ static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf) {
       if (x.hi > u.hi) u.hi = x.hi;
     }
   }
-  sc->visiting[t->id] = 0;
+  sc->novr = saved_novr;
+  *ovf |= o;
+  if (sc->capped) {
+    sc->visiting[t->id] = 0;
+  } else {
+    sc->visiting[t->id] = 2;
+    sc->tvalue[t->id] = u;
+    sc->tovf[t->id] = o;
+  }
+  sc->capped |= saved_capped;
   return u;
 }
 
@@ -221,39 +266,46 @@ void sema_pop_ranges(SemaCtx *sc, int n) { sc->novr -= n; }
 
 /* ------------------------------------------------------------ shapes */
 
+/* Shape accumulators, per tensor id: max[id] (per dimension, the largest
+ * upper bound seen, -1 = none) is NULL for a tensor whose shape is not being
+ * inferred; failed[id] once its error was reported.  The reads of all
+ * read-only tensors are gathered in one walk of the program (a walk per
+ * tensor was quadratic: 20000 inputs took 90 s). */
 typedef struct ShapeAcc {
   SemaCtx *sc;
-  IrTensor *t;
-  int64_t *max; /* per dimension: max upper bound seen, -1 = none */
-  bool failed;
+  int64_t **max;
+  bool *failed;
 } ShapeAcc;
 
 static void widen(ShapeAcc *acc, IrRef *r) {
-  for (int d = 0; d < r->nsub && d < acc->t->rank; d++) {
+  IrTensor *t = r->tensor;
+  if (!t || !acc->max[t->id] || acc->failed[t->id]) return;
+  int64_t *max = acc->max[t->id];
+  for (int d = 0; d < r->nsub && d < t->rank; d++) {
     bool ovf = false;
     Interval x = sema_interval(acc->sc, r->sub[d], &ovf);
     if (ovf) {
       diag_error(acc->sc->ctx, r->sub[d]->loc, "index arithmetic of '%s' overflows", r->name);
-      acc->failed = true;
+      acc->failed[t->id] = true;
       return;
     }
     if (!x.ok) {
       diag_error(acc->sc->ctx, r->sub[d]->loc,
                  "cannot infer the shape of '%s': item %d of this subscript has no bounded range",
                  r->name, d + 1);
-      acc->failed = true;
+      acc->failed[t->id] = true;
       return;
     }
-    if (x.hi > acc->max[d]) acc->max[d] = x.hi;
+    if (x.hi > max[d]) max[d] = x.hi;
   }
 }
 
-/* Walks the reads of acc->t, narrowing index ranges inside guarded
-   branches of if_then_else. */
+/* Walks the reads of the tracked tensors, narrowing index ranges inside
+   guarded branches of if_then_else. */
 static void find_reads(ShapeAcc *acc, IrExpr *e) {
   switch (e->kind) {
   case E_REF:
-    if (e->u.ref->tensor == acc->t) widen(acc, e->u.ref);
+    widen(acc, e->u.ref);
     for (int i = 0; i < e->u.ref->nsub; i++) find_reads(acc, e->u.ref->sub[i]);
     break;
   case E_UNARY: find_reads(acc, e->u.unary.a); break;
@@ -277,26 +329,16 @@ static void find_reads(ShapeAcc *acc, IrExpr *e) {
   }
 }
 
-static void infer_one(SemaCtx *sc, IrTensor *t, bool from_reads) {
-  int64_t max[64];
-  ShapeAcc acc = {sc, t, max, false};
-  for (int d = 0; d < t->rank; d++) max[d] = -1;
-  if (from_reads) {
-    for (int i = 0; i < sc->p->nstmts && !acc.failed; i++) {
-      IrStmt *s = sc->p->stmts[i];
-      find_reads(&acc, s->rhs);
-      for (int k = 0; k < s->lhs->nsub && !acc.failed; k++) find_reads(&acc, s->lhs->sub[k]);
-    }
-  } else {
-    PtrVec *w = &sc->writers[t->id];
-    for (int i = 0; i < w->n && !acc.failed; i++) widen(&acc, ((IrStmt *)w->v[i])->lhs);
-  }
-  if (acc.failed) return;
+/* The shape of t from its accumulator, unless inference failed. */
+static void finish_shape(ShapeAcc *acc, IrTensor *t) {
+  SemaCtx *sc = acc->sc;
+  const int64_t *max = acc->max[t->id];
+  if (acc->failed[t->id]) return;
   t->shape = arena_alloc(&sc->ctx->arena, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1));
   for (int d = 0; d < t->rank; d++) {
-    if (max[d] > ((int64_t)1 << 40)) {
-      diag_error(sc->ctx, t->loc, "dimension %d of '%s' would have %lld elements", d + 1, t->name,
-                 (long long)max[d] + 1);
+    if (max[d] >= IR_MAX_NUMEL) { /* (max + 1 may overflow int64: print it unsigned) */
+      diag_error(sc->ctx, t->loc, "dimension %d of '%s' would have %llu elements; at most %lld are supported",
+                 d + 1, t->name, (unsigned long long)max[d] + 1, (long long)IR_MAX_NUMEL);
       return;
     }
     t->shape[d] = max[d] < 0 ? 1 : max[d] + 1;
@@ -304,8 +346,14 @@ static void infer_one(SemaCtx *sc, IrTensor *t, bool from_reads) {
   t->shape_known = true;
 }
 
+/* Written tensors take their shapes from their writes, the others (inputs)
+ * from their reads. */
 void sema_infer_shapes(SemaCtx *sc) {
   IrProgram *p = sc->p;
+  size_t n = (size_t)(p->ntensors ? p->ntensors : 1);
+  ShapeAcc acc = {sc, arena_alloc(&sc->ctx->arena, sizeof(int64_t *) * n),
+                  arena_alloc(&sc->ctx->arena, sizeof(bool) * n)};
+  bool any_read_only = false;
   for (int i = 0; i < p->ntensors; i++) {
     IrTensor *t = p->tensors[i];
     if (t->shape_known || t->rank < 0) continue;
@@ -313,9 +361,25 @@ void sema_infer_shapes(SemaCtx *sc) {
       diag_error(sc->ctx, t->loc, "'%s' has rank %d; at most 64 is supported", t->name, t->rank);
       continue;
     }
-    bool written = sc->writers[t->id].n > 0;
-    infer_one(sc, t, !written);
+    acc.max[i] = arena_alloc(&sc->ctx->arena, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1));
+    for (int d = 0; d < t->rank; d++) acc.max[i][d] = -1;
+    PtrVec *w = &sc->writers[i];
+    if (w->n == 0) {
+      any_read_only = true;
+      continue;
+    }
+    for (int k = 0; k < w->n; k++) widen(&acc, ((IrStmt *)w->v[k])->lhs);
+    finish_shape(&acc, t);
+    acc.max[i] = NULL; /* done: the walk of the reads leaves it alone */
   }
+  if (!any_read_only) return;
+  for (int i = 0; i < p->nstmts; i++) {
+    IrStmt *s = p->stmts[i];
+    find_reads(&acc, s->rhs);
+    for (int k = 0; k < s->lhs->nsub; k++) find_reads(&acc, s->lhs->sub[k]);
+  }
+  for (int i = 0; i < p->ntensors; i++)
+    if (acc.max[i]) finish_shape(&acc, p->tensors[i]);
 }
 
 /* ------------------------------------------------------------ range checks */

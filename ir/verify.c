@@ -9,7 +9,9 @@ typedef struct Vf {
   LeirCtx *ctx;
   const IrProgram *p;
   const IrLoop *scope[256];
+  int64_t iters[256]; /* iterations of scope[0..i]; -1 once overflowed */
   int nscope;
+  int depth;          /* of the expression being checked */
   const char *err;
 } Vf;
 
@@ -37,8 +39,20 @@ static void vref(Vf *v, const IrRef *r) {
   for (int i = 0; i < r->nsub; i++) vexpr(v, r->sub[i]);
 }
 
+static void vexpr_node(Vf *v, const IrExpr *e);
+
+/* The depth bound is checked before recursing, so that the verifier itself
+   survives a tree a pass made too deep. */
 static void vexpr(Vf *v, const IrExpr *e) {
   if (!e) return fail(v, "null expression");
+  if (v->depth >= IR_MAX_DEPTH)
+    return fail(v, arena_printf(&v->ctx->arena, "expression deeper than %d levels", IR_MAX_DEPTH));
+  v->depth++;
+  vexpr_node(v, e);
+  v->depth--;
+}
+
+static void vexpr_node(Vf *v, const IrExpr *e) {
   switch (e->kind) {
   case E_INDEX:
     if (!e->u.index.loop || !in_scope(v, e->u.index.loop))
@@ -70,8 +84,12 @@ static void vexpr(Vf *v, const IrExpr *e) {
   }
 }
 
-static void vnest(Vf *v, const IrNest *n) {
+/* `level`: the bracket depth of the nest (a continuation nest, written after
+   its first part's `]`, is at its first part's level). */
+static void vnest(Vf *v, const IrNest *n, int level) {
   int saved = v->nscope;
+  if (level > IR_MAX_DEPTH)
+    return fail(v, arena_printf(&v->ctx->arena, "nests nested deeper than %d levels", IR_MAX_DEPTH));
   if (n->nitems == 0) fail(v, "nest with an empty body");
   for (int i = 0; i < n->nloops; i++) {
     const IrLoop *l = n->loops[i];
@@ -81,14 +99,25 @@ static void vnest(Vf *v, const IrNest *n) {
     for (int k = 0; k < v->nscope; k++)
       if (!strcmp(v->scope[k]->index, l->index))
         fail(v, arena_printf(&v->ctx->arena, "index '%s' declared twice on one loop chain", l->index));
-    if (v->nscope < 256) v->scope[v->nscope++] = l;
+    if (v->nscope < 256) {
+      int64_t outer = v->nscope ? v->iters[v->nscope - 1] : 1, it = -1;
+      if (outer >= 0 && __builtin_mul_overflow(outer, l->extent, &it)) {
+        fail(v, arena_printf(&v->ctx->arena, "the loops up to '%s' run more than 2^63-1 iterations", l->index));
+        it = -1;
+      }
+      v->iters[v->nscope] = it;
+      v->scope[v->nscope++] = l;
+    }
   }
   for (int k = 0; k < n->nitems; k++) {
     if (n->items[k].kind == ITEM_NEST) {
-      vnest(v, n->items[k].u.nest);
+      const IrNest *c = n->items[k].u.nest;
+      vnest(v, c, c->continuation ? level : level + 1);
     } else {
       const IrStmt *s = n->items[k].u.stmt;
+      v->depth = 1; /* the left reference; its subscripts are level 2 */
       vref(v, s->lhs);
+      v->depth = 0;
       vexpr(v, s->rhs);
     }
   }
@@ -105,7 +134,9 @@ const char *ir_verify(LeirCtx *ctx, const IrProgram *p) {
       fail(&v, arena_printf(&ctx->arena, "tensor '%s' has no shape", t->name));
     for (int d = 0; d < t->rank && !v.err; d++)
       if (t->shape[d] < 1) fail(&v, arena_printf(&ctx->arena, "tensor '%s' has extent %lld", t->name, (long long)t->shape[d]));
+    if (!v.err && ir_tensor_numel(t) > IR_MAX_NUMEL)
+      fail(&v, arena_printf(&ctx->arena, "tensor '%s' has more than %lld elements", t->name, (long long)IR_MAX_NUMEL));
   }
-  for (int i = 0; i < p->nnests && !v.err; i++) vnest(&v, p->nests[i]);
+  for (int i = 0; i < p->nnests && !v.err; i++) vnest(&v, p->nests[i], 1);
   return v.err;
 }

@@ -33,6 +33,12 @@
 #include <string.h>
 
 int leir_yylex(LEIR_YYSTYPE *lval, LEIR_YYLTYPE *lloc, yyscan_t scanner);
+PsLexState *leir_yyget_extra(yyscan_t scanner);
+
+/* The lexer bounds bracket nesting by IR_MAX_DEPTH; one level costs the
+   parser's stack at most about 30 entries, so this bound is only reached
+   by chains of unary operators or `**`, which nest without brackets. */
+#define YYMAXDEPTH (50 * IR_MAX_DEPTH)
 static void leir_yyerror(LEIR_YYLTYPE *loc, yyscan_t scanner, PsState *ps, const char *msg);
 
 #define CTX (ps->ctx)
@@ -45,6 +51,7 @@ static PtrVec *vec1(PsState *ps, void *p) {
 }
 static int64_t int_value(PsState *ps, const char *text, IrLoc loc);
 static IrExpr *mk_bin(PsState *ps, IrOp op, IrExpr *a, IrExpr *b, IrLoc loc);
+static IrStmt *mk_stmt(PsState *ps, IrRef *lhs, IrExpr *rhs);
 static IrExpr *mk_cmp(PsState *ps, IrExpr *chain, IrOp op, IrExpr *rhs, IrLoc loc);
 static IrExpr *mk_call(PsState *ps, int func, PtrVec *args, IrLoc loc);
 static IrRef *mk_ref(PsState *ps, const char *name, const char *dt, IrLoc dtloc,
@@ -142,7 +149,7 @@ items
   ;
 
 stmt
-  : tref '=' expr ';' { $$ = $1 && $3 ? ir_stmt_new(CTX, $1, $3) : NULL; }
+  : tref '=' expr ';' { $$ = mk_stmt(ps, $1, $3); }
   ;
 
 tref
@@ -255,7 +262,15 @@ args
 %%
 
 static void leir_yyerror(LEIR_YYLTYPE *loc, yyscan_t scanner, PsState *ps, const char *msg) {
-  (void)scanner;
+  /* The lexer stopped the input after a nesting error: what follows is not
+     the user's mistake. */
+  if (leir_yyget_extra(scanner)->stopped) return;
+  /* The stack can only overflow on an expression nested past the limit
+     (YYMAXDEPTH above). */
+  if (!strcmp(msg, "memory exhausted")) {
+    diag_error(CTX, L(*loc), "expression nested too deeply (at most %d levels)", IR_MAX_DEPTH);
+    return;
+  }
   /* Bison's verbose messages name tokens by their aliases; keep them. */
   diag_error(CTX, L(*loc), "%s", msg);
 }
@@ -277,7 +292,79 @@ static IrExpr *mk_bin(PsState *ps, IrOp op, IrExpr *a, IrExpr *b, IrLoc loc) {
   return e;
 }
 
-/* A comparison chain is one node: operands a0 op0 a1 op1 a2 ... */
+/* Depth of the deepest node of e (e itself is level base), or the first
+ * node deeper than IR_MAX_DEPTH in *deep.  Iterative: this check is what
+ * makes recursion over the tree safe everywhere else. */
+typedef struct DepthItem { const IrExpr *e; int level; } DepthItem;
+
+static void push_depth(DepthItem **st, size_t *n, size_t *cap, const IrExpr *e, int level) {
+  if (*n == *cap) {
+    *cap = *cap ? 2 * *cap : 64;
+    DepthItem *s = realloc(*st, sizeof **st * *cap);
+    if (!s) {
+      fputs("leirc: out of memory\n", stderr);
+      exit(2);
+    }
+    *st = s;
+  }
+  (*st)[(*n)++] = (DepthItem){e, level};
+}
+
+static const IrExpr *too_deep(IrExpr *const *roots, int nroots, int base) {
+  DepthItem *st = NULL;
+  size_t n = 0, cap = 0;
+  const IrExpr *deep = NULL;
+  for (int i = nroots - 1; i >= 0; i--) push_depth(&st, &n, &cap, roots[i], base);
+  while (n && !deep) {
+    DepthItem it = st[--n];
+    const IrExpr *e = it.e;
+    if (it.level > IR_MAX_DEPTH) {
+      deep = e;
+      break;
+    }
+    /* children pushed last to first: the walk goes left to right, so the
+       node reported is the first one past the limit in the text */
+    switch (e->kind) {
+    case E_REF:
+      for (int i = e->u.ref->nsub - 1; i >= 0; i--) push_depth(&st, &n, &cap, e->u.ref->sub[i], it.level + 1);
+      break;
+    case E_UNARY: push_depth(&st, &n, &cap, e->u.unary.a, it.level + 1); break;
+    case E_BINARY:
+      push_depth(&st, &n, &cap, e->u.bin.b, it.level + 1);
+      push_depth(&st, &n, &cap, e->u.bin.a, it.level + 1);
+      break;
+    case E_CMP:
+      for (int i = e->u.cmp.n - 1; i >= 0; i--) push_depth(&st, &n, &cap, e->u.cmp.operand[i], it.level + 1);
+      break;
+    case E_CALL:
+      for (int i = e->u.call.nargs - 1; i >= 0; i--) push_depth(&st, &n, &cap, e->u.call.args[i], it.level + 1);
+      break;
+    case E_PAREN: push_depth(&st, &n, &cap, e->u.paren, it.level + 1); break;
+    default: break;
+    }
+  }
+  free(st);
+  return deep;
+}
+
+/* A statement, if its trees are within IR_MAX_DEPTH (the left reference is
+ * level 1, its subscripts level 2; the right side's root is level 1). */
+static IrStmt *mk_stmt(PsState *ps, IrRef *lhs, IrExpr *rhs) {
+  if (!lhs || !rhs) return NULL;
+  const IrExpr *deep = too_deep(lhs->sub, lhs->nsub, 2);
+  if (!deep) deep = too_deep(&rhs, 1, 1);
+  if (deep) {
+    diag_error(CTX, deep->loc, "expression nested too deeply (at most %d levels)", IR_MAX_DEPTH);
+    return NULL;
+  }
+  return ir_stmt_new(CTX, lhs, rhs);
+}
+
+/* A comparison chain is one node: operands a0 op0 a1 op1 a2 ...  While the
+ * parser extends a chain its arrays hold a power of two of entries (at
+ * least n), so a long chain is built in linear time and space. */
+static bool pow2(int n) { return (n & (n - 1)) == 0; }
+
 static IrExpr *mk_cmp(PsState *ps, IrExpr *chain, IrOp op, IrExpr *rhs, IrLoc loc) {
   if (!rhs) return NULL;
   if (!chain) {
@@ -289,14 +376,16 @@ static IrExpr *mk_cmp(PsState *ps, IrExpr *chain, IrOp op, IrExpr *rhs, IrLoc lo
     return e;
   }
   int n = chain->u.cmp.n;
-  IrExpr **operand = arena_alloc(A, sizeof(IrExpr *) * (size_t)(n + 1));
-  IrOp *ops = arena_alloc(A, sizeof(IrOp) * (size_t)(n + 1));
-  memcpy(operand, chain->u.cmp.operand, sizeof(IrExpr *) * (size_t)n);
-  memcpy(ops, chain->u.cmp.op, sizeof(IrOp) * (size_t)(n - 1));
-  operand[n] = rhs;
-  ops[n - 1] = op;
-  chain->u.cmp.operand = operand;
-  chain->u.cmp.op = ops;
+  if (pow2(n)) { /* full: double the capacity */
+    IrExpr **operand = arena_alloc(A, sizeof(IrExpr *) * (size_t)(2 * n));
+    IrOp *ops = arena_alloc(A, sizeof(IrOp) * (size_t)(2 * n));
+    memcpy(operand, chain->u.cmp.operand, sizeof(IrExpr *) * (size_t)n);
+    memcpy(ops, chain->u.cmp.op, sizeof(IrOp) * (size_t)(n - 1));
+    chain->u.cmp.operand = operand;
+    chain->u.cmp.op = ops;
+  }
+  chain->u.cmp.operand[n] = rhs;
+  chain->u.cmp.op[n - 1] = op;
   chain->u.cmp.n = n + 1;
   if (n == 1) chain->loc = loc;
   return chain;
@@ -371,11 +460,14 @@ static IrLoop *mk_loop(PsState *ps, const char *kind, IrLoc loc, const char *ext
 static IrNest *mk_nest(PsState *ps, PtrVec *headers, PtrVec *items, IrLoc loc) {
   IrNest *n = ir_nest_new(CTX, headers->n, (IrLoop **)headers->v);
   n->loc = loc;
+  /* One array for all items (ir_nest_add_item copies the array on every
+     call, which is quadratic in a long body). */
+  n->items = arena_alloc(A, sizeof(IrItem) * (size_t)(items->n ? items->n : 1));
   for (int i = 0; i < items->n; i++) {
     IrItem *it = items->v[i];
     if (!it) continue;
     if (it->kind == ITEM_NEST) it->u.nest->nested = true;
-    ir_nest_add_item(CTX, n, it->kind, it->kind == ITEM_STMT ? (void *)it->u.stmt : it->u.nest);
+    n->items[n->nitems++] = *it;
   }
   return n;
 }

@@ -11,6 +11,12 @@ typedef struct PsLexState {
   bool seen_body;
   int line, col; /* position of the next character */
   int end_line, end_col; /* just after the last token of the body */
+  /* Open brackets: '(' and '{' (expressions, subscripts, tags) and '['
+     (nest bodies), each bounded by IR_MAX_DEPTH.  Past the bound the lexer
+     reports the error, sets `stopped` and ends the input, and the parser
+     stays silent about the truncated input that follows. */
+  int open_expr, open_nest;
+  bool stopped;
 } PsLexState;
 
 /* The parser's state (a %parse-param). */
@@ -18,7 +24,6 @@ typedef struct PsState {
   LeirCtx *ctx;
   PtrVec nests;
   PtrVec decls;
-  int depth; /* nesting depth of expressions (bounded to avoid stack overflow) */
 } PsState;
 
 /* FUNC token values: an IrFunc, with this bit for the `ifthenelse` spelling. */

@@ -3,7 +3,10 @@
 ## testsuite, and prints `N passed, N failed` last.
 
 EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
-	testsuite/leirc.parse testsuite/leirc.diag
+	testsuite/leirc.parse testsuite/leirc.diag \
+	testsuite/leirc.run testsuite/leirc.compare testsuite/leirc.passes \
+	testsuite/leirc.ptx testsuite/leirc.passmgr \
+	testsuite/leirc.interop testsuite/interop
 
 check-local: leirc$(EXEEXT)
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

@@ -1,0 +1,132 @@
+/* tvm_bench.c -- the leirc side of bench/tvm_bench.py: host run time of
+ * leirc's JIT-compiled code for each program given, on the inputs in
+ * DIR/in_NAME.npy when present (else zeros), best of REPS runs.
+ *
+ *   tvm_bench [--threads N] [--reps R] PROGRAM.leir[:DECLS.json[:DIR]] ...
+ *
+ * Prints one line per program: `leirc NAME BEST_SECONDS COMPILE_SECONDS`
+ * (or `leirc NAME error`).  --threads 1 runs the host code on one thread,
+ * as TVM's unscheduled llvm build does.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/codegen.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  if (b) b[n] = '\0';
+  *len = b ? (size_t)n : 0;
+  return b;
+}
+
+/* Fills buf (numel elements of t) from DIR/in_NAME.npy when it has the
+ * right size. */
+static void load_input(const char *dir, const IrTensor *t, void *buf, size_t bytes) {
+  if (!dir) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/in_%s.npy", dir, t->name);
+  size_t len = 0;
+  char *raw = slurp(path, &len);
+  if (!raw) return;
+  /* .npy v1/v2: magic(6) ver(2) hlen(2|4) header data */
+  size_t hl = raw[6] == 1 ? (size_t)(unsigned char)raw[8] | (size_t)(unsigned char)raw[9] << 8
+                          : (size_t)(unsigned char)raw[8] | (size_t)(unsigned char)raw[9] << 8 |
+                                (size_t)(unsigned char)raw[10] << 16 | (size_t)(unsigned char)raw[11] << 24;
+  size_t off = (raw[6] == 1 ? 10 : 12) + hl;
+  if (len >= off + bytes) memcpy(buf, raw + off, bytes);
+  free(raw);
+}
+
+static void bench_one(const char *spec, int reps, int threads) {
+  char *s = strdup(spec);
+  char *decls = strchr(s, ':');
+  char *dir = NULL;
+  if (decls) {
+    *decls++ = '\0';
+    dir = strchr(decls, ':');
+    if (dir) *dir++ = '\0';
+    if (!*decls) decls = NULL;
+  }
+  LeirCtx ctx;
+  leir_ctx_init(&ctx);
+  ctx.no_warnings = true;
+  size_t len = 0;
+  char *text = slurp(s, &len);
+  IrProgram *p = NULL;
+  IrDeclList side = {0};
+  if (text) {
+    leir_ctx_set_source(&ctx, s, text, len);
+    p = ps_parse(&ctx);
+    if (p && decls && !ir_decls_load_json(&ctx, decls, &side)) p = NULL;
+    if (p && !ir_sema(&ctx, p, decls ? &side : NULL)) p = NULL;
+  }
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.nthreads = threads;
+  double t0 = now();
+  CgHostProgram *hp = p ? cg_host_compile(&ctx, p, &o) : NULL;
+  double tc = now() - t0;
+  void **bufs = p ? calloc((size_t)p->ntensors + 1, sizeof *bufs) : NULL;
+  bool ok = hp && bufs;
+  for (int i = 0; ok && i < p->ntensors; i++) {
+    const IrTensor *t = p->tensors[i];
+    if (t->role == ROLE_TMP) continue;
+    size_t bytes = (size_t)ir_tensor_numel(t) * (size_t)ir_dtype_size(t->dtype);
+    bufs[i] = calloc(bytes ? bytes : 1, 1);
+    ok = bufs[i] != NULL;
+    if (ok && (t->role == ROLE_IN || t->role == ROLE_PARAM)) load_input(dir, t, bufs[i], bytes);
+  }
+  double best = 1e300;
+  for (int r = 0; ok && r < reps; r++) {
+    double a = now();
+    ok = cg_host_run(hp, bufs);
+    double d = now() - a;
+    if (d < best) best = d;
+  }
+  if (ok) printf("leirc %s %.9f %.3f\n", s, best, tc);
+  else printf("leirc %s error\n", s);
+  fflush(stdout);
+  for (int i = 0; bufs && i < p->ntensors; i++) free(bufs[i]);
+  free(bufs);
+  if (hp) cg_host_free(hp);
+  free(text);
+  leir_ctx_free(&ctx);
+  free(s);
+}
+
+int main(int argc, char **argv) {
+  int reps = 3, threads = 0, i = 1;
+  for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+    if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+    else break;
+  }
+  if (i >= argc) {
+    fprintf(stderr, "usage: tvm_bench [--threads N] [--reps R] PROGRAM.leir[:DECLS.json[:DIR]]...\n");
+    return 2;
+  }
+  for (; i < argc; i++) bench_one(argv[i], reps > 0 ? reps : 1, threads);
+  return 0;
+}

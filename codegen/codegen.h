@@ -1,0 +1,78 @@
+/* codegen.h -- leirc's LLVM back ends (SPEC §13): one lowering from the IR to
+ * LLVM IR with two thin target layers, NVPTX (PTX for sm_70 and newer, with
+ * the launch plan of codegen/plan.h in front) and the host (x86-64 native
+ * code, JIT-compiled in process with ORC LLJIT).
+ *
+ * Every function takes an analysed program (ir_sema succeeded) and reports
+ * problems through diag_error/diag_warn on ctx; it returns false after an
+ * error.  Outputs are deterministic: the same program and options give the
+ * same bytes.
+ */
+#ifndef LEIR_CODEGEN_H
+#define LEIR_CODEGEN_H
+
+#include "ir/ir.h"
+
+typedef enum CgTarget { CG_TARGET_NVPTX, CG_TARGET_HOST } CgTarget;
+
+typedef struct CgOptions {
+  CgTarget target;
+  int gpu_sm;    /* NVPTX: 70 .. (default 90) */
+  int opt_level; /* LLVM pipeline: 0 .. 3 (default 2 when 0 is not asked) */
+  bool opt_given;
+  int nthreads;  /* host run: worker threads (0 = the number of CPUs) */
+} CgOptions;
+
+/* Defaults: NVPTX, sm_90, -O2, threads = CPUs. */
+void cg_options_init(CgOptions *o);
+
+/* "sm_90" -> 90.  Accepts sm_70 and newer; returns false with a message in
+ * err (no trailing newline) otherwise. */
+bool cg_parse_gpu_arch(const char *s, int *sm, char *err, size_t errlen);
+
+/* The PTX ISA version (as 10*major+minor, 78 = PTX 7.8) that leirc asks for
+ * with --gpu-arch=sm_NN: the lowest one the architecture needs. */
+int cg_ptx_isa_for_sm(int sm);
+
+/* Textual LLVM IR of the module for o->target, after the optimisation
+ * pipeline (o->opt_level). */
+bool cg_emit_llvm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out);
+
+/* The launch plan comment lines followed by the PTX text (NVPTX):
+ *   // leir-plan 1
+ *   // leir-tensor NAME ROLE DTYPE DIMS      arguments (in, param, out) in
+ *        p->tensors order, then the global intermediates (tmp); DIMS "64,32"
+ *        or "-" for a 0-d tensor
+ *   // leir-launch KERNEL GX,GY,GZ BX,BY,BZ SHMEM HOSTLOOPS ARGS   per nest,
+ *        in order; HOSTLOOPS "-" or "a:8,c:4" (outermost first, one launch
+ *        per iteration); ARGS tensor names and %i (host loop values, 64-bit),
+ *        in kernel parameter order, or "-" when the kernel takes none.
+ * Shared and local (s/l) tensors honoured on the GPU live inside the
+ * kernels and are not listed. */
+bool cg_emit_ptx(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out);
+
+/* Host assembly (AT&T syntax) of the host module. */
+bool cg_emit_asm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out);
+
+/* ------------------------------------------------------------ host JIT */
+
+typedef struct CgHostProgram CgHostProgram;
+
+/* JIT-compiles the program for this machine.  NULL after a diagnostic. */
+CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions *o);
+
+/* Runs it once.  bufs[i] is the buffer of p->tensors[i] (dense row-major,
+ * f16/bf16 as their 16-bit patterns, bool as one byte 0/1); arguments (in,
+ * param, out) must be given, intermediates may be NULL (they are then
+ * allocated, zero-filled like the interpreter's, for the duration of the
+ * run).  Outputs are used as given (the interpreter starts them at zero).
+ * Returns false after a diagnostic: memory, or an out-of-bounds access
+ * (`file:line:col: error: out-of-bounds read of A: shape is [8]`). */
+bool cg_host_run(CgHostProgram *hp, void *const *bufs);
+
+void cg_host_free(CgHostProgram *hp);
+
+/* Compile and run in one call. */
+bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *const *bufs);
+
+#endif /* LEIR_CODEGEN_H */

@@ -1,0 +1,285 @@
+/* host.c -- the host target layer: the native target machine, `--emit=asm`,
+ * and the in-process JIT (ORC LLJIT) that runs a program for
+ * `leirc --run --target=host`.
+ *
+ * Each nest is a function leir_k<i>_entry(bufs, lo, hi).  When the plan
+ * found the nest's outermost loop race-free (SPEC §9.8) and the nest is big
+ * enough to be worth it, [0, N) is cut into contiguous ranges run by
+ * pthreads; every element is still computed by one thread in loop order,
+ * so the results do not depend on the number of threads.
+ */
+#include "codegen/cg.h"
+
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* below this many innermost iterations a nest runs on the calling thread */
+#define PAR_MIN_WORK (1 << 15)
+#define MAX_WORKERS 64
+
+typedef void (*EntryFn)(void **bufs, int64_t lo, int64_t hi, int64_t *err);
+
+struct CgHostProgram {
+  LeirCtx *ctx;
+  const IrProgram *p;
+  LLVMOrcLLJITRef jit;
+  int nk;
+  EntryFn *entry;
+  int64_t *par;  /* extent of the parallel loop, 0 = serial */
+  int64_t *work; /* estimated iterations */
+  int nthreads;
+};
+
+static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
+  char *msg = LLVMGetErrorMessage(err);
+  diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: %s: %s", what, msg);
+  LLVMDisposeErrorMessage(msg);
+}
+
+LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef t = NULL;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple(triple, &t, &msg)) {
+    diag_error(ctx, (IrLoc){0, 0}, "the host target is not available: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    LLVMDisposeMessage(triple);
+    return NULL;
+  }
+  char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+  LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
+                            : opt_level >= 3 ? LLVMCodeGenLevelAggressive : LLVMCodeGenLevelDefault;
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, triple, cpu, feat, lvl, LLVMRelocPIC,
+                                                    jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(feat);
+  LLVMDisposeMessage(triple);
+  return tm;
+}
+
+bool cg_emit_asm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out) {
+  CgOptions oo = *o;
+  oo.target = CG_TARGET_HOST;
+  LLVMTargetMachineRef tm = cg_host_machine(ctx, oo.opt_level, false);
+  if (!tm) return false;
+  LLVMContextRef C = LLVMContextCreate();
+  CgPlan plan;
+  LLVMModuleRef M = NULL;
+  bool ok = cg_build_module(ctx, p, &oo, C, tm, &plan, &M);
+  if (ok) {
+    char *msg = NULL;
+    LLVMMemoryBufferRef buf = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, M, LLVMAssemblyFile, &msg, &buf)) {
+      diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: assembly emission: %s", msg ? msg : "");
+      ok = false;
+    } else {
+      size_t n = LLVMGetBufferSize(buf);
+      const char *s = LLVMGetBufferStart(buf);
+      for (size_t i = 0; i < n; i++) sbuf_putc(out, s[i]);
+      LLVMDisposeMemoryBuffer(buf);
+    }
+    LLVMDisposeMessage(msg);
+    LLVMDisposeModule(M);
+  }
+  LLVMContextDispose(C);
+  LLVMDisposeTargetMachine(tm);
+  return ok;
+}
+
+/* ------------------------------------------------------------ JIT */
+
+static int64_t nest_work(const IrNest *n) {
+  int64_t w = 1, inner = 0;
+  for (int i = 0; i < n->nloops; i++) w = w > INT64_MAX / n->loops[i]->extent ? INT64_MAX : w * n->loops[i]->extent;
+  for (int i = 0; i < n->nitems; i++) {
+    int64_t x = n->items[i].kind == ITEM_NEST ? nest_work(n->items[i].u.nest) : 1;
+    inner = inner > INT64_MAX - x ? INT64_MAX : inner + x;
+  }
+  return w > INT64_MAX / inner ? INT64_MAX : w * inner;
+}
+
+/* The JIT with process symbols (memset, floor, ... may be called). */
+static LLVMOrcLLJITRef make_jit(LeirCtx *ctx, int opt_level) {
+  LLVMTargetMachineRef tm = cg_host_machine(ctx, opt_level, true);
+  if (!tm) return NULL;
+  LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+  LLVMOrcLLJITRef jit = NULL;
+  LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, jb);
+  if (err) {
+    report_llvm_error(ctx, "cannot create the JIT", err);
+    return NULL;
+  }
+  LLVMOrcDefinitionGeneratorRef gen = NULL;
+  err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+  if (err) {
+    report_llvm_error(ctx, "cannot reach process symbols", err);
+    LLVMOrcDisposeLLJIT(jit);
+    return NULL;
+  }
+  LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit), gen);
+  return jit;
+}
+
+static bool add_module(CgHostProgram *hp, const CgOptions *o, CgPlan *plan) {
+  LeirCtx *ctx = hp->ctx;
+  LLVMTargetMachineRef tm = cg_host_machine(ctx, o->opt_level, true);
+  if (!tm) return false;
+#if LEIR_LLVM_MAJOR >= 21
+  LLVMContextRef C = LLVMContextCreate();
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(C);
+#else
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(tsc);
+#endif
+  LLVMModuleRef M = NULL;
+  bool ok = cg_build_module(ctx, hp->p, o, C, tm, plan, &M);
+  LLVMDisposeTargetMachine(tm);
+  if (ok) {
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(M, tsc);
+    LLVMErrorRef err = LLVMOrcLLJITAddLLVMIRModule(hp->jit, LLVMOrcLLJITGetMainJITDylib(hp->jit), tsm);
+    if (err) {
+      report_llvm_error(ctx, "cannot add the module to the JIT", err);
+      LLVMOrcDisposeThreadSafeModule(tsm);
+      ok = false;
+    }
+  }
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  return ok;
+}
+
+CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions *o) {
+  CgOptions oo = *o;
+  oo.target = CG_TARGET_HOST;
+  CgHostProgram *hp = calloc(1, sizeof *hp);
+  if (!hp) return NULL;
+  hp->ctx = ctx;
+  hp->p = p;
+  hp->nthreads = oo.nthreads > 0 ? oo.nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (hp->nthreads < 1) hp->nthreads = 1;
+  if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
+  hp->jit = make_jit(ctx, oo.opt_level);
+  CgPlan plan;
+  if (!hp->jit || !add_module(hp, &oo, &plan)) {
+    cg_host_free(hp);
+    return NULL;
+  }
+  hp->nk = plan.nkernels;
+  hp->entry = calloc((size_t)hp->nk + 1, sizeof *hp->entry);
+  hp->par = calloc((size_t)hp->nk + 1, sizeof *hp->par);
+  hp->work = calloc((size_t)hp->nk + 1, sizeof *hp->work);
+  for (int i = 0; i < hp->nk; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s_entry", plan.k[i].name);
+    LLVMOrcJITTargetAddress addr = 0;
+    LLVMErrorRef err = LLVMOrcLLJITLookup(hp->jit, &addr, name);
+    if (err) {
+      report_llvm_error(ctx, "JIT lookup", err);
+      cg_host_free(hp);
+      return NULL;
+    }
+    hp->entry[i] = (EntryFn)(uintptr_t)addr;
+    hp->par[i] = plan.k[i].par ? plan.k[i].par->extent : 0;
+    hp->work[i] = nest_work(plan.k[i].nest);
+  }
+  return hp;
+}
+
+typedef struct Job {
+  EntryFn fn;
+  void **bufs;
+  int64_t lo, hi;
+  int64_t *err;
+} Job;
+
+static void *run_job(void *arg) {
+  Job *j = arg;
+  j->fn(j->bufs, j->lo, j->hi, j->err);
+  return NULL;
+}
+
+/* Runs [0, n) over the workers; the calling thread takes the first range. */
+static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err) {
+  int nt = hp->nthreads < n ? hp->nthreads : (int)n;
+  Job jobs[MAX_WORKERS];
+  pthread_t th[MAX_WORKERS];
+  bool started[MAX_WORKERS] = {false};
+  for (int i = 0; i < nt; i++) jobs[i] = (Job){fn, bufs, n * i / nt, n * (i + 1) / nt, err};
+  for (int i = 1; i < nt; i++) started[i] = pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0;
+  run_job(&jobs[0]);
+  for (int i = 1; i < nt; i++) {
+    if (started[i]) pthread_join(th[i], NULL);
+    else run_job(&jobs[i]); /* no thread: do it here */
+  }
+  return true;
+}
+
+/* The record of guard_offset (lower.c) as a diagnostic at the statement. */
+static bool report_oob(CgHostProgram *hp, int64_t code) {
+  const IrProgram *p = hp->p;
+  int tid = (int)(code >> 32) - 1, sid = (int)((code & 0xffffffff) >> 1);
+  const IrTensor *t = tid >= 0 && tid < p->ntensors ? p->tensors[tid] : NULL;
+  IrLoc loc = sid >= 0 && sid < p->nstmts ? p->stmts[sid]->loc : (IrLoc){0, 0};
+  SBuf b = {0};
+  for (int d = 0; t && d < t->rank; d++) sbuf_printf(&b, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+  diag_error(hp->ctx, loc, "out-of-bounds %s of %s: shape is [%s]", code & 1 ? "write" : "read",
+             t ? t->name : "?", b.s ? b.s : "");
+  sbuf_free(&b);
+  return false;
+}
+
+bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
+  const IrProgram *p = hp->p;
+  void **all = calloc((size_t)p->ntensors + 1, sizeof *all);
+  bool *owned = calloc((size_t)p->ntensors + 1, sizeof *owned);
+  bool ok = all && owned;
+  for (int i = 0; ok && i < p->ntensors; i++) {
+    all[i] = bufs[i];
+    if (all[i]) continue;
+    size_t bytes = (size_t)ir_tensor_numel(p->tensors[i]) * (size_t)ir_dtype_size(p->tensors[i]->dtype);
+    all[i] = calloc(bytes ? bytes : 1, 1); /* zero, as the interpreter starts them */
+    owned[i] = true;
+    if (!all[i]) {
+      diag_error(hp->ctx, (IrLoc){0, 0}, "out of memory for intermediate '%s' (%zu bytes)", p->tensors[i]->name, bytes);
+      ok = false;
+    }
+  }
+  int64_t err = 0;
+  for (int k = 0; ok && k < hp->nk; k++) {
+    if (hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= PAR_MIN_WORK)
+      run_parallel(hp, hp->entry[k], all, hp->par[k], &err);
+    else
+      hp->entry[k](all, 0, hp->par[k], &err);
+    if (err) ok = report_oob(hp, err);
+  }
+  for (int i = 0; all && owned && i < p->ntensors; i++)
+    if (owned[i]) free(all[i]);
+  free(all);
+  free(owned);
+  return ok;
+}
+
+void cg_host_free(CgHostProgram *hp) {
+  if (!hp) return;
+  if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
+  free(hp->entry);
+  free(hp->par);
+  free(hp->work);
+  free(hp);
+}
+
+bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *const *bufs) {
+  CgHostProgram *hp = cg_host_compile(ctx, p, o);
+  if (!hp) return false;
+  bool ok = cg_host_run(hp, bufs);
+  cg_host_free(hp);
+  return ok;
+}

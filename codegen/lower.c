@@ -1,0 +1,975 @@
+/* lower.c -- the one lowering from the IR to LLVM IR (SPEC §5.4, §9, §13.2),
+ * shared by the NVPTX and host back ends.
+ *
+ * Values: every expression is computed in its sema type (e->type) with the
+ * register types of cg_reg_type: f16 and bf16 live in floats and are
+ * rounded back to 16 bits after every operation (§9.4), bool is i1.
+ * Operands are converted to the node's type first (C's usual arithmetic
+ * conversions, as sema typed them); the statement's value is converted to
+ * the left tensor's dtype and stored.  The exact meaning of every operation
+ * (division by zero, floor operations, max/min with NaN, conversions out of
+ * range) is the interpreter's; each has one small function here.
+ */
+#include "codegen/cg.h"
+#include "codegen/mathlib_emit.h"
+#include "ir/mathlib.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ helpers */
+
+LLVMValueRef cg_i64(CgModule *m, int64_t v) { return LLVMConstInt(m->i64, (unsigned long long)v, 1); }
+
+LLVMBasicBlockRef cg_block(CgFn *f, const char *name) {
+  return LLVMAppendBasicBlockInContext(f->m->C, f->fn, name);
+}
+
+LLVMValueRef cg_alloca(CgFn *f, LLVMTypeRef ty, int64_t n, const char *name) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(f->m->C);
+  LLVMValueRef first = LLVMGetFirstInstruction(f->entry);
+  if (first) LLVMPositionBuilderBefore(b, first);
+  else LLVMPositionBuilderAtEnd(b, f->entry);
+  LLVMValueRef a = LLVMBuildAlloca(b, n == 1 ? ty : LLVMArrayType2(ty, (uint64_t)n), name);
+  LLVMSetAlignment(a, 16);
+  LLVMDisposeBuilder(b);
+  return a;
+}
+
+static bool is_f16ish(IrDType t) { return t == DT_F16 || t == DT_BF16; }
+static bool is_unsigned(IrDType t) { return ir_dtype_is_unsigned_int(t); }
+
+LLVMTypeRef cg_reg_type(CgModule *m, IrDType t) {
+  switch (t) {
+  case DT_F16: case DT_BF16: case DT_F32: return m->f32;
+  case DT_F64: return m->f64;
+  case DT_I8: case DT_U8: return m->i8;
+  case DT_I16: case DT_U16: return m->i16;
+  case DT_I32: case DT_U32: return m->i32;
+  case DT_I64: case DT_U64: return m->i64;
+  case DT_BOOL: return m->i1;
+  default: return m->i64;
+  }
+}
+
+LLVMTypeRef cg_mem_type(CgModule *m, IrDType t) {
+  if (is_f16ish(t)) return m->i16;
+  if (t == DT_BOOL) return m->i8;
+  return cg_reg_type(m, t);
+}
+
+static LLVMValueRef call1(CgFn *f, LLVMValueRef fn, LLVMValueRef a) {
+  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+  return LLVMBuildCall2(f->m->B, fty, fn, &a, 1, "");
+}
+
+static LLVMValueRef call2(CgFn *f, LLVMValueRef fn, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+  LLVMValueRef args[2] = {a, b};
+  return LLVMBuildCall2(f->m->B, fty, fn, args, 2, "");
+}
+
+/* An LLVM intrinsic overloaded on one type (llvm.sqrt.f32, ...). */
+static LLVMValueRef intrinsic(CgFn *f, const char *name, LLVMTypeRef ty, LLVMValueRef *args, int n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef tys[1] = {ty};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(f->m->M, id, tys, 1);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(f->m->C, id, tys, 1);
+  return LLVMBuildCall2(f->m->B, fty, fn, args, (unsigned)n, "");
+}
+
+/* x rounded once to the 16-bit format of t (f16/bf16); other types: x. */
+static LLVMValueRef round16(CgFn *f, LLVMValueRef x, IrDType t) {
+  if (!is_f16ish(t)) return x;
+  return call1(f, cg_math_get_round16(f->m->M, t == DT_BF16), x);
+}
+
+/* ------------------------------------------------------------ constants */
+
+static LLVMValueRef int_const(CgModule *m, IrDType t, int64_t v) {
+  if (t == DT_BOOL) return LLVMConstInt(m->i1, v != 0, 0);
+  return LLVMConstInt(cg_reg_type(m, t), (unsigned long long)v, 1);
+}
+
+/* A double converted to t the way the interpreter converts literals. */
+LLVMValueRef cg_const(CgFn *f, double v, IrDType t) {
+  CgModule *m = f->m;
+  switch (t) {
+  case DT_F64: return LLVMConstReal(m->f64, v);
+  case DT_F32: return LLVMConstReal(m->f32, (double)(float)v);
+  case DT_F16: return LLVMConstReal(m->f32, (double)leir_round_f16((float)v));
+  case DT_BF16: return LLVMConstReal(m->f32, (double)leir_round_bf16((float)v));
+  case DT_BOOL: return LLVMConstInt(m->i1, v == v && v != 0, 0); /* NaN -> 0 */
+  default: break;
+  }
+  /* integers: truncation toward zero, saturated, NaN -> 0 */
+  int bits = ir_dtype_size(t) * 8;
+  if (v != v) return int_const(m, t, 0);
+  if (is_unsigned(t)) {
+    double hi = ldexp(1.0, bits);
+    if (v <= 0) return int_const(m, t, 0);
+    if (v >= hi) return LLVMConstAllOnes(cg_reg_type(m, t));
+    return LLVMConstInt(cg_reg_type(m, t), (unsigned long long)v, 0);
+  }
+  double lim = ldexp(1.0, bits - 1);
+  if (v >= lim) return int_const(m, t, (int64_t)(((uint64_t)1 << (bits - 1)) - 1));
+  if (v < -lim) return int_const(m, t, bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
+  return int_const(m, t, (int64_t)v);
+}
+
+static LLVMValueRef const_of_int(CgFn *f, int64_t v, IrDType t) {
+  if (ir_dtype_is_float(t)) {
+    float x = (float)v;
+    switch (t) {
+    case DT_F64: return LLVMConstReal(f->m->f64, (double)v);
+    case DT_F16: x = leir_round_f16(x); break;
+    case DT_BF16: x = leir_round_bf16(x); break;
+    default: break;
+    }
+    return LLVMConstReal(f->m->f32, (double)x);
+  }
+  return int_const(f->m, t, v);
+}
+
+/* ------------------------------------------------------------ conversions */
+
+static LLVMValueRef to_bool(CgFn *f, LLVMValueRef v, IrDType from) {
+  LLVMBuilderRef B = f->m->B;
+  if (from == DT_BOOL) return v;
+  if (ir_dtype_is_float(from))
+    return LLVMBuildFCmp(B, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  return LLVMBuildICmp(B, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+/* float -> integer: truncation toward zero, saturating at the type's
+ * range, NaN -> 0 (llvm.fpto[su]i.sat: defined for every input). */
+static LLVMValueRef float_to_int(CgFn *f, LLVMValueRef v, IrDType to) {
+  LLVMTypeRef it = cg_reg_type(f->m, to);
+  const char *name = is_unsigned(to) ? "llvm.fptoui.sat" : "llvm.fptosi.sat";
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef tys[2] = {it, LLVMTypeOf(v)};
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(f->m->M, id, tys, 2);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(f->m->C, id, tys, 2);
+  return LLVMBuildCall2(f->m->B, fty, fn, &v, 1, "");
+}
+
+LLVMValueRef cg_convert(CgFn *f, LLVMValueRef v, IrDType from, IrDType to) {
+  CgModule *m = f->m;
+  LLVMBuilderRef B = m->B;
+  if (from == to) return v;
+  if (to == DT_BOOL && ir_dtype_is_float(from)) /* x != 0 and not NaN (saturating conversion) */
+    return LLVMBuildFCmp(B, LLVMRealONE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+  if (to == DT_BOOL) return to_bool(f, v, from);
+  LLVMTypeRef rt = cg_reg_type(m, to);
+  bool ff = ir_dtype_is_float(from), ft = ir_dtype_is_float(to);
+  if (from == DT_BOOL) {
+    v = LLVMBuildZExt(B, v, m->i32, "");
+    from = DT_I32;
+    if (from == to) return v;
+  }
+  if (ff && ft) {
+    if (from == DT_F64) v = LLVMBuildFPTrunc(B, v, m->f32, ""); /* to f32/f16/bf16 */
+    else if (to == DT_F64) v = LLVMBuildFPExt(B, v, m->f64, "");
+    if (to == DT_F64) return v;
+    return round16(f, v, to);
+  }
+  if (ff) return float_to_int(f, v, to);
+  if (ft) {
+    LLVMTypeRef via = to == DT_F64 ? m->f64 : m->f32;
+    v = is_unsigned(from) ? LLVMBuildUIToFP(B, v, via, "") : LLVMBuildSIToFP(B, v, via, "");
+    return round16(f, v, to);
+  }
+  unsigned wf = LLVMGetIntTypeWidth(LLVMTypeOf(v)), wt = LLVMGetIntTypeWidth(rt);
+  if (wf == wt) return v;
+  if (wf > wt) return LLVMBuildTrunc(B, v, rt, "");
+  return is_unsigned(from) ? LLVMBuildZExt(B, v, rt, "") : LLVMBuildSExt(B, v, rt, "");
+}
+
+/* ------------------------------------------------------------ usual conversions
+ * The same rules as sema's (ir/sema.c): C's usual arithmetic conversions
+ * over the LEIR dtypes. */
+
+static IrDType promote_int(IrDType t) {
+  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
+}
+
+static IrDType usual(IrDType a, IrDType b) {
+  if (a == b && a != DT_BOOL) return a;
+  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
+  if (fa || fb) {
+    if (a == DT_F64 || b == DT_F64) return DT_F64;
+    if (a == DT_F32 || b == DT_F32) return DT_F32;
+    if (fa && fb) return DT_F32;
+    return fa ? a : b;
+  }
+  a = promote_int(a);
+  b = promote_int(b);
+  if (a == b) return a;
+  int sa = ir_dtype_size(a), sb = ir_dtype_size(b);
+  bool ua = is_unsigned(a), ub = is_unsigned(b);
+  if (ua == ub) return sa >= sb ? a : b;
+  IrDType u = ua ? a : b, s = ua ? b : a;
+  return ir_dtype_size(u) >= ir_dtype_size(s) ? u : s;
+}
+
+/* ------------------------------------------------------------ arithmetic */
+
+/* Integer division and remainder, defined everywhere: x / 0 = 0, x % 0 = 0,
+ * MIN / -1 wraps to MIN.  floor: round toward -inf (//, %) else toward 0. */
+static LLVMValueRef int_divmod(CgFn *f, LLVMValueRef a, LLVMValueRef b, IrDType t, bool rem,
+                               bool floor) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMTypeRef ty = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, 0);
+  LLVMValueRef bz = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
+  if (is_unsigned(t)) {
+    LLVMValueRef sb = LLVMBuildSelect(B, bz, one, b, "");
+    LLVMValueRef r = rem ? LLVMBuildURem(B, a, sb, "") : LLVMBuildUDiv(B, a, sb, "");
+    return LLVMBuildSelect(B, bz, zero, r, "");
+  }
+  LLVMValueRef m1 = LLVMConstAllOnes(ty);
+  LLVMValueRef bm1 = LLVMBuildICmp(B, LLVMIntEQ, b, m1, "");
+  LLVMValueRef sb = LLVMBuildSelect(B, LLVMBuildOr(B, bz, bm1, ""), one, b, "");
+  LLVMValueRef q = LLVMBuildSDiv(B, a, sb, "");
+  q = LLVMBuildSelect(B, bm1, LLVMBuildSub(B, zero, a, ""), q, "");
+  LLVMValueRef r = LLVMBuildSub(B, a, LLVMBuildMul(B, q, b, ""), "");
+  if (floor) {
+    /* r != 0 and sign(r) != sign(b): q -= 1, r += b */
+    LLVMValueRef nz = LLVMBuildICmp(B, LLVMIntNE, r, zero, "");
+    LLVMValueRef diff = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildXor(B, r, b, ""), zero, "");
+    LLVMValueRef adj = LLVMBuildAnd(B, nz, diff, "");
+    q = LLVMBuildSelect(B, adj, LLVMBuildSub(B, q, one, ""), q, "");
+    r = LLVMBuildSelect(B, adj, LLVMBuildAdd(B, r, b, ""), r, "");
+  }
+  LLVMValueRef res = rem ? r : q;
+  return LLVMBuildSelect(B, bz, zero, res, "");
+}
+
+/* Integer power by squaring (wrapping); a negative exponent gives
+ * 1/x^n truncated: 1 for x = 1, +-1 for x = -1, else 0. */
+static LLVMValueRef int_pow(CgFn *f, LLVMValueRef a, LLVMValueRef b, IrDType t) {
+  CgModule *m = f->m;
+  LLVMBuilderRef B = m->B;
+  LLVMTypeRef ty = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, 0);
+  LLVMValueRef accp = cg_alloca(f, ty, 1, "pacc"), basep = cg_alloca(f, ty, 1, "pbase"),
+               ep = cg_alloca(f, ty, 1, "pexp");
+  LLVMBuildStore(B, one, accp);
+  LLVMBuildStore(B, a, basep);
+  LLVMBuildStore(B, b, ep);
+  /* 64 squaring steps at most; the loop stops when the exponent is 0 */
+  LLVMBasicBlockRef head = cg_block(f, "pow.head"), body = cg_block(f, "pow.body"),
+                    done = cg_block(f, "pow.done");
+  LLVMValueRef neg = is_unsigned(t) ? LLVMConstInt(m->i1, 0, 0) : LLVMBuildICmp(B, LLVMIntSLT, b, zero, "");
+  LLVMBuildBr(B, head);
+  LLVMPositionBuilderAtEnd(B, head);
+  LLVMValueRef e = LLVMBuildLoad2(B, ty, ep, "");
+  LLVMValueRef more = LLVMBuildICmp(B, LLVMIntNE, e, zero, "");
+  more = LLVMBuildAnd(B, more, LLVMBuildNot(B, neg, ""), "");
+  LLVMBuildCondBr(B, more, body, done);
+  LLVMPositionBuilderAtEnd(B, body);
+  LLVMValueRef acc = LLVMBuildLoad2(B, ty, accp, ""), base = LLVMBuildLoad2(B, ty, basep, "");
+  LLVMValueRef odd = LLVMBuildTrunc(B, e, m->i1, "");
+  LLVMBuildStore(B, LLVMBuildSelect(B, odd, LLVMBuildMul(B, acc, base, ""), acc, ""), accp);
+  LLVMBuildStore(B, LLVMBuildMul(B, base, base, ""), basep);
+  LLVMBuildStore(B, LLVMBuildLShr(B, e, one, ""), ep);
+  LLVMBuildBr(B, head);
+  LLVMPositionBuilderAtEnd(B, done);
+  LLVMValueRef r = LLVMBuildLoad2(B, ty, accp, "");
+  if (is_unsigned(t)) return r;
+  LLVMValueRef is1 = LLVMBuildICmp(B, LLVMIntEQ, a, one, "");
+  LLVMValueRef ism1 = LLVMBuildICmp(B, LLVMIntEQ, a, LLVMConstAllOnes(ty), "");
+  LLVMValueRef bodd = LLVMBuildTrunc(B, b, m->i1, "");
+  LLVMValueRef nr = LLVMBuildSelect(B, is1, one,
+                                    LLVMBuildSelect(B, ism1, LLVMBuildSelect(B, bodd, LLVMConstAllOnes(ty), one, ""),
+                                                    zero, ""), "");
+  return LLVMBuildSelect(B, neg, nr, r, "");
+}
+
+/* max/min as the interpreter (IEEE 754-2019 maximumNumber/minimumNumber):
+ * a NaN operand is ignored (both NaN: the second), -0 < +0, else the
+ * larger/smaller.  Integers: b > a ? b : a (max), b < a ? b : a (min). */
+LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrDType t) {
+  LLVMBuilderRef B = f->m->B;
+  if (ir_dtype_is_float(t)) {
+    LLVMTypeRef ft = LLVMTypeOf(a);
+    LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
+    LLVMValueRef r1 = LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, a, b, ""), a, b, "");
+    LLVMValueRef aneg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, a, it, ""), LLVMConstNull(it), "");
+    /* equal operands: max takes the non-negative zero, min the negative */
+    LLVMValueRef r2 = is_max ? LLVMBuildSelect(B, aneg, b, a, "") : LLVMBuildSelect(B, aneg, a, b, "");
+    LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), r2, r1, "");
+    r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, b, b, ""), a, r, "");
+    return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), b, r, "");
+  }
+  LLVMIntPredicate p = is_unsigned(t) || t == DT_BOOL ? (is_max ? LLVMIntUGT : LLVMIntULT)
+                                                        : (is_max ? LLVMIntSGT : LLVMIntSLT);
+  return LLVMBuildSelect(B, LLVMBuildICmp(B, p, b, a, ""), b, a, "");
+}
+
+static LLVMValueRef float_floor(CgFn *f, LLVMValueRef x) {
+  return intrinsic(f, "llvm.floor", LLVMTypeOf(x), &x, 1);
+}
+
+LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType t) {
+  LLVMBuilderRef B = f->m->B;
+  if (ir_dtype_is_float(t)) {
+    LLVMValueRef r;
+    switch (op) {
+    case OP_ADD: r = LLVMBuildFAdd(B, a, b, ""); break;
+    case OP_SUB: r = LLVMBuildFSub(B, a, b, ""); break;
+    case OP_MUL: r = LLVMBuildFMul(B, a, b, ""); break;
+    case OP_DIV: r = LLVMBuildFDiv(B, a, b, ""); break;
+    case OP_FLOORDIV: r = float_floor(f, LLVMBuildFDiv(B, a, b, "")); break;
+    case OP_MOD: /* a - floor(a / b) * b, each step rounded (TVM floormod) */
+      r = LLVMBuildFSub(B, a, LLVMBuildFMul(B, float_floor(f, LLVMBuildFDiv(B, a, b, "")), b, ""), "");
+      break;
+    case OP_POW: {
+      LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
+      r = call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
+      break;
+    }
+    default: r = a; break;
+    }
+    return round16(f, r, t);
+  }
+  switch (op) {
+  case OP_ADD: return LLVMBuildAdd(B, a, b, "");
+  case OP_SUB: return LLVMBuildSub(B, a, b, "");
+  case OP_MUL: return LLVMBuildMul(B, a, b, "");
+  case OP_DIV: return int_divmod(f, a, b, t, false, false);
+  case OP_FLOORDIV: return int_divmod(f, a, b, t, false, true);
+  case OP_MOD: return int_divmod(f, a, b, t, true, true);
+  case OP_POW: return int_pow(f, a, b, t);
+  default: return a;
+  }
+}
+
+/* ------------------------------------------------------------ index values */
+
+void cg_bind(CgFn *f, const IrLoop *l, LLVMValueRef v) {
+  if (f->nbind < (int)(sizeof f->bind / sizeof f->bind[0])) f->bind[f->nbind++] = (CgBind){l, v};
+}
+
+void cg_unbind(CgFn *f, int n) { f->nbind = n; }
+
+LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
+  for (int i = f->nbind - 1; i >= 0; i--)
+    if (f->bind[i].loop == l) return f->bind[i].val;
+  return cg_i64(f->m, 0); /* unreachable for verified IR */
+}
+
+/* ------------------------------------------------------------ memory */
+
+/* ------------------------------------------------------------ bounds */
+
+typedef struct Range {
+  bool ok;
+  int64_t lo, hi;
+} Range;
+
+/* The range of an index expression over its loops' ranges, when simple. */
+static Range item_range(const IrExpr *e) {
+  Range r = {false, 0, 0}, a, b;
+  switch (e->kind) {
+  case E_INT: return (Range){true, e->u.ilit.value, e->u.ilit.value};
+  case E_INDEX:
+    if (!e->u.index.loop) return r;
+    return (Range){true, 0, e->u.index.loop->extent - 1};
+  case E_PAREN: return item_range(e->u.paren);
+  case E_UNARY:
+    a = item_range(e->u.unary.a);
+    if (!a.ok || a.lo == INT64_MIN) return r;
+    return e->u.unary.op == OP_NEG ? (Range){true, -a.hi, -a.lo} : a;
+  case E_BINARY:
+    a = item_range(e->u.bin.a);
+    b = item_range(e->u.bin.b);
+    if (!a.ok || !b.ok) return r;
+    switch (e->u.bin.op) {
+    case OP_ADD:
+      if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi)) return r;
+      r.ok = true;
+      return r;
+    case OP_SUB:
+      if (__builtin_sub_overflow(a.lo, b.hi, &r.lo) || __builtin_sub_overflow(a.hi, b.lo, &r.hi)) return r;
+      r.ok = true;
+      return r;
+    case OP_MUL: {
+      int64_t p[4];
+      if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+          __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+        return r;
+      r = (Range){true, p[0], p[0]};
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < r.lo) r.lo = p[i];
+        if (p[i] > r.hi) r.hi = p[i];
+      }
+      return r;
+    }
+    case OP_FLOORDIV:
+      if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return r;
+      return (Range){true, a.lo / b.lo, a.hi / b.lo};
+    case OP_MOD:
+      if (b.lo != b.hi || b.lo <= 0) return r;
+      if (a.lo >= 0 && a.hi < b.lo) return a;
+      return (Range){true, 0, b.lo - 1};
+    default: return r;
+    }
+  default: return r;
+  }
+}
+
+/* i1: it is a valid index of dimension d; NULL when that is known. */
+static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
+  Range r = item_range(item);
+  if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
+  return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
+}
+
+/* An access out of bounds: the host records it (the first wins, any
+ * thread) and the access goes to element 0; on a GPU it goes to element 0. */
+static LLVMValueRef guard_offset(CgFn *f, const IrRef *r, bool write, LLVMValueRef ok, LLVMValueRef off) {
+  CgModule *m = f->m;
+  LLVMBuilderRef B = m->B;
+  if (!ok) return off;
+  if (f->err) {
+    LLVMBasicBlockRef bad = cg_block(f, "oob"), join = cg_block(f, "oob.end");
+    LLVMBuildCondBr(B, ok, join, bad);
+    LLVMPositionBuilderAtEnd(B, bad);
+    int64_t code = ((int64_t)(r->tensor->id + 1) << 32) | ((int64_t)f->stmt_id << 1) | (write ? 1 : 0);
+    LLVMValueRef st = LLVMBuildStore(B, cg_i64(m, code), f->err);
+    LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(st, 8);
+    LLVMBuildBr(B, join);
+    LLVMPositionBuilderAtEnd(B, join);
+  }
+  return LLVMBuildSelect(B, ok, off, cg_i64(m, 0), "");
+}
+
+LLVMValueRef cg_offset(CgFn *f, const IrRef *r, bool write) {
+  CgModule *m = f->m;
+  const IrTensor *t = r->tensor;
+  const CgTensorInfo *ti = &m->plan->t[t->id];
+  LLVMValueRef off = cg_i64(m, 0), ok = NULL;
+  LLVMBuilderRef B = m->B;
+  for (int d = 0; d < t->rank; d++) {
+    if (ti->keep && !ti->keep[d]) continue;
+    LLVMValueRef it = cg_convert(f, cg_expr(f, r->sub[d]), r->sub[d]->type, DT_I64);
+    LLVMValueRef c = in_bounds(f, r->sub[d], it, t->shape[d]);
+    if (c) ok = ok ? LLVMBuildAnd(B, ok, c, "") : c;
+    off = LLVMBuildAdd(B, LLVMBuildMul(B, off, cg_i64(m, t->shape[d]), ""), it, "");
+  }
+  return guard_offset(f, r, write, ok, off);
+}
+
+LLVMValueRef cg_addr(CgFn *f, const IrRef *r, bool write) {
+  CgModule *m = f->m;
+  const IrTensor *t = r->tensor;
+  LLVMBuilderRef B = m->B;
+  LLVMValueRef off = cg_offset(f, r, write);
+  LLVMValueRef base = f->tptr[t->id];
+  LLVMTypeRef et = cg_mem_type(m, t->dtype);
+  return LLVMBuildInBoundsGEP2(B, et, base, &off, 1, "");
+}
+
+LLVMValueRef cg_load(CgFn *f, LLVMValueRef addr, IrDType t) {
+  CgModule *m = f->m;
+  LLVMValueRef v = LLVMBuildLoad2(m->B, cg_mem_type(m, t), addr, "");
+  LLVMSetAlignment(v, (unsigned)ir_dtype_size(t));
+  if (is_f16ish(t)) return call1(f, cg_math_get_cvt16(m->M, t == DT_BF16, 0), v);
+  if (t == DT_BOOL) return LLVMBuildICmp(m->B, LLVMIntNE, v, LLVMConstNull(m->i8), "");
+  return v;
+}
+
+void cg_store(CgFn *f, LLVMValueRef addr, LLVMValueRef v, IrDType t) {
+  CgModule *m = f->m;
+  if (is_f16ish(t)) v = call1(f, cg_math_get_cvt16(m->M, t == DT_BF16, 1), v);
+  else if (t == DT_BOOL) v = LLVMBuildZExt(m->B, v, m->i8, "");
+  LLVMValueRef st = LLVMBuildStore(m->B, v, addr);
+  LLVMSetAlignment(st, (unsigned)ir_dtype_size(t));
+  f->barrier_last = false;
+}
+
+/* ------------------------------------------------------------ expressions */
+
+/* Lazy boolean combination: a (and|or) b, b evaluated only when needed. */
+static LLVMValueRef lazy_logic(CgFn *f, bool is_and, LLVMValueRef a, const IrExpr *eb) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  LLVMBasicBlockRef rhs = cg_block(f, is_and ? "and.rhs" : "or.rhs"), join = cg_block(f, "logic.end");
+  if (is_and) LLVMBuildCondBr(B, a, rhs, join);
+  else LLVMBuildCondBr(B, a, join, rhs);
+  LLVMPositionBuilderAtEnd(B, rhs);
+  LLVMValueRef b = to_bool(f, cg_expr(f, eb), eb->type);
+  LLVMBasicBlockRef rhs_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef phi = LLVMBuildPhi(B, f->m->i1, "");
+  LLVMValueRef vals[2] = {LLVMConstInt(f->m->i1, !is_and, 0), b};
+  LLVMBasicBlockRef blocks[2] = {from, rhs_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+static LLVMValueRef compare(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType t) {
+  LLVMBuilderRef B = f->m->B;
+  if (ir_dtype_is_float(t)) {
+    LLVMRealPredicate p = op == OP_LT ? LLVMRealOLT : op == OP_LE ? LLVMRealOLE : op == OP_GT ? LLVMRealOGT
+                          : op == OP_GE ? LLVMRealOGE : op == OP_EQ ? LLVMRealOEQ : LLVMRealUNE;
+    return LLVMBuildFCmp(B, p, a, b, "");
+  }
+  bool u = is_unsigned(t);
+  LLVMIntPredicate p = op == OP_LT ? (u ? LLVMIntULT : LLVMIntSLT) : op == OP_LE ? (u ? LLVMIntULE : LLVMIntSLE)
+                       : op == OP_GT ? (u ? LLVMIntUGT : LLVMIntSGT) : op == OP_GE ? (u ? LLVMIntUGE : LLVMIntSGE)
+                       : op == OP_EQ ? LLVMIntEQ : LLVMIntNE;
+  return LLVMBuildICmp(B, p, a, b, "");
+}
+
+/* a op1 b op2 c ...: Python's chain, each operand evaluated once, lazily. */
+static LLVMValueRef cmp_chain(CgFn *f, const IrExpr *e, int i, LLVMValueRef left) {
+  const IrExpr *ea = e->u.cmp.operand[i], *eb = e->u.cmp.operand[i + 1];
+  LLVMValueRef right = cg_expr(f, eb);
+  IrDType t = usual(ea->type, eb->type);
+  LLVMValueRef c = compare(f, e->u.cmp.op[i], cg_convert(f, left, ea->type, t),
+                           cg_convert(f, right, eb->type, t), t);
+  if (i + 2 >= e->u.cmp.n) return c;
+  LLVMBuilderRef B = f->m->B;
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  LLVMBasicBlockRef more = cg_block(f, "chain.more"), join = cg_block(f, "chain.end");
+  LLVMBuildCondBr(B, c, more, join);
+  LLVMPositionBuilderAtEnd(B, more);
+  LLVMValueRef rest = cmp_chain(f, e, i + 1, right);
+  LLVMBasicBlockRef more_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef phi = LLVMBuildPhi(B, f->m->i1, "");
+  LLVMValueRef vals[2] = {LLVMConstInt(f->m->i1, 0, 0), rest};
+  LLVMBasicBlockRef blocks[2] = {from, more_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+/* if_then_else: only the chosen branch is evaluated (§5.3). */
+static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
+  LLVMBuilderRef B = f->m->B;
+  const IrExpr *c = e->u.call.args[0], *x = e->u.call.args[1], *y = e->u.call.args[2];
+  LLVMValueRef cv = to_bool(f, cg_expr(f, c), c->type);
+  LLVMBasicBlockRef bt = cg_block(f, "ite.then"), bf = cg_block(f, "ite.else"), join = cg_block(f, "ite.end");
+  LLVMBuildCondBr(B, cv, bt, bf);
+  LLVMPositionBuilderAtEnd(B, bt);
+  LLVMValueRef xv = cg_convert(f, cg_expr(f, x), x->type, e->type);
+  LLVMBasicBlockRef bt_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, bf);
+  LLVMValueRef yv = cg_convert(f, cg_expr(f, y), y->type, e->type);
+  LLVMBasicBlockRef bf_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef phi = LLVMBuildPhi(B, cg_reg_type(f->m, e->type), "");
+  LLVMValueRef vals[2] = {xv, yv};
+  LLVMBasicBlockRef blocks[2] = {bt_end, bf_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {
+  LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
+  return round16(f, call1(f, cg_math_get(f->m->M, which, ty), x), t);
+}
+
+static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
+  LLVMBuilderRef B = f->m->B;
+  IrFunc fn = e->u.call.func;
+  IrDType t = e->type;
+  if (fn == F_ITE) return ite(f, e);
+  if (fn == F_MAX || fn == F_MIN) {
+    const IrExpr *a0 = e->u.call.args[0];
+    LLVMValueRef acc = cg_convert(f, cg_expr(f, a0), a0->type, t);
+    for (int i = 1; i < e->u.call.nargs; i++) {
+      const IrExpr *ai = e->u.call.args[i];
+      acc = cg_maxmin(f, fn == F_MAX, acc, cg_convert(f, cg_expr(f, ai), ai->type, t), t);
+    }
+    return acc;
+  }
+  const IrExpr *a = e->u.call.args[0];
+  LLVMValueRef x = cg_convert(f, cg_expr(f, a), a->type, t);
+  switch (fn) {
+  case F_EXP: return math_call(f, "exp", x, t);
+  case F_LOG: return math_call(f, "log", x, t);
+  case F_ERF: return math_call(f, "erf", x, t);
+  case F_SQRT:
+    if (!ir_dtype_is_float(t)) return x; /* sema types sqrt as a float */
+    return round16(f, intrinsic(f, "llvm.sqrt", LLVMTypeOf(x), &x, 1), t);
+  case F_ABS:
+    if (ir_dtype_is_float(t)) return intrinsic(f, "llvm.fabs", LLVMTypeOf(x), &x, 1);
+    if (is_unsigned(t)) return x;
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, LLVMConstNull(LLVMTypeOf(x)), ""),
+                           LLVMBuildSub(B, LLVMConstNull(LLVMTypeOf(x)), x, ""), x, "");
+  default: return x;
+  }
+}
+
+static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
+  const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
+  IrOp op = e->u.bin.op;
+  if (op == OP_AND || op == OP_OR) {
+    LLVMValueRef av = to_bool(f, cg_expr(f, a), a->type);
+    return lazy_logic(f, op == OP_AND, av, b);
+  }
+  LLVMValueRef av = cg_convert(f, cg_expr(f, a), a->type, e->type);
+  LLVMValueRef bv = cg_convert(f, cg_expr(f, b), b->type, e->type);
+  return cg_binop(f, op, av, bv, e->type);
+}
+
+static LLVMValueRef unary_expr(CgFn *f, const IrExpr *e) {
+  const IrExpr *a = e->u.unary.a;
+  LLVMValueRef v = cg_convert(f, cg_expr(f, a), a->type, e->type);
+  if (e->u.unary.op == OP_POS) return v;
+  if (ir_dtype_is_float(e->type)) return LLVMBuildFNeg(f->m->B, v, "");
+  return LLVMBuildSub(f->m->B, LLVMConstNull(LLVMTypeOf(v)), v, "");
+}
+
+LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
+  switch (e->kind) {
+  case E_INT: return const_of_int(f, e->u.ilit.value, e->type);
+  case E_FLOAT: return cg_const(f, e->u.flit.value, e->type);
+  case E_INF: return cg_const(f, INFINITY, e->type);
+  case E_INDEX: return cg_convert(f, cg_index_value(f, e->u.index.loop), DT_I64, e->type);
+  case E_REF: {
+    const IrRef *r = e->u.ref;
+    return cg_convert(f, cg_load(f, cg_addr(f, r, false), r->tensor->dtype), r->tensor->dtype, e->type);
+  }
+  case E_UNARY: return unary_expr(f, e);
+  case E_BINARY: return binary_expr(f, e);
+  case E_CMP: return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
+  case E_CALL: return call_expr(f, e);
+  case E_PAREN: return cg_expr(f, e->u.paren);
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------ loops */
+
+static LLVMMetadataRef md_str(CgModule *m, const char *s) { return LLVMMDStringInContext2(m->C, s, strlen(s)); }
+
+/* The llvm.loop node: a distinct self-referencing node with hints. */
+/* U loops are unrolled fully up to this extent (longer ones by
+ * PARTIAL_UNROLL: a full unroll of thousands of iterations costs minutes of
+ * LLVM time and gains nothing). */
+#define MAX_FULL_UNROLL 256
+#define PARTIAL_UNROLL 8
+
+static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent) {
+  CgModule *m = f->m;
+  LLVMMetadataRef hint[2];
+  int n = 0;
+  if (jam > 1) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll_and_jam.count"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i32, (unsigned long long)jam, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  }
+  bool vec_host = kind == LOOP_V && m->target == CG_TARGET_HOST;
+  if ((kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX)) && extent > MAX_FULL_UNROLL) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll.count"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i32, PARTIAL_UNROLL, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  } else if (kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX)) {
+    LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.full");
+    hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
+  } else if (vec_host) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.vectorize.enable"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i1, 1, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  }
+  if (!n) return;
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(m->C, NULL, 0);
+  LLVMMetadataRef ops[3] = {tmp, hint[0], n > 1 ? hint[1] : NULL};
+  LLVMMetadataRef node = LLVMMDNodeInContext2(m->C, ops, (size_t)n + 1);
+  LLVMMetadataReplaceAllUsesWith(tmp, node);
+  LLVMSetMetadata(br, m->md_loop, LLVMMetadataAsValue(m->C, node));
+}
+
+LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef end, IrLoopKind kind) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+  lp->head = cg_block(f, "loop.head");
+  lp->body = cg_block(f, "loop.body");
+  lp->exit = cg_block(f, "loop.exit");
+  lp->end = end;
+  lp->kind = kind;
+  lp->jam = 0;
+  LLVMBuildBr(B, lp->head);
+  LLVMPositionBuilderAtEnd(B, lp->head);
+  lp->phi = LLVMBuildPhi(B, f->m->i64, "i");
+  LLVMAddIncoming(lp->phi, &start, &pre, 1);
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, lp->phi, end, ""), lp->body, lp->exit);
+  LLVMPositionBuilderAtEnd(B, lp->body);
+  f->barrier_last = false;
+  return lp->phi;
+}
+
+void cg_loop_end(CgFn *f, CgLoop *lp) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMValueRef next = LLVMBuildAdd(B, lp->phi, cg_i64(f->m, 1), "");
+  LLVMSetNUW(next, 1);
+  LLVMSetNSW(next, 1);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
+  LLVMValueRef br = LLVMBuildBr(B, lp->head);
+  loop_hints(f, br, lp->kind, lp->jam,
+             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX);
+  LLVMAddIncoming(lp->phi, &next, &latch, 1);
+  LLVMPositionBuilderAtEnd(B, lp->exit);
+  f->barrier_last = false;
+}
+
+static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
+  if (f->m->target == CG_TARGET_NVPTX) {
+    if (l->kind == LOOP_B && l->hw != HW_NONE) return LM_HW;
+    for (int h = 0; h < f->k->nhost; h++)
+      if (f->k->nest->loops[h] == l) return LM_HOSTARG;
+    return LM_SERIAL;
+  }
+  return l == f->k->par ? LM_RANGE : LM_SERIAL;
+}
+
+/* Host: unroll-and-jam of loop li over the reduction loop just inside it,
+ * when that inner loop is the nest's last and every statement writes an
+ * element indexed by li's index and not by the inner one: then the jammed
+ * copies update distinct elements, each still in its own loop order (the
+ * result is unchanged), and the inner loop's loads of neighbouring
+ * elements along li become vectors (SGEMM as written: C[c,a]).  LLVM checks
+ * the legality again. */
+#define JAM_COUNT 16
+
+static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
+  e = e && e->kind == E_PAREN ? e->u.paren : e;
+  if (!e) return false;
+  switch (e->kind) {
+  case E_INDEX: return e->u.index.loop == l;
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (mentions_loop(e->u.ref->sub[i], l)) return true;
+    return false;
+  case E_UNARY: return mentions_loop(e->u.unary.a, l);
+  case E_BINARY: return mentions_loop(e->u.bin.a, l) || mentions_loop(e->u.bin.b, l);
+  default: return false;
+  }
+}
+
+static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
+  for (int d = 0; d < s->lhs->nsub; d++)
+    if (mentions_loop(s->lhs->sub[d], l)) return true;
+  return false;
+}
+
+static int jam_count(const CgFn *f, const IrNest *n, int li) {
+  if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
+  const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return 0;
+    const IrStmt *s = n->items[i].u.stmt;
+    if (!lhs_uses(s, outer) || lhs_uses(s, inner)) return 0;
+  }
+  return JAM_COUNT;
+}
+
+static const CgRed *red_at(const CgFn *f, const IrLoop *l) {
+  for (int i = 0; i < f->k->nred; i++)
+    if (f->k->red[i].tloop == l && !f->k->red[i].general) return &f->k->red[i];
+  return NULL;
+}
+
+/* Opens (begin) or closes (!begin) the general tree reductions of loop l. */
+static void general_trees(CgFn *f, const IrLoop *l, bool begin) {
+  for (int i = 0; i < f->k->nred; i++) {
+    const CgRed *r = &f->k->red[i];
+    if (r->tloop != l || !r->general) continue;
+    if (begin) cg_tree_begin(f, r);
+    else cg_tree_flush(f, r);
+  }
+}
+
+void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
+  if (li == n->nloops) {
+    cg_lower_body(f, n);
+    return;
+  }
+  const IrLoop *l = n->loops[li];
+  const CgRed *r = red_at(f, l);
+  if (r) {
+    cg_reduce_region(f, r);
+    return;
+  }
+  int nb = f->nbind;
+  CgLoop lp;
+  general_trees(f, l, true);
+  switch (loop_mode(f, l)) {
+  case LM_HW: { /* bound at the kernel's entry */
+    int a = (int)l->hw - 1;
+    bool saved = f->hw_scope[a];
+    f->hw_scope[a] = true;
+    cg_lower_loops(f, n, li + 1);
+    f->hw_scope[a] = saved;
+    return;
+  }
+  case LM_HOSTARG:
+    cg_lower_loops(f, n, li + 1);
+    return;
+  case LM_RANGE:
+    cg_bind(f, l, cg_loop_begin(f, &lp, f->lo, f->hi, l->kind));
+    break;
+  case LM_SERIAL:
+    cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, l->extent), l->kind));
+    lp.jam = jam_count(f, n, li);
+    break;
+  }
+  cg_lower_loops(f, n, li + 1);
+  cg_unbind(f, nb);
+  cg_loop_end(f, &lp);
+  general_trees(f, l, false);
+}
+
+/* ------------------------------------------------------------ statements */
+
+void cg_barrier(CgFn *f) {
+  if (f->m->target != CG_TARGET_NVPTX || f->barrier_last) return;
+  cg_nvptx_barrier(f);
+  f->barrier_last = true;
+}
+
+/* The identity of §9.5 in the tensor's dtype. */
+LLVMValueRef cg_identity(CgFn *f, IrReduceOp op, IrDType t) {
+  bool max = op == RED_MAX, min = op == RED_MIN;
+  if (!max && !min) return const_of_int(f, op == RED_MUL || op == RED_DIV ? 1 : 0, t);
+  if (ir_dtype_is_float(t)) return cg_const(f, max ? -INFINITY : INFINITY, t);
+  if (t == DT_BOOL) return LLVMConstInt(f->m->i1, min, 0);
+  LLVMTypeRef ty = cg_reg_type(f->m, t);
+  unsigned w = LLVMGetIntTypeWidth(ty);
+  if (is_unsigned(t)) return max ? LLVMConstNull(ty) : LLVMConstAllOnes(ty);
+  unsigned long long top = 1ull << (w - 1);
+  return LLVMConstInt(ty, max ? top : top - 1, 0);
+}
+
+/* all reduction indices of s are 0 (i1), or NULL when s has none */
+LLVMValueRef cg_first_iteration(CgFn *f, const IrStmt *s) {
+  LLVMValueRef c = NULL;
+  for (int i = 0; i < s->nred; i++) {
+    LLVMValueRef z = LLVMBuildICmp(f->m->B, LLVMIntEQ, cg_index_value(f, s->red[i]), cg_i64(f->m, 0), "");
+    c = c ? LLVMBuildAnd(f->m->B, c, z, "") : z;
+  }
+  return c;
+}
+
+/* §9.5: store the identity before the update when every reduction index is 0. */
+static void reduction_init(CgFn *f, const IrStmt *s, LLVMValueRef addr) {
+  IrDType t = s->lhs->tensor->dtype;
+  LLVMValueRef c = cg_first_iteration(f, s);
+  LLVMValueRef id = cg_identity(f, s->redop, t);
+  if (!c) {
+    cg_store(f, addr, id, t);
+    return;
+  }
+  LLVMBuilderRef B = f->m->B;
+  LLVMBasicBlockRef yes = cg_block(f, "init"), join = cg_block(f, "init.end");
+  LLVMBuildCondBr(B, c, yes, join);
+  LLVMPositionBuilderAtEnd(B, yes);
+  cg_store(f, addr, id, t);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+}
+
+static bool needs_sync(const CgFn *f, const IrTensor *t) {
+  const CgTensorInfo *ti = &f->m->plan->t[t->id];
+  return ti->place == PL_SHARED && ti->sync;
+}
+
+/* NVPTX: a statement outside the B loop of a hardware axis runs once, in
+ * the threads/blocks whose index on that axis is 0 (sequential semantics;
+ * all threads would race on it).  NULL when every axis encloses it. */
+static LLVMValueRef outside_hw_guard(CgFn *f) {
+  if (f->m->target != CG_TARGET_NVPTX) return NULL;
+  LLVMValueRef c = NULL;
+  for (int a = 0; a < 6; a++) {
+    const IrLoop *l = f->k->hw[a];
+    if (!l || l->extent == 1 || f->hw_scope[a]) continue;
+    LLVMValueRef z = LLVMBuildICmp(f->m->B, LLVMIntEQ, cg_index_value(f, l), cg_i64(f->m, 0), "");
+    c = c ? LLVMBuildAnd(f->m->B, c, z, "") : z;
+  }
+  return c;
+}
+
+static void lower_stmt_body(CgFn *f, const IrStmt *s);
+
+static void lower_stmt(CgFn *f, const IrStmt *s) {
+  const IrTensor *t = s->lhs->tensor;
+  bool sync = needs_sync(f, t);
+  if (sync) cg_barrier(f);
+  LLVMValueRef g = outside_hw_guard(f);
+  if (g) {
+    LLVMBasicBlockRef yes = cg_block(f, "once"), join = cg_block(f, "once.end");
+    LLVMBuildCondBr(f->m->B, g, yes, join);
+    LLVMPositionBuilderAtEnd(f->m->B, yes);
+    lower_stmt_body(f, s);
+    LLVMBuildBr(f->m->B, join);
+    LLVMPositionBuilderAtEnd(f->m->B, join);
+  } else {
+    lower_stmt_body(f, s);
+  }
+  f->barrier_last = false;
+  if (sync) cg_barrier(f);
+}
+
+static void lower_stmt_body(CgFn *f, const IrStmt *s) {
+  const IrTensor *t = s->lhs->tensor;
+  f->stmt_id = s->id;
+  LLVMValueRef addr = cg_addr(f, s->lhs, true);
+  if (s->init == INIT_REDUCE) reduction_init(f, s, addr);
+  for (int i = 0; i < f->ntree; i++)
+    if (f->tree_r[i]->s == s) {
+      cg_tree_accumulate(f, f->tree_r[i]);
+      return;
+    }
+  LLVMValueRef v = cg_convert(f, cg_expr(f, s->rhs), s->rhs->type, t->dtype);
+  cg_store(f, addr, v, t->dtype);
+}
+
+void cg_lower_body(CgFn *f, const IrNest *n) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_STMT) lower_stmt(f, n->items[i].u.stmt);
+    else cg_lower_loops(f, n->items[i].u.nest, 0);
+  }
+}
+
+/* ------------------------------------------------------------ module */
+
+void cg_module_init(CgModule *m, LeirCtx *ctx, const IrProgram *p, const CgOptions *o, CgPlan *plan,
+                    LLVMContextRef C, LLVMModuleRef M) {
+  memset(m, 0, sizeof *m);
+  m->ctx = ctx;
+  m->p = p;
+  m->o = o;
+  m->plan = plan;
+  m->target = o->target;
+  m->C = C;
+  m->M = M;
+  m->B = LLVMCreateBuilderInContext(C);
+  m->i1 = LLVMInt1TypeInContext(C);
+  m->i8 = LLVMInt8TypeInContext(C);
+  m->i16 = LLVMInt16TypeInContext(C);
+  m->i32 = LLVMInt32TypeInContext(C);
+  m->i64 = LLVMInt64TypeInContext(C);
+  m->f32 = LLVMFloatTypeInContext(C);
+  m->f64 = LLVMDoubleTypeInContext(C);
+  m->vd = LLVMVoidTypeInContext(C);
+  m->as_global = o->target == CG_TARGET_NVPTX ? 1 : 0;
+  m->ptr0 = LLVMPointerTypeInContext(C, 0);
+  m->ptrg = LLVMPointerTypeInContext(C, m->as_global);
+  m->ptrs = LLVMPointerTypeInContext(C, o->target == CG_TARGET_NVPTX ? 3 : 0);
+  m->md_loop = LLVMGetMDKindIDInContext(C, "llvm.loop", 9);
+}
+
+void cg_module_dispose_builder(CgModule *m) {
+  if (m->B) LLVMDisposeBuilder(m->B);
+  m->B = NULL;
+}

@@ -1,0 +1,221 @@
+/* check.c -- comparing two programs on the same inputs (check.h). */
+#include "interp/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/data.h"
+
+/* ------------------------------------------------------------ signatures */
+
+static bool is_arg(const IrTensor *t) { return t->role != ROLE_TMP; }
+static bool is_input(const IrTensor *t) { return t->role == ROLE_IN || t->role == ROLE_PARAM; }
+static const char *kind_of(const IrTensor *t) { return is_input(t) ? "an input" : "an output"; }
+
+static void type_text(char *out, size_t n, const IrTensor *t) {
+  size_t k = (size_t)snprintf(out, n, "%s[", ir_dtype_name(t->dtype));
+  for (int d = 0; d < t->rank && k < n; d++)
+    k += (size_t)snprintf(out + k, n - k, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+  if (k < n) snprintf(out + k, n - k, "]");
+}
+
+static bool same_type(const IrTensor *x, const IrTensor *y) {
+  if (x->dtype != y->dtype || x->rank != y->rank) return false;
+  for (int d = 0; d < x->rank; d++)
+    if (x->shape[d] != y->shape[d]) return false;
+  return true;
+}
+
+bool interp_same_signature(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, const char *name_a,
+                           const char *name_b) {
+  bool ok = true;
+  for (int i = 0; i < a->ntensors; i++) {
+    const IrTensor *x = a->tensors[i];
+    if (!is_arg(x)) continue;
+    const IrTensor *y = ir_find_tensor(b, x->name);
+    char tx[160], ty[160];
+    type_text(tx, sizeof tx, x);
+    if (!y || !is_arg(y)) {
+      diag_error(ctx, (IrLoc){0, 0}, "'%s' is %s of %s (%s) but not an argument of %s", x->name, kind_of(x),
+                 name_a, tx, name_b);
+      ok = false;
+      continue;
+    }
+    type_text(ty, sizeof ty, y);
+    if (is_input(x) != is_input(y)) {
+      diag_error(ctx, (IrLoc){0, 0}, "'%s' is %s of %s but %s of %s", x->name, kind_of(x), name_a, kind_of(y),
+                 name_b);
+      ok = false;
+    } else if (!same_type(x, y)) {
+      diag_error(ctx, (IrLoc){0, 0}, "%s '%s' is %s in %s but %s in %s", is_input(x) ? "input" : "output",
+                 x->name, tx, name_a, ty, name_b);
+      ok = false;
+    }
+  }
+  for (int i = 0; i < b->ntensors; i++) {
+    const IrTensor *y = b->tensors[i];
+    const IrTensor *x = ir_find_tensor(a, y->name);
+    if (!is_arg(y) || (x && is_arg(x))) continue;
+    char ty[160];
+    type_text(ty, sizeof ty, y);
+    diag_error(ctx, (IrLoc){0, 0}, "'%s' is %s of %s (%s) but not an argument of %s", y->name, kind_of(y),
+               name_b, ty, name_a);
+    ok = false;
+  }
+  return ok;
+}
+
+/* ------------------------------------------------------------ comparing */
+
+static char cmp_kind(IrDType t) {
+  if (t == DT_BF16) return 'b';
+  if (ir_dtype_is_float(t)) return 'f';
+  if (t == DT_BOOL) return '?';
+  return ir_dtype_is_unsigned_int(t) ? 'u' : 'i';
+}
+
+void interp_format_coords(char *out, size_t n, const IrTensor *t, int64_t k) {
+  int64_t idx[64];
+  int r = t->rank < 64 ? t->rank : 64;
+  for (int d = r - 1; d >= 0; d--) {
+    idx[d] = k % t->shape[d];
+    k /= t->shape[d];
+  }
+  size_t m = (size_t)snprintf(out, n, "[");
+  for (int d = 0; d < r && m < n; d++) m += (size_t)snprintf(out + m, n - m, "%s%lld", d ? "," : "", (long long)idx[d]);
+  if (m < n) snprintf(out + m, n - m, "]");
+}
+
+static bool load_given(InterpProg *a, const InterpCompareOpts *o, bool *given) {
+  bool ok = true;
+  for (int i = 0; i < o->ninputs; i++) {
+    InterpBuf *b = interp_find(a, o->input_names[i]);
+    if (!b || (b->t->role != ROLE_IN && b->t->role != ROLE_PARAM)) {
+      diag_error(interp_ctx(a), (IrLoc){0, 0}, "--input %s: the program has no input or parameter '%s'",
+                 o->input_names[i], o->input_names[i]);
+      ok = false;
+      continue;
+    }
+    ok &= interp_load_npy(a, b, o->input_paths[i]);
+    given[b->t->id] = true;
+  }
+  return ok;
+}
+
+static void copy_inputs(InterpProg *a, InterpProg *b) {
+  for (int i = 0; i < interp_ntensors(a); i++) {
+    const InterpBuf *x = interp_buf(a, i);
+    if (x->t->role != ROLE_IN && x->t->role != ROLE_PARAM) continue;
+    InterpBuf *y = interp_find(b, x->t->name);
+    if (y && y->nbytes == x->nbytes) memcpy(y->data, x->data, x->nbytes);
+  }
+}
+
+static void note_diff(InterpDiff *out, uint64_t seed, const InterpBuf *x, const InterpBuf *y, CmpResult c) {
+  int64_t k = c.first_bad_index >= 0 ? c.first_bad_index : c.first_index;
+  out->have = true;
+  out->seed = seed;
+  out->tensor = x->t;
+  out->index = k;
+  out->dtype = x->t->dtype;
+  out->ulp = c.ulp_distance;
+  out->cmp = c;
+  interp_format_elem(out->a_text, sizeof out->a_text, x->t->dtype, x->data, k);
+  interp_format_elem(out->b_text, sizeof out->b_text, x->t->dtype, y->data, k);
+}
+
+/* Compares the outputs after one seed; true to go on. */
+static bool compare_outputs(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpDiff *out) {
+  for (int i = 0; i < interp_ntensors(a); i++) {
+    const InterpBuf *x = interp_buf(a, i);
+    if (x->t->role != ROLE_OUT) continue;
+    const InterpBuf *y = interp_find(b, x->t->name);
+    if (!y || y->nbytes != x->nbytes) continue; /* excluded by the signature check */
+    CmpResult c = cmp_arrays(cmp_kind(x->t->dtype), (size_t)ir_dtype_size(x->t->dtype), x->data, y->data,
+                             x->numel, tol);
+    if (c.verdict == CMP_EQUAL) continue;
+    if (c.verdict == CMP_DIFFER || !out->have) note_diff(out, seed, x, y, c);
+    if (c.verdict > out->verdict) out->verdict = c.verdict;
+    if (c.verdict == CMP_DIFFER) return false;
+  }
+  return true;
+}
+
+int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *o, InterpDiff *out) {
+  memset(out, 0, sizeof *out);
+  out->verdict = CMP_EQUAL;
+  int n = interp_ntensors(a);
+  bool *given = calloc(n > 0 ? (size_t)n : 1, 1);
+  if (!given) return -1;
+  int rc = 0;
+  if (!load_given(a, o, given)) {
+    rc = -1;
+    out->failed = 3;
+  }
+  int seeds = o->seeds > 0 ? o->seeds : 1;
+  for (int s = 0; s < seeds && rc == 0; s++) {
+    uint64_t seed = o->seed + (uint64_t)s;
+    interp_random_inputs(a, seed, given);
+    copy_inputs(a, b);
+    if (!interp_run(a)) out->failed = 1;
+    else if (!interp_run(b)) out->failed = 2;
+    if (out->failed) rc = -1;
+    else if (!compare_outputs(a, b, seed, o->tol, out)) break;
+  }
+  free(given);
+  return rc;
+}
+
+/* ------------------------------------------------------------ --verify */
+
+int interp_check_step(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,
+                      const char *step_name, const InterpCheckOptions *opt) {
+  return interp_check_step_inputs(ctx, before, after, cls, seeds, step_name, opt, NULL);
+}
+
+int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,
+                             const char *step_name, const InterpCheckOptions *opt, const InterpCheckInputs *in) {
+  InterpCheckOptions dflt = {0, INTERP_DEFAULT_MAX_STEPS};
+  if (!opt) opt = &dflt;
+  InterpOptions ro = {false, opt->max_steps};
+  const char *name = step_name ? step_name : "?";
+  InterpProg *a = interp_new(ctx, before, &ro);
+  if (!a) {
+    diag_error(ctx, (IrLoc){0, 0}, "cannot check step '%s': the program before it does not compile for the "
+               "interpreter", name);
+    return 2;
+  }
+  if (!interp_same_signature(ctx, before, after, "the program before it", "the program after it")) {
+    diag_error(ctx, (IrLoc){0, 0}, "step '%s' changed the program's arguments", name);
+    interp_free(a);
+    return 1;
+  }
+  InterpProg *b = interp_new(ctx, after, &ro);
+  if (!b) {
+    diag_error(ctx, (IrLoc){0, 0}, "step '%s' produced a program the interpreter cannot compile", name);
+    interp_free(a);
+    return 1;
+  }
+  InterpCompareOpts co = {seeds, opt->seed, cls == 'E' ? CMP_EXACT : CMP_DEFAULT, ro, in ? in->n : 0,
+                          in ? in->names : NULL, in ? in->paths : NULL};
+  InterpDiff d;
+  int rc = 0;
+  if (interp_compare_progs(a, b, &co, &d) != 0) {
+    if (d.failed == 2) diag_error(ctx, (IrLoc){0, 0}, "step '%s' produced a program that fails to run", name);
+    else diag_error(ctx, (IrLoc){0, 0}, "cannot check step '%s': %s", name,
+                    d.failed == 1 ? "the program before it fails to run" : "an input file does not fit");
+    rc = d.failed == 2 ? 1 : 2;
+  } else if (d.verdict == CMP_DIFFER) {
+    char at[256];
+    interp_format_coords(at, sizeof at, d.tensor, d.index);
+    diag_error(ctx, (IrLoc){0, 0},
+               "step '%s' (class %c) changed the result: output '%s' at %s (flat %lld, seed %llu): %s before, "
+               "%s after (%llu ulp apart)",
+               name, cls, d.tensor->name, at, (long long)d.index, (unsigned long long)d.seed, d.a_text, d.b_text,
+               (unsigned long long)d.ulp);
+    rc = 1;
+  }
+  interp_free(a);
+  interp_free(b);
+  return rc;
+}

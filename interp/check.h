@@ -1,0 +1,96 @@
+/* check.h -- running two programs on the same inputs and comparing their
+ * outputs: `leirc --compare` and the per-pass check of `--verify`.
+ *
+ * Inputs are matched by name.  For each seed S = seed, seed+1, ...,
+ * seed+seeds-1, every input and parameter of the first program gets its
+ * given file (the same for every seed) or random data (interp/data.h, drawn
+ * with the FIRST program's subscript usage), the very same bytes are copied
+ * to the second program, both programs run, and each output of the first
+ * program (declaration order) is compared with the second's output of the
+ * same name by cmp_arrays (interp/compare.h).  The overall verdict is the
+ * worst one; the search stops at the first output that differs.
+ */
+#ifndef LEIR_INTERP_CHECK_H
+#define LEIR_INTERP_CHECK_H
+
+#include "interp/compare.h"
+#include "interp/interp.h"
+
+typedef struct InterpCompareOpts {
+  int seeds;             /* how many seeds (>= 1) */
+  uint64_t seed;         /* the first seed */
+  CmpTolerance tol;
+  InterpOptions run;     /* poison, max_steps */
+  int ninputs;           /* given inputs: name -> .npy file */
+  const char *const *input_names;
+  const char *const *input_paths;
+} InterpCompareOpts;
+
+/* The first difference found (or none). */
+typedef struct InterpDiff {
+  CmpVerdict verdict;      /* overall: equal, close or differ */
+  bool have;               /* false when every output is bit-equal */
+  uint64_t seed;           /* where the reported difference is: */
+  const IrTensor *tensor;  /* the output (of the first program) */
+  int64_t index;           /* flat index */
+  IrDType dtype;
+  char a_text[64], b_text[64]; /* both values, interp_format_elem */
+  uint64_t ulp;            /* cmp_arrays' ulp_distance */
+  CmpResult cmp;           /* the full result for that output */
+  int failed;              /* after -1: 1 the first program failed to run,
+                              2 the second, 3 a given input file */
+} InterpDiff;
+
+/* Checks that a and b take the same arguments: every input/parameter and
+ * output of one is an argument of the other with the same kind (input and
+ * parameter count as the same kind), dtype and shape.  Reports each
+ * difference as an error through ctx (named_a/named_b name the programs in
+ * the messages) and returns false if there is any. */
+bool interp_same_signature(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, const char *name_a,
+                           const char *name_b);
+
+/* Runs both compiled programs as described above.  Returns 0 and fills *out,
+ * or -1 after an error diagnostic (an input file that does not fit, a
+ * program that fails to run -- reported through that program's context). */
+int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *o, InterpDiff *out);
+
+/* "[i,j,k]": the multi-dimensional index of flat index k of tensor t. */
+void interp_format_coords(char *out, size_t n, const IrTensor *t, int64_t k);
+
+/* ------------------------------------------------------------ --verify */
+
+typedef struct InterpCheckOptions {
+  uint64_t seed;      /* first seed (default 0) */
+  uint64_t max_steps; /* per run; 0 = no limit (default INTERP_DEFAULT_MAX_STEPS) */
+} InterpCheckOptions;
+
+/* Given inputs for the check (name -> .npy file), the same for every seed;
+ * the other inputs are random. */
+typedef struct InterpCheckInputs {
+  int n;
+  const char *const *names;
+  const char *const *paths;
+} InterpCheckInputs;
+
+/* The per-pass check.  `before` and `after` are analysed programs in the
+ * same context (a pass's input and output); cls is the pass's class: 'E'
+ * (the outputs must be bit-identical, cmp CMP_EXACT) or 'T' (within the
+ * default tolerance, CMP_DEFAULT, STRATEGIES.md §0.4).  Runs both on
+ * `seeds` random input sets (>= 1) as interp_compare_progs does.
+ * Returns
+ *   0  the step is correct;
+ *   1  it is not: an error was reported naming the step, e.g.
+ *        error: step 'loop_split' (class E) changed the result: output 'D'
+ *        at [1,2] (flat 5, seed 0): 1.5 before, 1 after (4194304 ulp apart)
+ *      or the transformed program has other arguments or fails to run;
+ *   2  the check could not be made (the program before the step fails to
+ *      run, or does not compile for the interpreter, or a given input file
+ *      does not fit); an error says so.
+ * opt may be NULL for the defaults. */
+int interp_check_step(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,
+                      const char *step_name, const InterpCheckOptions *opt);
+/* The same with given inputs (in may be NULL). */
+int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,
+                             const char *step_name, const InterpCheckOptions *opt, const InterpCheckInputs *in);
+
+#endif /* LEIR_INTERP_CHECK_H */

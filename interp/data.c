@@ -1,0 +1,227 @@
+/* data.c -- inputs and outputs of interpreted programs (see data.h). */
+#include "interp/data.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/npy.h"
+#include "interp/ops.h"
+#include "interp/rng.h"
+
+const char *interp_npy_descr(IrDType t) {
+  switch (t) {
+  case DT_F16: return "f2";
+  case DT_BF16: return "u2";
+  case DT_F32: return "f4";
+  case DT_F64: return "f8";
+  case DT_I8: return "i1";
+  case DT_I16: return "i2";
+  case DT_I32: return "i4";
+  case DT_I64: return "i8";
+  case DT_U8: return "u1";
+  case DT_U16: return "u2";
+  case DT_U32: return "u4";
+  case DT_U64: return "u8";
+  case DT_BOOL: return "b1";
+  default: return "?";
+  }
+}
+
+static void shape_text(char *out, size_t n, int rank, const int64_t *shape) {
+  size_t k = (size_t)snprintf(out, n, "[");
+  for (int d = 0; d < rank && k < n; d++)
+    k += (size_t)snprintf(out + k, n - k, "%s%lld", d ? "," : "", (long long)shape[d]);
+  if (k < n) snprintf(out + k, n - k, "]");
+}
+
+/* Reports an error about a data file (its name as the diagnostic's file). */
+static void file_error(InterpProg *ip, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void file_error(InterpProg *ip, const char *path, const char *fmt, ...) {
+  LeirCtx *ctx = interp_ctx(ip);
+  LeirSource saved = ctx->src;
+  ctx->src.name = path;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(ctx, (IrLoc){0, 0}, fmt, ap);
+  va_end(ap);
+  ctx->src = saved;
+}
+
+bool interp_load_npy(InterpProg *ip, InterpBuf *b, const char *path) {
+  NpyArray a;
+  char err[512];
+  const IrTensor *t = b->t;
+  if (npy_read(path, &a, err, sizeof err) != 0) {
+    diag_error(interp_ctx(ip), (IrLoc){0, 0}, "cannot read input '%s': %s", t->name, err);
+    return false;
+  }
+  bool ok = true;
+  const char *want = interp_npy_descr(t->dtype);
+  char have_s[128], want_s[128];
+  shape_text(have_s, sizeof have_s, a.ndim, a.shape);
+  shape_text(want_s, sizeof want_s, t->rank, t->shape);
+  if (strcmp(a.descr, want) != 0) {
+    file_error(ip, path, "dtype '%s' does not match input '%s', which is %s (expected '%s'%s)", a.descr,
+               t->name, ir_dtype_name(t->dtype), want, t->dtype == DT_BF16 ? ": raw bfloat16 bits" : "");
+    ok = false;
+  }
+  bool same = a.ndim == t->rank;
+  for (int d = 0; same && d < t->rank; d++) same = a.shape[d] == t->shape[d];
+  if (!same) {
+    file_error(ip, path, "shape %s does not match input '%s', which is declared %s%s", have_s, t->name,
+               ir_dtype_name(t->dtype), want_s);
+    ok = false;
+  }
+  if (ok) memcpy(b->data, a.data, b->nbytes);
+  npy_free(&a);
+  return ok;
+}
+
+/* ------------------------------------------------------------ random inputs */
+
+typedef struct IdxUse {
+  const IrProgram *p;
+  int64_t *ext; /* per tensor id: smallest extent indexed, 0 = none */
+  int64_t cur;  /* extent of the dimension being walked */
+} IdxUse;
+
+static void note_index_read(IrExpr *e, void *user) {
+  IdxUse *u = user;
+  if (e->kind != E_REF || !e->u.ref->tensor) return;
+  int id = e->u.ref->tensor->id;
+  if (u->ext[id] == 0 || u->cur < u->ext[id]) u->ext[id] = u->cur;
+}
+
+static void scan_ref(IrExpr *e, void *user) {
+  IdxUse *u = user;
+  if (e->kind != E_REF || !e->u.ref->tensor) return;
+  const IrRef *r = e->u.ref;
+  for (int d = 0; d < r->nsub && d < r->tensor->rank; d++) {
+    u->cur = r->tensor->shape[d];
+    ir_walk_expr(r->sub[d], note_index_read, u);
+  }
+}
+
+/* Smallest extent each tensor is used to index (0 if never in a subscript). */
+static int64_t *index_extents(const IrProgram *p) {
+  IdxUse u = {p, calloc(p->ntensors > 0 ? (size_t)p->ntensors : 1, sizeof(int64_t)), 0};
+  if (!u.ext) return NULL;
+  for (int i = 0; i < p->nstmts; i++) {
+    IrExpr lhs = {.kind = E_REF};
+    lhs.u.ref = p->stmts[i]->lhs;
+    ir_walk_expr(&lhs, scan_ref, &u);
+    ir_walk_expr(p->stmts[i]->rhs, scan_ref, &u);
+  }
+  return u.ext;
+}
+
+static void fill_float(InterpBuf *b, LeirRng *r) {
+  IrDType t = b->t->dtype;
+  bool small = true, zero = false;
+  for (int64_t k = 0; k < b->numel; k++) {
+    IVal v;
+    v.d = rng_normal(r);
+    v = op_convert(v, DT_F64, t);
+    op_store(b->data, t, k, v);
+    double x = t == DT_F64 ? v.d : (double)v.f;
+    if (!(fabs(x) < 10)) small = false;
+    if (x == 0) zero = true;
+  }
+  if (!small || zero) return;
+  IVal ten = op_const(10, t);
+  for (int64_t k = 0; k < b->numel; k++)
+    op_store(b->data, t, k, op_combine(OP_MUL, t, op_load(b->data, t, k), ten));
+}
+
+static void fill_int(InterpBuf *b, LeirRng *r, int64_t extent) {
+  IrDType t = b->t->dtype;
+  for (int64_t k = 0; k < b->numel; k++) {
+    IVal v;
+    double u = rng_uniform(r);
+    if (t == DT_BOOL) v.i = u >= 0.5;
+    else if (extent > 0) v.i = (int64_t)(u * (double)extent);
+    else v.i = (int64_t)(u * 16) - (ir_dtype_is_signed_int(t) ? 8 : 0);
+    if (extent > 0 && v.i >= extent) v.i = extent - 1;
+    op_store(b->data, t, k, op_convert(v, DT_I64, t));
+  }
+}
+
+static void random_fill(InterpBuf *b, uint64_t seed, int64_t extent) {
+  LeirRng r;
+  rng_seed(&r, seed, rng_hash_string(b->t->name));
+  if (ir_dtype_is_float(b->t->dtype)) fill_float(b, &r);
+  else fill_int(b, &r, extent);
+}
+
+void interp_random_fill(InterpProg *ip, InterpBuf *b, uint64_t seed) {
+  int64_t *ext = index_extents(interp_program(ip));
+  random_fill(b, seed, ext ? ext[b->t->id] : 0);
+  free(ext);
+}
+
+void interp_random_inputs(InterpProg *ip, uint64_t seed, const bool *given) {
+  int64_t *ext = index_extents(interp_program(ip));
+  for (int i = 0; i < interp_ntensors(ip); i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if ((b->t->role != ROLE_IN && b->t->role != ROLE_PARAM) || (given && given[i])) continue;
+    random_fill(b, seed, ext ? ext[i] : 0);
+  }
+  free(ext);
+}
+
+/* ------------------------------------------------------------ outputs */
+
+bool interp_write_npy(InterpProg *ip, const InterpBuf *b, const char *path) {
+  char err[512];
+  if (npy_write(path, interp_npy_descr(b->t->dtype), b->t->rank, b->t->shape, b->data, err, sizeof err) != 0) {
+    diag_error(interp_ctx(ip), (IrLoc){0, 0}, "cannot write output '%s': %s", b->t->name, err);
+    return false;
+  }
+  return true;
+}
+
+bool interp_write_outputs(InterpProg *ip, const char *dir) {
+  bool ok = true;
+  for (int i = 0; i < interp_ntensors(ip); i++) {
+    const InterpBuf *b = interp_buf(ip, i);
+    if (b->t->role != ROLE_OUT) continue;
+    size_t n = strlen(dir) + strlen(b->t->name) + 8;
+    char *path = malloc(n);
+    if (!path) return false;
+    snprintf(path, n, "%s/%s.npy", dir, b->t->name);
+    ok &= interp_write_npy(ip, b, path);
+    free(path);
+  }
+  return ok;
+}
+
+void interp_format_elem(char *out, size_t n, IrDType t, const void *data, int64_t k) {
+  IVal v = op_load(data, t, k);
+  char c = op_class(t);
+  if (c != 'i') {
+    double x = c == 'd' ? v.d : (double)v.f;
+    if (isnan(x)) snprintf(out, n, "nan");
+    else if (isinf(x)) snprintf(out, n, "%sinf", x < 0 ? "-" : "");
+    else snprintf(out, n, c == 'd' ? "%.17g" : "%.9g", x);
+  } else if (op_unsigned(t)) {
+    snprintf(out, n, "%llu", (unsigned long long)v.u);
+  } else {
+    snprintf(out, n, "%lld", (long long)v.i);
+  }
+}
+
+void interp_print_buf(FILE *f, const InterpBuf *b) {
+  const IrTensor *t = b->t;
+  char s[128];
+  shape_text(s, sizeof s, t->rank, t->shape);
+  fprintf(f, "%s %s%s\n", t->name, ir_dtype_name(t->dtype), s);
+  int64_t row = t->rank ? t->shape[t->rank - 1] : 1;
+  for (int64_t k = 0; k < b->numel; k++) {
+    interp_format_elem(s, sizeof s, t->dtype, b->data, k);
+    fprintf(f, "%s%s", k % row ? " " : "  ", s);
+    if ((k + 1) % row == 0) fputc('\n', f);
+  }
+}

@@ -1,0 +1,352 @@
+/* alg_pass.c -- candidates, checks and rewriting shared by the twelve
+ * symbolic strategies (see alg_pass.h for the contract, alg.h for the
+ * algebra and alg_rules.c for the rule sets). */
+#include "passes/alg_pass.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes/alg.h"
+#include "passes/rewrite.h"
+
+static bool needs_v(AlgPassKind k) { return k == ALG_APART || k == ALG_COLLECT || k == ALG_EXPAND_COLLECT; }
+
+static bool has_nested(const IrNest *n) {
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_NEST) return true;
+  return false;
+}
+
+static const char *ref_text(LeirCtx *ctx, const IrRef *r) {
+  SBuf b = {0};
+  ir_print_ref(&b, r);
+  const char *s = arena_strdup(&ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  return s;
+}
+
+/* ------------------------------------------------------------ the rewritten expression */
+
+/* The statement in the form `X=X+rest` (REF: its text starts with `X=X+`):
+ * the `+` node whose left operand is X, at the bottom of the right side's
+ * chain of + and -; NULL otherwise. */
+static const IrExpr *self_head(const IrStmt *s, const char *lhs, const char *rhs) {
+  size_t n = strlen(lhs);
+  if (strncmp(rhs, lhs, n) || rhs[n] != '+') return NULL;
+  for (const IrExpr *e = s->rhs; e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB);
+       e = e->u.bin.a) {
+    const IrExpr *l = e->u.bin.a;
+    if (l->kind == E_REF && e->u.bin.op == OP_ADD) {
+      SBuf b = {0};
+      ir_print_expr(&b, l);
+      bool same = b.s && !strcmp(b.s, lhs);
+      sbuf_free(&b);
+      if (same) return e;
+    }
+  }
+  return NULL;
+}
+
+/* `rest` of X=X+rest: the chain above `head` without X. */
+static AlgExpr *rest_of(AlgCtx *A, const IrExpr *e, const IrExpr *head) {
+  if (e == head) return alg_from_ir(A, head->u.bin.b);
+  AlgExpr *l = rest_of(A, e->u.bin.a, head), *r = alg_from_ir(A, e->u.bin.b);
+  return alg_add2(A, l, e->u.bin.op == OP_SUB ? alg_neg(A, r) : r);
+}
+
+/* What a candidate rewrites: the right side, or `rest`. */
+typedef struct Site {
+  const IrStmt *s;
+  const char *lhs, *rhs; /* texts */
+  const IrExpr *head;    /* X=X+rest: see self_head */
+  const char *etext;     /* the text of the rewritten part */
+} Site;
+
+static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
+  LeirCtx *ctx = pc->ctx;
+  st->s = s;
+  IrDType t = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag;
+  if (!ir_dtype_is_float(t))
+    return pass_reason(pc, "'%s' is %s; the algebra rewrites floating-point statements only", s->lhs->name,
+                       ir_dtype_name(t));
+  st->lhs = ref_text(ctx, s->lhs);
+  st->rhs = rw_text(ctx, s->rhs);
+  st->head = self_head(s, st->lhs, st->rhs);
+  if (!st->head && s->self_ref)
+    return pass_reason(pc, "the statement reads its own output '%s' and is not of the form %s=%s+rest", s->lhs->name,
+                       s->lhs->name, s->lhs->name);
+  st->etext = st->head ? st->rhs + strlen(st->lhs) + 1 : st->rhs;
+  return NULL;
+}
+
+static AlgExpr *site_expr(AlgCtx *A, const Site *st) {
+  return st->head ? rest_of(A, st->s->rhs, st->head) : alg_from_ir(A, st->s->rhs);
+}
+
+/* The new right side in ctx. */
+static IrExpr *site_rhs(AlgCtx *A, LeirCtx *ctx, const Site *st, AlgExpr *r) {
+  if (!st->head) return alg_to_ir_in(A, ctx, r);
+  return alg_sum_after(A, ctx, ir_expr_clone(ctx, st->head->u.bin.a), r);
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static const char *get_v(AlgCtx *A, const PassCand *c) {
+  const char *v = pass_cand_get(c, "v");
+  if (!v) alg_fail(A, "missing parameter 'v'");
+  return v;
+}
+
+/* The leaf or function term of e spelt `v` (bare names). */
+static AlgExpr *find_v(AlgCtx *A, AlgExpr *e, const char *v) {
+  PtrVec g = {0};
+  alg_generators(A, e, &g);
+  AlgExpr *hit = NULL;
+  int n = 0;
+  for (int i = 0; i < g.n; i++)
+    if (!strcmp(alg_bare(A, g.v[i]), v)) {
+      if (!hit) hit = g.v[i];
+      n++;
+    }
+  if (!hit) alg_fail(A, "'%s' does not occur in the expression", v);
+  if (n > 1) alg_fail(A, "'%s' names %d different terms (a tensor read with different subscripts)", v, n);
+  return hit;
+}
+
+/* ------------------------------------------------------------ the rules */
+
+/* f(e) as text, or NULL when f fails; leaves A's state as it was. */
+static const char *try_form(AlgCtx *A, AlgExpr *(*f)(AlgCtx *, AlgExpr *), AlgExpr *e) {
+  jmp_buf saved;
+  memcpy(saved, A->fail, sizeof saved);
+  int changes = A->changes;
+  const char *volatile t = NULL;
+  if (setjmp(A->fail) == 0) t = alg_text(A, f(A, e));
+  memcpy(A->fail, saved, sizeof saved);
+  A->changes = changes;
+  return t;
+}
+
+/* REF's "≠ other forms" conditions (§4.0 table): the result must differ
+ * from the forms other strategies give (sympy's factor, cancel, expand,
+ * logcombine; here leirc's factorization, cancellation,
+ * expand_factorization and logsimp). */
+static void other_forms(AlgCtx *A, AlgPassKind k, AlgExpr *e, const char *rtext) {
+  struct {
+    AlgExpr *(*f)(AlgCtx *, AlgExpr *);
+    const char *name;
+  } forms[] = {
+    {alg_factor, "factorization"},
+    {alg_cancel, "cancellation"},
+    {alg_expand, "expand_factorization"},
+    {alg_logcombine, "logsimp"},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    if (k == ALG_CANCELLATION && forms[i].f != alg_factor && forms[i].f != alg_expand) continue;
+    if (k == ALG_LOGSIMP && forms[i].f == alg_logcombine) continue;
+    if (k == ALG_TOGETHER && forms[i].f == alg_logcombine) continue;
+    const char *t = try_form(A, forms[i].f, e);
+    if (t && !strcmp(t, rtext))
+      alg_fail(A, "the result is what %s gives (the reference keeps only a form no other strategy produces)",
+               forms[i].name);
+  }
+}
+
+static AlgExpr *apply_rule(AlgCtx *A, AlgPassKind k, const PassCand *c, AlgExpr *e, const char *etext) {
+  int merges = A->merges;
+  A->changes = 0;
+  AlgExpr *r = NULL;
+  const char *none = NULL;
+  switch (k) {
+  case ALG_FACTORIZATION: {
+    const char *rule = pass_cand_get(c, "rule");
+    if (!rule || !strcmp(rule, "common")) {
+      r = alg_factor(A, e);
+      A->changes += merges;
+      none = "no sum has a common factor and no factor is repeated";
+    } else if (!strcmp(rule, "sigmoid_exp")) {
+      r = alg_sigmoid_exp(A, e);
+      none = "no factor of the form 1/(1+exp(-x))";
+    } else if (!strcmp(rule, "sigmoid_neg")) {
+      r = alg_sigmoid_neg(A, e);
+      none = "no factor of the form exp(x)/(exp(x)+1)";
+    } else {
+      alg_fail(A, "rule=%s is not one of common, sigmoid_exp, sigmoid_neg", rule);
+    }
+    break;
+  }
+  case ALG_EXPAND_FACTORIZATION:
+    r = alg_expand(A, e);
+    none = "no product with a sum and no power of a sum to expand";
+    break;
+  case ALG_CANCELLATION:
+  case ALG_TOGETHER:
+    if (!strchr(etext, '/')) alg_fail(A, "the expression has no division");
+    r = k == ALG_CANCELLATION ? alg_cancel(A, e) : alg_together(A, e);
+    none = "no sum with a denominator";
+    break;
+  case ALG_EXPAND_CANCELLATION: r = alg_expand_cancel(A, e); break;
+  case ALG_APART: r = alg_apart(A, e, find_v(A, e, get_v(A, c))); break;
+  case ALG_POWSIMP:
+    r = alg_powsimp(A, e);
+    A->changes += merges;
+    none = "no repeated factor and no product or power of exponentials";
+    break;
+  case ALG_EXPAND_POWSIMP:
+    r = alg_expand_powsimp(A, e);
+    none = A->skipped ? "every exponential of a sum subtracts a term (exp(x-y)): split, exp(x) could overflow where "
+                       "exp(x-y) does not"
+                     : "no exponential of a sum";
+    break;
+  case ALG_EXPAND_LOG:
+    r = alg_logexpand(A, e);
+    none = A->skipped ? "every logarithm of a product has a negative factor (log(-x*y) has no real split)"
+                      : "no logarithm of a product or a power";
+    break;
+  case ALG_LOGSIMP:
+    r = alg_logcombine(A, e);
+    none = "no sum of logarithms and no integer multiple of a logarithm";
+    break;
+  case ALG_COLLECT:
+  case ALG_EXPAND_COLLECT: {
+    const char *vs = get_v(A, c);
+    AlgExpr *v = find_v(A, e, vs);
+    r = k == ALG_COLLECT ? alg_collect(A, e, v) : alg_expand_collect(A, e, v);
+    if (!A->changes)
+      alg_fail(A, k == ALG_COLLECT ? "no sum has two terms with the same power of '%s'"
+                                   : "no product of '%s' with a sum",
+               vs);
+    break;
+  }
+  }
+  if (!A->changes) alg_fail(A, "%s", none ? none : "the rule does not apply");
+  return r;
+}
+
+/* Checks candidate c on statement s; with `out`, also builds the new right
+ * side in pc->ctx. */
+static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const PassCand *c, IrExpr **out) {
+  AlgExpr *e = site_expr(A, st);
+  AlgExpr *r = apply_rule(A, k, c, e, st->etext);
+  SBuf b = {0};
+  ir_print_expr(&b, site_rhs(A, &A->scratch, st, r));
+  bool same = !strcmp(b.s ? b.s : "", st->rhs);
+  sbuf_free(&b);
+  if (same) alg_fail(A, "the rewrite leaves the statement unchanged");
+  if (k == ALG_CANCELLATION || k == ALG_TOGETHER || k == ALG_LOGSIMP || k == ALG_COLLECT)
+    other_forms(A, k, e, alg_text(A, r));
+  if (out) *out = site_rhs(A, A->ctx, st, r);
+  return NULL;
+}
+
+static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const PassCand *c, IrExpr **out) {
+  Site st;
+  const char *why = site_init(pc, s, &st);
+  if (why) return why;
+  AlgCtx A;
+  alg_init(&A, pc->ctx);
+  if (setjmp(A.fail) == 0) why = rewrite_in(&A, &st, k, c, out);
+  else why = A.err;
+  alg_free(&A);
+  return why;
+}
+
+/* ------------------------------------------------------------ the pass interface */
+
+/* The statement of c (nest, stmt): NULL with *why. */
+static IrStmt *cand_stmt(PassCtx *pc, PassCand *c, const char **why) {
+  IrNest *n = rw_cand_nest(pc, pc->prog, c, why);
+  if (!n) return NULL;
+  int64_t i;
+  int r = pass_cand_get_int(c, "stmt", &i);
+  if (r <= 0) {
+    *why = r == 0 ? "missing parameter 'stmt'" : pass_reason(pc, "stmt=%s is not an integer", pass_cand_get(c, "stmt"));
+    return NULL;
+  }
+  if (i < 0 || i >= n->nitems) {
+    *why = pass_reason(pc, "nest %d has no statement %lld (it has %d, numbered from 0)", c->nest, (long long)i,
+                       n->nitems);
+    return NULL;
+  }
+  IrStmt *s = n->items[i].u.stmt;
+  c->site = s->loc;
+  return s;
+}
+
+const char *alg_pass_check(PassCtx *pc, PassCand *c, AlgPassKind k) {
+  const char *why;
+  IrStmt *s = cand_stmt(pc, c, &why);
+  if (!s) return why;
+  why = rewrite(pc, s, k, c, NULL);
+  if (!why && (k == ALG_LOGSIMP || k == ALG_EXPAND_LOG))
+    c->note = "assumes positive arguments: log(a*b) = log(a)+log(b) and log(a**k) = k*log(a) hold for a, b > 0";
+  return why;
+}
+
+bool alg_pass_apply(PassCtx *pc, IrProgram *q, const PassCand *c, AlgPassKind k) {
+  int64_t i;
+  if (c->nest < 0 || c->nest >= q->nnests || pass_cand_get_int(c, "stmt", &i) != 1) return false;
+  const IrNest *n = pc->prog->nests[c->nest];
+  if (i < 0 || i >= n->nitems || n->items[i].kind != ITEM_STMT) return false;
+  IrExpr *rhs = NULL;
+  const char *why = rewrite(pc, n->items[i].u.stmt, k, c, &rhs);
+  if (why) {
+    pc->reason = why;
+    return false;
+  }
+  q->nests[c->nest]->items[i].u.stmt->rhs = rhs;
+  return true;
+}
+
+static int str_qcmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The distinct unambiguous bare spellings of the leaves and function terms
+ * of s's rewritten part, ascending (into the ctx arena). */
+static int v_names(PassCtx *pc, const IrStmt *s, const char ***out) {
+  Site st;
+  if (site_init(pc, s, &st)) return 0;
+  AlgCtx A;
+  alg_init(&A, pc->ctx);
+  volatile int n = 0;
+  const char **volatile names = NULL;
+  if (setjmp(A.fail) == 0) {
+    PtrVec g = {0};
+    alg_generators(&A, site_expr(&A, &st), &g);
+    names = arena_alloc(&pc->ctx->arena, sizeof *names * (size_t)(g.n ? g.n : 1));
+    const char **all = alg_alloc(&A, sizeof *all * (size_t)(g.n ? g.n : 1));
+    for (int i = 0; i < g.n; i++) all[i] = alg_bare(&A, g.v[i]);
+    qsort(all, (size_t)g.n, sizeof *all, str_qcmp);
+    for (int i = 0; i < g.n; i++) {
+      bool dup = (i > 0 && !strcmp(all[i], all[i - 1])) || (i + 1 < g.n && !strcmp(all[i], all[i + 1]));
+      if (!dup) names[n++] = arena_strdup(&pc->ctx->arena, all[i]);
+    }
+  }
+  alg_free(&A);
+  *out = names;
+  return n;
+}
+
+void alg_pass_enumerate(PassCtx *pc, AlgPassKind k) {
+  /* sigmoid_exp only when asked for (§4.0): exp(x)/(exp(x)+1) overflows
+   * for large x where 1/(1+exp(-x)) does not. */
+  static const char *const rules[] = {"common", "sigmoid_neg"};
+  const IrProgram *p = pc->prog;
+  for (int nk = 0; nk < p->nnests; nk++) {
+    const IrNest *n = p->nests[nk];
+    if (has_nested(n)) continue;
+    for (int i = 0; i < n->nitems; i++) {
+      const char **names = NULL;
+      int nv = needs_v(k) ? v_names(pc, n->items[i].u.stmt, &names) : 1;
+      int nr = k == ALG_FACTORIZATION ? 2 : 1;
+      for (int j = 0; j < nv; j++)
+        for (int r = 0; r < nr; r++) {
+          PassCand *c = pass_cand_new(pc);
+          pass_cand_set_int(pc->ctx, c, "nest", nk);
+          pass_cand_set_int(pc->ctx, c, "stmt", i);
+          if (k == ALG_FACTORIZATION) pass_cand_set(pc->ctx, c, "rule", rules[r]);
+          if (names) pass_cand_set(pc->ctx, c, "v", names[j]);
+          pass_emit(pc, c);
+        }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/* dead_code_elimination.c -- STRATEGIES §1.8: delete a nest whose result
+ * is never read.
+ *
+ * Pre (REF): a nest other than the last whose output tensors are read by
+ * no later nest.  REC: it writes no program output (REF may delete the
+ * first half of a concatenation into %out); no nested nests.  A later nest
+ * that accumulates into one of the tensors reads it, so deleting the nest
+ * never changes a later statement's implicit initialisation (SPEC §9.5).
+ * Rewrite: delete the nest.  REF fabricates a dead nest when the program
+ * has none (§1.8); leirc has no such mode: on a program without dead code
+ * the pass has no candidate.  Params: nest.  Class E. */
+#include "passes/passes.h"
+#include "passes/dataflow.h"
+#include "passes/graph.h"
+#include "passes/rewrite.h"
+
+#include <string.h>
+
+static const PassKey keys[] = {
+  {"nest", true, "the nest to delete (0-based)"},
+  {NULL, false, NULL},
+};
+
+static void enumerate(PassCtx *pc) {
+  for (int k = 0; k + 1 < pc->prog->nnests; k++) {
+    PassCand *c = pass_cand_new(pc);
+    pass_cand_set_int(pc->ctx, c, "nest", k);
+    pass_emit(pc, c);
+  }
+}
+
+static const char *check(PassCtx *pc, PassCand *c) {
+  const char *why;
+  const IrProgram *p = pc->prog;
+  IrNest *n = rw_cand_nest(pc, p, c, &why);
+  if (!n) return why;
+  int k = c->nest;
+  if (k == p->nnests - 1) return pass_reason(pc, "nest %d is the last nest", k);
+  const DataFlow *df = df_analyse(pc, p);
+  const DfNest *d = &df->nests[k];
+  for (int i = 0; i < d->naccess; i++) {
+    const DepAccess *a = &d->access[i];
+    if (!a->write) continue;
+    IrTensor *t = a->ref->tensor;
+    if (t && t->role != ROLE_TMP) {
+      c->site = a->stmt->loc;
+      return pass_reason(pc, "nest %d writes the program output '%s'", k, a->ref->name);
+    }
+    int at;
+    const DepAccess *r = df_find(df, a->ref->name, k + 1, p->nnests, DF_READ, &at);
+    if (r) {
+      c->site = a->stmt->loc;
+      return pass_reason(pc, "'%s' is read by nest %d (%s)", a->ref->name, at, gx_ref_text(pc->ctx, r->ref));
+    }
+  }
+  return NULL;
+}
+
+static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
+  (void)pc;
+  for (int i = c->nest; i + 1 < q->nnests; i++) q->nests[i] = q->nests[i + 1];
+  q->nnests--;
+  return true;
+}
+
+const PassImpl pass_impl_dead_code_elimination = {.keys = keys, .enumerate = enumerate, .check = check, .apply = apply};

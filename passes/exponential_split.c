@@ -1,0 +1,252 @@
+/* exponential_split.c -- STRATEGIES §4.15: exp(x) = exp(x-y)*exp(y) for an
+ * existing y.
+ *
+ * Pre (REF): a statement (in a nest with loops) containing exp whose left
+ * tensor is not inside the exp.  For the exp call `call` (0-based, text
+ * order) with argument P, X is the first tensor reference in P.  y is
+ * "shift" -- if_then_else(k-1<0,0,X_{..,k-1}), X shifted by one along the
+ * last item k of its subscript -- or the left side of an earlier nest with
+ * the same loops (REF excludes nests whose text has exp, inf, _{0},
+ * if_then_else or erf, and tensors they write), using every index of the
+ * statement's left side (and no tx for a scalar left side), not bool.
+ * REC: X must be a term of P's top-level sum (`...±X±rest`, or `-X` first),
+ * else the reference's text split changes the value; the shift needs k to
+ * be a loop of the nest and X not written in it (so X_{..,k-1} is
+ * defined); y may not be infinite (mathpat.c, mp_may_be_inf: inf-inf is
+ * NaN); unless --unsafe-math, y and the exp's argument must be of moderate
+ * magnitude (mp_immoderate: not computed with exp, log, powers,
+ * reductions, products or quotients of non-constants), since exp(x-y) or
+ * exp(y) overflows in f32 beyond 88 (the corpus's matmul-then-softmax
+ * programs give NaN); a nest with nested nests is refused.
+ * Rewrite, with U = the sum of P up to and including X and R the rest:
+ *   form=mul  exp(U-y)*exp(y R)
+ *   form=div  exp(U-y)/exp(t-y)            when R is `-t`
+ *             exp(U-y)/exp(-(R)-y)         when R is longer and starts with -
+ * The new product replaces the exp node in the tree, so the printer adds
+ * the parentheses the context needs (`C/exp(P)` becomes
+ * `C/(exp(..)*exp(..))`, where REF's text splice would change the value).
+ * Class T; exp(x-y) or exp(y) may overflow where exp(x) does not, which
+ * -O reports as a note. */
+#include "passes/mathpat.h"
+#include "passes/passes.h"
+#include "passes/rewrite.h"
+
+#include <string.h>
+
+static const PassKey keys[] = {
+  {"nest", true, "top-level nest (0-based)"},
+  {"stmt", true, "statement of the nest (0-based)"},
+  {"call", true, "which exp of the statement (0-based, text order)"},
+  {"y", true, "shift, or a tensor an earlier nest with the same loops writes (NAME, or NAME.I: its I-th distinct ref)"},
+  {"form", true, "mul (exp(x-y)*exp(y)) or div (exp(x-y)/exp(-y...))"},
+  {NULL, false, NULL},
+};
+
+enum { MAX_TERMS = 256 };
+
+/* The exp call number idx (pre-order) below *slot: its slot, or NULL. */
+static IrExpr **find_exp(IrExpr **slot, int *idx) {
+  IrExpr *e = *slot;
+  if (!e) return NULL;
+  if (e->kind == E_CALL && e->u.call.func == F_EXP && (*idx)-- == 0) return slot;
+  IrExpr **r = NULL;
+  switch (e->kind) {
+  case E_UNARY: return find_exp(&e->u.unary.a, idx);
+  case E_BINARY:
+    if ((r = find_exp(&e->u.bin.a, idx))) return r;
+    return find_exp(&e->u.bin.b, idx);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && !r; i++) r = find_exp(&e->u.cmp.operand[i], idx);
+    return r;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && !r; i++) r = find_exp(&e->u.call.args[i], idx);
+    return r;
+  case E_PAREN: return find_exp(&e->u.paren, idx);
+  default: return NULL;
+  }
+}
+
+static int count_exps(IrExpr *e) {
+  int n = 0;
+  IrExpr *slot = e;
+  while (true) {
+    int idx = n;
+    if (!find_exp(&slot, &idx)) return n;
+    n++;
+  }
+}
+
+static IrRef *first_ref(IrExpr *e) {
+  if (!e) return NULL;
+  IrRef *r = NULL;
+  switch (e->kind) {
+  case E_REF: return e->u.ref;
+  case E_UNARY: return first_ref(e->u.unary.a);
+  case E_BINARY: return (r = first_ref(e->u.bin.a)) ? r : first_ref(e->u.bin.b);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && !r; i++) r = first_ref(e->u.cmp.operand[i]);
+    return r;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && !r; i++) r = first_ref(e->u.call.args[i]);
+    return r;
+  case E_PAREN: return first_ref(e->u.paren);
+  default: return NULL;
+  }
+}
+
+/* P = t0 s1 t1 s2 t2 ...: spine[i] (i >= 1) is the + or - node whose right
+ * operand is t_i; term[0] is the leftmost operand. */
+typedef struct Sum {
+  IrExpr *term[MAX_TERMS];
+  IrExpr *spine[MAX_TERMS];
+  int n;   /* terms */
+  int j;   /* the term holding X */
+  IrRef *x;
+} Sum;
+
+static const char *split_sum(PassCtx *pc, IrExpr *p, Sum *s) {
+  IrExpr *nodes[MAX_TERMS];
+  int m = 0;
+  IrExpr *e = p;
+  while (e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB) && m < MAX_TERMS - 1) {
+    nodes[m++] = e;
+    e = e->u.bin.a;
+  }
+  s->n = m + 1;
+  s->term[0] = e;
+  s->spine[0] = NULL;
+  for (int i = 1; i <= m; i++) {
+    s->spine[i] = nodes[m - i];
+    s->term[i] = nodes[m - i]->u.bin.b;
+  }
+  s->x = first_ref(p);
+  if (!s->x) return "the argument of the exp reads no tensor";
+  for (s->j = 0; s->j < s->n && first_ref(s->term[s->j]) != s->x; s->j++) {
+  }
+  IrExpr *t = s->term[s->j];
+  bool ok = t->kind == E_REF || (s->j == 0 && t->kind == E_UNARY && t->u.unary.a->kind == E_REF);
+  if (!ok)
+    return pass_reason(pc, "the first tensor in the exp's argument, '%s', is not a term of its sum (U±X±rest)",
+                       s->x->name);
+  return NULL;
+}
+
+typedef struct Site {
+  IrNest *n;
+  IrStmt *s;
+  IrExpr **slot; /* the exp call */
+  Sum sum;
+} Site;
+
+static const char *find_site(PassCtx *pc, const IrProgram *p, PassCand *c, Site *st) {
+  const char *why;
+  IrStmt *s = mp_cand_stmt(pc, p, c, &why);
+  if (!s) return why;
+  st->n = p->nests[c->nest];
+  st->s = s;
+  int64_t call;
+  int r = pass_cand_get_int(c, "call", &call);
+  if (r <= 0)
+    return r == 0 ? "missing parameter 'call'" : pass_reason(pc, "call=%s is not an integer", pass_cand_get(c, "call"));
+  int idx = (int)call;
+  st->slot = call >= 0 && call <= 100000 ? find_exp(&s->rhs, &idx) : NULL;
+  if (!st->slot)
+    return pass_reason(pc, "statement %s of nest %d has no exp call %lld (it has %d)", pass_cand_get(c, "stmt"), c->nest,
+                       (long long)call, count_exps(s->rhs));
+  return split_sum(pc, (*st->slot)->u.call.args[0], &st->sum);
+}
+
+static void enumerate(PassCtx *pc) {
+  const IrProgram *p = pc->prog;
+  for (int k = 0; k < p->nnests; k++) {
+    const IrNest *n = p->nests[k];
+    if (mp_has_nested(n) || n->nloops == 0) continue;
+    for (int i = 0; i < n->nitems; i++) {
+      IrStmt *s = n->items[i].u.stmt;
+      int ne = count_exps(s->rhs);
+      for (int e = 0; e < ne; e++) {
+        PassCand *c = pass_cand_new(pc);
+        pass_cand_set_int(pc->ctx, c, "nest", k);
+        pass_cand_set_int(pc->ctx, c, "stmt", i);
+        pass_cand_set_int(pc->ctx, c, "call", e);
+        Site st;
+        if (find_site(pc, p, c, &st)) continue;
+        const char *ys[64];
+        int ny = mp_split_ys(pc, p, k, s, st.sum.x, MP_EXP, ys, 64);
+        bool div = st.sum.j + 1 < st.sum.n && st.sum.spine[st.sum.j + 1]->u.bin.op == OP_SUB;
+        for (int y = 0; y < ny; y++)
+          for (int f = 0; f < (div ? 2 : 1); f++) {
+            PassCand *d = pass_cand_new(pc);
+            *d = *c;
+            pass_cand_set(pc->ctx, d, "y", ys[y]);
+            pass_cand_set(pc->ctx, d, "form", f ? "div" : "mul");
+            pass_emit(pc, d);
+          }
+      }
+    }
+  }
+}
+
+static const char *check(PassCtx *pc, PassCand *c) {
+  Site st;
+  const char *why = find_site(pc, pc->prog, c, &st);
+  if (why) return why;
+  const char *y = pass_cand_get(c, "y"), *form = pass_cand_get(c, "form");
+  if (!y) return "missing parameter 'y'";
+  if (!form) return "missing parameter 'form'";
+  bool div = !strcmp(form, "div");
+  if (!div && strcmp(form, "mul")) return pass_reason(pc, "form=%s is not mul or div", form);
+  if (div && !(st.sum.j + 1 < st.sum.n && st.sum.spine[st.sum.j + 1]->u.bin.op == OP_SUB))
+    return pass_reason(pc, "form=div needs '-' after '%s' in the exp's argument", st.sum.x->name);
+  if (mp_count_refs_expr((*st.slot)->u.call.args[0], st.s->lhs->name))
+    return pass_reason(pc, "the left side '%s' occurs inside the exp", st.s->lhs->name);
+  if ((why = mp_split_y(pc, pc->prog, c->nest, st.s, st.sum.x, MP_EXP, y))) return why;
+  const char *im = pc->ctx->unsafe_math ? NULL : mp_immoderate(pc, pc->prog, (*st.slot)->u.call.args[0]);
+  if (im)
+    return pass_reason(pc, "the exp's argument may be huge (%s), so exp(x-y) or exp(y) may overflow (--unsafe-math "
+                       "accepts it)", im);
+  c->note = "exp(x-y) or exp(y) may overflow where exp(x) does not (|x-y| is not bounded)";
+  return NULL;
+}
+
+static IrExpr *cl(LeirCtx *ctx, const IrExpr *e) { return ir_expr_clone(ctx, e); }
+
+static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
+  LeirCtx *ctx = pc->ctx;
+  PassCand cc = *c;
+  Site st;
+  const char *why = find_site(pc, q, &cc, &st);
+  const char *spell = pass_cand_get(c, "y"), *form = pass_cand_get(c, "form");
+  IrExpr *y = why || !spell ? NULL : mp_split_y_expr(pc, pc->prog, c->nest, st.sum.x, MP_EXP, spell);
+  const Sum *s = &st.sum;
+  bool div = form && !strcmp(form, "div");
+  if (!why && (!y || (div && !(s->j + 1 < s->n && s->spine[s->j + 1]->u.bin.op == OP_SUB))))
+    why = "the parameters do not name a y or a form for this exp";
+  if (why) {
+    pc->reason = why;
+    return false;
+  }
+  IrExpr *upto = s->j == 0 ? s->term[0] : s->spine[s->j];
+  IrExpr *first = mp_call1(ctx, F_EXP, ir_binary(ctx, OP_SUB, cl(ctx, upto), cl(ctx, y)));
+  IrExpr *second;
+  if (div) {
+    IrExpr *d;
+    if (s->j + 2 == s->n) {
+      d = ir_binary(ctx, OP_SUB, cl(ctx, s->term[s->j + 1]), cl(ctx, y));
+    } else {
+      IrExpr *r = ir_unary(ctx, OP_NEG, cl(ctx, s->term[s->j + 1]));
+      for (int i = s->j + 2; i < s->n; i++) r = ir_binary(ctx, s->spine[i]->u.bin.op, r, cl(ctx, s->term[i]));
+      d = ir_binary(ctx, OP_SUB, ir_unary(ctx, OP_NEG, ir_paren(ctx, r)), cl(ctx, y));
+    }
+    second = mp_call1(ctx, F_EXP, d);
+    *st.slot = ir_binary(ctx, OP_DIV, first, second);
+  } else {
+    IrExpr *r = cl(ctx, y);
+    for (int i = s->j + 1; i < s->n; i++) r = ir_binary(ctx, s->spine[i]->u.bin.op, r, cl(ctx, s->term[i]));
+    second = mp_call1(ctx, F_EXP, r);
+    *st.slot = ir_binary(ctx, OP_MUL, first, second);
+  }
+  return true;
+}
+
+const PassImpl pass_impl_exponential_split = {.keys = keys, .enumerate = enumerate, .check = check, .apply = apply};

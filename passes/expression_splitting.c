@@ -1,0 +1,153 @@
+/* expression_splitting.c -- STRATEGIES §1.4: hoist one sub-expression into
+ * its own nest.
+ *
+ * Pre (REF): a nest with exactly one statement; REF looks for the first of
+ * abs(…) sqrt(…) min(…) max(…) exp(…) log(…) if_then_else(…), a span
+ * between two `+`, a span `+ … *name`, occurring once and not the whole
+ * right side.  REC: any call or arithmetic operator sub-tree of the right
+ * side, chosen by `pattern` = its number in pre-order (0 is the whole right
+ * side; parentheses are not counted; subscripts are not entered), which
+ * is not the whole right side, not a single operand or a comparison; it
+ * does not read the statement's own tensor (the hoisted value would be
+ * computed before the updates), does not sit in a branch of an
+ * if_then_else (it would be evaluated where the branch is not taken, e.g.
+ * out of bounds); no nested nests.  The nest writes nothing else, so the
+ * values the sub-expression reads are those it reads in place.
+ * Rewrite: fresh Z with the output's dtype and scope, indexed by the index
+ * names the sub-expression uses, in nest order (REF-BUG: a Python set
+ * order); a new nest over those loops (kinds and extents of the nest; tx
+ * fix-up of §0.2; `B^{1}_{tx=0}` for a scalar) inserted before the nest,
+ * `Z_{...}=sub;`; the statement reads Z_{...} instead.  The statement keeps
+ * every index it mentioned, so its implicit initialisation (SPEC §9.5) is
+ * unchanged.  Size guard: Z with 2^31-1 or more elements.
+ * Params: nest, pattern.  Class E† per candidate: E when the sub-expression
+ * is computed in Z's dtype (sema's type of the node), T when both are
+ * float types, refused otherwise. */
+#include "passes/passes.h"
+#include "passes/dataflow.h"
+#include "passes/graph.h"
+#include "passes/rewrite.h"
+
+#include <string.h>
+
+static const PassKey keys[] = {
+  {"nest", true, "the nest (0-based); it must have one statement"},
+  {"pattern", true, "the sub-expression: its number in a pre-order walk of the right side (0 = the whole)"},
+  {NULL, false, NULL},
+};
+
+static void enumerate(PassCtx *pc) {
+  const IrProgram *p = pc->prog;
+  for (int k = 0; k < p->nnests; k++) {
+    IrStmt *s = rw_single_stmt(p->nests[k]);
+    if (!s) continue;
+    PtrVec sites = {0};
+    int n = gx_sites(pc->ctx, s, &sites);
+    for (int i = 1; i < n; i++) {
+      const GxSite *st = sites.v[i];
+      if (gx_not_hoistable(st->e) || st->lazy) continue;
+      PassCand *c = pass_cand_new(pc);
+      pass_cand_set_int(pc->ctx, c, "nest", k);
+      pass_cand_set_int(pc->ctx, c, "pattern", i);
+      pass_emit(pc, c);
+    }
+  }
+}
+
+/* Resolves nest and pattern on p: the statement and the site. */
+static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, IrNest **np, IrStmt **sp, GxSite **site) {
+  const char *why;
+  IrNest *n = rw_cand_nest(pc, p, c, &why);
+  if (!n) return why;
+  IrStmt *s = rw_single_stmt(n);
+  if (!s) return pass_reason(pc, "nest %d has %d statements; expression_splitting needs exactly one", c->nest, n->nitems);
+  c->site = s->loc;
+  int64_t k;
+  int r = pass_cand_get_int(c, "pattern", &k);
+  if (r <= 0)
+    return r == 0 ? "missing parameter 'pattern'"
+                  : pass_reason(pc, "pattern=%s is not a sub-expression number", pass_cand_get(c, "pattern"));
+  PtrVec sites = {0};
+  int ns = gx_sites(pc->ctx, s, &sites);
+  if (k < 0 || k >= ns)
+    return pass_reason(pc, "pattern=%lld is out of range: the right side has sub-expressions 0..%d", (long long)k,
+                       ns - 1);
+  *np = n;
+  *sp = s;
+  *site = sites.v[k];
+  if ((*site)->e->loc.line) c->site = (*site)->e->loc;
+  return NULL;
+}
+
+/* The index names of the sub-expression in nest order; returns the count. */
+static int sub_names(const IrNest *n, const IrExpr *e, const char **out) {
+  const char *names[DEP_MAX_LOOPS];
+  int nn = rw_names_in_expr(e, names, DEP_MAX_LOOPS), k = 0;
+  for (int i = 0; i < n->nloops; i++)
+    for (int j = 0; j < nn; j++)
+      if (!strcmp(n->loops[i]->index, names[j])) out[k++] = names[j];
+  return k;
+}
+
+static const char *check(PassCtx *pc, PassCand *c) {
+  IrNest *n;
+  IrStmt *s;
+  GxSite *st;
+  const char *why = resolve(pc, pc->prog, c, &n, &s, &st);
+  if (why) return why;
+  const char *txt = rw_text(pc->ctx, st->e);
+  if (st->e == s->rhs || st->slot == &s->rhs) return "pattern=0 is the whole right side";
+  const char *kind = gx_not_hoistable(st->e);
+  if (kind) return pass_reason(pc, "sub-expression %s is %s", txt, kind);
+  if (st->lazy) return pass_reason(pc, "sub-expression %s sits in an if_then_else branch (evaluated lazily)", txt);
+  if (gx_reads(st->e, s->lhs->name))
+    return pass_reason(pc, "sub-expression %s reads the statement's own tensor '%s'", txt, s->lhs->name);
+  IrDType tz = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag, te = st->e->type;
+  if (te != tz && !(gx_float_rank(te) && gx_float_rank(tz)))
+    return pass_reason(pc, "sub-expression %s is computed in %s, but '%s' would be %s", txt, ir_dtype_name(te),
+                       s->lhs->name, ir_dtype_name(tz));
+  const char *names[DEP_MAX_LOOPS], *renamed;
+  int nn = sub_names(n, st->e, names);
+  if (nn && !rw_copy_loops(pc, n, names, nn, false, &renamed, &why)) return why;
+  int64_t size = 1;
+  for (int i = 0; i < nn; i++)
+    if (__builtin_mul_overflow(size, n->loops[rw_loop_pos(n, names[i])]->extent, &size)) size = INT64_MAX;
+  if (size >= ((int64_t)1 << 31) - 1)
+    return pass_reason(pc, "size guard: the new tensor would have %lld elements (2^31-1 or more)", (long long)size);
+  c->cls = te == tz ? PASS_E : PASS_T;
+  return NULL;
+}
+
+static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
+  LeirCtx *ctx = pc->ctx;
+  PassCand cc = *c0;
+  IrNest *n;
+  IrStmt *s;
+  GxSite *st;
+  if (resolve(pc, q, &cc, &n, &s, &st)) return false;
+  PassNames ns;
+  pass_names_init(&ns, ctx, q);
+  const char *z = pass_fresh_tensor(&ns);
+  IrDType dt = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag;
+  const char *names[DEP_MAX_LOOPS], *renamed = NULL, *why;
+  int nn = sub_names(n, st->e, names);
+  IrNest *m;
+  if (nn) {
+    m = rw_copy_loops(pc, n, names, nn, false, &renamed, &why);
+    if (!m) return false;
+  } else {
+    IrLoop *tx = rw_loop(ctx, LOOP_B, 1, "tx");
+    tx->hw = HW_TX;
+    m = ir_nest_new(ctx, 1, &tx);
+  }
+  IrExpr **items = arena_alloc(&ctx->arena, sizeof(IrExpr *) * (size_t)(nn ? nn : 1));
+  for (int i = 0; i < nn; i++) items[i] = ir_index(ctx, names[i]);
+  IrStmt *def = ir_stmt_new(ctx, rw_ref(ctx, z, dt, s->lhs->sc_tag, items, nn), ir_expr_clone(ctx, st->e));
+  rw_fix_tx_stmt(ctx, def, renamed);
+  ir_nest_add_item(ctx, m, ITEM_STMT, def);
+  *st->slot = ir_refexpr(ctx, rw_ref(ctx, z, dt, s->lhs->sc_tag, items, nn));
+  rw_insert_nest(ctx, q, cc.nest, m);
+  return true;
+}
+
+const PassImpl pass_impl_expression_splitting = {.keys = keys, .enumerate = enumerate, .check = check, .apply = apply};

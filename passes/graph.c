@@ -1,0 +1,158 @@
+/* graph.c -- tree helpers shared by the graph-level passes (see graph.h). */
+#include "passes/graph.h"
+
+#include "passes/rewrite.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ sites */
+
+static void sites_walk(LeirCtx *ctx, IrExpr **slot, bool lazy, bool cond, PtrVec *out) {
+  IrExpr *e = *slot;
+  while (e->kind == E_PAREN) e = e->u.paren;
+  GxSite *s = arena_alloc(&ctx->arena, sizeof *s);
+  s->slot = slot;
+  s->e = e;
+  s->lazy = lazy;
+  s->cond = cond;
+  ptrvec_push(&ctx->arena, out, s);
+  switch (e->kind) {
+  case E_UNARY: sites_walk(ctx, &e->u.unary.a, lazy, cond, out); break;
+  case E_BINARY:
+    sites_walk(ctx, &e->u.bin.a, lazy, cond, out);
+    sites_walk(ctx, &e->u.bin.b, lazy, cond, out);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) sites_walk(ctx, &e->u.cmp.operand[i], lazy, cond, out);
+    break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      bool ite = e->u.call.func == F_ITE;
+      sites_walk(ctx, &e->u.call.args[i], lazy || (ite && i > 0), cond || (ite && i == 0), out);
+    }
+    break;
+  default: break;
+  }
+}
+
+int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out) {
+  sites_walk(ctx, &s->rhs, false, false, out);
+  return out->n;
+}
+
+const char *gx_not_hoistable(const IrExpr *e) {
+  switch (e->kind) {
+  case E_CALL: return NULL;
+  case E_UNARY: return NULL;
+  case E_BINARY: return e->u.bin.op == OP_AND || e->u.bin.op == OP_OR ? "a logical operation" : NULL;
+  case E_CMP: return "a comparison";
+  case E_REF: return "a single tensor read";
+  case E_INDEX: return "a single index";
+  default: return "a constant";
+  }
+}
+
+/* REF tests "a single call" on the text: a call whose arguments hold no
+ * parenthesis (exp(A), max(A,0)); min(max(A,0),6) gets parentheses. */
+static bool flat_call(const IrExpr *e) {
+  if (e->kind != E_CALL) return false;
+  SBuf b = {0};
+  ir_print_expr(&b, e);
+  int open = 0;
+  for (const char *p = b.s ? b.s : ""; *p; p++) open += *p == '(';
+  sbuf_free(&b);
+  return open == 1;
+}
+
+IrExpr *gx_wrap(LeirCtx *ctx, const IrExpr *e) {
+  IrExpr *c = ir_expr_clone(ctx, e);
+  switch (c->kind) {
+  case E_REF: case E_INT: case E_FLOAT: case E_INF: case E_PAREN: return c;
+  default: return flat_call(c) ? c : ir_paren(ctx, c);
+  }
+}
+
+/* ------------------------------------------------------------ queries */
+
+typedef struct Reads {
+  const char *name;
+  bool found;
+} Reads;
+
+static void reads_walk(IrExpr *e, void *u) {
+  Reads *r = u;
+  if (e->kind == E_REF && !strcmp(e->u.ref->name, r->name)) r->found = true;
+}
+
+bool gx_reads(const IrExpr *e, const char *name) {
+  Reads r = {name, false};
+  ir_walk_expr((IrExpr *)e, reads_walk, &r);
+  return r.found;
+}
+
+static bool value_walk(const IrExpr *e) {
+  switch (e->kind) {
+  case E_INDEX: return true;
+  case E_UNARY: return value_walk(e->u.unary.a);
+  case E_BINARY: return value_walk(e->u.bin.a) || value_walk(e->u.bin.b);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (value_walk(e->u.cmp.operand[i])) return true;
+    return false;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (value_walk(e->u.call.args[i])) return true;
+    return false;
+  case E_PAREN: return value_walk(e->u.paren);
+  default: return false; /* refs: their subscripts are not values */
+  }
+}
+
+bool gx_index_value(const IrExpr *e) { return value_walk(e); }
+
+uint64_t gx_red_mask(const IrNest *n, const IrStmt *s) {
+  uint64_t m = 0;
+  for (int k = 0; k < n->nloops && k < 64; k++) {
+    const char *x = n->loops[k]->index;
+    if (n->loops[k]->extent > 1 && !rw_ref_mentions(s->lhs, x) && rw_expr_mentions(s->rhs, x)) m |= 1ULL << k;
+  }
+  return m;
+}
+
+/* ------------------------------------------------------------ nests */
+
+IrNest *gx_nest_like(LeirCtx *ctx, const IrNest *n) {
+  IrLoop **loops = arena_alloc(&ctx->arena, sizeof(IrLoop *) * (size_t)(n->nloops ? n->nloops : 1));
+  for (int i = 0; i < n->nloops; i++) loops[i] = rw_loop_clone(ctx, n->loops[i]);
+  IrNest *m = ir_nest_new(ctx, n->nloops, loops);
+  m->loc = n->loc;
+  return m;
+}
+
+IrNest *gx_cand_pair(PassCtx *pc, const IrProgram *p, PassCand *c, IrNest **next, const char **why) {
+  IrNest *n = rw_cand_nest(pc, p, c, why);
+  if (!n) return NULL;
+  if (c->nest + 1 >= p->nnests) {
+    *why = pass_reason(pc, "nest %d is the last nest: there is no nest %d to pair it with", c->nest, c->nest + 1);
+    return NULL;
+  }
+  *next = rw_top_nest(pc, p, c->nest + 1, why);
+  return *next ? n : NULL;
+}
+
+const char *gx_ref_text(LeirCtx *ctx, const IrRef *r) {
+  SBuf b = {0};
+  ir_print_ref(&b, r);
+  const char *s = arena_strdup(&ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  return s;
+}
+
+int gx_float_rank(IrDType t) {
+  switch (t) {
+  case DT_F16: case DT_BF16: return 1;
+  case DT_F32: return 2;
+  case DT_F64: return 3;
+  default: return 0;
+  }
+}

@@ -1,0 +1,60 @@
+/* graph.h -- tree helpers shared by the graph-level passes (STRATEGIES §1):
+ * numbered sub-expressions of a right side (the `pattern` parameter of
+ * expression_splitting and common_subexpression_elimination), the
+ * parenthesisation of an inlined expression, reduction indices (SPEC §9.5)
+ * and nest pairs.  The analyses (who writes and reads what) are in
+ * dataflow.h. */
+#ifndef LEIR_PASSES_GRAPH_H
+#define LEIR_PASSES_GRAPH_H
+
+#include "passes/dataflow.h"
+
+/* A sub-expression of a statement's right side.  Sites are numbered in
+ * pre-order from 0 (the whole right side); parentheses are transparent (a
+ * parenthesised sub-expression is one site, and `slot` is where its
+ * outermost parenthesis hangs, so that replacing *slot drops them), and
+ * subscripts are not entered. */
+typedef struct GxSite {
+  IrExpr **slot;
+  IrExpr *e;   /* the sub-expression without its parentheses */
+  bool lazy;   /* inside the second or third argument of an if_then_else */
+  bool cond;   /* inside the first argument of an if_then_else */
+} GxSite;
+
+/* The sites of s's right side (GxSite*), in order; returns their number. */
+int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out);
+
+/* NULL if e may become a tensor of its own (a call, or an arithmetic
+ * operator), else what it is: "a single operand", "a comparison", ... */
+const char *gx_not_hoistable(const IrExpr *e);
+
+/* A copy of e to put in place of a ref: parenthesised unless it is a
+ * single ref, a single call or a plain number (STRATEGIES §1.3; as in REF,
+ * a call counts as single only if its arguments hold no parenthesis). */
+IrExpr *gx_wrap(LeirCtx *ctx, const IrExpr *e);
+
+/* Does e read tensor `name` (subscripts included)? */
+bool gx_reads(const IrExpr *e, const char *name);
+/* Does e use an index as a value (outside subscripts)? */
+bool gx_index_value(const IrExpr *e);
+
+/* Reduction indices of s in nest n (SPEC §9.5: loops the statement
+ * mentions outside its left subscript), restricted to loops of extent > 1:
+ * bit k = loop k. */
+uint64_t gx_red_mask(const IrNest *n, const IrStmt *s);
+
+/* A new nest with clones of n's loops (and n's location) and no body. */
+IrNest *gx_nest_like(LeirCtx *ctx, const IrNest *n);
+
+/* Resolves `nest` = i and the next nest i+1 of p (both without nested
+ * nests); sets c->nest and c->site.  NULL with *why. */
+IrNest *gx_cand_pair(PassCtx *pc, const IrProgram *p, PassCand *c, IrNest **next, const char **why);
+
+/* Text of a ref (name, superscript, subscript) in the arena. */
+const char *gx_ref_text(LeirCtx *ctx, const IrRef *r);
+
+/* Number of bits in the width order f16 = bf16 < f32 < f64 (0: not a
+ * float type). */
+int gx_float_rank(IrDType t);
+
+#endif /* LEIR_PASSES_GRAPH_H */

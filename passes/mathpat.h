@@ -1,0 +1,175 @@
+/* mathpat.h -- helpers shared by the eight non-symbolic math strategies
+ * (STRATEGIES §4.13-§4.20): structural matching of nests and statements,
+ * the prefix (running) forms `if_then_else(r-1<0,identity,T_{..,r-1})`,
+ * the softmax chain `M=max(M,X)`, `S=S+exp(X-M)`, `Y=exp(X-M)/S` that
+ * §4.14 and §4.18-§4.20 rewrite, the y candidates of the three splits
+ * (§4.15-§4.17) and two conservative value analyses: "may be infinite"
+ * and "provably positive".
+ *
+ * Prefix forms get no implicit initialisation (SPEC §9.5 rule 2: the first
+ * right-side occurrence of T is T_{..,r-1}, not the left subscript), so
+ * every running tensor a pass creates starts from the identity spelt in
+ * its guard. */
+#ifndef LEIR_PASSES_MATHPAT_H
+#define LEIR_PASSES_MATHPAT_H
+
+#include "passes/pass.h"
+
+/* ------------------------------------------------------------ building */
+
+IrExpr *mp_inf(LeirCtx *ctx, bool negative);                  /* inf / -inf */
+IrExpr *mp_call1(LeirCtx *ctx, IrFunc f, IrExpr *a);
+IrExpr *mp_call2(LeirCtx *ctx, IrFunc f, IrExpr *a, IrExpr *b);
+IrExpr *mp_ite(LeirCtx *ctx, IrExpr *c, IrExpr *a, IrExpr *b);
+/* `a op b` as a one-operator comparison chain. */
+IrExpr *mp_cmp(LeirCtx *ctx, IrExpr *a, IrOp op, IrExpr *b);
+/* `if_then_else(r-1<0, ident, T_{s[r -> r-1]})` for ref t (cloned). */
+IrExpr *mp_prev(LeirCtx *ctx, const IrRef *t, const char *r, IrExpr *ident);
+/* Inserts `item` (cloned) at position pos of r's subscript, in place. */
+void mp_insert_item(LeirCtx *ctx, IrRef *r, int pos, const IrExpr *item);
+/* A clone of e in which every index named from[i] becomes to[i] (all at
+ * once, values and subscripts). */
+IrExpr *mp_rename_indices(LeirCtx *ctx, const IrExpr *e, const char *const *from, const char *const *to, int n);
+
+/* ------------------------------------------------------------ queries */
+
+/* Same number of loops with the same kind, extent and index, in order. */
+bool mp_same_header(const IrNest *a, const IrNest *b);
+/* Does the top-level nest hold a nested nest? */
+bool mp_has_nested(const IrNest *n);
+/* Structural equality (parentheses, literal spellings and tags included);
+ * a tensor name from[i] on the left matches to[i] on the right. */
+bool mp_expr_equal(const IrExpr *a, const IrExpr *b, const char *const *from, const char *const *to, int n);
+bool mp_ref_equal(const IrRef *a, const IrRef *b, const char *const *from, const char *const *to, int n);
+bool mp_nest_equal(const IrNest *a, const IrNest *b, const char *const *from, const char *const *to, int n);
+/* Textual equality of two refs (tags included). */
+bool mp_ref_same(LeirCtx *ctx, const IrRef *a, const IrRef *b);
+/* Is every subscript item of r a bare index or an integer, with no index
+ * twice? */
+bool mp_simple_subscript(const IrRef *r);
+/* Number of refs to tensor `name` in nest n (left sides too when
+ * with_lhs), nested nests and subscripts included. */
+int mp_count_refs(const IrNest *n, const char *name, bool with_lhs);
+/* Number of refs to tensor `name` in e (subscripts included). */
+int mp_count_refs_expr(IrExpr *e, const char *name);
+/* Is tensor `name` written by a statement of n (nested nests included)? */
+bool mp_writes(const IrNest *n, const char *name);
+/* The first top-level nest index in [from, to) that reads (or, with
+ * with_lhs, also writes) `name`, skipping the nests in skip[0..nskip);
+ * -1 if none. */
+int mp_first_use(const IrProgram *p, const char *name, int from, int to, bool with_lhs, const int *skip, int nskip);
+/* The first top-level nest in [0, p->nnests) other than `except` that
+ * writes `name`; -1 if none. */
+int mp_other_writer(const IrProgram *p, const char *name, int except);
+/* Applies fn to every ref (left sides, right sides, nested subscript reads)
+ * of every statement of n, nested nests included. */
+void mp_for_refs(IrNest *n, void (*fn)(IrRef *r, void *u), void *u);
+
+/* ------------------------------------------------------------ analyses */
+
+/* Conservative: can tensor `name` hold an infinity?  Inputs and parameters
+ * are taken to be finite (REF's input generator); an intermediate may be
+ * infinite when a statement writing it mentions `inf` or reads a tensor
+ * that may be.  Returns NULL, or a phrase such as "its definition in nest
+ * 19 contains inf". */
+const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name);
+/* Provably positive tensor (> 0 in exact arithmetic): positive literals, exp,
+ * sqrt(nonnegative + positive), sums, products and quotients of positive
+ * terms, max(positive, ...), abs(..)+positive, even integer powers plus a
+ * positive term, and tensors every write of which is positive (an
+ * accumulation `T=T+e`, `T=T*e` or `max(T,e)` with e positive included). */
+bool mp_positive_tensor(const IrProgram *p, const char *name);
+
+/* Of moderate magnitude: values of the order of the inputs' (inputs and
+ * parameters are; so are literals, index values, comparisons, erf, and
+ * +, -, max, min, abs, sqrt, if_then_else of moderate operands, products
+ * and quotients with a literal, copies, and max/min reductions and their
+ * prefix forms).  Not moderate: exp, log, **, products of two
+ * non-literals, quotients by a non-literal, sums and products over
+ * reductions, inf.  The three splits (§4.15-§4.17) require it of y: their
+ * identities fail in floating point when a term is huge (exp overflow;
+ * catastrophic cancellation, which a later normalisation can amplify;
+ * inf/inf -- the corpus has all three).  NULL if e is moderate, else a phrase saying why
+ * not ("'F' is computed with exp"). */
+const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e);
+const char *mp_immoderate_tensor(PassCtx *pc, const IrProgram *p, const char *name);
+
+/* ------------------------------------------------------------ the max/sum chain */
+
+/* `M=max(M,X)` in top-level nest k (STRATEGIES §4.14 and the first nest of
+ * §4.18): */
+typedef struct MpMax {
+  int k;                /* the nest */
+  IrStmt *s;
+  IrRef *m, *x;         /* M (left side) and X */
+  const char *r;        /* the reduction index */
+  int rloop;            /* its loop position in the nest */
+  int64_t n;            /* its extent */
+  int ins;              /* where r sits in X's subscript: the position at
+                           which the running tensor gets its extra item */
+} MpMax;
+/* NULL, or a reason.  With `strict`, every loop of extent > 1 must be used
+ * by the statement (a repeated sum would count twice). */
+const char *mp_match_max(PassCtx *pc, const IrProgram *p, int k, bool strict, MpMax *out);
+
+/* The max of nest k followed by `S=S+exp(X-M)` in nest k+1 (§4.18). */
+typedef struct MpSoftmax {
+  MpMax mx;
+  IrStmt *ssum;
+  IrRef *sref;          /* S (left side of the sum) */
+} MpSoftmax;
+const char *mp_match_softmax(PassCtx *pc, const IrProgram *p, int k, MpSoftmax *out);
+/* Is e exactly `exp(X-M)/S` with the refs of the chain (as text)? */
+bool mp_is_division(LeirCtx *ctx, const IrExpr *e, const MpSoftmax *sm);
+/* The first statement at or after top-level nest `from` of the form
+ * `Y=exp(X-M)/S`: its nest (or -1) and statement. */
+int mp_find_division(LeirCtx *ctx, const IrProgram *p, int from, const MpSoftmax *sm, IrStmt **out);
+
+/* The fused nest of §4.18: the max nest's loops with
+ *   M_{s'}=max(if_then_else(r-1<0,-inf,M_{s'[r-1]}),X);
+ *   G_{s'}=if_then_else(r-1<0,1,G_{s'[r-1]})*exp(if_then_else(r-1<0,-inf,M_{s'[r-1]})-M_{s'})+exp(X-M_{s'});
+ * where s' is M's subscript with r inserted at mx.ins; M and G carry the
+ * scopes msc and gsc (SC_NONE: the tags of M and of S). */
+IrNest *mp_fused_nest(LeirCtx *ctx, const IrNest *maxnest, const MpSoftmax *sm, const char *gname, IrScope msc,
+                      IrScope gsc);
+/* M_{s'} / G_{s'} refs of the fused nest (fresh trees). */
+IrRef *mp_running_ref(LeirCtx *ctx, const MpSoftmax *sm, const char *name, IrDType dt, IrScope sc);
+/* In every nest of q from `from` on: refs of M get the item n-1 inserted at
+ * mx.ins; with gname, refs of S become G with that item too. */
+void mp_retarget_later(LeirCtx *ctx, IrProgram *q, int from, const MpSoftmax *sm, const char *gname, IrDType gdt,
+                       IrScope gsc);
+/* Shared checks of §4.18-§4.20 on M (and S when `s_goes`): intermediates
+ * whose rank changes or that disappear. */
+const char *mp_check_chain_tensors(PassCtx *pc, const IrProgram *p, const MpSoftmax *sm, bool s_goes);
+
+/* ------------------------------------------------------------ splits (§4.15-§4.17) */
+
+typedef enum MpSplitKind { MP_EXP, MP_MUL, MP_ADD } MpSplitKind;
+
+/* The y candidates of a statement: "shift" (x shifted by one along the last
+ * item of its subscript, identity 0 or 1) when x is given, then the left
+ * sides of earlier nests with the same header (REF's exclusions).  Names
+ * go to out[] (at most max); returns the count. */
+int mp_split_ys(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, const IrRef *x, MpSplitKind kind,
+                const char **out, int max);
+/* Checks one y spelling ("shift" or a tensor name): NULL or a reason. */
+const char *mp_split_y(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, const IrRef *x, MpSplitKind kind,
+                       const char *spell);
+/* Builds y (a fresh tree) without the checks, for apply; NULL when the
+ * spelling names nothing. */
+IrExpr *mp_split_y_expr(PassCtx *pc, const IrProgram *p, int k, const IrRef *x, MpSplitKind kind, const char *spell);
+/* Resolves the `nest` and `stmt` parameters: the statement, or NULL with
+ * *why.  Sets c->nest and c->site. */
+IrStmt *mp_cand_stmt(PassCtx *pc, const IrProgram *p, PassCand *c, const char **why);
+/* Text of e's parent context around the node `target` (a ref node inside
+ * *root): the characters just before and after it in the printed root. */
+void mp_neighbours(LeirCtx *ctx, IrExpr *root, IrExpr *target, char *before, char *after);
+
+/* multiplicative_split (MP_MUL) and additive_split (MP_ADD) share their
+ * candidates, checks and rewrite (value_split.c); keys nest, stmt, tensor,
+ * y. */
+void mp_vsplit_enumerate(PassCtx *pc, MpSplitKind kind);
+const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind);
+bool mp_vsplit_apply(PassCtx *pc, IrProgram *q, const PassCand *c, MpSplitKind kind);
+
+#endif /* LEIR_PASSES_MATHPAT_H */

@@ -1,0 +1,169 @@
+/* rewrite.h -- helpers shared by the passes: fresh names (names.c), queries
+ * on nests and statements and tree rewriting (rewrite.c).  Definitions from
+ * STRATEGIES §0.2. */
+#ifndef LEIR_PASSES_REWRITE_H
+#define LEIR_PASSES_REWRITE_H
+
+#include "passes/pass.h"
+
+/* ------------------------------------------------------------ names (names.c) */
+
+/* Tensor names in the bijective base-20 order of SPEC §2.3 (A C D ... Z Aa
+ * Ac ...).  `pos` of a name, -1 if it is not spelt in that alphabet. */
+char *pass_tensor_name_at(LeirCtx *ctx, int64_t pos);
+int64_t pass_tensor_name_pos(const char *name);
+/* Index names in the bijective base-19 order (a c d f g h ... w aa ac ...). */
+char *pass_index_name_at(LeirCtx *ctx, int64_t pos);
+
+/* A source of fresh names for one rewrite. */
+typedef struct PassNames {
+  LeirCtx *ctx;
+  const IrProgram *p;
+  int64_t next_tensor; /* continues the program's name counter */
+} PassNames;
+void pass_names_init(PassNames *ns, LeirCtx *ctx, const IrProgram *p);
+/* The next tensor name after every name in the program, skipping names in
+ * use (REC of §0.2). */
+const char *pass_fresh_tensor(PassNames *ns);
+/* idx(k) for k = nloops+1, nloops+2, ... (§0.2): the first one not used by
+ * any loop of `nest` (nested nests included), not in `also` (count nalso),
+ * and not a keyword. */
+const char *pass_fresh_index(LeirCtx *ctx, const IrNest *nest, const char **also, int nalso);
+
+/* ------------------------------------------------------------ queries (rewrite.c) */
+
+/* Canonical text of an expression / a ref's subscript, in the arena. */
+const char *rw_text(LeirCtx *ctx, const IrExpr *e);
+const char *rw_sub_text(LeirCtx *ctx, const IrRef *r);
+
+/* Top-level nest by index, refusing nests that hold nested nests: NULL with
+ * *why set. */
+IrNest *rw_top_nest(PassCtx *pc, const IrProgram *p, int64_t k, const char **why);
+/* Resolves the `nest` and `loop` parameters of c on p: the nest, the loop's
+ * position; sets c->nest and c->site (the loop).  NULL with *why. */
+IrNest *rw_cand_nest_loop(PassCtx *pc, const IrProgram *p, PassCand *c, int *pos, const char **why);
+/* Resolves the `nest` parameter only (site = the nest). */
+IrNest *rw_cand_nest(PassCtx *pc, const IrProgram *p, PassCand *c, const char **why);
+/* Does index `name` occur in the left subscript of every statement of n /
+ * of its first statement? */
+bool rw_in_every_output(const IrNest *n, const char *name);
+bool rw_in_first_output(const IrNest *n, const char *name);
+/* Position of the first B loop, -1 if none. */
+int rw_first_b(const IrNest *n);
+/* Product of the extents of n's loops except position `skip` (-1: none),
+ * saturating at INT64_MAX. */
+int64_t rw_extent_product(const IrNest *n, int skip);
+/* Single-statement nest: its statement, else NULL. */
+IrStmt *rw_single_stmt(const IrNest *n);
+/* Position of the loop with index `name` in n (top level), -1 if none. */
+int rw_loop_pos(const IrNest *n, const char *name);
+/* Does index `name` occur (as an E_INDEX) anywhere in e / in r's subscript? */
+bool rw_expr_mentions(const IrExpr *e, const char *name);
+bool rw_ref_mentions(const IrRef *r, const char *name);
+/* Does a statement mention index `name` (left subscript or right side)? */
+bool rw_stmt_mentions(const IrStmt *s, const char *name);
+/* "no_var" of §0.2: the first index of the nest used as a value (outside
+ * every subscript), or NULL if none. */
+const char *rw_index_used_as_value(const IrNest *n);
+/* Is index `name` used as a value (outside subscripts) in the nest? */
+bool rw_index_is_value(const IrNest *n, const char *name);
+/* The "fresh-inputs rule" of §0.2 for top-level nest k: NULL, or a reason. */
+const char *rw_fresh_inputs_rule(PassCtx *pc, const IrProgram *p, int k);
+/* The calc skeleton is `=` (a pure copy): the right side is one ref or index. */
+bool rw_is_pure_copy(const IrStmt *s);
+/* A subscript with a `-N` or `N-` term (text test, as REF does). */
+bool rw_has_const_minus(LeirCtx *ctx, const IrRef *r);
+/* Is every item of r a bare index or an integer (no compound items)? */
+bool rw_ref_has_nested_ref(const IrRef *r);
+
+/* Accumulation form of a statement `T_s = T_s op ...` (also max/min(T_s,..))
+ * where T_s is textually the left ref and T occurs nowhere else in the right
+ * side.  The spine of the right side from the root down to T_s must use one
+ * group of operators: + and - (RED_ADD), * (RED_MUL), or the root is a max /
+ * min call whose first argument is T_s (RED_MAX / RED_MIN).  RED_NONE
+ * otherwise.  *self receives the self-read ref. */
+IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self);
+
+/* Refs of a statement in text order (left side first, then the right side,
+ * nested subscript reads after their parent). */
+void rw_stmt_refs(LeirCtx *ctx, IrStmt *s, PtrVec *out);
+
+/* Factor pairs of §0.2: outer extents f with 2 <= f <= floor(sqrt(n)), f | n,
+ * ascending; returns the count (at most max). */
+int rw_factor_pairs(int64_t n, int64_t *f, int max);
+/* Divisors 1 < f < n, ascending; returns the count (at most max). */
+int rw_divisors(int64_t n, int64_t *f, int max);
+
+/* Hardware limits of SPEC §3 on a nest's B loops: NULL or a reason
+ * (threads > 1024, tz > 64, by/bz > 65535, bx > 2^31-1, one axis bound
+ * twice). */
+const char *rw_hw_limits(PassCtx *pc, const IrNest *n);
+const char *rw_hw_limits_loops(PassCtx *pc, IrLoop *const *loops, int n);
+
+/* ------------------------------------------------------------ rewriting */
+
+/* Replaces index `name` by a copy of `repl` inside every subscript of e
+ * (values outside subscripts are left alone).  A replacement that is not
+ * the whole subscript item is parenthesised when it is compound (§0.2:
+ * `c+g` with c -> h*4+c gives `(h*4+c)+g`). */
+void rw_subst_sub(LeirCtx *ctx, IrExpr **e, const char *name, const IrExpr *repl);
+void rw_subst_sub_ref(LeirCtx *ctx, IrRef *r, const char *name, const IrExpr *repl);
+void rw_subst_sub_stmt(LeirCtx *ctx, IrStmt *s, const char *name, const IrExpr *repl);
+/* Renames index `from` to `to` everywhere in the statement (values too). */
+void rw_rename_index_stmt(LeirCtx *ctx, IrStmt *s, const char *from, const char *to);
+/* Applies f to every statement of n (nested nests included). */
+void rw_for_stmts(IrNest *n, void (*f)(IrStmt *s, void *u), void *u);
+/* `a*m+b` as a fresh tree (m an integer), e.g. g*8+tx. */
+IrExpr *rw_affine(LeirCtx *ctx, const char *outer, int64_t m, const char *inner);
+/* Replaces, in every subscript item of r equal (as text) to `item`, that
+ * item by a copy of `repl`. */
+void rw_replace_item(LeirCtx *ctx, IrRef *r, const char *item_text, const IrExpr *repl);
+
+/* A copy nest (§0.2 copy(X, K)): the loops of `n` (clones, kinds kept) whose
+ * index occurs in one of the `nnames` names, in the nest's order (or, with
+ * `in_given_order`, in the order of `names`), with the tx fix-up: when no loop
+ * is bound to threadIdx.x, the first loop with extent < 1024 is renamed `tx`
+ * and made B; *renamed receives its old name (NULL if none).  NULL with *why
+ * when the fix-up finds no loop.  The body is empty: add the statement, then
+ * call rw_fix_tx_stmt on it. */
+IrNest *rw_copy_loops(PassCtx *pc, const IrNest *n, const char **names, int nnames,
+                      bool in_given_order, const char **renamed, const char **why);
+void rw_fix_tx_stmt(LeirCtx *ctx, IrStmt *s, const char *renamed);
+/* The tx fix-up alone, on a loop array (modified in place). */
+bool rw_fix_tx_loops(PassCtx *pc, IrLoop **loops, int n, const char **renamed, const char **why);
+/* Inserts loop l at position pos of n's header. */
+void rw_insert_loop(LeirCtx *ctx, IrNest *n, int pos, IrLoop *l);
+/* Removes the loop at position pos of n's header. */
+void rw_remove_loop(IrNest *n, int pos);
+/* A copy of a loop (same kind, extent, index, location). */
+IrLoop *rw_loop_clone(LeirCtx *ctx, const IrLoop *l);
+/* Index names in a ref's subscript / an expression, in order of first
+ * appearance, without duplicates (at most max). */
+int rw_names_in_ref(const IrRef *r, const char **names, int max);
+int rw_names_in_expr(const IrExpr *e, const char **names, int max);
+/* A loop (fresh object) with extent n and index name. */
+IrLoop *rw_loop(LeirCtx *ctx, IrLoopKind k, int64_t n, const char *index);
+/* Sets a loop's extent (dropping the extent text as written). */
+void rw_set_extent(IrLoop *l, int64_t n);
+/* Inserts nest m at top-level position k of q (0 <= k <= nnests). */
+void rw_insert_nest(LeirCtx *ctx, IrProgram *q, int k, IrNest *m);
+/* A nest with the given loops (copied pointers) and one statement. */
+IrNest *rw_nest1(LeirCtx *ctx, IrLoop **loops, int nloops, IrStmt *s);
+/* A new ref to tensor name with tags and subscript items (cloned). */
+IrRef *rw_ref(LeirCtx *ctx, const char *name, IrDType dt, IrScope sc, IrExpr **items, int n);
+/* Replaces every ref named `from` in the statement (left and right) by
+ * name `to` with tags dt/sc (subscripts kept). */
+void rw_rename_tensor_stmt(IrStmt *s, const char *from, const char *to, IrDType dt, IrScope sc);
+/* A factor parameter `key` of c for loop l: a divisor 1 < f < extent
+ * (loop_split.c).  NULL, or a reason. */
+const char *pass_check_factor(PassCtx *pc, const PassCand *c, const char *key, const IrLoop *l, int64_t *f);
+/* Splits loop `pos` of n into `L^{f}_{g=0}` and the loop with extent n/f,
+ * substituting i -> g*(n/f)+i in every subscript (loop_split.c). */
+void pass_split_loop(LeirCtx *ctx, IrNest *n, int pos, int64_t f, const char *g);
+/* The checks shared by loop_parallelization and loop_vectorization
+ * (loop_parallelization.c): resolves nest and loop into *np, *posp. */
+const char *pass_check_parallel_loop(PassCtx *pc, PassCand *c, const char *verb, IrNest **np, int *posp);
+/* Parses "2.0.1" into ints (at most max); -1 on a malformed list. */
+int rw_parse_int_list(const char *s, int64_t *v, int max);
+
+#endif /* LEIR_PASSES_REWRITE_H */

@@ -1,0 +1,216 @@
+/* value_split.c -- what multiplicative_split (STRATEGIES §4.16, X -> X/y*y)
+ * and additive_split (§4.17, X -> X+y-y) share.
+ *
+ * Pre (REF): a statement of a nest with loops whose right side has none of
+ * min max sqrt abs exp log if_then_else erf ** (so: no call, no power); a
+ * tensor X other than the left side, named once in the statement and
+ * referenced with one text throughout the nest's right sides.  y as in
+ * §4.15 (mathpat.c, mp_split_ys) with identity 1 (mul) or 0 (add) for the
+ * shift; mul also excludes nests whose text has `,0)` or `-`.
+ * REC: X is an operand of the right side (not an index inside a
+ * subscript); y may not be infinite, and unless --unsafe-math it must be
+ * of moderate magnitude (mathpat.c, mp_immoderate: not computed with exp,
+ * log, powers, reductions, products or quotients of non-constants -- a
+ * huge y cancels X in X+y-y, and overflows to inf/inf in X/y*y, as in the
+ * corpus's GELU); mul: the statement's type is a float type (integer
+ * division would truncate) and y is provably nonzero (mp_positive_tensor:
+ * exp, sqrt(..+eps), sums of exp, ...) unless --unsafe-math; add: the
+ * statement's type is not bool.
+ * Rewrite: X becomes `X/y*y` / `X+y-y`, in parentheses when the text has
+ * `-`, `*` or `/` just before X or `*` or `/` just after it (as REF writes
+ * it: `A-C` becomes `A+y-y-C`).  When X is the right
+ * operand of `+` (`C+X`), additive_split rewrites `C+X` into `C+X+y-y`,
+ * the tree the reference's text means.  Class T. */
+#include "passes/mathpat.h"
+#include "passes/rewrite.h"
+
+#include <string.h>
+
+static bool has_call_or_pow(const IrExpr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+  case E_CALL: return true;
+  case E_BINARY: return e->u.bin.op == OP_POW || has_call_or_pow(e->u.bin.a) || has_call_or_pow(e->u.bin.b);
+  case E_UNARY: return has_call_or_pow(e->u.unary.a);
+  case E_PAREN: return has_call_or_pow(e->u.paren);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (has_call_or_pow(e->u.cmp.operand[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* The slot of the operand ref named `name` (not inside a subscript), and
+ * the slot of its parent node (NULL at the root). */
+static IrExpr **find_operand(IrExpr **slot, IrExpr **parent, const char *name, IrExpr ***pslot) {
+  IrExpr *e = *slot;
+  IrExpr **r = NULL;
+  switch (e->kind) {
+  case E_REF:
+    if (strcmp(e->u.ref->name, name)) return NULL;
+    *pslot = parent;
+    return slot;
+  case E_UNARY: return find_operand(&e->u.unary.a, slot, name, pslot);
+  case E_BINARY:
+    if ((r = find_operand(&e->u.bin.a, slot, name, pslot))) return r;
+    return find_operand(&e->u.bin.b, slot, name, pslot);
+  case E_PAREN: return find_operand(&e->u.paren, slot, name, pslot);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && !r; i++) r = find_operand(&e->u.cmp.operand[i], slot, name, pslot);
+    return r;
+  default: return NULL;
+  }
+}
+
+static void operand_names(const IrExpr *e, const char **out, int *n, int max) {
+  switch (e->kind) {
+  case E_REF:
+    for (int i = 0; i < *n; i++)
+      if (!strcmp(out[i], e->u.ref->name)) return;
+    if (*n < max) out[(*n)++] = e->u.ref->name;
+    return;
+  case E_UNARY: operand_names(e->u.unary.a, out, n, max); return;
+  case E_BINARY:
+    operand_names(e->u.bin.a, out, n, max);
+    operand_names(e->u.bin.b, out, n, max);
+    return;
+  case E_PAREN: operand_names(e->u.paren, out, n, max); return;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) operand_names(e->u.cmp.operand[i], out, n, max);
+    return;
+  default: return;
+  }
+}
+
+typedef struct OneRef {
+  const char *name;
+  const IrRef *first;
+  bool differ;
+} OneRef;
+
+static void one_ref(IrExpr *e, void *u) {
+  OneRef *o = u;
+  if (e->kind != E_REF || strcmp(e->u.ref->name, o->name)) return;
+  if (!o->first) o->first = e->u.ref;
+  else if (!mp_ref_same(NULL, o->first, e->u.ref)) o->differ = true;
+}
+
+/* The statement and the slot of its operand X; NULL with a reason. */
+static const char *locate_x(PassCtx *pc, const IrProgram *p, PassCand *c, IrStmt **sp, IrExpr ***slotp,
+                            IrExpr ***pslotp) {
+  const char *why;
+  IrStmt *s = mp_cand_stmt(pc, p, c, &why);
+  if (!s) return why;
+  *sp = s;
+  const char *x = pass_cand_get(c, "tensor");
+  if (!x) return "missing parameter 'tensor'";
+  if (!strcmp(x, s->lhs->name)) return pass_reason(pc, "'%s' is the left side", x);
+  *slotp = find_operand(&s->rhs, NULL, x, pslotp);
+  if (!*slotp) return pass_reason(pc, "'%s' is not an operand of the right side", x);
+  return NULL;
+}
+
+/* The statement and its X, checked; NULL with a reason otherwise. */
+static const char *find_x(PassCtx *pc, const IrProgram *p, PassCand *c, MpSplitKind kind, IrStmt **sp, IrRef **xp) {
+  IrExpr **slot, **pslot;
+  const char *why;
+  IrStmt *s = mp_cand_stmt(pc, p, c, &why);
+  if (!s) return why;
+  if (has_call_or_pow(s->rhs))
+    return "the statement uses min, max, sqrt, abs, exp, log, if_then_else, erf or ** (excluded as in the reference)";
+  if ((why = locate_x(pc, p, c, sp, &slot, &pslot))) return why;
+  const char *x = pass_cand_get(c, "tensor");
+  const IrTensor *lt = ir_find_tensor(p, s->lhs->name);
+  IrDType dt = lt ? lt->dtype : s->lhs->dt_tag;
+  if (kind == MP_MUL && !ir_dtype_is_float(dt))
+    return pass_reason(pc, "the statement computes in %s: X/y*y would truncate", ir_dtype_name(dt));
+  if (kind == MP_ADD && dt == DT_BOOL) return "the statement computes in bool";
+  IrExpr lhs = {.kind = E_REF};
+  lhs.u.ref = s->lhs;
+  int uses = mp_count_refs_expr(s->rhs, x) + mp_count_refs_expr(&lhs, x);
+  if (uses != 1) return pass_reason(pc, "'%s' occurs %d times in the statement (once is required)", x, uses);
+  OneRef o = {x, NULL, false};
+  const IrNest *n = p->nests[c->nest];
+  for (int i = 0; i < n->nitems; i++) {
+    const IrStmt *t = n->items[i].u.stmt;
+    for (int k = 0; k < t->lhs->nsub; k++) ir_walk_expr(t->lhs->sub[k], one_ref, &o);
+    ir_walk_expr(t->rhs, one_ref, &o);
+  }
+  if (o.differ) return pass_reason(pc, "nest %d reads '%s' with different subscripts", c->nest, x);
+  *xp = (*slot)->u.ref;
+  return NULL;
+}
+
+void mp_vsplit_enumerate(PassCtx *pc, MpSplitKind kind) {
+  const IrProgram *p = pc->prog;
+  for (int k = 0; k < p->nnests; k++) {
+    const IrNest *n = p->nests[k];
+    if (mp_has_nested(n) || n->nloops == 0) continue;
+    for (int i = 0; i < n->nitems; i++) {
+      IrStmt *s = n->items[i].u.stmt;
+      const char *names[64];
+      int nn = 0;
+      operand_names(s->rhs, names, &nn, 64);
+      for (int j = 0; j < nn; j++) {
+        PassCand *c = pass_cand_new(pc);
+        pass_cand_set_int(pc->ctx, c, "nest", k);
+        pass_cand_set_int(pc->ctx, c, "stmt", i);
+        pass_cand_set(pc->ctx, c, "tensor", names[j]);
+        IrStmt *st;
+        IrRef *x;
+        if (find_x(pc, p, c, kind, &st, &x)) continue;
+        const char *ys[64];
+        int ny = mp_split_ys(pc, p, k, s, x, kind, ys, 64);
+        for (int y = 0; y < ny; y++) {
+          PassCand *d = pass_cand_new(pc);
+          *d = *c;
+          pass_cand_set(pc->ctx, d, "y", ys[y]);
+          pass_emit(pc, d);
+        }
+      }
+    }
+  }
+}
+
+const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
+  IrStmt *s;
+  IrRef *x;
+  const char *why = find_x(pc, pc->prog, c, kind, &s, &x);
+  if (why) return why;
+  const char *y = pass_cand_get(c, "y");
+  if (!y) return "missing parameter 'y'";
+  return mp_split_y(pc, pc->prog, c->nest, s, x, kind, y);
+}
+
+bool mp_vsplit_apply(PassCtx *pc, IrProgram *q, const PassCand *c, MpSplitKind kind) {
+  LeirCtx *ctx = pc->ctx;
+  PassCand cc = *c;
+  IrStmt *s;
+  IrExpr **slot, **pslot, *y = NULL;
+  const char *why = locate_x(pc, q, &cc, &s, &slot, &pslot), *spell = pass_cand_get(c, "y");
+  if (!why && spell) y = mp_split_y_expr(pc, pc->prog, c->nest, (*slot)->u.ref, kind, spell);
+  if (!why && !y) why = "the parameters do not name a y";
+  if (why) {
+    pc->reason = why;
+    return false;
+  }
+  char before, after;
+  mp_neighbours(ctx, s->rhs, *slot, &before, &after);
+  bool paren = (before && strchr("-*/", before)) || (after && strchr("*/", after));
+  IrExpr *xe = *slot, *y2 = ir_expr_clone(ctx, y);
+  if (kind == MP_MUL) {
+    IrExpr *r = ir_binary(ctx, OP_MUL, ir_binary(ctx, OP_DIV, xe, y), y2);
+    *slot = paren ? ir_paren(ctx, r) : r;
+    return true;
+  }
+  IrExpr *parent = pslot ? *pslot : NULL;
+  if (!paren && parent && parent->kind == E_BINARY && parent->u.bin.op == OP_ADD && parent->u.bin.b == xe) {
+    /* `C+X` -> `C+X+y-y`: the text REF writes, as a tree */
+    *pslot = ir_binary(ctx, OP_SUB, ir_binary(ctx, OP_ADD, parent, y), y2);
+    return true;
+  }
+  IrExpr *r = ir_binary(ctx, OP_SUB, ir_binary(ctx, OP_ADD, xe, y), y2);
+  *slot = paren ? ir_paren(ctx, r) : r;
+  return true;
+}

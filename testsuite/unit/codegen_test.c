@@ -1,0 +1,745 @@
+/* codegen_test.c -- unit tests of codegen/: --gpu-arch parsing, the launch
+ * plan, PTX shape, determinism, diagnostics of the GPU target, and the host
+ * JIT against the interpreter (bit for bit) on small programs that exercise
+ * every operation's corner cases: NaN and signed zeros in max/min, integer
+ * division by zero and floor operations, f16/bf16 rounding, lazy
+ * if_then_else, tree reductions, bool outputs, the thread count. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "interp/compare.h"
+#include "interp/data.h"
+#include "interp/interp.h"
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct Prog {
+  LeirCtx ctx;
+  IrProgram *p;
+  char diag[8192];
+  FILE *dout;
+} Prog;
+
+/* Parses and analyses `text`; diagnostics are captured in pr->diag. */
+static bool prog_load(Prog *pr, const char *text) {
+  memset(pr, 0, sizeof *pr);
+  leir_ctx_init(&pr->ctx);
+  pr->dout = fmemopen(pr->diag, sizeof pr->diag - 1, "w");
+  setvbuf(pr->dout, NULL, _IONBF, 0);
+  pr->ctx.diag_out = pr->dout;
+  pr->ctx.quiet_caret = true;
+  leir_ctx_set_source(&pr->ctx, "t.leir", text, strlen(text));
+  pr->p = ps_parse(&pr->ctx);
+  return pr->p && ir_sema(&pr->ctx, pr->p, NULL);
+}
+
+static void prog_free(Prog *pr) {
+  fclose(pr->dout);
+  leir_ctx_free(&pr->ctx);
+}
+
+static char *ptx_of(const char *text, int sm, Prog *pr) {
+  assert_true(prog_load(pr, text));
+  CgOptions o;
+  cg_options_init(&o);
+  o.gpu_sm = sm;
+  SBuf b = {0};
+  if (!cg_emit_ptx(&pr->ctx, pr->p, &o, &b)) {
+    sbuf_free(&b);
+    return NULL;
+  }
+  return b.s;
+}
+
+static const char e1[] =
+    "%in A : f32[64,32]\n%in C : f32[32,48]\n%out D : f32[64,48]\n"
+    "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n";
+
+/* ------------------------------------------------------------ options */
+
+static void test_gpu_arch(void **state) {
+  (void)state;
+  int sm = 0;
+  char err[256];
+  assert_true(cg_parse_gpu_arch("sm_90", &sm, err, sizeof err));
+  assert_int_equal(sm, 90);
+  assert_true(cg_parse_gpu_arch("sm_70", &sm, err, sizeof err));
+  assert_int_equal(sm, 70);
+  assert_false(cg_parse_gpu_arch("sm_60", &sm, err, sizeof err));
+  assert_non_null(strstr(err, "unsupported GPU architecture 'sm_60' (leirc supports sm_70 and newer: sm_70, "));
+  assert_false(cg_parse_gpu_arch("sm_9", &sm, err, sizeof err));
+  assert_false(cg_parse_gpu_arch("90", &sm, err, sizeof err));
+  assert_false(cg_parse_gpu_arch("sm_90x", &sm, err, sizeof err));
+  assert_false(cg_parse_gpu_arch("sm_+90", &sm, err, sizeof err));
+  assert_int_equal(cg_ptx_isa_for_sm(70), 60);
+  assert_int_equal(cg_ptx_isa_for_sm(75), 63);
+  assert_int_equal(cg_ptx_isa_for_sm(80), 70);
+  assert_int_equal(cg_ptx_isa_for_sm(86), 71);
+  assert_int_equal(cg_ptx_isa_for_sm(89), 78);
+  assert_int_equal(cg_ptx_isa_for_sm(90), 78);
+}
+
+/* ------------------------------------------------------------ PTX */
+
+static void test_ptx_e1(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of(e1, 90, &pr);
+  assert_non_null(s);
+  const char *plan = "// leir-plan 1\n"
+                     "// leir-tensor A in f32 64,32\n"
+                     "// leir-tensor C in f32 32,48\n"
+                     "// leir-tensor D out f32 64,48\n"
+                     "// leir-launch leir_k0 1,1,1 64,1,1 0 - A,C,D\n";
+  assert_memory_equal(s, plan, strlen(plan));
+  assert_non_null(strstr(s, "\n.version 7.8\n.target sm_90\n.address_size 64\n"));
+  assert_non_null(strstr(s, ".visible .entry leir_k0("));
+  assert_non_null(strstr(s, "mov.u32 \t%r1, %tid.x;"));
+  assert_null(strstr(s, "fma")); /* no contraction */
+  assert_non_null(strstr(s, "mul.rn.f32"));
+  /* deterministic */
+  Prog pr2;
+  char *s2 = ptx_of(e1, 90, &pr2);
+  assert_string_equal(s, s2);
+  free(s);
+  free(s2);
+  prog_free(&pr);
+  prog_free(&pr2);
+}
+
+static void test_ptx_arch(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of(e1, 70, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, "\n.version 6.0\n.target sm_70\n"));
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_div_sqrt(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[64]\n%out C : f32[64]\n"
+                   "B^{64}_{tx=0}[C^{f32,g}_{tx}=sqrt(A^{f32,g}_{tx})/(A^{f32,g}_{tx}+1.5);];\n",
+                   90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, "sqrt.rn.f32"));
+  assert_non_null(strstr(s, "div.rn.f32"));
+  assert_null(strstr(s, "approx"));
+  assert_null(strstr(s, ".ftz"));
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_host_loops(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[8,4,64]\n%out C : f32[8,4,64]\n"
+                   "L^{8}_{a=0}P^{4}_{c=0}B^{64}_{tx=0}B^{2}_{bx=0}[C^{f32,g}_{a,c,tx}=A^{f32,g}_{a,c,tx}+1.0;];\n",
+                   90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, "// leir-launch leir_k0 2,1,1 64,1,1 0 a:8,c:4 A,C,%a,%c\n"));
+  assert_non_null(strstr(s, ".param .u64 leir_k0_param_3"));
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_spread(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[3000]\n%out C : f32[3000]\n"
+                   "B^{3000}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}*2.0;];\n", 90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, "// leir-launch leir_k0 3,1,1 1024,1,1 0 - A,C\n"));
+  assert_non_null(strstr(s, "%ctaid.x"));
+  assert_non_null(strstr(s, "3000")); /* the bounds guard */
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_limits_refused(void **state) {
+  (void)state;
+  Prog pr;
+  /* a reduction needs the whole axis in one block */
+  char *s = ptx_of("%in A : f32[2048]\n%out C : f32[]\n"
+                   "B^{2048}_{tx=0}[C^{f32,g}=C^{f32,g}+A^{f32,g}_{tx};];\n", 90, &pr);
+  assert_null(s);
+  assert_non_null(strstr(pr.diag, "t.leir:3:1: error: B loop 'tx' of extent 2048 exceeds the limits of a thread "
+                                  "block (1024 threads on threadIdx.x, at most 1024 per block) and cannot be "
+                                  "spread over blocks: it has a cross-thread reduction\n"));
+  prog_free(&pr);
+  s = ptx_of("%in A : f32[70000]\n%out C : f32[70000]\n"
+             "B^{70000}_{by=0}[C^{f32,g}_{by}=A^{f32,g}_{by};];\n", 90, &pr);
+  assert_null(s);
+  assert_non_null(strstr(pr.diag, "t.leir:3:1: error: B loop 'by' needs 70000 blocks on blockIdx.y, more than "
+                                  "the limit of 65535\n"));
+  prog_free(&pr);
+}
+
+static void test_ptx_block_reduction(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[16,64]\n%out C : f32[64]\n"
+                   "B^{16}_{bx=0}B^{64}_{tx=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{bx,tx};];\n", 90, &pr);
+  assert_null(s);
+  assert_non_null(strstr(pr.diag, "t.leir:3:28: error: reduction over block axis: 'bx' (blockIdx.x) is not in "
+                                  "the left subscript\n"));
+  prog_free(&pr);
+}
+
+static void test_ptx_no_b_warning(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[4]\n%out C : f32[4]\nL^{4}_{a=0}[C^{f32,g}_{a}=A^{f32,g}_{a};];\n", 90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(pr.diag, "t.leir:3:1: warning: this nest has no B loop; it runs as a one-thread kernel\n"));
+  assert_non_null(strstr(s, "// leir-launch leir_k0 1,1,1 1,1,1 0 - A,C\n"));
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_shared_and_reduction(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[4,64]\n%out C : f32[4,64]\n"
+                   "B^{4}_{bx=0}B^{64}_{tx=0}[S^{f32,s}_{bx,tx}=A^{f32,g}_{bx,tx}*2.0;"
+                   "C^{f32,g}_{bx,tx}=S^{f32,s}_{bx,63-tx};];\n", 90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, ".shared .align 16 .b8 leir_s_S[256];")); /* compacted to one block's row */
+  assert_non_null(strstr(s, "bar.sync \t0;"));
+  assert_null(strstr(s, "leir-tensor S")); /* not a global */
+  free(s);
+  prog_free(&pr);
+  s = ptx_of("%in F : f32[128,4]\n%out H : f32[]\n"
+             "B^{128}_{tx=0}L^{4}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];\n", 90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, ".shared .align 16 .b8 leir_k0_scratch[1024];"));
+  assert_non_null(strstr(s, "bar.sync"));
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_demotion(void **state) {
+  (void)state;
+  Prog pr;
+  /* E is read by other blocks' threads: shared is not allowed */
+  char *s = ptx_of("%in A : f32[4,64]\n%out C : f32[4,64]\n"
+                   "B^{4}_{bx=0}B^{64}_{tx=0}[E^{f32,s}_{bx,tx}=A^{f32,g}_{bx,tx};];"
+                   "B^{4}_{bx=0}B^{64}_{tx=0}[C^{f32,g}_{bx,tx}=E^{f32,s}_{bx,tx};];\n", 90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(pr.diag, "warning: 'E' is s-scoped but used in more than one nest (values of s/l "
+                                  "tensors do not survive a kernel); it is placed in global memory\n"));
+  assert_non_null(strstr(s, "// leir-tensor E tmp f32 4,64\n"));
+  free(s);
+  prog_free(&pr);
+}
+
+static void test_ptx_vector(void **state) {
+  (void)state;
+  Prog pr;
+  char *s = ptx_of("%in A : f32[64,128]\n%out C : f32[64,128]\n"
+                   "B^{64}_{tx=0}L^{32}_{a=0}V^{4}_{c=0}[C^{f32,g}_{tx,a*4+c}=A^{f32,g}_{tx,a*4+c}*2.0;];\n",
+                   90, &pr);
+  assert_non_null(s);
+  assert_non_null(strstr(s, "ld.global.nc.v4.f32"));
+  assert_non_null(strstr(s, "st.global.v4.f32"));
+  free(s);
+  prog_free(&pr);
+}
+
+/* ------------------------------------------------------------ host vs interpreter */
+
+static char cmp_kind(IrDType t) {
+  if (t == DT_BF16) return 'b';
+  if (ir_dtype_is_float(t)) return 'f';
+  if (t == DT_BOOL) return '?';
+  return ir_dtype_is_unsigned_int(t) ? 'u' : 'i';
+}
+
+/* Runs text in the interpreter and on the host (with nthreads threads) on
+ * the same inputs (random from seed, then `fill` applied) and checks every
+ * output and intermediate bit for bit. */
+typedef void (*FillFn)(InterpProg *ip);
+
+static void host_vs_interp(const char *text, FillFn fill, int nthreads) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  InterpProg *ip = interp_new(&pr.ctx, pr.p, NULL);
+  assert_non_null(ip);
+  int n = interp_ntensors(ip);
+  bool *given = calloc((size_t)n + 1, 1);
+  interp_random_inputs(ip, 7, given);
+  if (fill) fill(ip);
+  if (!interp_run(ip)) fail_msg("interpreter: %s", pr.diag);
+  void **ref = calloc((size_t)n + 1, sizeof *ref);
+  void **bufs = calloc((size_t)n + 1, sizeof *bufs);
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    ref[i] = malloc(b->nbytes + 1);
+    memcpy(ref[i], b->data, b->nbytes);
+    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0xA5, b->nbytes);
+    bufs[i] = b->data;
+  }
+  /* outputs and intermediates: zero, as the interpreter starts them */
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
+  }
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.nthreads = nthreads;
+  if (!cg_run_host(&pr.ctx, pr.p, &o, bufs)) fail_msg("host: %s", pr.diag);
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if (b->t->role != ROLE_OUT && b->t->role != ROLE_TMP) continue;
+    /* bit-identical; two NaNs are equal whatever their payloads */
+    if (cmp_arrays(cmp_kind(b->t->dtype), (size_t)ir_dtype_size(b->t->dtype), b->data, ref[i], b->numel,
+                   CMP_EXACT).verdict != CMP_EQUAL) {
+      char x[64] = "", y[64] = "";
+      int64_t k = 0;
+      size_t es = (size_t)ir_dtype_size(b->t->dtype);
+      while (k < b->numel && !memcmp((char *)ref[i] + (size_t)k * es, (char *)b->data + (size_t)k * es, es)) k++;
+      interp_format_elem(x, sizeof x, b->t->dtype, ref[i], k);
+      interp_format_elem(y, sizeof y, b->t->dtype, b->data, k);
+      fail_msg("'%s' differs at %lld: interpreter %s, host %s", b->t->name, (long long)k, x, y);
+    }
+  }
+  for (int i = 0; i < n; i++) free(ref[i]);
+  free(ref);
+  free(bufs);
+  free(given);
+  interp_free(ip);
+  prog_free(&pr);
+}
+
+static void set_f32(InterpProg *ip, const char *name, const float *v, int n) {
+  InterpBuf *b = interp_find(ip, name);
+  for (int i = 0; i < n && i < b->numel; i++) ((float *)b->data)[i] = v[i];
+}
+
+static void fill_specials(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.5f, -2.25f, 65504.0f, 1e30f, -7.0f};
+  const float w[] = {1.0f, 0.0f, -0.0f, NAN, 2.0f, -1e-40f, 1e-40f, -3.5f, 0.0f, -1.0f, 3.0f, 2.0f};
+  set_f32(ip, "A", v, 12);
+  set_f32(ip, "C", w, 12);
+}
+
+static void test_host_float_ops(void **state) {
+  (void)state;
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12,16]\n"
+                 "B^{12}_{tx=0}[D^{f32,g}_{tx,0}=max(A^{f32,g}_{tx},C^{f32,g}_{tx});"
+                 "D^{f32,g}_{tx,1}=min(A^{f32,g}_{tx},C^{f32,g}_{tx});"
+                 "D^{f32,g}_{tx,2}=A^{f32,g}_{tx}//C^{f32,g}_{tx};"
+                 "D^{f32,g}_{tx,3}=A^{f32,g}_{tx}%C^{f32,g}_{tx};"
+                 "D^{f32,g}_{tx,4}=A^{f32,g}_{tx}**C^{f32,g}_{tx};"
+                 "D^{f32,g}_{tx,5}=exp(A^{f32,g}_{tx})+log(C^{f32,g}_{tx});"
+                 "D^{f32,g}_{tx,6}=erf(A^{f32,g}_{tx})*sqrt(C^{f32,g}_{tx});"
+                 "D^{f32,g}_{tx,7}=abs(A^{f32,g}_{tx})/C^{f32,g}_{tx};"
+                 "D^{f32,g}_{tx,8}=if_then_else(A^{f32,g}_{tx}<C^{f32,g}_{tx}&C^{f32,g}_{tx}!=0,1,-A^{f32,g}_{tx});"
+                 "D^{f32,g}_{tx,9}=max(A^{f32,g}_{tx},0);"
+                 "D^{f32,g}_{tx,10}=min(max(A^{f32,g}_{tx},-1.0),1.0)+tx;"
+                 "D^{f32,g}_{tx,11}=if_then_else(A^{f32,g}_{tx},2.0,3.0);"
+                 "D^{f32,g}_{tx,12}=max(C^{f32,g}_{tx},A^{f32,g}_{tx},-inf);"
+                 "D^{f32,g}_{tx,13}=A^{f32,g}_{tx}**2+A^{f32,g}_{tx}**(1/2);"
+                 "D^{f32,g}_{tx,14}=1<=tx<5|A^{f32,g}_{tx}>=C^{f32,g}_{tx};"
+                 "D^{f32,g}_{tx,15}=-A^{f32,g}_{tx}-C^{f32,g}_{tx}*0.1;];\n",
+                 fill_specials, 1);
+}
+
+static void test_host_f64_and_conversions(void **state) {
+  (void)state;
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f64[12,4]\n%out E : i32[12,3]\n%out F : bool[12]\n"
+                 "%out G : u8[12]\n"
+                 "B^{12}_{tx=0}[D^{f64,g}_{tx,0}=A^{f32,g}_{tx}*1e-300+exp(C^{f32,g}_{tx}*100);"
+                 "D^{f64,g}_{tx,1}=erf(A^{f32,g}_{tx})**C^{f32,g}_{tx};"
+                 "D^{f64,g}_{tx,2}=max(A^{f32,g}_{tx},C^{f32,g}_{tx})+log(abs(A^{f32,g}_{tx}));"
+                 "D^{f64,g}_{tx,3}=A^{f32,g}_{tx}//0.3;"
+                 "E^{i32,g}_{tx,0}=A^{f32,g}_{tx}*1e9;E^{i32,g}_{tx,1}=C^{f32,g}_{tx};"
+                 "E^{i32,g}_{tx,2}=tx*2-A^{f32,g}_{tx};"
+                 "F^{bool,g}_{tx}=A^{f32,g}_{tx};G^{u8,g}_{tx}=A^{f32,g}_{tx}*100;];\n",
+                 fill_specials, 1);
+}
+
+static void fill_ints(InterpProg *ip) {
+  InterpBuf *a = interp_find(ip, "A"), *c = interp_find(ip, "C");
+  const int32_t va[] = {7, -7, 7, -7, INT32_MIN, INT32_MIN, 0, 5, -1, 1, 100, -100};
+  const int32_t vc[] = {2, 2, -2, -2, -1, 0, 0, 31, -1, -5, 3, 7};
+  memcpy(a->data, va, sizeof va);
+  memcpy(c->data, vc, sizeof vc);
+}
+
+static void test_host_int_ops(void **state) {
+  (void)state;
+  host_vs_interp("%in A : i32[12]\n%in C : i32[12]\n%out D : i32[12,9]\n%out E : i8[12]\n%out F : u16[12]\n"
+                 "B^{12}_{tx=0}[D^{i32,g}_{tx,0}=A^{i32,g}_{tx}/C^{i32,g}_{tx};"
+                 "D^{i32,g}_{tx,1}=A^{i32,g}_{tx}//C^{i32,g}_{tx};"
+                 "D^{i32,g}_{tx,2}=A^{i32,g}_{tx}%C^{i32,g}_{tx};"
+                 "D^{i32,g}_{tx,3}=A^{i32,g}_{tx}**C^{i32,g}_{tx};"
+                 "D^{i32,g}_{tx,4}=abs(A^{i32,g}_{tx})+max(A^{i32,g}_{tx},C^{i32,g}_{tx});"
+                 "D^{i32,g}_{tx,5}=A^{i32,g}_{tx}*C^{i32,g}_{tx}-min(A^{i32,g}_{tx},-3);"
+                 "D^{i32,g}_{tx,6}=-A^{i32,g}_{tx}+tx;"
+                 "D^{i32,g}_{tx,7}=A^{i32,g}_{tx}<C^{i32,g}_{tx}<=A^{i32,g}_{tx}+10;"
+                 "D^{i32,g}_{tx,8}=sqrt(abs(C^{i32,g}_{tx}));"
+                 "E^{i8,g}_{tx}=A^{i32,g}_{tx}*C^{i32,g}_{tx};F^{u16,g}_{tx}=A^{i32,g}_{tx}-C^{i32,g}_{tx};];\n",
+                 fill_ints, 1);
+}
+
+static void test_host_half(void **state) {
+  (void)state;
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f16[12,6]\n%out E : bf16[12,3]\n"
+                 "B^{12}_{tx=0}[D^{f16,g}_{tx,0}=A^{f32,g}_{tx};D^{f16,g}_{tx,1}=D^{f16,g}_{tx,0}*3.3+1;"
+                 "D^{f16,g}_{tx,2}=exp(D^{f16,g}_{tx,1})/D^{f16,g}_{tx,0};"
+                 "D^{f16,g}_{tx,3}=D^{f16,g}_{tx,0}//0.7;D^{f16,g}_{tx,4}=D^{f16,g}_{tx,0}%0.7;"
+                 "D^{f16,g}_{tx,5}=sqrt(abs(D^{f16,g}_{tx,2}))+tx;"
+                 "E^{bf16,g}_{tx,0}=C^{f32,g}_{tx}*1.01;E^{bf16,g}_{tx,1}=E^{bf16,g}_{tx,0}+D^{f16,g}_{tx,0};"
+                 "E^{bf16,g}_{tx,2}=max(E^{bf16,g}_{tx,1},D^{f16,g}_{tx,1})**2;];\n",
+                 fill_specials, 1);
+}
+
+static void test_host_lazy_ite(void **state) {
+  (void)state;
+  /* the padded read A[c-1] is only legal when the guard holds */
+  host_vs_interp("%in A : f32[16,32]\n%out C : f32[16,34]\n"
+                 "B^{16}_{tx=0}L^{34}_{c=0}[C^{f32,g}_{tx,c}=if_then_else(1<=c<33,A^{f32,g}_{tx,c-1},0);];\n",
+                 NULL, 1);
+}
+
+static void test_host_tree_reductions(void **state) {
+  (void)state;
+  const char *progs[] = {
+      "%in F : f32[128,4]\n%out H : f32[]\nB^{128}_{tx=0}L^{4}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];\n",
+      "%in F : f32[100,3]\n%out H : f32[3]\n"
+      "B^{100}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}[H^{f32,g}_{a}=max(H^{f32,g}_{a},F^{f32,g}_{tx,a}*c);];\n",
+      "%in F : f32[7,6]\n%out H : f64[6]\n"
+      "L^{6}_{a=0}B^{7}_{tx=0}B^{2}_{ty=0}[H^{f64,g}_{a}=H^{f64,g}_{a}-F^{f32,g}_{tx,a}*ty;];\n",
+      "%in F : f32[3,5]\n%out H : f32[]\n"
+      "L^{5}_{a=0}B^{3}_{tx=0}[H^{f32,g}=H^{f32,g}*F^{f32,g}_{tx,a};];\n",
+      "%in F : f32[9]\n%out H : f32[]\n%out G : f32[]\n"
+      "B^{1}_{tx=0}[G^{f32,g}=-0.0;];B^{9}_{tx=0}[G^{f32,g}=G^{f32,g}+F^{f32,g}_{tx};];"
+      "B^{1}_{tx=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{0}*0.0;];\n",
+      "%in F : i64[33]\n%out H : i64[]\nB^{33}_{tx=0}[H^{i64,g}=min(H^{i64,g},F^{i64,g}_{tx});];\n",
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) host_vs_interp(progs[i], NULL, 1);
+}
+
+static void test_host_nests(void **state) {
+  (void)state;
+  /* nested nest, continuation form, init re-run with no reduction index */
+  host_vs_interp("%in A : f32[4,8,8]\n%out C : f32[4,8]\n%out D : f32[4,8]\n"
+                 "B^{4}_{tx=0}L^{8}_{a=0}[C^{f32,g}_{tx,a}=0.5;L^{8}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}"
+                 "+A^{f32,g}_{tx,a,c};];];"
+                 "B^{4}_{tx=0}L^{8}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+(A^{f32,g}_{tx,a,0}+C^{f32,g}_{tx,a});];\n",
+                 NULL, 1);
+  host_vs_interp("%in A : f32[4,8]\n%out C : f32[4]\n"
+                 "B^{4}_{tx=0}[C^{f32,g}_{tx}=1.0;]L^{8}_{a=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}*A^{f32,g}_{tx,a};];\n",
+                 NULL, 1);
+}
+
+static void test_host_threads(void **state) {
+  (void)state;
+  /* big enough to run in parallel; the result must not depend on it */
+  const char *t = "%in A : f32[256,64]\n%in C : f32[64,96]\n%out D : f32[256,96]\n%out E : f32[256]\n"
+                  "B^{256}_{tx=0}L^{96}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];"
+                  "P^{256}_{c=0}L^{96}_{a=0}[E^{f32,g}_{c}=max(E^{f32,g}_{c},D^{f32,g}_{c,a});];\n";
+  host_vs_interp(t, NULL, 1);
+  host_vs_interp(t, NULL, 4);
+}
+
+static void test_host_oob(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, "%in A : f32[8]\n%in I : i64[8]\n%out C : f32[8]\n"
+                             "B^{8}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{I^{i64,g}_{tx}};];\n"));
+  float a[8] = {0};
+  int64_t idx[8] = {0, 1, 2, 3, 4, 5, 6, -3};
+  float c[8];
+  void *bufs[3] = {a, idx, c};
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  assert_false(cg_run_host(&pr.ctx, pr.p, &o, bufs));
+  assert_string_equal(pr.diag, "t.leir:4:14: error: out-of-bounds read of A: shape is [8]\n");
+  prog_free(&pr);
+}
+
+static void test_emit_llvm_host(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, e1));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_non_null(strstr(b.s, "define void @leir_k0_entry(ptr"));
+  assert_null(strstr(b.s, "fmuladd"));
+  sbuf_free(&b);
+  assert_true(cg_emit_asm(&pr.ctx, pr.p, &o, &b));
+  assert_non_null(strstr(b.s, "leir_k0_entry:"));
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
+/* ------------------------------------------------------------ differential */
+
+/* Host JIT against the interpreter on real programs: every corpus program
+ * with data (its own inputs), every example and every PTX test program
+ * (random inputs, seed 0).  Programs of more than DIFF_MAX_WORK statement
+ * executions are counted as skipped (the interpreter would take minutes). */
+#define DIFF_MAX_WORK 400000000LL
+
+typedef struct DiffStats {
+  int corpus, others, skipped, failed;
+} DiffStats;
+
+static int64_t work_of(const IrNest *n) {
+  int64_t w = 1, inner = 0;
+  for (int i = 0; i < n->nloops; i++) w = w > INT64_MAX / n->loops[i]->extent ? INT64_MAX : w * n->loops[i]->extent;
+  for (int i = 0; i < n->nitems; i++) {
+    int64_t x = n->items[i].kind == ITEM_NEST ? work_of(n->items[i].u.nest) : 1;
+    inner = inner > INT64_MAX - x ? INT64_MAX : inner + x;
+  }
+  return w > INT64_MAX / inner ? INT64_MAX : w * inner;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  if (b) b[n] = '\0';
+  if (len) *len = (size_t)n;
+  return b;
+}
+
+/* Loads path (with the sidecar decls when not NULL).  False if it does not
+ * load cleanly (such programs are not the subject of this test). */
+static bool load_file(Prog *pr, const char *path, const char *decls) {
+  memset(pr, 0, sizeof *pr);
+  leir_ctx_init(&pr->ctx);
+  pr->dout = fmemopen(pr->diag, sizeof pr->diag - 1, "w");
+  setvbuf(pr->dout, NULL, _IONBF, 0);
+  pr->ctx.diag_out = pr->dout;
+  pr->ctx.quiet_caret = true;
+  pr->ctx.no_warnings = true;
+  size_t len = 0;
+  char *text = slurp(path, &len);
+  if (!text) return false;
+  leir_ctx_set_source(&pr->ctx, path, text, len);
+  free(text);
+  pr->p = ps_parse(&pr->ctx);
+  IrDeclList side = {0};
+  if (pr->p && decls && !ir_decls_load_json(&pr->ctx, decls, &side)) return false;
+  return pr->p && ir_sema(&pr->ctx, pr->p, decls ? &side : NULL);
+}
+
+/* Runs both back ends on the inputs already in ip; 1 equal, 0 differ. */
+static int diff_run(Prog *pr, InterpProg *ip, const char *what) {
+  int n = interp_ntensors(ip);
+  if (!interp_run(ip)) return -1; /* the program's own error: not compared */
+  void **ref = calloc((size_t)n + 1, sizeof *ref), **bufs = calloc((size_t)n + 1, sizeof *bufs);
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    bufs[i] = b->data;
+    if (b->t->role != ROLE_OUT) continue;
+    ref[i] = malloc(b->nbytes + 1);
+    memcpy(ref[i], b->data, b->nbytes);
+  }
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
+  }
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  int ok = cg_run_host(&pr->ctx, pr->p, &o, bufs) ? 1 : 0;
+  if (!ok) print_message("host failed on %s: %s\n", what, pr->diag);
+  for (int i = 0; ok && i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if (!ref[i]) continue;
+    CmpResult r = cmp_arrays(cmp_kind(b->t->dtype), (size_t)ir_dtype_size(b->t->dtype), b->data, ref[i],
+                             b->numel, CMP_EXACT);
+    if (r.verdict != CMP_EQUAL) {
+      print_message("%s: output %s differs at %lld: host %.9g, interpreter %.9g\n", what, b->t->name,
+                    (long long)r.first_index, r.a_value, r.b_value);
+      ok = 0;
+    }
+  }
+  for (int i = 0; i < n; i++) free(ref[i]);
+  free(ref);
+  free(bufs);
+  return ok;
+}
+
+static const char *corpus_root(char *buf, size_t n) {
+  const char *top = getenv("top_srcdir");
+  snprintf(buf, n, "%s/../shared/corpus", top && *top ? top : "..");
+  struct stat st;
+  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? buf : NULL;
+}
+
+/* One corpus program with data: data/<level>/<name>/manifest.json. */
+static void diff_corpus_one(const char *root, const char *level, const char *name, DiffStats *ds) {
+  char path[4096], decls[4096], man[4096];
+  snprintf(path, sizeof path, "%s/programs/%s/%s.leir", root, level, name);
+  snprintf(decls, sizeof decls, "%s/programs/%s/%s.decls.json", root, level, name);
+  snprintf(man, sizeof man, "%s/data/%s/%s/manifest.json", root, level, name);
+  Prog pr;
+  if (!load_file(&pr, path, decls)) {
+    print_message("%s does not load: %s\n", path, pr.diag);
+    ds->failed++;
+    prog_free(&pr);
+    return;
+  }
+  int64_t w = 0;
+  for (int i = 0; i < pr.p->nnests; i++) w += work_of(pr.p->nests[i]);
+  InterpProg *ip = w <= DIFF_MAX_WORK ? interp_new(&pr.ctx, pr.p, NULL) : NULL;
+  json_error_t je;
+  json_t *m = ip ? json_load_file(man, 0, &je) : NULL;
+  bool ok = m != NULL;
+  json_t *tens = m ? json_object_get(m, "tensors") : NULL;
+  for (size_t i = 0; ok && i < json_array_size(tens); i++) {
+    json_t *t = json_array_get(tens, i);
+    const char *role = json_string_value(json_object_get(t, "role"));
+    if (!role || !strcmp(role, "output")) continue;
+    InterpBuf *b = interp_find(ip, json_string_value(json_object_get(t, "leir_name")));
+    char f[4096];
+    snprintf(f, sizeof f, "%s/data/%s/%s/%s", root, level, name, json_string_value(json_object_get(t, "file")));
+    ok = b && interp_load_npy(ip, b, f);
+  }
+  if (!ip) ds->skipped++;
+  else if (!ok) {
+    print_message("%s: cannot load its data: %s\n", name, pr.diag);
+    ds->failed++;
+  } else {
+    int r = diff_run(&pr, ip, name);
+    if (r > 0) ds->corpus++;
+    else if (r == 0) ds->failed++;
+    else ds->skipped++;
+  }
+  json_decref(m);
+  interp_free(ip);
+  prog_free(&pr);
+}
+
+static void diff_corpus(DiffStats *ds) {
+  char rb[1024];
+  const char *root = corpus_root(rb, sizeof rb);
+  if (!root) return;
+  const char *levels[] = {"level1", "level2"};
+  for (int l = 0; l < 2; l++) {
+    char d[2048];
+    snprintf(d, sizeof d, "%s/data/%s", root, levels[l]);
+    struct dirent **ents = NULL;
+    int n = scandir(d, &ents, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+      if (ents[i]->d_name[0] != '.') diff_corpus_one(root, levels[l], ents[i]->d_name, ds);
+      free(ents[i]);
+    }
+    free(ents);
+  }
+}
+
+/* Every .leir of a source folder that loads, on random inputs. */
+static void diff_folder(const char *sub, DiffStats *ds) {
+  const char *top = getenv("top_srcdir");
+  char d[1024];
+  snprintf(d, sizeof d, "%s/%s", top && *top ? top : "..", sub);
+  struct dirent **ents = NULL;
+  int n = scandir(d, &ents, NULL, alphasort);
+  for (int i = 0; i < n; i++) {
+    const char *nm = ents[i]->d_name;
+    size_t len = strlen(nm);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", d, nm);
+    Prog pr;
+    if (len > 5 && !strcmp(nm + len - 5, ".leir") && load_file(&pr, path, NULL)) {
+      int64_t w = 0;
+      for (int k = 0; k < pr.p->nnests; k++) w += work_of(pr.p->nests[k]);
+      InterpProg *ip = w <= DIFF_MAX_WORK ? interp_new(&pr.ctx, pr.p, NULL) : NULL;
+      if (!ip) {
+        ds->skipped++;
+      } else {
+        bool *given = calloc((size_t)interp_ntensors(ip) + 1, 1);
+        interp_random_inputs(ip, 0, given);
+        free(given);
+        int r = diff_run(&pr, ip, path);
+        if (r > 0) ds->others++;
+        else if (r == 0) ds->failed++;
+      }
+      interp_free(ip);
+      prog_free(&pr);
+    } else if (len > 5 && !strcmp(nm + len - 5, ".leir")) {
+      prog_free(&pr);
+    }
+    free(ents[i]);
+  }
+  free(ents);
+}
+
+static void test_differential(void **state) {
+  (void)state;
+  DiffStats ds = {0};
+  diff_corpus(&ds);
+  diff_folder("examples", &ds);
+  diff_folder("testsuite/leirc.ptx", &ds);
+  diff_folder("testsuite/leirc.run", &ds);
+  printf("# count: host JIT bit-identical to the interpreter on %d programs (%d corpus programs with data, "
+         "%d examples and testsuite programs); %d skipped as too long for the interpreter, %d differ\n",
+         ds.corpus + ds.others, ds.corpus, ds.others, ds.skipped, ds.failed);
+  assert_int_equal(ds.failed, 0);
+  assert_true(ds.corpus + ds.others > 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gpu_arch),
+      cmocka_unit_test(test_ptx_e1),
+      cmocka_unit_test(test_ptx_arch),
+      cmocka_unit_test(test_ptx_div_sqrt),
+      cmocka_unit_test(test_ptx_host_loops),
+      cmocka_unit_test(test_ptx_spread),
+      cmocka_unit_test(test_ptx_limits_refused),
+      cmocka_unit_test(test_ptx_block_reduction),
+      cmocka_unit_test(test_ptx_no_b_warning),
+      cmocka_unit_test(test_ptx_shared_and_reduction),
+      cmocka_unit_test(test_ptx_demotion),
+      cmocka_unit_test(test_ptx_vector),
+      cmocka_unit_test(test_host_float_ops),
+      cmocka_unit_test(test_host_f64_and_conversions),
+      cmocka_unit_test(test_host_int_ops),
+      cmocka_unit_test(test_host_half),
+      cmocka_unit_test(test_host_lazy_ite),
+      cmocka_unit_test(test_host_tree_reductions),
+      cmocka_unit_test(test_host_nests),
+      cmocka_unit_test(test_host_threads),
+      cmocka_unit_test(test_host_oob),
+      cmocka_unit_test(test_emit_llvm_host),
+      cmocka_unit_test(test_differential),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

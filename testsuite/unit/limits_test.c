@@ -1,0 +1,311 @@
+/* limits_test.c -- the front end's resource limits (issue 11, item 3) and
+ * the regressions the fuzzer and its review found: nesting bounds at their
+ * exact boundary (IR_MAX_DEPTH), the parser stack, linear-size trees for
+ * long bodies and comparison chains, linear-time value ranges of chains of
+ * index tensors, reductions over many loops, and the verifier's own bounds.
+ * Inputs are generated here (they are too large or too regular to keep as
+ * files).  Every test runs under alarm(): a regression to exponential or
+ * quadratic work fails instead of hanging `make check`. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, alarm */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ir/ir.h"
+
+enum { SECONDS = 30 };
+
+typedef struct Fx {
+  LeirCtx ctx;
+  char *diag;
+  size_t diag_len;
+  FILE *diag_f;
+} Fx;
+
+static int setup(void **state) {
+  Fx *fx = calloc(1, sizeof *fx);
+  leir_ctx_init(&fx->ctx);
+  fx->diag_f = open_memstream(&fx->diag, &fx->diag_len);
+  fx->ctx.diag_out = fx->diag_f;
+  fx->ctx.quiet_caret = true;
+  *state = fx;
+  alarm(SECONDS);
+  return 0;
+}
+
+static int teardown(void **state) {
+  Fx *fx = *state;
+  alarm(0);
+  fclose(fx->diag_f);
+  free(fx->diag);
+  leir_ctx_free(&fx->ctx);
+  free(fx);
+  return 0;
+}
+
+/* Parses (and with `sema`, analyses and verifies) text; NULL on an error. */
+static IrProgram *load(Fx *fx, const char *text, bool sema) {
+  leir_ctx_set_source(&fx->ctx, "t.leir", text, strlen(text));
+  IrProgram *p = ps_parse(&fx->ctx);
+  if (p && sema) {
+    if (!ir_sema(&fx->ctx, p, NULL)) p = NULL;
+    else assert_null(ir_verify(&fx->ctx, p));
+  }
+  fflush(fx->diag_f);
+  return p;
+}
+
+static const char *diags(Fx *fx) {
+  fflush(fx->diag_f);
+  return fx->diag ? fx->diag : "";
+}
+
+/* A growable string for generated programs. */
+static void put(SBuf *b, const char *s, int times) {
+  for (int i = 0; i < times; i++) sbuf_puts(b, s);
+}
+
+static void assert_prints_back(const IrProgram *p, const char *text) {
+  SBuf b = {0};
+  ir_print_body(&b, p);
+  sbuf_putc(&b, '\n');
+  assert_string_equal(b.s, text);
+  sbuf_free(&b);
+}
+
+#define PRE "B^{4}_{tx=0}[C^{f32,g}_{tx}=" /* 28 characters */
+
+/* `(`^n tx `)`^n: the tree has n parenthesis nodes above tx. */
+static char *parens(int n) {
+  SBuf b = {0};
+  sbuf_puts(&b, PRE);
+  put(&b, "(", n);
+  sbuf_puts(&b, "tx");
+  put(&b, ")", n);
+  sbuf_puts(&b, ";];\n");
+  return b.s;
+}
+
+static void test_parens_boundary(void **state) {
+  Fx *fx = *state;
+  char *t = parens(IR_MAX_DEPTH - 1); /* tx at level 1000 */
+  IrProgram *p = load(fx, t, true);
+  assert_non_null(p);
+  assert_prints_back(p, t);
+  free(t);
+}
+
+static void test_parens_one_too_many(void **state) {
+  Fx *fx = *state;
+  char *t = parens(IR_MAX_DEPTH); /* tx at level 1001: the tree check */
+  assert_null(load(fx, t, false));
+  assert_string_equal(diags(fx), "t.leir:1:1029: error: expression nested too deeply (at most 1000 levels)\n");
+  free(t);
+}
+
+/* `-`^n tx: unary operators nest without brackets. */
+static char *negs(int n) {
+  SBuf b = {0};
+  sbuf_puts(&b, PRE);
+  put(&b, "-", n);
+  sbuf_puts(&b, "tx;];\n");
+  return b.s;
+}
+
+static void test_unary_boundary(void **state) {
+  Fx *fx = *state;
+  char *t = negs(IR_MAX_DEPTH - 1);
+  IrProgram *p = load(fx, t, true);
+  assert_non_null(p);
+  assert_prints_back(p, t);
+  free(t);
+}
+
+static void test_unary_one_too_many(void **state) {
+  Fx *fx = *state;
+  char *t = negs(IR_MAX_DEPTH);
+  assert_null(load(fx, t, false));
+  assert_string_equal(diags(fx), "t.leir:1:1029: error: expression nested too deeply (at most 1000 levels)\n");
+  free(t);
+}
+
+/* So many that the parser's own stack (50 * IR_MAX_DEPTH entries) fills
+ * before the statement ends: the same message, once (it was bison's
+ * "memory exhausted"; without a bound, a stack overflow). */
+static void test_unary_parser_stack(void **state) {
+  Fx *fx = *state;
+  char *t = negs(60000);
+  assert_null(load(fx, t, false));
+  const char *d = diags(fx);
+  assert_string_equal(strstr(d, ": error: "), ": error: expression nested too deeply (at most 1000 levels)\n");
+  assert_int_equal(fx->ctx.nerrors, 1);
+  free(t);
+}
+
+/* tx+tx+...: a left-deep tree as deep as the sum is long. */
+static void test_chain_boundary(void **state) {
+  Fx *fx = *state;
+  SBuf b = {0};
+  sbuf_puts(&b, PRE "tx");
+  put(&b, "+tx", IR_MAX_DEPTH - 1);
+  sbuf_puts(&b, ";];\n");
+  IrProgram *p = load(fx, b.s, true);
+  assert_non_null(p);
+  assert_prints_back(p, b.s);
+  sbuf_free(&b);
+}
+
+/* n nest bodies inside each other, the statement in the innermost. */
+static char *nests(int n) {
+  SBuf b = {0};
+  sbuf_puts(&b, "B^{4}_{tx=0}");
+  put(&b, "[", n);
+  sbuf_puts(&b, "C^{f32,g}_{tx}=A^{f32,g}_{tx};");
+  put(&b, "];", n);
+  sbuf_puts(&b, "\n");
+  return b.s;
+}
+
+static void test_nests_boundary(void **state) {
+  Fx *fx = *state;
+  char *t = nests(IR_MAX_DEPTH);
+  IrProgram *p = load(fx, t, true);
+  assert_non_null(p);
+  assert_prints_back(p, t);
+  free(t);
+}
+
+static void test_nests_one_too_many(void **state) {
+  Fx *fx = *state;
+  char *t = nests(IR_MAX_DEPTH + 1);
+  assert_null(load(fx, t, false));
+  assert_string_equal(diags(fx), "t.leir:1:1013: error: loop nests nested too deeply (at most 1000 levels)\n");
+  free(t);
+}
+
+/* A body of 20000 statements and a comparison chain of 20000 operands take
+ * linear memory (both were quadratic: 3 GB and 2.4 GB of arena). */
+static void test_long_body_linear(void **state) {
+  Fx *fx = *state;
+  enum { N = 20000 };
+  SBuf b = {0};
+  sbuf_puts(&b, "B^{4}_{tx=0}[");
+  put(&b, "C^{f32,g}_{tx}=A^{f32,g}_{tx};", N);
+  sbuf_puts(&b, "];\n");
+  IrProgram *p = load(fx, b.s, false);
+  assert_non_null(p);
+  assert_int_equal(p->nests[0]->nitems, N);
+  assert_prints_back(p, b.s);
+  assert_true(fx->ctx.arena.total < (size_t)64 << 20);
+  sbuf_free(&b);
+}
+
+static void test_long_comparison_chain_linear(void **state) {
+  Fx *fx = *state;
+  enum { N = 20000 };
+  SBuf b = {0};
+  sbuf_puts(&b, PRE "if_then_else(tx");
+  for (int i = 1; i < N; i++) sbuf_puts(&b, i % 3 ? "<=tx" : "<tx");
+  sbuf_puts(&b, ",1,0);];\n");
+  IrProgram *p = load(fx, b.s, true);
+  assert_non_null(p);
+  const IrExpr *cmp = p->nests[0]->items[0].u.stmt->rhs->u.call.args[0];
+  assert_int_equal(cmp->kind, E_CMP);
+  assert_int_equal(cmp->u.cmp.n, N);
+  assert_int_equal(cmp->u.cmp.op[N - 2], (N - 1) % 3 ? OP_LE : OP_LT);
+  assert_prints_back(p, b.s);
+  assert_true(fx->ctx.arena.total < (size_t)64 << 20);
+  sbuf_free(&b);
+}
+
+/* X1 = tx, Xk = (X(k-1) + X(k-1)) // 2, A read at X200: the range of each
+ * index tensor is computed once (it was recomputed for every read: 2^200
+ * evaluations).  A's inferred shape is exact. */
+static void test_index_tensor_chain_linear(void **state) {
+  Fx *fx = *state;
+  enum { N = 200 };
+  SBuf b = {0};
+  sbuf_puts(&b, "B^{2}_{tx=0}[Xa^{i32,g}_{tx}=tx;");
+  char prev[16] = "Xa", cur[16];
+  for (int k = 1; k < N; k++) {
+    snprintf(cur, sizeof cur, "X%c%c", 'a' + k / 26, 'a' + k % 26);
+    sbuf_printf(&b, "%s^{i32,g}_{tx}=(%s^{i32,g}_{tx}+%s^{i32,g}_{tx})//2;", cur, prev, prev);
+    memcpy(prev, cur, sizeof prev);
+  }
+  sbuf_printf(&b, "C^{f32,g}_{tx}=A^{f32,g}_{%s^{i32,g}_{tx}};];\n", prev);
+  IrProgram *p = load(fx, b.s, true);
+  assert_non_null(p);
+  IrTensor *a = ir_find_tensor(p, "A");
+  assert_int_equal(a->rank, 1);
+  assert_int_equal(a->shape[0], 2);
+  sbuf_free(&b);
+}
+
+/* A reduction over 70 loops: every one of them is a reduction index (the
+ * set of indices was capped at 64 and dropped the rest silently). */
+static void test_reduction_over_many_loops(void **state) {
+  Fx *fx = *state;
+  enum { N = 70 };
+  SBuf b = {0};
+  sbuf_puts(&b, "B^{4}_{tx=0}");
+  for (int i = 0; i < N; i++) sbuf_printf(&b, "L^{1}_{i%d=0}", i);
+  sbuf_puts(&b, "[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx,i0");
+  for (int i = 1; i < N; i++) sbuf_printf(&b, "+i%d", i);
+  sbuf_puts(&b, "};];\n");
+  IrProgram *p = load(fx, b.s, true);
+  assert_non_null(p);
+  IrStmt *s = p->stmts[0];
+  assert_int_equal(s->init, INIT_REDUCE);
+  assert_int_equal(s->nred, N);
+  assert_string_equal(s->red[N - 1]->index, "i69");
+  sbuf_free(&b);
+}
+
+/* A pass may build a tree deeper than the parser allows: the verifier
+ * reports it (and does not overflow its own stack on it). */
+static void test_verify_deep_tree(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx, PRE "tx;];\n", true);
+  assert_non_null(p);
+  IrStmt *s = p->stmts[0];
+  IrExpr *e = s->rhs;
+  for (int i = 0; i < 100000; i++) e = ir_binary(&fx->ctx, OP_ADD, e, s->rhs);
+  s->rhs = e;
+  assert_string_equal(ir_verify(&fx->ctx, p), "expression deeper than 1000 levels");
+}
+
+/* ... and a loop chain whose iteration count overflows int64. */
+static void test_verify_iterations(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx, "B^{4}_{tx=0}L^{2}_{a=0}L^{2}_{c=0}[C^{f32,g}_{tx,a,c}=1;];\n", true);
+  assert_non_null(p);
+  p->nests[0]->loops[2]->extent = INT64_MAX / 2;
+  assert_string_equal(ir_verify(&fx->ctx, p), "the loops up to 'c' run more than 2^63-1 iterations");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_parens_boundary, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_parens_one_too_many, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_unary_boundary, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_unary_one_too_many, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_unary_parser_stack, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_chain_boundary, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_nests_boundary, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_nests_one_too_many, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_long_body_linear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_long_comparison_chain_linear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_index_tensor_chain_linear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_reduction_over_many_loops, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_verify_deep_tree, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_verify_iterations, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
