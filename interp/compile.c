@@ -119,30 +119,6 @@ static void *cg_alloc(Cg *g, size_t n) { return arena_alloc(&g->ip->arena, n ? n
 
 /* ------------------------------------------------------------ types */
 
-static IrDType promote_int(IrDType t) {
-  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
-}
-
-/* C's usual arithmetic conversions, exactly as sema's (ir/sema.c). */
-static IrDType usual(IrDType a, IrDType b) {
-  if (a == b && a != DT_BOOL) return a;
-  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
-  if (fa || fb) {
-    if (a == DT_F64 || b == DT_F64) return DT_F64;
-    if (a == DT_F32 || b == DT_F32) return DT_F32;
-    if (fa && fb) return DT_F32;
-    return fa ? a : b;
-  }
-  a = promote_int(a);
-  b = promote_int(b);
-  if (a == b) return a;
-  int sa = ir_dtype_size(a), sb = ir_dtype_size(b);
-  bool ua = ir_dtype_is_unsigned_int(a), ub = ir_dtype_is_unsigned_int(b);
-  if (ua == ub) return sa >= sb ? a : b;
-  IrDType u = ua ? a : b, s = ua ? b : a;
-  return ir_dtype_size(u) >= ir_dtype_size(s) ? u : s;
-}
-
 static int conv(Cg *g, int r, IrDType from, IrDType to) {
   if (from == to) return r;
   if (op_class(from) == 'f' && to == DT_F32) return r; /* f16/bf16 are exact in f32 */
@@ -456,7 +432,7 @@ static int cg_truth(Cg *g, int r, IrDType t) {
 }
 
 static int cmp_link(Cg *g, IrOp op, int a, IrDType ta, int b, IrDType tb, int d) {
-  IrDType ut = usual(ta, tb);
+  IrDType ut = ir_dtype_usual(ta, tb);
   a = conv(g, a, ta, ut);
   b = conv(g, b, tb, ut);
   char c = op_class(ut);
@@ -596,24 +572,6 @@ static const IrExpr *strip(const IrExpr *e) {
   return e;
 }
 
-static void subs_text(SBuf *b, const IrRef *r) {
-  for (int i = 0; i < r->nsub; i++) {
-    if (i) sbuf_putc(b, ',');
-    ir_print_expr(b, r->sub[i]);
-  }
-}
-
-static bool same_subscript(const IrRef *a, const IrRef *b) {
-  if (a->nsub != b->nsub) return false;
-  SBuf x = {0}, y = {0};
-  subs_text(&x, a);
-  subs_text(&y, b);
-  bool eq = !strcmp(x.s ? x.s : "", y.s ? y.s : "");
-  sbuf_free(&x);
-  sbuf_free(&y);
-  return eq;
-}
-
 typedef struct Mention {
   const IrTensor *t;
   bool found;
@@ -647,7 +605,7 @@ static bool tree_shape(const IrStmt *s, TreeForm *tf) {
   }
   tf->nt = r->type;
   const IrTensor *T = s->lhs->tensor;
-  return L->kind == E_REF && L->u.ref->tensor == T && same_subscript(L->u.ref, s->lhs) && !mentions(tf->E, T);
+  return L->kind == E_REF && L->u.ref->tensor == T && ir_ref_same_subscript(L->u.ref, s->lhs) && !mentions(tf->E, T);
 }
 
 typedef struct Marks {

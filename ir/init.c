@@ -15,24 +15,6 @@
 #include <math.h>
 #include <string.h>
 
-static void subs_text(SBuf *b, const IrRef *r) {
-  for (int i = 0; i < r->nsub; i++) {
-    if (i) sbuf_putc(b, ',');
-    ir_print_expr(b, r->sub[i]);
-  }
-}
-
-static bool same_subscript(const IrRef *a, const IrRef *b) {
-  if (a->nsub != b->nsub) return false;
-  SBuf x = {0}, y = {0};
-  subs_text(&x, a);
-  subs_text(&y, b);
-  bool eq = !strcmp(x.s ? x.s : "", y.s ? y.s : "");
-  sbuf_free(&x);
-  sbuf_free(&y);
-  return eq;
-}
-
 typedef struct FirstOcc {
   const IrTensor *t;
   const IrRef *first;
@@ -118,7 +100,7 @@ static void classify(LeirCtx *ctx, IrStmt *s, bool *written) {
   s->self_ref = f.first != NULL;
   bool earlier = written[t->id];
   written[t->id] = true;
-  if (!f.first || earlier || !same_subscript(s->lhs, f.first)) return;
+  if (!f.first || earlier || !ir_ref_same_subscript(s->lhs, f.first)) return;
   IrReduceOp op = match_shape(s->rhs, f.first);
   if (op == RED_NONE) return;
   s->init = INIT_REDUCE;

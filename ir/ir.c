@@ -57,6 +57,29 @@ bool ir_dtype_is_float(IrDType t) { return t == DT_F16 || t == DT_BF16 || t == D
 bool ir_dtype_is_signed_int(IrDType t) { return t >= DT_I8 && t <= DT_I64; }
 bool ir_dtype_is_unsigned_int(IrDType t) { return t >= DT_U8 && t <= DT_U64; }
 
+IrDType ir_dtype_promote(IrDType t) {
+  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
+}
+
+IrDType ir_dtype_usual(IrDType a, IrDType b) {
+  if (a == b && a != DT_BOOL) return a;
+  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
+  if (fa || fb) {
+    if (a == DT_F64 || b == DT_F64) return DT_F64;
+    if (a == DT_F32 || b == DT_F32) return DT_F32;
+    if (fa && fb) return DT_F32; /* f16 with bf16 */
+    return fa ? a : b;
+  }
+  a = ir_dtype_promote(a);
+  b = ir_dtype_promote(b);
+  if (a == b) return a;
+  int sa = ir_dtype_size(a), sb = ir_dtype_size(b);
+  bool ua = ir_dtype_is_unsigned_int(a), ub = ir_dtype_is_unsigned_int(b);
+  if (ua == ub) return sa >= sb ? a : b;
+  IrDType u = ua ? a : b, sg = ua ? b : a;
+  return ir_dtype_size(u) >= ir_dtype_size(sg) ? u : sg;
+}
+
 static const char *const scopes[SC__COUNT] = {"g", "s", "l"};
 const char *ir_scope_name(IrScope s) { return s >= 0 && s < SC__COUNT ? scopes[s] : "?"; }
 IrScope ir_scope_from_name(const char *s) {
@@ -101,6 +124,24 @@ int64_t ir_tensor_numel(const IrTensor *t) {
   for (int i = 0; i < t->rank; i++)
     if (__builtin_mul_overflow(n, t->shape[i], &n)) return INT64_MAX;
   return n;
+}
+
+static void subscript_text(SBuf *b, const IrRef *r) {
+  for (int i = 0; i < r->nsub; i++) {
+    if (i) sbuf_putc(b, ',');
+    ir_print_expr(b, r->sub[i]);
+  }
+}
+
+bool ir_ref_same_subscript(const IrRef *a, const IrRef *b) {
+  if (a->nsub != b->nsub) return false;
+  SBuf x = {0}, y = {0};
+  subscript_text(&x, a);
+  subscript_text(&y, b);
+  bool eq = !strcmp(x.s ? x.s : "", y.s ? y.s : "");
+  sbuf_free(&x);
+  sbuf_free(&y);
+  return eq;
 }
 
 IrTensor *ir_find_tensor(const IrProgram *p, const char *name) {

@@ -115,6 +115,11 @@ int ir_dtype_size(IrDType t);                 /* bytes per element */
 bool ir_dtype_is_float(IrDType t);
 bool ir_dtype_is_signed_int(IrDType t);
 bool ir_dtype_is_unsigned_int(IrDType t);
+/* C's integer promotion (bool, 8- and 16-bit integers -> i32) and usual
+ * arithmetic conversions over the LEIR dtypes (SPEC §5.4): the one
+ * definition that sema, the interpreter and the code generators share. */
+IrDType ir_dtype_promote(IrDType t);
+IrDType ir_dtype_usual(IrDType a, IrDType b);
 /* Dtype codes that appear in the reference's table but leirc does not support. */
 bool ir_dtype_is_known_unsupported(const char *s);
 
@@ -337,6 +342,9 @@ IrExpr *ir_expr_clone(LeirCtx *ctx, const IrExpr *e);
 IrRef *ir_ref_clone(LeirCtx *ctx, const IrRef *r);
 IrNest *ir_nest_clone(LeirCtx *ctx, const IrNest *n);
 IrProgram *ir_program_clone(LeirCtx *ctx, const IrProgram *p);
+
+/* Do two references have the same subscript text (SPEC §9.5's test)? */
+bool ir_ref_same_subscript(const IrRef *a, const IrRef *b);
 
 /* Lookup */
 IrTensor *ir_find_tensor(const IrProgram *p, const char *name);

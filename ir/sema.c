@@ -408,31 +408,6 @@ static void assign_dtypes(LeirCtx *ctx, IrProgram *p, Usage *u) {
 
 /* ------------------------------------------------------------ expression types */
 
-/* C's usual arithmetic conversions over the LEIR dtypes (§5.4). */
-static IrDType promote_int(IrDType t) {
-  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
-}
-
-static IrDType usual(IrDType a, IrDType b) {
-  if (a == b && a != DT_BOOL) return a;
-  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
-  if (fa || fb) {
-    if (a == DT_F64 || b == DT_F64) return DT_F64;
-    if (a == DT_F32 || b == DT_F32) return DT_F32;
-    if (fa && fb) return DT_F32; /* f16 with bf16 */
-    return fa ? a : b;
-  }
-  a = promote_int(a);
-  b = promote_int(b);
-  if (a == b) return a;
-  int sa = ir_dtype_size(a), sb = ir_dtype_size(b);
-  bool ua = ir_dtype_is_unsigned_int(a), ub = ir_dtype_is_unsigned_int(b);
-  if (ua == ub) return sa >= sb ? a : b;
-  IrDType u = ua ? a : b, s = ua ? b : a;
-  if (ir_dtype_size(u) >= ir_dtype_size(s)) return u;
-  return s;
-}
-
 /* Types every node: `st` is the statement type; `cond` is set inside the
  * condition of an if_then_else (index values are integers there); `sub`
  * inside subscripts (everything is i64). */
@@ -452,7 +427,7 @@ static void type_expr(IrExpr *e, IrDType st, bool cond, bool sub) {
     break;
   case E_UNARY:
     type_expr(e->u.unary.a, st, cond, sub);
-    e->type = sub ? DT_I64 : promote_int(e->u.unary.a->type);
+    e->type = sub ? DT_I64 : ir_dtype_promote(e->u.unary.a->type);
     break;
   case E_BINARY:
     type_expr(e->u.bin.a, st, cond, sub);
@@ -460,7 +435,7 @@ static void type_expr(IrExpr *e, IrDType st, bool cond, bool sub) {
     if (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR)
       e->type = DT_BOOL;
     else
-      e->type = sub ? DT_I64 : usual(e->u.bin.a->type, e->u.bin.b->type);
+      e->type = sub ? DT_I64 : ir_dtype_usual(e->u.bin.a->type, e->u.bin.b->type);
     break;
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++) type_expr(e->u.cmp.operand[i], st, cond, sub);
@@ -471,19 +446,19 @@ static void type_expr(IrExpr *e, IrDType st, bool cond, bool sub) {
       type_expr(e->u.call.args[0], st, true, sub);
       type_expr(e->u.call.args[1], st, cond, sub);
       type_expr(e->u.call.args[2], st, cond, sub);
-      e->type = usual(e->u.call.args[1]->type, e->u.call.args[2]->type);
+      e->type = ir_dtype_usual(e->u.call.args[1]->type, e->u.call.args[2]->type);
     } else {
       IrDType t = DT_NONE;
       for (int i = 0; i < e->u.call.nargs; i++) {
         type_expr(e->u.call.args[i], st, cond, sub);
-        t = i ? usual(t, e->u.call.args[i]->type) : e->u.call.args[i]->type;
+        t = i ? ir_dtype_usual(t, e->u.call.args[i]->type) : e->u.call.args[i]->type;
       }
       /* exp/log/sqrt/erf of an integer compute in the statement's float
          type when it is one, else in f64 */
       IrFunc f = e->u.call.func;
       if ((f == F_EXP || f == F_LOG || f == F_SQRT || f == F_ERF) && !ir_dtype_is_float(t))
         t = ir_dtype_is_float(st) ? st : DT_F64;
-      e->type = (f == F_ABS) ? promote_int(t) : t;
+      e->type = (f == F_ABS) ? ir_dtype_promote(t) : t;
     }
     break;
   }
