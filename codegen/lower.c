@@ -186,33 +186,6 @@ LLVMValueRef cg_convert(CgFn *f, LLVMValueRef v, IrDType from, IrDType to) {
   return is_unsigned(from) ? LLVMBuildZExt(B, v, rt, "") : LLVMBuildSExt(B, v, rt, "");
 }
 
-/* ------------------------------------------------------------ usual conversions
- * The same rules as sema's (ir/sema.c): C's usual arithmetic conversions
- * over the LEIR dtypes. */
-
-static IrDType promote_int(IrDType t) {
-  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
-}
-
-static IrDType usual(IrDType a, IrDType b) {
-  if (a == b && a != DT_BOOL) return a;
-  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
-  if (fa || fb) {
-    if (a == DT_F64 || b == DT_F64) return DT_F64;
-    if (a == DT_F32 || b == DT_F32) return DT_F32;
-    if (fa && fb) return DT_F32;
-    return fa ? a : b;
-  }
-  a = promote_int(a);
-  b = promote_int(b);
-  if (a == b) return a;
-  int sa = ir_dtype_size(a), sb = ir_dtype_size(b);
-  bool ua = is_unsigned(a), ub = is_unsigned(b);
-  if (ua == ub) return sa >= sb ? a : b;
-  IrDType u = ua ? a : b, s = ua ? b : a;
-  return ir_dtype_size(u) >= ir_dtype_size(s) ? u : s;
-}
-
 /* ------------------------------------------------------------ arithmetic */
 
 /* Integer division and remainder, defined everywhere: x / 0 = 0, x % 0 = 0,
@@ -530,7 +503,7 @@ static LLVMValueRef compare(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, Ir
 static LLVMValueRef cmp_chain(CgFn *f, const IrExpr *e, int i, LLVMValueRef left) {
   const IrExpr *ea = e->u.cmp.operand[i], *eb = e->u.cmp.operand[i + 1];
   LLVMValueRef right = cg_expr(f, eb);
-  IrDType t = usual(ea->type, eb->type);
+  IrDType t = ir_dtype_usual(ea->type, eb->type);
   LLVMValueRef c = compare(f, e->u.cmp.op[i], cg_convert(f, left, ea->type, t),
                            cg_convert(f, right, eb->type, t), t);
   if (i + 2 >= e->u.cmp.n) return c;
