@@ -30,8 +30,10 @@
  *    converted to the statement (left tensor) type at the store.
  *  - Conversions: int -> int wraps (two's complement); int -> float rounds to
  *    nearest even (C); float -> int truncates toward zero and SATURATES to
- *    the target range, NaN -> 0 (what PTX cvt.rzi does); anything -> bool is
- *    `x != 0` (NaN -> 1); bool -> number is 0/1.  f64 -> f16/bf16 and
+ *    the target range, NaN -> 0 (what PTX cvt.rzi does); a value stored
+ *    into a bool tensor is `x != 0`, except NaN -> 0 like every float ->
+ *    integer conversion (a truth test in a condition, `if_then_else(x,..)`,
+ *    takes NaN as true); bool -> number is 0/1.  f64 -> f16/bf16 and
  *    int -> f16/bf16 go through f32 (two roundings: (float)x, then
  *    leir_f32_to_f16/bf16).
  *  - f16/bf16: values are held in f32; each operation is done in f32 and
