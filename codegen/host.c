@@ -179,7 +179,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   for (int i = 0; i < hp->nk; i++) {
     char name[64];
     snprintf(name, sizeof name, "%s_entry", plan.k[i].name);
-    LLVMOrcJITTargetAddress addr = 0;
+    LLVMOrcExecutorAddress addr = 0;
     LLVMErrorRef err = LLVMOrcLLJITLookup(hp->jit, &addr, name);
     if (err) {
       report_llvm_error(ctx, "JIT lookup", err);

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An attribute this LLVM may not know (nocapture became captures(none) in
+ * LLVM 21): then it is simply not added. */
 static void add_attr(CgModule *m, LLVMValueRef fn, unsigned idx, const char *name, uint64_t val) {
   unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-  LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(m->C, kind, val));
+  if (kind) LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(m->C, kind, val));
 }
 
 static void add_str_attr(CgModule *m, LLVMValueRef fn, const char *k, const char *v) {
