@@ -313,6 +313,8 @@ static IrDType usual(IrDType a, IrDType b) {
 /* ------------------------------------------------------------ expressions */
 
 static void expr(Cu *c, SBuf *b, const IrExpr *e);
+typedef struct Range Range;
+static Range item_range(const IrExpr *e);
 
 /* The text of e converted to type `to`. */
 static void expr_as(Cu *c, SBuf *b, const IrExpr *e, IrDType to) {
@@ -333,10 +335,10 @@ static void expr_bool(Cu *c, SBuf *b, const IrExpr *e) {
   sbuf_puts(b, " != 0)");
 }
 
-typedef struct Range {
+struct Range {
   bool ok;
   int64_t lo, hi;
-} Range;
+};
 
 /* The range of an index expression over its loops (lower.c item_range). */
 static Range item_range(const IrExpr *e) {
@@ -632,7 +634,12 @@ static void expr(Cu *c, SBuf *b, const IrExpr *e) {
     SBuf x = {0}, y = {0};
     expr_as(c, &x, e->u.bin.a, e->type);
     expr_as(c, &y, e->u.bin.b, e->type);
-    binop(c, b, op, x.s, y.s, e->type);
+    Range ra = item_range(e->u.bin.a), rb = item_range(e->u.bin.b);
+    if ((op == OP_FLOORDIV || op == OP_MOD) && !ir_dtype_is_float(e->type) && ra.ok && ra.lo >= 0 && rb.ok &&
+        rb.lo == rb.hi && rb.lo > 0) /* a >= 0, b > 0: floor and C's truncation agree */
+      sbuf_printf(b, "(%s %s %s)", x.s, op == OP_MOD ? "%" : "/", y.s);
+    else
+      binop(c, b, op, x.s, y.s, e->type);
     sbuf_free(&x);
     sbuf_free(&y);
     return;

@@ -8,7 +8,14 @@
  * TVM does not convert between dtypes implicitly, so every operand whose type
  * (IrExpr.type, from sema) differs from the operation's is wrapped in
  * `T.Cast`.  With `cpu`, B loops become serial loops and every buffer is
- * global, so that TVM can build the function for its `llvm` target. */
+ * global, so that TVM can build the function for its `llvm` target.
+ *
+ * Where TVM's meaning differs from leirc's (SPEC §13.2-§13.3): max/min are
+ * TVM's (select(a > b, a, b): a NaN operand is not ignored as leirc's
+ * maximumNumber ignores it), exp/log/pow/erf are TVM's (libm/LLVM, not
+ * leirc's routines), and reductions over B loops are serial here.  Results
+ * therefore agree with leirc's up to rounding, and only where no NaN meets
+ * a max/min (testsuite/interop/tvm_check.py). */
 #include "codegen/emit.h"
 
 #include <math.h>
@@ -81,7 +88,11 @@ static void literal(SBuf *b, double v, IrDType ty) {
   } else if (ir_dtype_is_unsigned_int(ty)) { /* saturated: the identities reach the type's ends */
     int bits = ir_dtype_size(ty) * 8;
     unsigned long long top = bits == 64 ? ~0ull : (1ull << bits) - 1;
-    sbuf_printf(b, "T.%s(%llu)", tvm_dtype(ty), v <= 0 ? 0ull : v >= ldexp(1.0, bits) ? top : (unsigned long long)v);
+    unsigned long long u = v <= 0 ? 0ull : v >= ldexp(1.0, bits) ? top : (unsigned long long)v;
+    if (u > (unsigned long long)INT64_MAX && u == top) /* TVM's IntImm stops at INT64_MAX */
+      sbuf_printf(b, "T.max_value(\"%s\")", tvm_dtype(ty));
+    else
+      sbuf_printf(b, "T.%s(%llu)", tvm_dtype(ty), u);
   } else {
     double lim = ldexp(1.0, ir_dtype_size(ty) * 8 - 1);
     long long hi = ir_dtype_size(ty) == 8 ? INT64_MAX : (long long)lim - 1;
@@ -103,6 +114,30 @@ static const char *pyop(IrOp op) {
   case OP_NE: return " != ";
   default: return " ? ";
   }
+}
+
+/* C's usual arithmetic conversions over the LEIR dtypes (the same rules as
+ * ir/sema.c and codegen/lower.c). */
+static IrDType promote_int(IrDType t) {
+  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
+}
+
+static IrDType usual(IrDType a, IrDType b) {
+  if (a == b && a != DT_BOOL) return a;
+  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
+  if (fa || fb) {
+    if (a == DT_F64 || b == DT_F64) return DT_F64;
+    if (a == DT_F32 || b == DT_F32) return DT_F32;
+    if (fa && fb) return DT_F32;
+    return fa ? a : b;
+  }
+  a = promote_int(a);
+  b = promote_int(b);
+  if (a == b) return a;
+  bool ua = ir_dtype_is_unsigned_int(a), ub = ir_dtype_is_unsigned_int(b);
+  if (ua == ub) return ir_dtype_size(a) >= ir_dtype_size(b) ? a : b;
+  IrDType u = ua ? a : b, sg = ua ? b : a;
+  return ir_dtype_size(u) >= ir_dtype_size(sg) ? u : sg;
 }
 
 /* The value of e converted to `want` (DT_NONE: as it is). */
@@ -173,14 +208,8 @@ static void expr(Tir *t, SBuf *b, const IrExpr *e, IrDType want, bool sub) {
     }
     for (int i = 0; i + 1 < n; i++) {
       const IrExpr *x = e->u.cmp.operand[i], *y = e->u.cmp.operand[i + 1];
-      IrDType ct = sub ? DT_I64 : x->type;
-      if (!sub && y->type != x->type) {
-        /* C's conversions: the wider float, else the larger integer */
-        if (ir_dtype_is_float(y->type) && !ir_dtype_is_float(x->type)) ct = y->type;
-        else if (ir_dtype_is_float(x->type) == ir_dtype_is_float(y->type) &&
-                 ir_dtype_size(y->type) > ir_dtype_size(x->type))
-          ct = y->type;
-      }
+      /* C's usual arithmetic conversions, as leirc compares (lower.c) */
+      IrDType ct = sub ? DT_I64 : x->type == y->type ? x->type : usual(x->type, y->type);
       sbuf_putc(b, '(');
       expr(t, b, x, ct, sub);
       sbuf_puts(b, pyop(e->u.cmp.op[i]));

@@ -16,20 +16,50 @@
  *     the same.
  *  3. The step keeps the result: interp_check_step on one random input set
  *     (bit-identical outputs for class E, the tolerance of STRATEGIES §0.4
- *     for class T) does not find a difference.  Steps it cannot check (the
- *     program before the step fails to run within FZ_MAX_STEPS) end the
- *     pipeline.
+ *     for class T) does not find a difference.  A program that does not run
+ *     within FZ_MAX_STEPS steps ends the pipeline, as does a step after which
+ *     it needs more than FZ_WORK_FACTOR times as many.
  *  4. No diagnostic reports an internal error.
+ * A failure names the pipeline up to the failing step and the input seed of
+ * its check: `leirc -O 'PIPELINE' --verify --seed N FILE` (FILE: the saved
+ * input) reproduces it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "interp/check.h"
+#include "interp/data.h"
 #include "interp/interp.h"
 #include "passes/pass.h"
 #include "testsuite/fuzz/fuzz_common.h"
 
 enum { FZ_MAX_BYTES = 1 << 16, FZ_MAX_STMTS = 64, FZ_MAX_STEPS = 20000, FZ_MAX_PIPELINE = 4 };
+/* A step may add work (a staging copy, a split reduction); the program
+ * after it gets this many times the steps of the one before. */
+enum { FZ_WORK_FACTOR = 16 };
+
+/* Does p run within `steps` statement executions (random inputs, seed 0)?
+ * Programs that do not are not checked: the interpreter has its own
+ * harness. */
+static bool runs_within(Fz *f, const IrProgram *p, uint64_t steps) {
+  LeirCtx *ctx = &f->ctx;
+  int nerrors = ctx->nerrors;
+  FILE *saved = ctx->diag_out, *null = fopen("/dev/null", "w");
+  if (!null) abort();
+  ctx->diag_out = null;
+  InterpOptions o = {.max_steps = steps};
+  InterpProg *ip = interp_new(ctx, p, &o);
+  bool ok = ip != NULL;
+  if (ip) {
+    interp_random_inputs(ip, 0, NULL);
+    ok = interp_run(ip);
+    interp_free(ip);
+  }
+  fclose(null);
+  ctx->diag_out = saved;
+  ctx->nerrors = nerrors;
+  return ok;
+}
 
 /* Property 2. */
 static void check_printed(const IrProgram *q, const char *step) {
@@ -59,25 +89,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   uint64_t rng = fz_hash(data, size);
   int len = 1 + (int)(fz_next(&rng) % FZ_MAX_PIPELINE);
+  /* the pipeline so far, as -O takes it: failures name it, so that
+     `leirc -O PIPELINE --verify FILE` reproduces them */
+  const char *pipeline = "";
   for (int step = 0; step < len; step++) {
     PtrVec legal = {0};
     for (int i = 0; i < pass_table_size; i++) pass_enumerate_legal(&f.ctx, p, &pass_table[i], &legal);
     fz_check_diags(&f);
     if (!legal.n) break;
     PassCand *c = legal.v[fz_next(&rng) % (uint64_t)legal.n];
-    const char *name = pass_cand_spelling(&f.ctx, c);
+    const char *name = arena_printf(&f.ctx.arena, "%s%s%s", pipeline, step ? "," : "",
+                                    pass_cand_spelling(&f.ctx, c));
     const char *reason = NULL;
     IrProgram *q = pass_apply(&f.ctx, p, c, &reason);
     if (!q) fz_fail(&f, "a legal candidate does not apply", arena_printf(&f.ctx.arena, "%s: %s", name, reason));
     check_printed(q, name);
-    InterpCheckOptions o = {.seed = rng >> 8, .max_steps = FZ_MAX_STEPS};
+    if (!runs_within(&f, p, FZ_MAX_STEPS)) break;
+    InterpCheckOptions o = {.seed = fz_next(&rng) >> 8, .max_steps = FZ_WORK_FACTOR * FZ_MAX_STEPS};
     int before = f.ctx.nerrors;
+    size_t diag_before = f.diag_len;
     int verdict = interp_check_step(&f.ctx, p, q, c->cls == PASS_T ? 'T' : 'E', 1, name, &o);
-    if (verdict == 1) fz_fail(&f, "a step changes the result", name);
-    if ((verdict != 0) != (f.ctx.nerrors > before)) fz_fail(&f, "interp_check_step's verdict and diagnostics disagree", name);
+    if ((verdict != 0) != (f.ctx.nerrors > before))
+      fz_fail(&f, "interp_check_step's verdict and diagnostics disagree", name);
+    fflush(f.diag_f);
+    if (verdict == 1 && !strstr(f.diag + diag_before, "did not finish within"))
+      fz_fail(&f, "a step changes the result",
+              arena_printf(&f.ctx.arena, "leirc -O '%s' --verify --seed %llu FILE", name,
+                           (unsigned long long)o.seed));
     fz_check_diags(&f);
-    if (verdict == 2) break;
+    if (verdict != 0) break; /* (a step that multiplies the work ends it) */
     p = q;
+    pipeline = name;
   }
   fz_free(&f);
   return 0;

@@ -1,6 +1,7 @@
 #!/bin/sh
-# `make check-interop` (opt-in; slow): TVM as a third executor of the corpus
-# and nvcc over every corpus program's CUDA C (issue 9).
+# `make check-interop` (opt-in; slow): TVM as a third executor of the corpus,
+# nvcc over every corpus program's CUDA C, and that CUDA C run on the CPU
+# against the interpreter (issue 9).
 #
 # TVM comes from PyPI into a virtual environment in the build tree,
 # $top_builddir/testsuite/tvm-venv (made once, reused):
@@ -12,6 +13,8 @@
 #   top_srcdir, top_builddir   as `make` passes them
 #   TVM_BUDGET, TVM_INTERP_BUDGET   tvm_check.py's --budget/--interp-budget
 #   INTEROP_ONLY                space-separated name substrings to select
+#   EMU_MAX_ITER                cuda_emu_check.py's --max-iter (default 1.3e8:
+#                               every program with corpus data)
 # Prints PASS/FAIL lines, each part's counts, and `N passed, N failed`.
 set -u
 top=${top_srcdir:?top_srcdir is not set}
@@ -66,6 +69,22 @@ sh "$top/testsuite/interop/nvcc_check.sh" "$leirc" "$corpus" "$work/cuda" $only 
 rc=$?
 grep -v '^PASS' "$work/nvcc.out"
 if [ $rc = 77 ]; then skip=$((skip + 1)); else count "$work/nvcc.out"; fi
+
+# ---- the CUDA C on the CPU against the interpreter ---------------------------
+py=$venv/bin/python
+[ -x "$py" ] || py=python3
+if "$py" -c 'import numpy' 2>/dev/null && [ -d "$corpus/programs" ]; then
+  set --
+  for s in $only; do set -- "$@" --only "$s"; done
+  "$py" -u "$top/testsuite/interop/cuda_emu_check.py" "$leirc" "$corpus" "$work/emu" \
+    --max-iter "${EMU_MAX_ITER:-1.3e8}" "$@" >"$work/emu.out" 2>&1
+  rc=$?
+  grep -v '^PASS' "$work/emu.out"
+  if [ $rc = 77 ]; then skip=$((skip + 1)); else count "$work/emu.out"; fi
+else
+  echo "UNSUPPORTED: cuda-emu: no python3 with numpy, or no corpus"
+  skip=$((skip + 1))
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
