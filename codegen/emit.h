@@ -8,9 +8,9 @@
 typedef struct EmitTirOptions {
   /* B loops serial and every buffer global, for TVM's llvm (CPU) target */
   bool cpu;
-  /* the dialect of the TVM releases on PyPI (0.25 and later): `tirx` with
-   * `@T.prim_func(s_tir=True)` and `T.sblock`, instead of the classic `tir`
-   * with `T.block` that SPEC §13.1 shows */
+  /* the dialect of the TVM releases on PyPI (checked with apache-tvm
+   * 0.27.0.post1): `tirx` with `@T.prim_func(s_tir=True)` and `T.sblock`,
+   * instead of the classic `tir` with `T.block` that SPEC §13.1 shows */
   bool tirx;
 } EmitTirOptions;
 

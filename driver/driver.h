@@ -12,7 +12,7 @@ typedef enum DrvEmit {
   EMIT_ASM,
   EMIT_PTX,
   EMIT_TIR,  /* TVMScript */
-  EMIT_TIRX, /* TVMScript, the tirx dialect of TVM >= 0.25 */
+  EMIT_TIRX, /* TVMScript, the tirx dialect of PyPI's TVM 0.27 */
   EMIT_CUDA  /* CUDA C */
 } DrvEmit;
 

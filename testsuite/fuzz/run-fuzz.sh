@@ -27,7 +27,7 @@ rc=$?
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::number_of_executed_units|^stat::peak_rss_mb' "$log"
 if [ $rc -ne 0 ]; then
   echo "FAIL: $name (exit $rc); the input is saved as $dir/$name-*:"
-  grep -E 'ERROR|PROPERTY|SUMMARY|Test unit written' "$log" | head -20
+  grep -E 'ERROR|PROPERTY|detail:|runtime error|SUMMARY|Test unit written' "$log" | head -20
   echo "  (rerun one input: $h FILE)"
   exit 1
 fi
