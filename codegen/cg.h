@@ -167,6 +167,14 @@ LLVMValueRef cg_const(CgFn *f, double v, IrDType t);
 /* The address of r's element.  Subscripts not provably in range are
  * checked (see guard_offset). */
 LLVMValueRef cg_addr(CgFn *f, const IrRef *r, bool write);
+/* The range of an index expression over its loops' ranges, when simple
+ * (integer literals, loop indices, + - * and floor division/modulo by a
+ * positive constant, without overflow); ok = false otherwise. */
+typedef struct CgRange {
+  bool ok;
+  int64_t lo, hi;
+} CgRange;
+CgRange cg_item_range(const IrExpr *e);
 LLVMValueRef cg_load(CgFn *f, LLVMValueRef addr, IrDType t);
 void cg_store(CgFn *f, LLVMValueRef addr, LLVMValueRef v, IrDType t);
 /* The value of `op` on two values of type t (+, -, *, max, min) */

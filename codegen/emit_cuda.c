@@ -313,8 +313,6 @@ static IrDType usual(IrDType a, IrDType b) {
 /* ------------------------------------------------------------ expressions */
 
 static void expr(Cu *c, SBuf *b, const IrExpr *e);
-typedef struct Range Range;
-static Range item_range(const IrExpr *e);
 
 /* The text of e converted to type `to`. */
 static void expr_as(Cu *c, SBuf *b, const IrExpr *e, IrDType to) {
@@ -335,62 +333,6 @@ static void expr_bool(Cu *c, SBuf *b, const IrExpr *e) {
   sbuf_puts(b, " != 0)");
 }
 
-struct Range {
-  bool ok;
-  int64_t lo, hi;
-};
-
-/* The range of an index expression over its loops (lower.c item_range). */
-static Range item_range(const IrExpr *e) {
-  Range r = {false, 0, 0}, a, b;
-  switch (e->kind) {
-  case E_INT: return (Range){true, e->u.ilit.value, e->u.ilit.value};
-  case E_INDEX:
-    if (!e->u.index.loop) return r;
-    return (Range){true, 0, e->u.index.loop->extent - 1};
-  case E_PAREN: return item_range(e->u.paren);
-  case E_UNARY:
-    a = item_range(e->u.unary.a);
-    if (!a.ok || a.lo == INT64_MIN) return r;
-    return e->u.unary.op == OP_NEG ? (Range){true, -a.hi, -a.lo} : a;
-  case E_BINARY:
-    a = item_range(e->u.bin.a);
-    b = item_range(e->u.bin.b);
-    if (!a.ok || !b.ok) return r;
-    switch (e->u.bin.op) {
-    case OP_ADD:
-      if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi)) return r;
-      r.ok = true;
-      return r;
-    case OP_SUB:
-      if (__builtin_sub_overflow(a.lo, b.hi, &r.lo) || __builtin_sub_overflow(a.hi, b.lo, &r.hi)) return r;
-      r.ok = true;
-      return r;
-    case OP_MUL: {
-      int64_t p[4];
-      if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
-          __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
-        return r;
-      r = (Range){true, p[0], p[0]};
-      for (int i = 1; i < 4; i++) {
-        if (p[i] < r.lo) r.lo = p[i];
-        if (p[i] > r.hi) r.hi = p[i];
-      }
-      return r;
-    }
-    case OP_FLOORDIV:
-      if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return r;
-      return (Range){true, a.lo / b.lo, a.hi / b.lo};
-    case OP_MOD:
-      if (b.lo != b.hi || b.lo <= 0) return r;
-      if (a.lo >= 0 && a.hi < b.lo) return a;
-      return (Range){true, 0, b.lo - 1};
-    default: return r;
-    }
-  default: return r;
-  }
-}
-
 /* The flat element offset of r (cg_offset): row-major over the dimensions
  * the plan keeps (shared/local tensors lose those named by a hardware
  * index); items not provably in range are checked and an access out of
@@ -404,7 +346,7 @@ static void offset(Cu *c, SBuf *b, const IrRef *r) {
     if (ti->keep && !ti->keep[d]) continue;
     SBuf it = {0};
     expr_as(c, &it, r->sub[d], DT_I64);
-    Range rg = item_range(r->sub[d]);
+    CgRange rg = cg_item_range(r->sub[d]);
     if (!(rg.ok && rg.lo >= 0 && rg.hi < t->shape[d]))
       sbuf_printf(&ok, "%s(uint64_t)(%s) < %lldull", ok.len ? " && " : "", it.s, (long long)t->shape[d]);
     if (nkept == 0) {
@@ -634,7 +576,7 @@ static void expr(Cu *c, SBuf *b, const IrExpr *e) {
     SBuf x = {0}, y = {0};
     expr_as(c, &x, e->u.bin.a, e->type);
     expr_as(c, &y, e->u.bin.b, e->type);
-    Range ra = item_range(e->u.bin.a), rb = item_range(e->u.bin.b);
+    CgRange ra = cg_item_range(e->u.bin.a), rb = cg_item_range(e->u.bin.b);
     if ((op == OP_FLOORDIV || op == OP_MOD) && !ir_dtype_is_float(e->type) && ra.ok && ra.lo >= 0 && rb.ok &&
         rb.lo == rb.hi && rb.lo > 0) /* a >= 0, b > 0: floor and C's truncation agree */
       sbuf_printf(b, "(%s %s %s)", x.s, op == OP_MOD ? "%" : "/", y.s);

@@ -337,27 +337,21 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
 
 /* ------------------------------------------------------------ bounds */
 
-typedef struct Range {
-  bool ok;
-  int64_t lo, hi;
-} Range;
-
-/* The range of an index expression over its loops' ranges, when simple. */
-static Range item_range(const IrExpr *e) {
-  Range r = {false, 0, 0}, a, b;
+CgRange cg_item_range(const IrExpr *e) {
+  CgRange r = {false, 0, 0}, a, b;
   switch (e->kind) {
-  case E_INT: return (Range){true, e->u.ilit.value, e->u.ilit.value};
+  case E_INT: return (CgRange){true, e->u.ilit.value, e->u.ilit.value};
   case E_INDEX:
     if (!e->u.index.loop) return r;
-    return (Range){true, 0, e->u.index.loop->extent - 1};
-  case E_PAREN: return item_range(e->u.paren);
+    return (CgRange){true, 0, e->u.index.loop->extent - 1};
+  case E_PAREN: return cg_item_range(e->u.paren);
   case E_UNARY:
-    a = item_range(e->u.unary.a);
+    a = cg_item_range(e->u.unary.a);
     if (!a.ok || a.lo == INT64_MIN) return r;
-    return e->u.unary.op == OP_NEG ? (Range){true, -a.hi, -a.lo} : a;
+    return e->u.unary.op == OP_NEG ? (CgRange){true, -a.hi, -a.lo} : a;
   case E_BINARY:
-    a = item_range(e->u.bin.a);
-    b = item_range(e->u.bin.b);
+    a = cg_item_range(e->u.bin.a);
+    b = cg_item_range(e->u.bin.b);
     if (!a.ok || !b.ok) return r;
     switch (e->u.bin.op) {
     case OP_ADD:
@@ -373,7 +367,7 @@ static Range item_range(const IrExpr *e) {
       if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
           __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
         return r;
-      r = (Range){true, p[0], p[0]};
+      r = (CgRange){true, p[0], p[0]};
       for (int i = 1; i < 4; i++) {
         if (p[i] < r.lo) r.lo = p[i];
         if (p[i] > r.hi) r.hi = p[i];
@@ -382,11 +376,11 @@ static Range item_range(const IrExpr *e) {
     }
     case OP_FLOORDIV:
       if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return r;
-      return (Range){true, a.lo / b.lo, a.hi / b.lo};
+      return (CgRange){true, a.lo / b.lo, a.hi / b.lo};
     case OP_MOD:
       if (b.lo != b.hi || b.lo <= 0) return r;
       if (a.lo >= 0 && a.hi < b.lo) return a;
-      return (Range){true, 0, b.lo - 1};
+      return (CgRange){true, 0, b.lo - 1};
     default: return r;
     }
   default: return r;
@@ -395,7 +389,7 @@ static Range item_range(const IrExpr *e) {
 
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
-  Range r = item_range(item);
+  CgRange r = cg_item_range(item);
   if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }

@@ -57,6 +57,39 @@ def iterations(text):
     return total
 
 
+def reduce_batch(text, decl):
+    """A batch-1 variant of a program too big to run here, or None.
+
+    Applies when every top-level nest starts with the same batch loop
+    `B^{N}_{X=0}` and the index X occurs only as the first subscript of
+    tensors whose first dimension is N: then batch element 0 of every
+    output is computed by the same statements with X = 0 alone, and the
+    program with `B^{1}_{X=0}` and those first dimensions 1 exercises every
+    statement, loop and subscript of the original.  Returns (text, decls
+    dict, names of the reduced tensors, N)."""
+    nests = [n for n in text.strip().split("];") if n.strip()]
+    heads = {re.match(r"B\^\{(\d+)\}_\{(\w+)=0\}", n.strip()) is not None and
+             re.match(r"B\^\{(\d+)\}_\{(\w+)=0\}", n.strip()).groups() for n in nests}
+    if len(heads) != 1 or False in heads:
+        return None
+    n, x = heads.pop()
+    n = int(n)
+    # every use of X: a loop header or the first subscript of a tensor
+    uses = re.findall(r"[^\w]%s[^\w]" % x, text)
+    lead = re.findall(r"([A-Za-z]\w*)\^\{[^}]*\}_\{%s," % x, text)
+    if len(uses) != len(nests) + len(lead):
+        return None
+    with open(decl) as f:
+        d = json.load(f)
+    names = set(lead)
+    for name, shape in zip(d["known_names"], d["known_shapes"]):
+        if name in names:
+            if not shape or shape[0] != n:
+                return None
+            shape[0] = 1
+    return text.replace("B^{%d}_{%s=0}" % (n, x), "B^{1}_{%s=0}" % x), d, names, n
+
+
 def decls(path):
     with open(path) as f:
         d = json.load(f)
@@ -133,9 +166,11 @@ def make_tensor(a, dev):
     return mk(np.require(a, requirements="C"), dev)  # keeps 0-d arrays 0-d
 
 
-def check_one(leirc, path, data_root, work, seed, budget, interp_budget, scale=1.0):
+def check_one(leirc, path, data_root, work, seed, budget, interp_budget, scale=1.0, reduced=None):
     level = os.path.basename(os.path.dirname(path))
     name = os.path.basename(path)[:-5]
+    if reduced:  # a batch-1 variant (reduce_batch): the original's directory and level
+        level = reduced[1]
     decl = path[:-5] + ".decls.json"
     os.makedirs(work, exist_ok=True)
     res = {"name": "%s/%s" % (level, name), "parsed": False, "built": False, "matched": False}
@@ -162,14 +197,31 @@ def check_one(leirc, path, data_root, work, seed, budget, interp_budget, scale=1
     with open(path) as f:
         iters = iterations(f.read())
     if budget and iters > budget:
-        res["skipped"] = "%.3g iterations, over --budget" % iters
-        return res
+        red = None if reduced else reduce_batch(open(path).read(), decl)
+        if red is None or iterations(red[0]) > budget:
+            res["skipped"] = "%.3g iterations, over --budget" % iters
+            return res
+        text, d, names, n = red
+        rpath = os.path.join(work, "batch1", name + ".leir")
+        os.makedirs(os.path.dirname(rpath), exist_ok=True)
+        with open(rpath, "w") as f:
+            f.write(text)
+        with open(rpath[:-5] + ".decls.json", "w") as f:
+            json.dump(d, f)
+        r = check_one(leirc, rpath, data_root, os.path.join(work, "batch1"), seed, budget, interp_budget, scale,
+                      reduced=(os.path.dirname(path), level, names, n))
+        r["name"] = res["name"]
+        r["batch"] = "batch %d of %d (%.3g of %.3g iterations)" % (1, n, iterations(text), iters)
+        return r
     host = iters > interp_budget
     res["oracle"] = "host" if host else "interp"
     args = decls(decl)
-    ins, res["data"] = inputs_for(os.path.dirname(path), level, name, args,
-                                  os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(path))), "data"),
+    prog_dir = reduced[0] if reduced else os.path.dirname(path)
+    ins, res["data"] = inputs_for(prog_dir, level, name, args,
+                                  os.path.join(os.path.dirname(os.path.dirname(prog_dir)), "data"),
                                   seed, scale)
+    if reduced and res["data"] == "corpus":  # the corpus data of batch element 0
+        ins = {n: (a[:1] if n in reduced[2] else a) for n, a in ins.items()}
     for n, a in ins.items():
         np.save(os.path.join(work, "in_%s.npy" % n), a)
     ok, err = run_leirc(leirc, path, decl, [n for n, _, _, isin in args if isin], work, host)
@@ -250,8 +302,10 @@ def main():
             print("PASS: tvm %s (parsed and built; not run: %s)" % (r["name"], r["skipped"]), flush=True)
         elif r["matched"]:
             tally["rescaled"] = tally.get("rescaled", 0) + ("inputs x" in r["closeness"])
-            print("PASS: tvm %s (%s, %s data, %s, %.1fs)" % (r["name"], r["closeness"], r["data"], r["oracle"],
-                                                            time.time() - t0), flush=True)
+            tally["batch1"] = tally.get("batch1", 0) + ("batch" in r)
+            print("PASS: tvm %s (%s, %s data, %s%s, %.1fs)" % (r["name"], r["closeness"], r["data"], r["oracle"],
+                                                              ", " + r["batch"] if "batch" in r else "",
+                                                              time.time() - t0), flush=True)
         else:
             failed.append(r["name"])
             print("FAIL: tvm %s: %s" % (r["name"], r.get("why", "?")), flush=True)
@@ -259,10 +313,10 @@ def main():
     ran = n - tally["skipped"]
     print("tvm: parsed %d/%d, built %d/%d, run %d (%d over the budget), matching %d/%d (bit-identical %d, "
           "within the f32 rule %d, within the reference rule only %d; corpus data %d, random inputs %d; "
-          "oracle: interpreter %d, host code %d; matched only on inputs x%g: %d)"
+          "oracle: interpreter %d, host code %d; matched only on inputs x%g: %d; run as batch 1 of N: %d)"
           % (tally["parsed"], n, tally["built"], n, ran, tally["skipped"], tally["matched"], ran, tally["bit"],
              tally["tol"], tally["ref"], tally["corpus"], tally["random"], tally["interp"], tally["host"],
-             a.retry_scale, tally.get("rescaled", 0)))
+             a.retry_scale, tally.get("rescaled", 0), tally.get("batch1", 0)))
     return 0 if not failed else 1
 
 
