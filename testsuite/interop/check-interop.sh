@@ -58,7 +58,7 @@ else
   set --
   for s in $only; do set -- "$@" --only "$s"; done
   "$venv/bin/python" -u "$top/testsuite/interop/tvm_check.py" "$leirc" "$corpus" "$work/tvm" \
-    --budget "${TVM_BUDGET:-3e9}" --interp-budget "${TVM_INTERP_BUDGET:-3e8}" "$@" 2>>"$log" |
+    --budget "${TVM_BUDGET:-2e10}" --interp-budget "${TVM_INTERP_BUDGET:-3e8}" "$@" 2>>"$log" |
     tee "$work/tvm.out" | grep -v '^PASS'
   count "$work/tvm.out"
 fi
