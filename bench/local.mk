@@ -47,6 +47,16 @@ bench-passes: bench/passes_bench$(EXEEXT)
 	@echo "== pass manager (bench/passes_bench)"
 	@taskset -c 0 ./bench/passes_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
 
+## Step records (leirc --emit-steps, issue 8): the whole corpus to records,
+## records per second without and with verification (a few minutes).
+EXTRA_DIST += bench/steps_bench.sh
+.PHONY: bench-steps
+bench: bench-steps
+bench-steps: leirc$(EXEEXT)
+	@echo "== step records (bench/steps_bench.sh)"
+	@taskset -c 0 $(SHELL) '$(srcdir)/bench/steps_bench.sh' ./leirc$(EXEEXT) \
+	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
 ## Issue 9: host run time of leirc's code against TVM's CPU build of the same
 ## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
 ## of LEIR, TIR and CUDA C (bench/tokens.py).  Both need the virtual
@@ -67,3 +77,45 @@ bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	@echo "== tokens of LEIR, TIR and CUDA C (bench/tokens.py)"
 	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tokens.py' '$(abs_top_builddir)/leirc' \
 	  '$(abs_top_srcdir)/../shared/corpus'
+
+## The analytic cost model (--cost=model, issue 8): Spearman rank correlation
+## of its estimates with measured host run times over the corpus programs
+## and their one-step candidates (about 20 minutes; see its header).
+EXTRA_PROGRAMS += bench/costmodel_bench
+bench_costmodel_bench_SOURCES = bench/costmodel_bench.c
+bench_costmodel_bench_LDADD = libleir.la -lm
+.PHONY: bench-costmodel
+bench: bench-costmodel
+bench-costmodel: bench/costmodel_bench$(EXEEXT)
+	@echo "== cost model vs measured host time (bench/costmodel_bench)"
+	@nice ./bench/costmodel_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
+## The differential campaign of issue 11 (testsuite/fuzz/campaign.c; its
+## header says what it does): random verified pass sequences over the corpus,
+## each final program compared with the original.  Not part of `make check`
+## or `make bench`.  `make campaign-quick` runs 200 sequences (a few
+## minutes); the full campaign is
+##   make campaign CAMPAIGN_FLAGS='--sequences 10000'
+## (HACKING.md).  The build tree's own leirc is not needed.
+EXTRA_PROGRAMS += testsuite/fuzz/campaign
+testsuite_fuzz_campaign_SOURCES = testsuite/fuzz/campaign.c
+testsuite_fuzz_campaign_LDADD = libleir.la -lm
+CAMPAIGN_FLAGS =
+.PHONY: campaign campaign-quick
+campaign: testsuite/fuzz/campaign$(EXEEXT)
+	nice ./testsuite/fuzz/campaign --corpus '$(abs_top_srcdir)/../shared/corpus' $(CAMPAIGN_FLAGS) || test $$? -eq 77
+campaign-quick: testsuite/fuzz/campaign$(EXEEXT)
+	nice ./testsuite/fuzz/campaign --corpus '$(abs_top_srcdir)/../shared/corpus' --sequences 200 --quiet \
+	  $(CAMPAIGN_FLAGS) || test $$? -eq 77
+
+## leirc --tune over the corpus (issue 8): the host speedup of the best
+## program found over the untransformed one, per program and mean, median
+## and max, time per search step, then SGEMM 1024^3 (an hour or more on two
+## loaded cores; TUNE_FLAGS and SGEMM_FLAGS, see its header).
+EXTRA_DIST += bench/tune_bench.sh
+.PHONY: bench-tune
+bench: bench-tune
+bench-tune: leirc$(EXEEXT)
+	@echo "== leirc --tune (bench/tune_bench.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/tune_bench.sh' '$(abs_top_builddir)' \
+	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77

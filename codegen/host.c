@@ -9,6 +9,7 @@
  * so the results do not depend on the number of threads.
  */
 #include "codegen/cg.h"
+#include "ir/memlimit.h"
 
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -240,7 +241,8 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   const IrProgram *p = hp->p;
   void **all = calloc((size_t)p->ntensors + 1, sizeof *all);
   bool *owned = calloc((size_t)p->ntensors + 1, sizeof *owned);
-  bool ok = all && owned;
+  /* --max-memory: the whole program, before its intermediates are allocated */
+  bool ok = all && owned && leir_check_memory(hp->ctx, p);
   for (int i = 0; ok && i < p->ntensors; i++) {
     all[i] = bufs[i];
     if (all[i]) continue;

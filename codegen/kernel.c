@@ -210,7 +210,7 @@ bool cg_optimize(CgModule *m, LLVMTargetMachineRef tm, int level) {
      hints of lower.c (jam_count) can be honoured, then the usual pipeline */
   snprintf(pipeline, sizeof pipeline, "%sdefault<O%d>",
            m->target == CG_TARGET_HOST
-               ? "function(sroa,instcombine,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm),"
+               ? "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm),"
                  "loop(loop-unroll-and-jam)),"
                : "",
            level > 3 ? 3 : level);

@@ -741,6 +741,38 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
   return JAM_COUNT;
 }
 
+/* Host: the first iteration of a serial loop is peeled off (lowered once
+ * with the index 0, then the loop runs from 1) when the loop is the
+ * outermost reduction loop of a statement with a §9.5 implicit
+ * initialisation below it and has loops inside it: the `all reduction
+ * indices are 0` test then folds away in the loop proper, which leaves the
+ * inner loops free of control flow (vectorised, and their elements kept in
+ * registers across the reduction loop: SGEMM tiled with `c` outside `a`).
+ * Innermost reduction loops are left alone (unroll-and-jam handles them). */
+static bool peel_stmt(const IrStmt *s, const IrNest *n, int li) {
+  if (s->init != INIT_REDUCE) return false;
+  bool in = false;
+  for (int r = 0; r < s->nred; r++) {
+    if (s->red[r] == n->loops[li]) in = true;
+    for (int o = 0; o < li; o++)
+      if (s->red[r] == n->loops[o]) return false; /* an outer one peels */
+  }
+  return in;
+}
+
+static bool peel_items(const IrNest *n, const IrNest *top, int li) {
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_STMT ? peel_stmt(n->items[i].u.stmt, top, li)
+                                      : peel_items(n->items[i].u.nest, top, li))
+      return true;
+  return false;
+}
+
+static bool peel_first(const CgFn *f, const IrNest *n, int li) {
+  return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && li + 1 < n->nloops && n->loops[li]->extent >= 2 &&
+         peel_items(n, n, li);
+}
+
 static const CgRed *red_at(const CgFn *f, const IrLoop *l) {
   for (int i = 0; i < f->k->nred; i++)
     if (f->k->red[i].tloop == l && !f->k->red[i].general) return &f->k->red[i];
@@ -786,10 +818,18 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
   case LM_RANGE:
     cg_bind(f, l, cg_loop_begin(f, &lp, f->lo, f->hi, l->kind));
     break;
-  case LM_SERIAL:
-    cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, l->extent), l->kind));
+  case LM_SERIAL: {
+    int64_t first = 0;
+    if (peel_first(f, n, li)) { /* iteration 0 on its own */
+      cg_bind(f, l, cg_i64(f->m, 0));
+      cg_lower_loops(f, n, li + 1);
+      cg_unbind(f, nb);
+      first = 1;
+    }
+    cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
     lp.jam = jam_count(f, n, li);
     break;
+  }
   }
   cg_lower_loops(f, n, li + 1);
   cg_unbind(f, nb);

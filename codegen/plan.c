@@ -487,9 +487,97 @@ static void place_tensors(LeirCtx *ctx, const IrProgram *p, CgPlan *plan, RefLis
 
 /* ------------------------------------------------------------ host parallelism */
 
-/* §9.8, a simple sufficient rule: every write has an item that is exactly
- * the loop's index; a read of a tensor written in the nest has that item in
- * a dimension where every write of the tensor has it too. */
+/* An affine subscript item: sum of coef * loop index + constant. */
+typedef struct Affine {
+  int n;
+  const IrLoop *loop[16];
+  int64_t coef[16];
+  int64_t k;
+} Affine;
+
+static bool affine_add(Affine *a, const IrLoop *l, int64_t c) {
+  for (int i = 0; i < a->n; i++)
+    if (a->loop[i] == l) {
+      a->coef[i] += c;
+      return true;
+    }
+  if (a->n == 16) return false;
+  a->loop[a->n] = l;
+  a->coef[a->n++] = c;
+  return true;
+}
+
+/* e * scale added to a; false if e is not affine (or coefficients grow
+ * past 2^31). */
+static bool affine_of(const IrExpr *e, int64_t scale, Affine *a) {
+  e = strip(e);
+  if (!e || scale > INT32_MAX || scale < -INT32_MAX) return false;
+  switch (e->kind) {
+  case E_INT:
+    if (e->u.ilit.value > INT32_MAX || e->u.ilit.value < -INT32_MAX) return false;
+    a->k += scale * e->u.ilit.value;
+    return true;
+  case E_INDEX: return e->u.index.loop && affine_add(a, e->u.index.loop, scale);
+  case E_UNARY: return affine_of(e->u.unary.a, e->u.unary.op == OP_NEG ? -scale : scale, a);
+  case E_BINARY: {
+    const IrExpr *x = strip(e->u.bin.a), *y = strip(e->u.bin.b);
+    if (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB)
+      return affine_of(x, scale, a) && affine_of(y, e->u.bin.op == OP_SUB ? -scale : scale, a);
+    if (e->u.bin.op != OP_MUL) return false;
+    if (y && y->kind == E_INT && y->u.ilit.value <= INT32_MAX && y->u.ilit.value >= -INT32_MAX)
+      return affine_of(x, scale * y->u.ilit.value, a);
+    if (x && x->kind == E_INT && x->u.ilit.value <= INT32_MAX && x->u.ilit.value >= -INT32_MAX)
+      return affine_of(y, scale * x->u.ilit.value, a);
+    return false;
+  }
+  default: return false;
+  }
+}
+
+static int64_t coef_of(const Affine *a, const IrLoop *l) {
+  for (int i = 0; i < a->n; i++)
+    if (a->loop[i] == l) return a->coef[i];
+  return 0;
+}
+
+static bool affine_same(const Affine *a, const Affine *b) {
+  if (a->k != b->k) return false;
+  for (int i = 0; i < a->n; i++)
+    if (a->coef[i] != coef_of(b, a->loop[i])) return false;
+  for (int i = 0; i < b->n; i++)
+    if (b->coef[i] != coef_of(a, b->loop[i])) return false;
+  return true;
+}
+
+static int64_t iabs64(int64_t x) { return x < 0 ? -x : x; }
+
+/* Do distinct iterations of l give distinct values of the item, whatever
+ * the other loops' values?  Yes when l's coefficient c is nonzero and
+ * either the other terms span less than |c| (l is the high digit,
+ * g*64+tx for g) or every other coefficient is a multiple of |c| times l's
+ * extent (l is the low digit, g*64+tx for tx). */
+static bool injective_in(const Affine *a, const IrLoop *l) {
+  int64_t c = iabs64(coef_of(a, l));
+  if (!c) return false;
+  int64_t span = 0, step = c * l->extent;
+  bool high = true, low = true;
+  for (int i = 0; i < a->n; i++) {
+    if (a->loop[i] == l || !a->coef[i]) continue;
+    int64_t x = iabs64(a->coef[i]);
+    if (a->loop[i]->extent > 1) {
+      span += x * (a->loop[i]->extent - 1);
+      if (span >= c) high = false;
+    }
+    if (x % step) low = false;
+  }
+  return high || low;
+}
+
+/* §9.8, a simple sufficient rule: every write of a tensor written in the
+ * nest has, in some dimension d, an affine item in which distinct
+ * iterations of l give distinct values (the loop's index itself, or g*64+tx
+ * after tiling), and every reference of that tensor has the same item in
+ * dimension d. */
 static bool race_free(const RefList *rl, const IrLoop *l) {
   if (rl->overflow) return false;
   for (int i = 0; i < rl->n; i++) {
@@ -500,10 +588,14 @@ static bool race_free(const RefList *rl, const IrLoop *l) {
     if (!written) continue;
     bool ok = false;
     for (int d = 0; d < t->rank && !ok; d++) {
-      if (!is_index_of(r->sub[d], l)) continue;
+      Affine ar = {0};
+      if (!affine_of(r->sub[d], 1, &ar) || !injective_in(&ar, l)) continue;
       ok = true;
-      for (int j = 0; j < rl->n && ok; j++)
-        if (rl->write[j] && rl->v[j]->tensor == t) ok = is_index_of(rl->v[j]->sub[d], l);
+      for (int j = 0; j < rl->n && ok; j++) {
+        if (!rl->write[j] || rl->v[j]->tensor != t) continue;
+        Affine aw = {0};
+        ok = affine_of(rl->v[j]->sub[d], 1, &aw) && affine_same(&ar, &aw);
+      }
     }
     if (!ok) return false;
   }
@@ -555,8 +647,12 @@ static bool plan_kernel(LeirCtx *ctx, const IrProgram *p, CgPlan *plan, int i, R
                       : has_shared_write(rl) ? "it writes a shared (s) tensor" : NULL;
     if (!launch_config(ctx, k, why == NULL, why)) return false;
   }
+  /* Host: the outermost loop runs in parallel when it is race-free, an L
+     loop too (after loop_tiling or loop_split the outermost loop is a new
+     L loop): each element is then written by one iteration only, in loop
+     order, so the result is the sequential one bit for bit. */
   IrLoop *l0 = k->nest->nloops ? k->nest->loops[0] : NULL;
-  if (!nvptx && l0 && (l0->kind == LOOP_B || l0->kind == LOOP_P) && l0->extent > 1 &&
+  if (!nvptx && l0 && (l0->kind == LOOP_B || l0->kind == LOOP_P || l0->kind == LOOP_L) && l0->extent > 1 &&
       race_free(rl, l0))
     k->par = l0;
   return true;

@@ -35,6 +35,8 @@ typedef struct DrvRunOptions {
   const char *output_dir;   /* --output-dir DIR (NULL: "." unless --print-outputs) */
   bool poison;              /* --poison */
   uint64_t max_steps;       /* --max-steps N (default 10^11, 0 = no limit) */
+  uint64_t max_memory;      /* --max-memory SIZE: bytes of one program's tensors (default
+                               leir_default_max_memory(), 0 = no limit; ir/memlimit.h) */
   bool print_outputs;       /* --print-outputs */
 } DrvRunOptions;
 
@@ -50,6 +52,38 @@ typedef struct DrvPassOptions {
   bool verify;             /* --verify */
   bool seed_given;         /* --seed given: seeded choice for a bare -O NAME */
 } DrvPassOptions;
+
+/* --tune (driver/tune.c). */
+typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS } DrvTuneStrategy;
+typedef struct DrvTuneOptions {
+  bool enabled;              /* --tune[=STRATEGY] */
+  DrvTuneStrategy strategy;  /* default beam */
+  int budget;                /* --budget N: programs verified and costed (default 64) */
+  int beam_width;            /* --beam-width W (default 4) */
+  int max_depth;             /* --max-depth D (default 8) */
+  int expand;                /* --expand K: children measured per program,
+                                the cost model's best K (default 8, 0 = all) */
+  const char *trace;         /* --trace FILE.jsonl */
+  double time_limit;         /* --time-limit SECONDS (0 = none) */
+} DrvTuneOptions;
+
+/* --emit-steps (driver/steps.c). */
+typedef struct DrvStepsOptions {
+  const char *path;        /* --emit-steps=FILE.jsonl ("-": stdout); NULL = off */
+  int ninputs;             /* the input files, in command-line order */
+  char *const *inputs;
+  int sample;              /* --sample=K: at most K records a program (0 = all) */
+  bool balance;            /* --balance */
+  int shard_i, shard_n;    /* --shard=I/N (default 0/1) */
+  bool no_verify;          /* --no-verify */
+  bool keep_unverified;    /* --keep-unverified */
+  bool max_steps_given;    /* --max-steps given (else DRV_STEPS_DEFAULT_MAX_STEPS) */
+} DrvStepsOptions;
+/* The interpreter budget of --emit-steps per run without --max-steps. */
+#define DRV_STEPS_DEFAULT_MAX_STEPS 10000000ull
+
+/* --cost: how programs are ranked (--tune) and what --print-cost shows. */
+typedef enum DrvCost { COST_MEASURE, COST_MODEL } DrvCost;
 
 typedef struct DrvOptions {
   const char *input;
@@ -67,6 +101,10 @@ typedef struct DrvOptions {
   DrvPassOptions passes;  /* -O, --list-passes, ... */
   DrvTarget target;       /* --target=host|cuda */
   int gpu_sm;             /* --gpu-arch=sm_NN (default 90) */
+  DrvTuneOptions tune;    /* --tune, --budget, ... */
+  DrvStepsOptions steps;  /* --emit-steps, --sample, ... */
+  DrvCost cost;           /* --cost=measure|model (default measure) */
+  bool print_cost;        /* --print-cost (driver/cost_cli.c) */
 } DrvOptions;
 
 /* Reads `path` ("-" = stdin) into the context as the current source.
@@ -101,5 +139,27 @@ int drv_pass_list_applicable(LeirCtx *ctx, const DrvOptions *o, const IrProgram 
  * an error. */
 IrProgram *drv_pass_run(LeirCtx *ctx, const DrvOptions *o, IrProgram *p);
 void drv_pass_free(DrvOptions *o);
+
+/* driver/tune.c: --tune.  Defaults; the strategy by name (false if
+ * unknown). */
+void drv_tune_defaults(DrvOptions *o);
+bool drv_tune_parse_strategy(const char *s, DrvTuneStrategy *st);
+const char *drv_tune_strategy_name(DrvTuneStrategy st);
+/* Searches for the fastest verified rewrite of p (see leirc(1), TUNING).
+ * Returns the best program (p itself if nothing beats it) and *rc = 0, or
+ * NULL with *rc = 1 (an error was reported) or 77 (no CUDA driver). */
+IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc);
+
+/* driver/cost_cli.c: --print-cost.  Prints the cost model's estimate of p
+ * for --target (host, else cuda for --gpu-arch) to stdout, one `key: value`
+ * line per quantity or one JSON object (--json), and with --cost=measure
+ * --target=host the measured median too.  Returns 0, or 1 after an error. */
+int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
+
+/* driver/steps.c: --emit-steps.  --shard's I/N (false if malformed or not
+ * 0 <= I < N); the run over o->steps.inputs: exit status 0, 1 (an input
+ * had an error; the other inputs' records are written) or 2. */
+bool drv_parse_shard(const char *s, int *i, int *n);
+int drv_emit_steps(const DrvOptions *o);
 
 #endif

@@ -3,6 +3,7 @@
 #include "driver/driver.h"
 #include "codegen/emit.h"
 #include "codegen/codegen.h"
+#include "ir/memlimit.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -42,6 +43,15 @@ static const char usage_text[] =
   "      --target=T        host: --run JIT-compiles the program for this\n"
   "                        machine instead of interpreting it, --emit=llvm\n"
   "                        shows the host module; cuda: the GPU\n"
+  "      --cost=C          how run time is judged: measure (run it; the\n"
+  "                        default) or model (the analytic cost model of\n"
+  "                        leirc(1), COST MODEL: no run, no GPU needed)\n"
+  "      --print-cost      print the cost model's estimate for --target (host,\n"
+  "                        else cuda for --gpu-arch) of the program after -O:\n"
+  "                        seconds, flops, bytes, parallelism, coalescing,\n"
+  "                        occupancy, one 'key: value' a line (--json: one\n"
+  "                        object); with --cost=measure --target=host also\n"
+  "                        the measured median run time\n"
   "\n"
   "Running (the reference interpreter):\n"
   "      --run             run FILE and write each output to DIR/NAME.npy;\n"
@@ -67,6 +77,11 @@ static const char usage_text[] =
   "                        reads of never-written elements\n"
   "      --max-steps N     stop after N statement executions (default\n"
   "                        100000000000; 0 = no limit)\n"
+  "      --max-memory SIZE refuse a program whose tensors need more than SIZE\n"
+  "                        bytes (suffix K, M, G, T: binary units; 0 = no\n"
+  "                        limit), checked before anything is allocated\n"
+  "                        (--run, --compare, --verify, --tune); default a\n"
+  "                        quarter of the physical memory, at most 64G\n"
   "\n"
   "Optimisation (the strategies of STRATEGIES.md; see leirc --list-passes):\n"
   "  -O STEPS              apply the steps in order; STEPS is a comma-separated\n"
@@ -102,6 +117,49 @@ static const char usage_text[] =
   "                        exponential_split, additive_split, and the\n"
   "                        online softmax family on inputs that may be -inf)\n"
   "\n"
+  "Tuning (search the candidates of --list-applicable; see man leirc, TUNING):\n"
+  "      --tune[=S]        search for the fastest program reachable by legal\n"
+  "                        steps from FILE (after -O) and write it like the\n"
+  "                        program (-o, --emit); S: greedy, beam (default),\n"
+  "                        bfs, dfs or mcts (UCT, choices seeded by --seed).\n"
+  "                        Cost: --cost=measure (the median run time on\n"
+  "                        --target, host by default, or the GPU) or model.\n"
+  "                        Every kept step is verified against FILE on the\n"
+  "                        same random inputs (class E bit-equal, class T\n"
+  "                        within STRATEGIES.md 0.4)\n"
+  "      --budget=N        at most N programs verified and costed (default 64)\n"
+  "      --beam-width=W    programs kept per depth by beam (default 4)\n"
+  "      --max-depth=D     at most D steps (default 8)\n"
+  "      --expand=K        with --cost=measure: measure only the K children\n"
+  "                        of a program the cost model ranks best (default 8;\n"
+  "                        0 = all)\n"
+  "      --time-limit=SECONDS  stop the search after this wall time\n"
+  "      --trace=FILE.jsonl  write the best trajectory (step, spelling,\n"
+  "                        strategy, class, cost_s, speedup, verified) and a\n"
+  "                        summary line (evaluations, failed verifications,\n"
+  "                        why the search stopped, wall time)\n"
+  "\n"
+  "Step records (Step-TP training data; leirc --emit-steps=F.jsonl FILE...):\n"
+  "      --emit-steps=FILE.jsonl  for every input (several allowed; after -O;\n"
+  "                        FILE.decls.json beside FILE.leir is used when\n"
+  "                        present), apply every legal candidate, check it\n"
+  "                        against the program before it in the interpreter\n"
+  "                        (random inputs of --seed; class E bit-equal,\n"
+  "                        class T --tolerance) and write one JSON line per\n"
+  "                        step (see man leirc, STEP RECORDS); steps that\n"
+  "                        fail the check are dropped with a warning; runs\n"
+  "                        over --max-steps (here default 10000000)\n"
+  "                        statement executions are not made and the record\n"
+  "                        says verified:false and why\n"
+  "      --keep-unverified write failed steps too, with verified:false\n"
+  "      --no-verify       make no check (verified:false; for throughput)\n"
+  "      --sample=K        at most K records per program (seeded choice)\n"
+  "      --balance         keep a candidate of a strategy with n candidates\n"
+  "                        in the run with probability min(1, m/n), m the\n"
+  "                        median n over the strategies present\n"
+  "      --shard=I/N       write only records with id mod N = I (every\n"
+  "                        shard must get the same files in the same order)\n"
+  "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
   "      --no-caret        do not show the source line and caret under\n"
@@ -112,13 +170,21 @@ static const char usage_text[] =
   "  -V, --version         show the version and exit\n"
   "\n"
   "Exit status: 0 on success, 1 on an error in the input, 2 on a usage or\n"
-  "system error, 77 when --run --target=cuda finds no CUDA driver.\n";
+  "system error, 77 when --run --target=cuda (or --tune --target=cuda\n"
+  "--cost=measure) finds no CUDA driver.\n";
 
 enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR, OPT_NO_CARET,
        OPT_RUN, OPT_COMPARE, OPT_INPUT, OPT_SEED, OPT_SEEDS, OPT_TOLERANCE, OPT_JSON,
-       OPT_OUTPUT_DIR, OPT_PRINT_OUTPUTS, OPT_POISON, OPT_MAX_STEPS };
+       OPT_OUTPUT_DIR, OPT_PRINT_OUTPUTS, OPT_POISON, OPT_MAX_STEPS,
+       OPT_MAX_MEMORY };
 /* code generation */
 enum { OPT_GPU_ARCH = 768, OPT_TARGET };
+/* --emit-steps (driver/steps.c) */
+enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED };
+/* --cost, --print-cost (driver/cost_cli.c) */
+enum { OPT_COST = 1536, OPT_PRINT_COST };
+/* --tune (driver/tune.c) */
+enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND };
 /* the pass options (driver/passes_cli.c) */
 enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
        OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH };
@@ -143,6 +209,13 @@ static const struct option long_opts[] = {
   {"print-outputs", no_argument, NULL, OPT_PRINT_OUTPUTS},
   {"poison", no_argument, NULL, OPT_POISON},
   {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+  {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+  {"emit-steps", required_argument, NULL, OPT_EMIT_STEPS},
+  {"sample", required_argument, NULL, OPT_SAMPLE},
+  {"balance", no_argument, NULL, OPT_BALANCE},
+  {"shard", required_argument, NULL, OPT_SHARD},
+  {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+  {"keep-unverified", no_argument, NULL, OPT_KEEP_UNVERIFIED},
   {"list-passes", no_argument, NULL, OPT_LIST_PASSES},
   {"list-applicable", no_argument, NULL, OPT_LIST_APPLICABLE},
   {"dump-before", required_argument, NULL, OPT_DUMP_BEFORE},
@@ -153,6 +226,15 @@ static const struct option long_opts[] = {
   {"unsafe-math", no_argument, NULL, OPT_UNSAFE_MATH},
   {"gpu-arch", required_argument, NULL, OPT_GPU_ARCH},
   {"target", required_argument, NULL, OPT_TARGET},
+  {"cost", required_argument, NULL, OPT_COST},
+  {"print-cost", no_argument, NULL, OPT_PRINT_COST},
+  {"tune", optional_argument, NULL, OPT_TUNE},
+  {"budget", required_argument, NULL, OPT_BUDGET},
+  {"beam-width", required_argument, NULL, OPT_BEAM_WIDTH},
+  {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+  {"trace", required_argument, NULL, OPT_TRACE},
+  {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+  {"expand", required_argument, NULL, OPT_EXPAND},
   {NULL, 0, NULL, 0},
 };
 
@@ -237,6 +319,7 @@ int main(int argc, char **argv) {
   o.run.input_names = input_names;
   o.run.input_paths = input_paths;
   drv_run_defaults(&o);
+  drv_tune_defaults(&o);
   o.gpu_sm = 90;
   char archerr[256];
   uint64_t n;
@@ -283,9 +366,26 @@ int main(int argc, char **argv) {
     case OPT_OUTPUT_DIR: o.run.output_dir = optarg; break;
     case OPT_PRINT_OUTPUTS: o.run.print_outputs = true; break;
     case OPT_POISON: o.run.poison = true; break;
+    case OPT_MAX_MEMORY:
+      if (!leir_parse_size(optarg, &o.run.max_memory)) return usage_error("bad --max-memory '%s'", optarg);
+      break;
     case OPT_MAX_STEPS:
       if (!drv_parse_u64(optarg, &o.run.max_steps)) return usage_error("bad --max-steps '%s'", optarg);
+      o.steps.max_steps_given = true;
       break;
+    case OPT_EMIT_STEPS: o.steps.path = optarg; break;
+    case OPT_SAMPLE:
+      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000000)
+        return usage_error("--sample must be a whole number from 1 to 1000000000, not '%s'", optarg);
+      o.steps.sample = (int)n;
+      break;
+    case OPT_BALANCE: o.steps.balance = true; break;
+    case OPT_SHARD:
+      if (!drv_parse_shard(optarg, &o.steps.shard_i, &o.steps.shard_n))
+        return usage_error("--shard must be I/N with 0 <= I < N, not '%s'", optarg);
+      break;
+    case OPT_NO_VERIFY: o.steps.no_verify = true; break;
+    case OPT_KEEP_UNVERIFIED: o.steps.keep_unverified = true; break;
     case 'O':
       if (!drv_pass_add_O(&o, optarg)) return usage_error("%s", "out of memory");
       break;
@@ -304,15 +404,58 @@ int main(int argc, char **argv) {
     case OPT_GPU_ARCH:
       if (!cg_parse_gpu_arch(optarg, &o.gpu_sm, archerr, sizeof archerr)) return usage_error("%s", archerr);
       break;
+    case OPT_TUNE:
+      o.tune.enabled = true;
+      if (optarg && !drv_tune_parse_strategy(optarg, &o.tune.strategy))
+        return usage_error("--tune must be greedy, beam, bfs, dfs or mcts, not '%s'", optarg);
+      break;
+    case OPT_BUDGET: case OPT_BEAM_WIDTH: case OPT_MAX_DEPTH: {
+      uint64_t n;
+      const char *name = c == OPT_BUDGET ? "--budget" : c == OPT_BEAM_WIDTH ? "--beam-width" : "--max-depth";
+      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000) {
+        fprintf(stderr, "leirc: %s must be a whole number from 1 to 1000000, not '%s'\n"
+                "Try 'leirc --help' for more information.\n", name, optarg);
+        return 2;
+      }
+      *(c == OPT_BUDGET ? &o.tune.budget : c == OPT_BEAM_WIDTH ? &o.tune.beam_width : &o.tune.max_depth) = (int)n;
+      break;
+    }
+    case OPT_TRACE: o.tune.trace = optarg; break;
+    case OPT_EXPAND: {
+      uint64_t n;
+      if (!drv_parse_u64(optarg, &n) || n > 1000000) {
+        fprintf(stderr, "leirc: --expand must be a whole number from 0 to 1000000, not '%s'\n"
+                "Try 'leirc --help' for more information.\n", optarg);
+        return 2;
+      }
+      o.tune.expand = (int)n;
+      break;
+    }
+    case OPT_TIME_LIMIT: {
+      char *end;
+      double x = strtod(optarg, &end);
+      if (!*optarg || *end || !(x > 0) || x > 1e9)
+        return usage_error("--time-limit must be a positive number of seconds, not '%s'", optarg);
+      o.tune.time_limit = x;
+      break;
+    }
     case OPT_TARGET:
       if (!strcmp(optarg, "host")) o.target = TARGET_HOST;
       else if (!strcmp(optarg, "cuda")) o.target = TARGET_CUDA;
       else return usage_error("--target must be host or cuda, not '%s'", optarg);
       break;
+    case OPT_COST:
+      if (!strcmp(optarg, "measure")) o.cost = COST_MEASURE;
+      else if (!strcmp(optarg, "model")) o.cost = COST_MODEL;
+      else return usage_error("--cost must be measure or model, not '%s'", optarg);
+      break;
+    case OPT_PRINT_COST: o.print_cost = true; break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
+  if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
+    return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
   if (o.mode == MODE_COMPARE) {
     if (argc - optind != 2) return usage_error("%s", "--compare needs two files: A.leir B.leir");
     return drv_compare(&o, argv[optind], argv[optind + 1]);
@@ -322,10 +465,26 @@ int main(int argc, char **argv) {
     return drv_pass_list_passes();
   }
   if (optind >= argc) return usage_error("%s", "no input file");
+  if (!o.steps.path && (o.steps.sample || o.steps.balance || o.steps.shard_n || o.steps.no_verify ||
+                        o.steps.keep_unverified))
+    return usage_error("%s", "--sample, --balance, --shard, --no-verify and --keep-unverified need --emit-steps");
+  if (o.steps.path) { /* several inputs allowed */
+    if (o.mode != MODE_COMPILE || o.output || o.emit_given || o.passes.list_applicable || o.tune.enabled)
+      return usage_error("%s", "--emit-steps does not take -o, --emit, --run, --compare, --list-applicable or --tune");
+    o.steps.inputs = argv + optind;
+    o.steps.ninputs = argc - optind;
+    if (!o.steps.shard_n) o.steps.shard_n = 1;
+    o.unsafe_math = unsafe_math;
+    int rc = drv_emit_steps(&o);
+    drv_pass_free(&o);
+    return rc;
+  }
   if (optind + 1 < argc) return usage_error("more than one input file ('%s')", argv[optind + 1]);
   o.input = argv[optind];
   if (o.mode == MODE_RUN) {
     if (o.output || o.emit_given) return usage_error("%s", "--run does not take -o or --emit");
+    if (o.tune.enabled) return usage_error("%s", "--run does not combine with --tune");
+    if (o.print_cost) return usage_error("%s", "--run does not combine with --print-cost");
     o.unsafe_math = unsafe_math;
     int rc = drv_run(&o);
     drv_pass_free(&o);
@@ -343,10 +502,21 @@ int main(int argc, char **argv) {
   ctx.werror = o.werror;
   ctx.quiet_caret = o.no_caret;
   ctx.unsafe_math = unsafe_math;
+  ctx.max_memory = o.run.max_memory;
   int rc = 1;
   if (drv_read_source(&ctx, o.input)) {
     IrProgram *p = drv_load_program(&ctx, &o);
     if (p) p = drv_pass_run(&ctx, &o, p); /* -O */
+    if (p && o.tune.enabled && !o.passes.list_applicable) { /* after -O */
+      int trc = 0;
+      p = drv_tune(&ctx, &o, p, &trc);
+      if (trc) rc = trc;
+    }
+    if (p && o.print_cost && !o.passes.list_applicable) { /* after -O and --tune */
+      rc = drv_print_cost(&ctx, &o, p);
+      if (rc) p = NULL;
+      else if (o.emit == EMIT_NONE) rc = 0;
+    }
     if (p && o.passes.list_applicable) {    /* of the program after -O */
       rc = drv_pass_list_applicable(&ctx, &o, p);
       p = NULL;

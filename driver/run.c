@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "interp/check.h"
 #include "interp/data.h"
+#include "ir/memlimit.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -19,6 +20,7 @@ void drv_run_defaults(DrvOptions *o) {
   o->run.seeds = 1;
   o->run.tolerance = CMP_DEFAULT;
   o->run.max_steps = INTERP_DEFAULT_MAX_STEPS;
+  o->run.max_memory = leir_default_max_memory();
 }
 
 bool drv_add_input(DrvOptions *o, char *spec) {
@@ -56,6 +58,7 @@ bool drv_parse_tolerance(const char *s, int *tol) {
 static void ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
   leir_ctx_init(ctx);
   ctx->unsafe_math = o->unsafe_math;
+  ctx->max_memory = o->run.max_memory;
   ctx->no_warnings = o->no_warnings;
   ctx->werror = o->werror;
   ctx->quiet_caret = o->no_caret;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "interp/data.h"
+#include "ir/memlimit.h"
 
 /* ------------------------------------------------------------ signatures */
 
@@ -166,6 +167,18 @@ int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *
   return rc;
 }
 
+int interp_compare_ran(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpDiff *out) {
+  memset(out, 0, sizeof *out);
+  out->verdict = CMP_EQUAL;
+  copy_inputs(a, b);
+  if (!interp_run(b)) {
+    out->failed = 2;
+    return -1;
+  }
+  compare_outputs(a, b, seed, tol, out);
+  return 0;
+}
+
 /* ------------------------------------------------------------ --verify */
 
 int interp_check_step(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,
@@ -189,6 +202,12 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
     diag_error(ctx, (IrLoc){0, 0}, "step '%s' changed the program's arguments", name);
     interp_free(a);
     return 1;
+  }
+  if (!leir_check_memory(ctx, after)) { /* (the step is not wrong: its check is too big) */
+    diag_error(ctx, (IrLoc){0, 0}, "cannot check step '%s': the program after it needs more memory than "
+               "--max-memory allows", name);
+    interp_free(a);
+    return 2;
   }
   InterpProg *b = interp_new(ctx, after, &ro);
   if (!b) {

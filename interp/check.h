@@ -54,6 +54,16 @@ bool interp_same_signature(LeirCtx *ctx, const IrProgram *a, const IrProgram *b,
  * program that fails to run -- reported through that program's context). */
 int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *o, InterpDiff *out);
 
+/* For checking many programs against one (leirc --emit-steps): `a` has
+ * just run on the inputs of seed `seed` (its input buffers filled, e.g. by
+ * interp_random_inputs, then interp_run).  Copies a's inputs and parameters
+ * into b by name, runs b and compares every output of a with b's output of
+ * the same name under tol, as interp_compare_progs does for one seed; a is
+ * not run again.  Returns 0 and fills *out, or -1 when b fails to run
+ * (out->failed = 2, the error reported through b's context).  The
+ * signatures must agree (interp_same_signature). */
+int interp_compare_ran(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpDiff *out);
+
 /* "[i,j,k]": the multi-dimensional index of flat index k of tensor t. */
 void interp_format_coords(char *out, size_t n, const IrTensor *t, int64_t k);
 

@@ -1,6 +1,7 @@
 /* interp.c -- the interpreter's public entry points (interp.h): buffers,
  * runs, error messages. */
 #include "interp/vm.h"
+#include "ir/memlimit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,8 @@ InterpProg *interp_new(LeirCtx *ctx, const IrProgram *p, const InterpOptions *op
       return NULL;
     }
   }
-  if (!alloc_bufs(ip) || !vm_compile(ip)) {
+  /* --max-memory, before anything is allocated */
+  if (!leir_check_memory(ctx, p) || !alloc_bufs(ip) || !vm_compile(ip)) {
     interp_free(ip);
     return NULL;
   }

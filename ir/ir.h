@@ -78,6 +78,7 @@ typedef struct LeirCtx {
   bool werror;      /* -Werror */
   bool quiet_caret; /* no source line/caret under diagnostics */
   bool unsafe_math; /* --unsafe-math: passes may assume values nonzero/finite */
+  uint64_t max_memory; /* --max-memory: bytes of one program's tensors (ir/memlimit.h); 0 = no limit */
 } LeirCtx;
 
 void leir_ctx_init(LeirCtx *ctx);

@@ -225,12 +225,14 @@ static AlgExpr *apply_rule(AlgCtx *A, AlgPassKind k, const PassCand *c, AlgExpr 
 
 /* Checks candidate c on statement s; with `out`, also builds the new right
  * side in pc->ctx. */
-static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const PassCand *c, IrExpr **out) {
+static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const PassCand *c, IrExpr **out,
+                              const char **newtext) {
   AlgExpr *e = site_expr(A, st);
   AlgExpr *r = apply_rule(A, k, c, e, st->etext);
   SBuf b = {0};
   ir_print_expr(&b, site_rhs(A, &A->scratch, st, r));
   bool same = !strcmp(b.s ? b.s : "", st->rhs);
+  if (newtext && !same) *newtext = arena_strdup(&A->ctx->arena, b.s ? b.s : "");
   sbuf_free(&b);
   if (same) alg_fail(A, "the rewrite leaves the statement unchanged");
   if (k == ALG_CANCELLATION || k == ALG_TOGETHER || k == ALG_LOGSIMP || k == ALG_COLLECT)
@@ -239,13 +241,14 @@ static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const Pa
   return NULL;
 }
 
-static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const PassCand *c, IrExpr **out) {
+static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const PassCand *c, IrExpr **out,
+                           const char **newtext) {
   Site st;
   const char *why = site_init(pc, s, &st);
   if (why) return why;
   AlgCtx A;
   alg_init(&A, pc->ctx);
-  if (setjmp(A.fail) == 0) why = rewrite_in(&A, &st, k, c, out);
+  if (setjmp(A.fail) == 0) why = rewrite_in(&A, &st, k, c, out, newtext);
   else why = A.err;
   alg_free(&A);
   return why;
@@ -277,7 +280,13 @@ const char *alg_pass_check(PassCtx *pc, PassCand *c, AlgPassKind k) {
   const char *why;
   IrStmt *s = cand_stmt(pc, c, &why);
   if (!s) return why;
-  why = rewrite(pc, s, k, c, NULL);
+  const char *newtext = NULL;
+  why = rewrite(pc, s, k, c, NULL, &newtext);
+  if (!why)
+    c->why = pass_reason(pc, "'%s' is a floating-point statement %s; the algebra engine rewrites its right side %s "
+                         "into the different, algebraically equal %s",
+                         s->lhs->name, s->self_ref ? "of the form X=X+rest (only rest is rewritten)" : "that does not "
+                         "read its own output", rw_text(pc->ctx, s->rhs), newtext ? newtext : "?");
   if (!why && (k == ALG_LOGSIMP || k == ALG_EXPAND_LOG))
     c->note = "assumes positive arguments: log(a*b) = log(a)+log(b) and log(a**k) = k*log(a) hold for a, b > 0";
   return why;
@@ -289,7 +298,7 @@ bool alg_pass_apply(PassCtx *pc, IrProgram *q, const PassCand *c, AlgPassKind k)
   const IrNest *n = pc->prog->nests[c->nest];
   if (i < 0 || i >= n->nitems || n->items[i].kind != ITEM_STMT) return false;
   IrExpr *rhs = NULL;
-  const char *why = rewrite(pc, n->items[i].u.stmt, k, c, &rhs);
+  const char *why = rewrite(pc, n->items[i].u.stmt, k, c, &rhs, NULL);
   if (why) {
     pc->reason = why;
     return false;

@@ -143,6 +143,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (!rw_copy_loops(pc, n, names, nn, false, &renamed, &why)) return why;
   c->note = pass_reason(pc, "the staged tensor is written and read in different nests: SPEC 9.3 demotes its "
                             "scope '%s' to 'g'", ir_scope_name(scope));
+  c->why = pass_reason(pc, "'%s' is %s in nest %d with the subscript %s: affine in %d loop ind%s, no -N term, no "
+                       "tensor read inside it; a copy nest over those loops stages exactly the elements the "
+                       "statement %s",
+                       r->name, write ? "written" : "read", c->nest, rw_sub_text(pc->ctx, r), nn, nn == 1 ? "ex" : "ices",
+                       write ? "writes" : "reads");
   return NULL;
 }
 
@@ -180,13 +185,13 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
   IrNest *copy = rw_copy_loops(pc, n, names, nn, false, &renamed, &why);
   if (!copy) return false;
   IrRef *orig = ir_ref_clone(ctx, r);
-  IrRef *zr = rw_ref(ctx, z, r->dt_tag, scope, r->sub, r->nsub);
+  IrRef *zr = rw_ref(ctx, z, rw_ref_dtype(r), scope, r->sub, r->nsub);
   IrStmt *cs;
   if (write) {
-    rw_rename_tensor_stmt(s, orig->name, z, orig->dt_tag, scope);
+    rw_rename_tensor_stmt(s, orig->name, z, rw_ref_dtype(r), scope);
     cs = ir_stmt_new(ctx, orig, ir_refexpr(ctx, zr));
   } else {
-    Swap w = {orig->name, rw_sub_text(ctx, orig), z, orig->dt_tag, scope, ctx};
+    Swap w = {orig->name, rw_sub_text(ctx, orig), z, rw_ref_dtype(r), scope, ctx};
     ir_walk_expr(s->rhs, swap_walk, &w);
     cs = ir_stmt_new(ctx, zr, ir_refexpr(ctx, orig));
   }

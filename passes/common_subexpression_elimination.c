@@ -225,6 +225,12 @@ static const char *check(PassCtx *pc, PassCand *c) {
     exact &= te == tz;
   }
   c->cls = exact ? PASS_E : PASS_T;
+  c->why = pass_reason(pc, "sub-expression %s occurs %d times (first in nest %d), never in a lazily evaluated "
+                       "if_then_else branch; nothing it reads is written between its first and last use, every later "
+                       "use runs its %d loop ind%s over no more values than nest %d, and its %lld values fit a new "
+                       "tensor%s",
+                       txt, users.n, first->nest, nn, nn == 1 ? "ex" : "ices", first->nest, (long long)size,
+                       exact ? "" : "; some uses compute it in another float type (class T)");
   return NULL;
 }
 

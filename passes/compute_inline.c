@@ -201,7 +201,14 @@ static const char *check(PassCtx *pc, PassCand *c) {
   const DepAccess *x = df_shared(df, i, DF_READ, i + 1, DF_WRITE);
   if (x) return pass_reason(pc, "nest %d writes '%s', which the inlined expression reads", i + 1, x->ref->name);
   if ((why = check_reductions(pc, b, prod))) return why;
-  return check_types(pc, c, b, prod, in_cond);
+  if ((why = check_types(pc, c, b, prod, in_cond))) return why;
+  c->why = pass_reason(pc, "nest %d has the single statement %s, which writes each element of the intermediate '%s' "
+                       "once and does not update itself; only nest %d reads '%s', %s, and nest %d writes nothing the "
+                       "inlined expression reads",
+                       i, rw_text(pc->ctx, prod->rhs), w->name, i + 1, w->name,
+                       a->nloops && b->nloops ? "both nests have the same loop header" : "one nest has no loops",
+                       i + 1);
+  return NULL;
 }
 
 static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {

@@ -53,6 +53,13 @@ static const char *check(PassCtx *pc, PassCand *c) {
       return pass_reason(pc, "'%s' is read by nest %d (%s)", a->ref->name, at, gx_ref_text(pc->ctx, r->ref));
     }
   }
+  SBuf b = {0};
+  for (int i = 0; i < d->naccess; i++)
+    if (d->access[i].write && (!b.s || !strstr(b.s, pass_reason(pc, "'%s'", d->access[i].ref->name))))
+      sbuf_printf(&b, "%s'%s'", b.len ? ", " : "", d->access[i].ref->name);
+  c->why = pass_reason(pc, "nest %d (not the last) writes only intermediates (%s) and no later nest reads them, so "
+                       "nothing it computes reaches an output", k, b.s ? b.s : "none");
+  sbuf_free(&b);
   return NULL;
 }
 

@@ -395,3 +395,24 @@ const char *deps_describe(PassCtx *pc, const Dep *dep) {
   sbuf_free(&b);
   return s;
 }
+
+const char *deps_summary(PassCtx *pc, const NestDeps *d) {
+  if (d->ndeps == 0) return "the dependence analysis finds no two accesses that can touch the same element";
+  SBuf b = {0};
+  sbuf_printf(&b, "the dependence analysis finds %d dependence%s: ", d->ndeps, d->ndeps == 1 ? "" : "s");
+  for (int i = 0; i < d->ndeps && i < 4; i++) {
+    const Dep *dep = &d->deps[i];
+    sbuf_printf(&b, "%s%s with directions (", i ? "; " : "", deps_describe(pc, dep));
+    for (int k = 0; k < d->nloops && k < DEP_MAX_LOOPS; k++) {
+      unsigned m = dep->dir[k];
+      sbuf_printf(&b, "%s%s:%s%s%s", k ? "," : "", d->nest->loops[k]->index, m & DEP_LT ? "<" : "",
+                  m & DEP_EQ ? "=" : "", m & DEP_GT ? ">" : "");
+    }
+    sbuf_puts(&b, ")");
+    if (dep->red != RED_NONE) sbuf_puts(&b, " (a reduction pair)");
+  }
+  if (d->ndeps > 4) sbuf_puts(&b, "; ...");
+  const char *s = arena_strdup(&pc->ctx->arena, b.s);
+  sbuf_free(&b);
+  return s;
+}

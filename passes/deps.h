@@ -87,5 +87,9 @@ DepVerdict deps_check_parallel(const NestDeps *d, int k, bool kernel, int nhost)
 /* "loop 'c' ... tensor 'G' (G_{tx,a,c-1} and G_{tx,a,c})": a description of
  * a dependence for reasons. */
 const char *deps_describe(PassCtx *pc, const Dep *dep);
+/* The analysis' findings as text, for the rationale of a legal candidate
+ * (PassCand.why): "no dependence between two iterations" or "N dependences:
+ * <describe> with directions (a:=,c:<), ..." (at most 4 listed). */
+const char *deps_summary(PassCtx *pc, const NestDeps *d);
 
 #endif /* LEIR_PASSES_DEPS_H */

@@ -201,11 +201,25 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (mp_count_refs_expr((*st.slot)->u.call.args[0], st.s->lhs->name))
     return pass_reason(pc, "the left side '%s' occurs inside the exp", st.s->lhs->name);
   if ((why = mp_split_y(pc, pc->prog, c->nest, st.s, st.sum.x, MP_EXP, y))) return why;
+  /* the shift brings a literal 0, which has the statement type (SPEC 5.4):
+     an exp computed in a narrower type (exp of an f16 X in an f32
+     statement) would be computed in the statement type after the split,
+     overflowing (or rounding) differently (issue 11, fuzz) */
+  const IrTensor *lt = ir_find_tensor(pc->prog, st.s->lhs->name);
+  IrDType at = (*st.slot)->u.call.args[0]->type, dt = lt ? lt->dtype : st.s->lhs->dt_tag;
+  if (!strcmp(y, "shift") && ir_dtype_usual(at, dt) != at)
+    return pass_reason(pc, "the exp computes in %s but the shift's literal 0 has the statement type %s: the split "
+                       "exps would compute in %s", ir_dtype_name(at), ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(at, dt)));
   const char *im = pc->ctx->unsafe_math ? NULL : mp_immoderate(pc, pc->prog, (*st.slot)->u.call.args[0]);
   if (im)
     return pass_reason(pc, "the exp's argument may be huge (%s), so exp(x-y) or exp(y) may overflow (--unsafe-math "
                        "accepts it)", im);
   c->note = "exp(x-y) or exp(y) may overflow where exp(x) does not (|x-y| is not bounded)";
+  c->why = pass_reason(pc, "the statement writing '%s' has exp(...) with '%s' in its argument (not '%s' itself), y=%s "
+                       "passes the split rule and the argument is %s, so the exp splits into two exps (form=%s) "
+                       "with the same value up to rounding",
+                       st.s->lhs->name, st.sum.x->name, st.s->lhs->name, y,
+                       pc->ctx->unsafe_math ? "assumed moderate (--unsafe-math)" : "of moderate size", form);
   return NULL;
 }
 

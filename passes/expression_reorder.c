@@ -44,6 +44,8 @@ static const char *check(PassCtx *pc, PassCand *c) {
                            "implicit initialisation (SPEC 9.5)", st->lhs->name, c->nest + k, c->nest + 1 - k);
     }
   }
+  c->why = pass_reason(pc, "the dataflow analysis finds no conflict between nests %d and %d (neither reads or writes "
+                       "what the other writes), so their order does not matter", c->nest, c->nest + 1);
   return NULL;
 }
 

@@ -115,6 +115,12 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (size >= ((int64_t)1 << 31) - 1)
     return pass_reason(pc, "size guard: the new tensor would have %lld elements (2^31-1 or more)", (long long)size);
   c->cls = te == tz ? PASS_E : PASS_T;
+  c->why = pass_reason(pc, "sub-expression %s of the statement writing '%s' is hoistable: not the whole right side, "
+                       "not in a lazily evaluated if_then_else branch, it does not read '%s', it depends on %d loop "
+                       "ind%s, and its %lld values fit a new tensor (below 2^31)%s",
+                       txt, s->lhs->name, s->lhs->name, nn, nn == 1 ? "ex" : "ices", (long long)size,
+                       te == tz ? "" : pass_reason(pc, "; it is computed in %s and stored in %s (class T)",
+                                                   ir_dtype_name(te), ir_dtype_name(tz)));
   return NULL;
 }
 

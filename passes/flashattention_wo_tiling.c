@@ -227,6 +227,13 @@ static const char *check(PassCtx *pc, PassCand *c) {
   }
   c->site = f->sm.mx.s->loc;
   if (!copy_nest(pc, pc->prog->nests[c->nest + 3], f, &renamed, &why)) return why;
+  c->why = pass_reason(pc, "nests %d..%d are an attention softmax chain: the row maximum '%s' of '%s' over '%s' "
+                       "(extent %lld), the sum '%s' of exp(%s-%s), the probabilities '%s'=exp(%s-%s)/%s and the "
+                       "product '%s' of them with '%s'; the intermediates are not used elsewhere, so one nest with a "
+                       "running maximum, sum and rescaled accumulator computes the same '%s'",
+                       c->nest, c->nest + 3, f->sm.mx.m->name, f->sm.mx.x->name, f->sm.mx.r, (long long)f->sm.mx.n,
+                       f->sm.sref->name, f->sm.mx.x->name, f->sm.mx.m->name, f->p->name, f->sm.mx.x->name,
+                       f->sm.mx.m->name, f->sm.sref->name, f->o->name, f->v->name, f->o->name);
   return NULL;
 }
 

@@ -212,6 +212,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (why) return why;
   const char *renamed;
   if (!copy_loops(pc, &pl, pass_fresh_index(pc->ctx, pl.n, NULL, 0), &renamed, &why)) return why;
+  c->why = pass_reason(pc, "'%s' (rank %d) is accessed in nest %d as %s; a %s of its layout is a bijection on its "
+                       "elements, so a copy nest in the new layout and the rewritten subscript read the same values",
+                       pl.x->name, pl.t ? pl.t->rank : pl.x->nsub, c->nest, rw_text(pc->ctx, &(IrExpr){.kind = E_REF, .u.ref = pl.x}),
+                       lay_kind_name(pl.kind));
   return NULL;
 }
 
@@ -263,7 +267,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
     }
     src = ir_ref_clone(ctx, x);
     src->sub[pl.k] = rw_affine(ctx, g, m, i);
-    IrStmt *cs = ir_stmt_new(ctx, rw_ref(ctx, z, x->dt_tag, SC_G, ci, n), ir_refexpr(ctx, src));
+    IrStmt *cs = ir_stmt_new(ctx, rw_ref(ctx, z, rw_ref_dtype(x), SC_G, ci, n), ir_refexpr(ctx, src));
     rw_fix_tx_stmt(ctx, cs, renamed);
     ir_nest_add_item(ctx, copy, ITEM_STMT, cs);
     nz = lay_reshape1(ctx, x->sub, r, pl.k, m, zi);
@@ -273,11 +277,11 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
   }
   if (pl.kind != LAY_RESHAPE1) {
     /* the tx fix-up renames inside the copy statement: give it its own trees */
-    IrStmt *cs = ir_stmt_new(ctx, rw_ref(ctx, z, x->dt_tag, SC_G, zi, nz), ir_refexpr(ctx, ir_ref_clone(ctx, src)));
+    IrStmt *cs = ir_stmt_new(ctx, rw_ref(ctx, z, rw_ref_dtype(x), SC_G, zi, nz), ir_refexpr(ctx, ir_ref_clone(ctx, src)));
     rw_fix_tx_stmt(ctx, cs, renamed);
     ir_nest_add_item(ctx, copy, ITEM_STMT, cs);
   }
-  Swap w = {ctx, x->name, rw_sub_text(ctx, x), z, x->dt_tag, zi, nz};
+  Swap w = {ctx, x->name, rw_sub_text(ctx, x), z, rw_ref_dtype(x), zi, nz};
   ir_walk_expr(pl.s->rhs, swap_walk, &w);
   rw_insert_nest(ctx, q, cc.nest, copy);
   return true;

@@ -85,6 +85,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (!r.ok)
     return pass_reason(pc, "iterations of loop '%s' would run concurrently but share %s", l->index,
                        deps_describe(pc, r.bad));
+  c->why = pass_reason(pc, "loop '%s' of nest %d is %s %c loop of extent %lld (below 65535) that occurs in the left "
+                       "subscript of every statement (not a reduction axis), no index is used as a value, the new "
+                       "B loop '%s' fits the hardware limits; %s; none makes concurrent iterations share data",
+                       l->index, c->nest, l->kind == LOOP_L ? "an" : "a", ir_loop_kind_char(l->kind), (long long)l->extent, name,
+                       deps_summary(pc, d));
   return NULL;
 }
 

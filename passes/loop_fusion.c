@@ -130,6 +130,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   }
   const char *hw = rw_hw_limits_loops(pc, loops, k);
   if (hw) return pass_reason(pc, "merging into the B loop '%s': %s", i->index, hw);
+  c->why = pass_reason(pc, "'%s' (L, extent %lld) and the next loop '%s' (extent %lld) occur only in terms "
+                       "%s*%lld+%s, so one loop '%s' of extent %lld enumerates the same elements in the same "
+                       "order%s",
+                       g->index, (long long)g->extent, i->index, (long long)i->extent, g->index, (long long)i->extent,
+                       i->index, i->index, (long long)ext, i->kind == LOOP_B ? " within the hardware limits" : "");
   return NULL;
 }
 

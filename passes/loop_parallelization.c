@@ -51,6 +51,9 @@ const char *pass_check_parallel_loop(PassCtx *pc, PassCand *c, const char *verb,
   if (d->unsupported) return d->unsupported;
   DepVerdict r = deps_check_parallel(d, pos, false, 0);
   if (!r.ok) return pass_reason(pc, "loop '%s' carries a dependence on %s", l->index, deps_describe(pc, r.bad));
+  c->why = pass_reason(pc, "loop '%s' of nest %d is an L loop that occurs in the left subscript of every statement; "
+                       "%s; none is carried by '%s', so its iterations are independent",
+                       l->index, c->nest, deps_summary(pc, d), l->index);
   return NULL;
 }
 
@@ -62,6 +65,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   int fb = rw_first_b(n);
   if (fb < 0 || pos < fb)
     return pass_reason(pc, "loop '%s' is not inside the first B loop of nest %d", n->loops[pos]->index, c->nest);
+  c->why = pass_reason(pc, "%s; it lies inside the nest's first B loop '%s'", c->why, n->loops[fb]->index);
   return NULL;
 }
 

@@ -58,6 +58,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (!r.ok)
     return pass_reason(pc, "swapping '%s' and '%s' would reverse a dependence on %s", a, b, deps_describe(pc, r.bad));
   c->cls = r.reassociates ? PASS_T : PASS_E;
+  c->why = pass_reason(pc, "'%s' (extent %lld) and '%s' (extent %lld) are loops of nest %d, which has %d loops; %s; "
+                       "swapping them reverses none%s",
+                       a, (long long)n->loops[i]->extent, b, (long long)n->loops[j]->extent, c->nest, n->nloops,
+                       deps_summary(pc, d), r.reassociates ? " (a + - * reduction is re-associated: class T)" : "");
   return NULL;
 }
 

@@ -62,7 +62,12 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "loop '%s' does not occur in the left subscript of the first statement of nest %d",
                        l->index, c->nest);
   int64_t f;
-  return pass_check_factor(pc, c, "factor", l, &f);
+  if ((why = pass_check_factor(pc, c, "factor", l, &f))) return why;
+  c->why = pass_reason(pc, "loop '%s' of nest %d has extent %lld, which factor=%lld divides; it occurs in the left "
+                       "subscript of the nest's first statement and no index is used as a value, so the split "
+                       "keeps the iteration order",
+                       l->index, c->nest, (long long)l->extent, (long long)f);
+  return NULL;
 }
 
 typedef struct Sub {

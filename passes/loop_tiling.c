@@ -72,6 +72,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (!r.ok)
     return pass_reason(pc, "tiling loops '%s' and '%s' would reverse a dependence on %s", l1->index, l2->index,
                        deps_describe(pc, r.bad));
+  c->why = pass_reason(pc, "loops '%s' (extent %lld) and '%s' (extent %lld) are adjacent in nest %d (%d loops), both "
+                       "occur in the left subscript of its first statement, no index is used as a value, factor1=%s "
+                       "and factor2=%s divide the extents; %s; tiling the band reverses none",
+                       l1->index, (long long)l1->extent, l2->index, (long long)l2->extent, c->nest, n->nloops,
+                       pass_cand_get(c, "factor1"), pass_cand_get(c, "factor2"), deps_summary(pc, d));
   return NULL;
 }
 

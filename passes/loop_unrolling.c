@@ -40,6 +40,9 @@ static const char *check(PassCtx *pc, PassCand *c) {
                        (long long)l->extent);
   if (rw_extent_product(n, pos) >= (int64_t)1 << 28)
     return pass_reason(pc, "the other loops of nest %d run 2^28 or more iterations", c->nest);
+  c->why = pass_reason(pc, "loop '%s' of nest %d is an L loop of extent %lld (below 1024) and the other loops run "
+                       "%lld iterations (below 2^28); marking it U changes no iteration order",
+                       l->index, c->nest, (long long)l->extent, (long long)rw_extent_product(n, pos));
   return NULL;
 }
 

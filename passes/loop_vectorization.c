@@ -34,6 +34,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (n->loops[pos]->extent > 4)
     return pass_reason(pc, "loop '%s' has extent %lld; only loops of extent 4 or less are vectorised",
                        n->loops[pos]->index, (long long)n->loops[pos]->extent);
+  c->why = pass_reason(pc, "%s; its extent %lld is at most 4", c->why, (long long)n->loops[pos]->extent);
   return NULL;
 }
 

@@ -764,8 +764,9 @@ IrNest *mp_fused_nest(LeirCtx *ctx, const IrNest *maxnest, const MpSoftmax *sm, 
   const char *r = sm->mx.r;
   if (msc == SC_NONE) msc = m->sc_tag;
   if (gsc == SC_NONE) gsc = s->sc_tag;
-  IrRef *mr = mp_running_ref(ctx, sm, m->name, m->dt_tag, msc);
-  IrRef *gr = mp_running_ref(ctx, sm, gname, s->dt_tag, gsc);
+  /* the running tensors hold M's and S's values: their dtypes (rw_ref_dtype) */
+  IrRef *mr = mp_running_ref(ctx, sm, m->name, rw_ref_dtype(m), msc);
+  IrRef *gr = mp_running_ref(ctx, sm, gname, rw_ref_dtype(s), gsc);
   IrExpr *x = ir_refexpr(ctx, ir_ref_clone(ctx, sm->mx.x));
   IrStmt *ms = ir_stmt_new(ctx, ir_ref_clone(ctx, mr), mp_call2(ctx, F_MAX, mp_prev(ctx, mr, r, mp_inf(ctx, true)), x));
   /* G = G_prev*exp(M_prev-M) + exp(X-M) */

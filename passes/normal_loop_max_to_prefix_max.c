@@ -58,6 +58,9 @@ static const char *check(PassCtx *pc, PassCand *c) {
   c->site = mx.s->loc;
   const char *renamed;
   if (!copy_nest(pc, n, &mx, &renamed, &why)) return why;
+  c->why = pass_reason(pc, "nest %d computes '%s' as the maximum of '%s' over the reduction index '%s' (extent %lld); "
+                       "a running (prefix) maximum over '%s' ends with the same value, max being exact in any order",
+                       c->nest, mx.m->name, mx.x->name, mx.r, (long long)mx.n, mx.r);
   return NULL;
 }
 
@@ -80,7 +83,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   PassNames ns;
   pass_names_init(&ns, ctx, q);
   const char *g = pass_fresh_tensor(&ns);
-  IrRef *gr = rw_ref(ctx, g, mx.m->dt_tag, mx.m->sc_tag, mx.m->sub, mx.m->nsub);
+  IrRef *gr = rw_ref(ctx, g, rw_ref_dtype(mx.m), mx.m->sc_tag, mx.m->sub, mx.m->nsub);
   mp_insert_item(ctx, gr, mx.ins, ir_index(ctx, mx.r));
   IrExpr *x = ir_refexpr(ctx, ir_ref_clone(ctx, mx.x));
   IrStmt *st = ir_stmt_new(ctx, ir_ref_clone(ctx, gr), mp_call2(ctx, F_MAX, mp_prev(ctx, gr, mx.r, mp_inf(ctx, true)), x));

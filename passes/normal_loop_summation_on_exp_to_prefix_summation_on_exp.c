@@ -55,6 +55,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   c->site = sm.mx.s->loc;
   if ((why = mp_check_chain_tensors(pc, pc->prog, &sm, false))) return why;
   if (!copy_nest(pc, pc->prog->nests[c->nest + 1], sm.sref, &renamed, &why)) return why;
+  c->why = pass_reason(pc, "nest %d computes the maximum '%s' of '%s' over '%s' (extent %lld) and nest %d the sum '%s' "
+                       "of exp(%s-%s); the chain's tensors are not used elsewhere, so a prefix sum over '%s' ends with "
+                       "the same total",
+                       c->nest, sm.mx.m->name, sm.mx.x->name, sm.mx.r, (long long)sm.mx.n, c->nest + 1,
+                       sm.sref->name, sm.mx.x->name, sm.mx.m->name, sm.mx.r);
   return NULL;
 }
 
@@ -76,7 +81,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   pass_names_init(&ns, ctx, q);
   const char *g = pass_fresh_tensor(&ns);
   q->nests[k] = mp_fused_nest(ctx, pc->prog->nests[k], &sm, g, SC_NONE, SC_NONE);
-  IrRef *last = mp_running_ref(ctx, &sm, g, sm.sref->dt_tag, sm.sref->sc_tag);
+  IrRef *last = mp_running_ref(ctx, &sm, g, rw_ref_dtype(sm.sref), sm.sref->sc_tag);
   rw_subst_sub_ref(ctx, last, sm.mx.r, ir_int(ctx, sm.mx.n - 1));
   IrStmt *copy = ir_stmt_new(ctx, ir_ref_clone(ctx, sm.sref), ir_refexpr(ctx, last));
   copy->loc = sm.ssum->loc;

@@ -42,6 +42,13 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "no later statement 'Y=exp(%s-%s)/%s' normalises the softmax of nests %d and %d",
                        sm.mx.x->name, sm.mx.m->name, sm.sref->name, c->nest, c->nest + 1);
   if ((why = mp_check_chain_tensors(pc, pc->prog, &sm, true))) return why;
+  c->why = pass_reason(pc, "nest %d computes the row maximum '%s' of '%s' over '%s' (extent %lld), nest %d the sum "
+                       "'%s' of exp(%s-%s), and a later statement %s=exp(%s-%s)/%s normalises it; the chain's tensors "
+                       "are not used elsewhere, so one pass with a running maximum and a rescaled sum computes the "
+                       "same softmax",
+                       c->nest, sm.mx.m->name, sm.mx.x->name, sm.mx.r, (long long)sm.mx.n, c->nest + 1,
+                       sm.sref->name, sm.mx.x->name, sm.mx.m->name, div->lhs->name, sm.mx.x->name, sm.mx.m->name,
+                       sm.sref->name);
   return NULL;
 }
 
@@ -60,7 +67,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   q->nests[k] = mp_fused_nest(ctx, pc->prog->nests[k], &sm, g, SC_NONE, SC_NONE);
   for (int i = k + 1; i + 1 < q->nnests; i++) q->nests[i] = q->nests[i + 1];
   q->nnests--;
-  mp_retarget_later(ctx, q, k + 1, &sm, g, sm.sref->dt_tag, sm.sref->sc_tag);
+  mp_retarget_later(ctx, q, k + 1, &sm, g, rw_ref_dtype(sm.sref), sm.sref->sc_tag);
   return true;
 }
 

@@ -169,6 +169,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
     if (!scoped_tensors(pc, df_analyse(pc, pc->prog), i, m, ir_scope_from_name(sc), names, 1))
       return pass_reason(pc, "no intermediate of the fused nest can take scope '%s' (SPEC 9.3)", sc);
   }
+  c->why = pass_reason(pc, "nests %d and %d are adjacent, neither updates itself, %s; the dataflow analysis of the "
+                       "fused nest finds no dependence that running them in one loop reverses%s",
+                       i, i + 1, a->nloops && b->nloops ? "their loop headers are the same" : "one has no loops and "
+                       "reads nothing it writes",
+                       sc ? pass_reason(pc, ", and an intermediate of it can take scope '%s'", sc) : "");
   return NULL;
 }
 

@@ -343,7 +343,15 @@ static void enumerate(PassCtx *pc) {
 
 static const char *check(PassCtx *pc, PassCand *c) {
   Pec *m = arena_alloc(&pc->ctx->arena, sizeof *m);
-  return match(pc, pc->prog, c, m);
+  const char *why = match(pc, pc->prog, c, m);
+  if (why) return why;
+  c->why = pass_reason(pc, "nests %d..%d are two padded convolutions of the same text on '%s' and '%s' (extent %lld "
+                       "on axis %d, padding %lld, stride %lld which divides it); one convolution over their "
+                       "concatenation gives the same rows away from the seam, and the rows whose window crosses "
+                       "the seam are recomputed from the original padded inputs",
+                       m->k, m->k + 3, m->x1->name, m->x2->name, (long long)m->N, m->axis, (long long)m->p,
+                       (long long)m->s);
+  return NULL;
 }
 
 /* ------------------------------------------------------------ rewriting */

@@ -13,7 +13,9 @@
  *                   (arena string, no pass name, e.g. "loop 'a' carries a
  *                   dependence on 'G' (G_{tx,a-1})").  It sets c->site (the
  *                   loop or statement concerned, for diagnostics and JSON),
- *                   c->nest and, for an E-dagger pass, c->cls (E or T).  It
+ *                   c->nest, for an E-dagger pass c->cls (E or T) and,
+ *                   when c is legal, c->why (the facts its analysis
+ *                   established, for --emit-steps' rationale).  It
  *                   must accept any parameter values, also nonsense ones
  *                   (a user typed them), and refuse with a reason.
  *   apply(pc, q, c) performs checked candidate c on q, a private deep copy
@@ -75,6 +77,11 @@ typedef struct PassCand {
   PassClass cls;  /* PASS_E or PASS_T */
   const char *note; /* optional remark printed as a note by -O (e.g. a
                        scope that SPEC §9.3 will demote) */
+  const char *why;  /* optional, set when the candidate is LEGAL: why the
+                       precondition holds, from the check's own analysis
+                       (arena string, no pass name, e.g. "loops 'a' and
+                       'c' carry no dependence that the swap reverses");
+                       the rationale of `leirc --emit-steps` records */
 } PassCand;
 
 /* Parameter access.  Setting a key that exists replaces its value; keys are

@@ -267,6 +267,7 @@ static PassCtx *pctx_new(LeirCtx *ctx, const IrProgram *p, const PassInfo *pass)
 
 static const char *check_cand(PassCtx *pc, PassCand *c) {
   c->note = NULL;
+  c->why = NULL;
   c->nest = -1;
   c->site = (IrLoc){0, 0};
   c->cls = c->pass->cls == PASS_T ? PASS_T : PASS_E;

@@ -113,6 +113,9 @@ static const char *check(PassCtx *pc, PassCand *c) {
   int nn = rw_names_in_expr(e, names, 64);
   if (nn == 0) return pass_reason(pc, "item '%s' uses no index", rw_text(pc->ctx, e));
   if (!rw_copy_loops(pc, n, names, nn, true, &renamed, &why)) return why;
+  c->why = pass_reason(pc, "the index expression %s uses %d loop ind%s of its nest and nothing else that changes, so "
+                       "a table over those loops holds its value for every iteration",
+                       rw_text(pc->ctx, e), nn, nn == 1 ? "ex" : "ices");
   return NULL;
 }
 

@@ -85,6 +85,12 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "size guard: the partial results would have %lld elements (more than 2^31)",
                        (long long)ir_tensor_numel(t));
   c->cls = op == RED_MAX || op == RED_MIN ? PASS_E : PASS_T;
+  c->why = pass_reason(pc, "nest %d has one statement, an implicitly initialised reduction into '%s' (SPEC 9.5); "
+                       "loop '%s' (extent %lld) is a reduction loop (in the statement, not in its left subscript), "
+                       "no index is used as a value, split=%lld is in 1..%lld%s",
+                       c->nest, s->lhs->name, l->index, (long long)l->extent, (long long)v1, (long long)l->extent - 1,
+                       c->cls == PASS_E ? "; max/min partial results combine exactly"
+                                        : "; the partial sums re-associate the reduction (class T)");
   return NULL;
 }
 
@@ -110,13 +116,16 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   pass_names_init(&ns, ctx, q);
   const char *pn = pass_fresh_tensor(&ns), *qn = pass_fresh_tensor(&ns);
   IrRef *out = s->lhs;
+  /* the partials hold the output's values: its dtype, not a tag that the
+     declaration overrides (`D^{f16}` with `%out D : f32[...]` is f32) */
+  IrDType dt = rw_ref_dtype(out);
 
   IrNest *np = ir_nest_clone(ctx, n), *nq = ir_nest_clone(ctx, n);
   rw_set_extent(np->loops[pos], v1);
   rw_set_extent(nq->loops[pos], ext - v1);
   IrStmt *sp = np->items[0].u.stmt, *sq = nq->items[0].u.stmt;
-  rw_rename_tensor_stmt(sp, out->name, pn, out->dt_tag, out->sc_tag);
-  rw_rename_tensor_stmt(sq, out->name, qn, out->dt_tag, out->sc_tag);
+  rw_rename_tensor_stmt(sp, out->name, pn, dt, out->sc_tag);
+  rw_rename_tensor_stmt(sq, out->name, qn, dt, out->sc_tag);
   rw_subst_sub(ctx, &sq->rhs, r, ir_binary(ctx, OP_ADD, ir_index(ctx, r), ir_int(ctx, v1)));
 
   /* the combine nest: the loops without r */
@@ -134,8 +143,8 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
     loops[0] = rw_loop(ctx, LOOP_B, 1, "tx");
     k++;
   }
-  IrExpr *pe = ir_refexpr(ctx, rw_ref(ctx, pn, out->dt_tag, out->sc_tag, out->sub, out->nsub));
-  IrExpr *qe = ir_refexpr(ctx, rw_ref(ctx, qn, out->dt_tag, out->sc_tag, out->sub, out->nsub));
+  IrExpr *pe = ir_refexpr(ctx, rw_ref(ctx, pn, dt, out->sc_tag, out->sub, out->nsub));
+  IrExpr *qe = ir_refexpr(ctx, rw_ref(ctx, qn, dt, out->sc_tag, out->sub, out->nsub));
   IrExpr *self = ir_refexpr(ctx, ir_ref_clone(ctx, out));
   IrStmt *sc = ir_stmt_new(ctx, ir_ref_clone(ctx, out), combine(ctx, op, self, combine(ctx, op, pe, qe)));
   IrNest *nc = rw_nest1(ctx, loops, k, sc);

@@ -149,6 +149,11 @@ void rw_set_extent(IrLoop *l, int64_t n);
 void rw_insert_nest(LeirCtx *ctx, IrProgram *q, int k, IrNest *m);
 /* A nest with the given loops (copied pointers) and one statement. */
 IrNest *rw_nest1(LeirCtx *ctx, IrLoop **loops, int nloops, IrStmt *s);
+/* The dtype of a ref's values: its tensor's (the declaration's or the first
+ * write's), not a tag that the declaration overrides (`A^{f16}` of
+ * `%in A : f32[..]` reads f32); the tag when the ref is unbound.  A fresh
+ * tensor that holds a ref's values takes this dtype. */
+static inline IrDType rw_ref_dtype(const IrRef *r) { return r->tensor ? r->tensor->dtype : r->dt_tag; }
 /* A new ref to tensor name with tags and subscript items (cloned). */
 IrRef *rw_ref(LeirCtx *ctx, const char *name, IrDType dt, IrScope sc, IrExpr **items, int n);
 /* Replaces every ref named `from` in the statement (left and right) by

@@ -185,7 +185,13 @@ static const char *plan(PassCtx *pc, const IrProgram *prog, PassCand *c, Plan *p
 
 static const char *check(PassCtx *pc, PassCand *c) {
   Plan pl;
-  return plan(pc, pc->prog, c, &pl);
+  const char *why = plan(pc, pc->prog, c, &pl);
+  if (why) return why;
+  c->why = pass_reason(pc, "every one of the %d accesses of the intermediate '%s' is in a single-statement nest and "
+                       "can be rewritten for the %s layout, a bijection on its elements, so every write and read "
+                       "still meets the same element",
+                       pl.o.refs.n, pl.t->name, lay_kind_name(pl.kind));
+  return NULL;
 }
 
 static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {

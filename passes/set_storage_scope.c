@@ -84,6 +84,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (o.other_scope == 0) return pass_reason(pc, "every occurrence of '%s' already has scope %s", t, sc);
   if (o.nnests > 1)
     c->note = pass_reason(pc, "'%s' is accessed in more than one nest: SPEC 9.3 demotes its scope '%s' to 'g'", t, sc);
+  c->why = pass_reason(pc, "'%s' is an intermediate (not an argument) that occurs %d time%s in %s, %d of them "
+                       "not with scope %s; a scope tag changes where it is stored, not its values",
+                       t, o.count, o.count == 1 ? "" : "s", o.nnests == 1 ? "one nest" : "more than one nest",
+                       o.other_scope, sc);
   return NULL;
 }
 

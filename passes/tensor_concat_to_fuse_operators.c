@@ -239,7 +239,17 @@ static const char *analyse(PassCtx *pc, const IrProgram *p, PassCand *c, Plan *p
 
 static const char *check(PassCtx *pc, PassCand *c) {
   Plan pl;
-  return analyse(pc, pc->prog, c, &pl);
+  const char *why = analyse(pc, pc->prog, c, &pl);
+  if (why) return why;
+  SBuf k = {0};
+  for (int i = 0; i < pl.nk; i++) sbuf_printf(&k, "%s'%s'", i ? ", " : "", pl.a->loops[pl.kpos[i]]->index);
+  c->why = pass_reason(pc, "nests %d and %d are single-statement nests computing the same tree (%s) up to the tensors "
+                       "read along %s, which appear only as whole subscript items of the output, so the halves never "
+                       "share an element; nest %d does not read nest %d's output and the fused nest fits the "
+                       "hardware limits",
+                       c->nest, c->nest + 1, rw_text(pc->ctx, pl.sa->rhs), k.s ? k.s : "none", c->nest + 1, c->nest);
+  sbuf_free(&k);
+  return NULL;
 }
 
 /* ------------------------------------------------------------ rewrite */

@@ -146,6 +146,19 @@ static const IrRef *lazy_only_read(LeirCtx *ctx, const IrStmt *s, const char *ax
   return NULL;
 }
 
+static void first_read(IrExpr *e, void *u) {
+  const IrRef **r = u;
+  if (e->kind == E_REF && !*r) *r = e->u.ref;
+}
+
+/* The first tensor read inside an item of r's subscript (a data-dependent
+ * index), or NULL. */
+static const IrRef *subscript_read(const IrRef *r) {
+  const IrRef *x = NULL;
+  for (int d = 0; d < r->nsub && !x; d++) ir_walk_expr(r->sub[d], first_read, &x);
+  return x;
+}
+
 static const char *check(PassCtx *pc, PassCand *c) {
   IrNest *n;
   IrStmt *s;
@@ -175,6 +188,12 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "iterations that differ in '%s' may write the same element of '%s' (%s)", axis,
                        s->lhs->name, gx_ref_text(pc->ctx, s->lhs));
   if ((why = check_affine(pc, n, s, axis))) return why;
+  /* the partial outputs take the output's subscript on a spatial axis: a
+     tensor read in it leaves their shapes uninferable (issue 11, fuzz) */
+  const IrRef *ix = spatial ? subscript_read(s->lhs) : NULL;
+  if (ix)
+    return pass_reason(pc, "the subscript of '%s' reads '%s' (a data-dependent index): the shapes of the partial "
+                       "outputs cannot be inferred", s->lhs->name, ix->name);
   const IrRef *lz = lazy_only_read(pc->ctx, s, axis);
   if (lz)
     return pass_reason(pc, "'%s' is read only inside an if_then_else branch: its copy would read it where the branch "
@@ -184,6 +203,15 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (rw_extent_product(n, -1) > (int64_t)1 << 31)
     return pass_reason(pc, "size guard: nest %d runs more than 2^31 iterations", c->nest);
   c->cls = spatial || op == RED_MAX || op == RED_MIN ? PASS_E : PASS_T;
+  c->why = pass_reason(pc, "loop '%s' (extent %lld) of nest %d is %s; no index is used as a value, the subscripts are "
+                       "affine in '%s', no input is read only in a lazy branch, and split=%lld is in 1..%lld%s",
+                       axis, (long long)l->extent, c->nest,
+                       spatial ? pass_reason(pc, "a spatial axis: iterations that differ in it write different "
+                                                 "elements of '%s'", s->lhs->name)
+                               : pass_reason(pc, "a reduction axis of the implicitly initialised reduction into '%s'",
+                                             s->lhs->name),
+                       axis, (long long)v1, (long long)l->extent - 1,
+                       c->cls == PASS_T ? "; the two partial sums re-associate the reduction (class T)" : "");
   return NULL;
 }
 
@@ -309,12 +337,12 @@ static void swap_walk(IrExpr *e, void *u) {
  * and the combine nest reduces over the other loops. */
 static IrRef *partial_ref(const Split *sp, const IrNest *n, const IrStmt *s, const char *o) {
   LeirCtx *ctx = sp->ctx;
-  if (rw_ref_mentions(s->lhs, sp->axis)) return rw_ref(ctx, o, s->lhs->dt_tag, s->lhs->sc_tag, s->lhs->sub, s->lhs->nsub);
+  if (rw_ref_mentions(s->lhs, sp->axis)) return rw_ref(ctx, o, rw_ref_dtype(s->lhs), s->lhs->sc_tag, s->lhs->sub, s->lhs->nsub);
   IrExpr **items = arena_alloc(&ctx->arena, sizeof(IrExpr *) * (size_t)(n->nloops ? n->nloops : 1));
   int k = 0;
   for (int i = 0; i < n->nloops; i++)
     if (i != sp->pos && rw_stmt_mentions(s, n->loops[i]->index)) items[k++] = ir_index(ctx, n->loops[i]->index);
-  return rw_ref(ctx, o, s->lhs->dt_tag, s->lhs->sc_tag, items, k);
+  return rw_ref(ctx, o, rw_ref_dtype(s->lhs), s->lhs->sc_tag, items, k);
 }
 
 typedef struct Self {
@@ -351,7 +379,7 @@ static IrExpr *combine(LeirCtx *ctx, IrReduceOp op, IrExpr *a, IrExpr *b) {
 }
 
 static IrExpr *ref_as(LeirCtx *ctx, const IrRef *like, const char *name) {
-  return ir_refexpr(ctx, rw_ref(ctx, name, like->dt_tag, like->sc_tag, like->sub, like->nsub));
+  return ir_refexpr(ctx, rw_ref(ctx, name, rw_ref_dtype(like), like->sc_tag, like->sub, like->nsub));
 }
 
 /* The reduce-axis combine nest: Out = Out op (O1 op O2) over n's loops

@@ -180,7 +180,22 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
   if (why) return why;
   const char *y = pass_cand_get(c, "y");
   if (!y) return "missing parameter 'y'";
-  return mp_split_y(pc, pc->prog, c->nest, s, x, kind, y);
+  /* the shift's guard `k-1<0` is computed in the statement type (its
+     literals are, SPEC 5.4): unsigned, it is never true and the shifted
+     read X_{k-1} runs out of bounds at k = 0 (issue 11, fuzz) */
+  const IrTensor *lt = ir_find_tensor(pc->prog, s->lhs->name);
+  IrDType dt = lt ? lt->dtype : s->lhs->dt_tag;
+  if (!strcmp(y, "shift") && ir_dtype_is_unsigned_int(dt))
+    return pass_reason(pc, "the statement computes in %s, where the shift's guard (index-1<0) is never true",
+                       ir_dtype_name(dt));
+  if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
+  c->why = pass_reason(pc,
+                       "'%s' occurs exactly once in the statement writing '%s', nest %d reads it with one subscript "
+                       "throughout, the statement uses no min, max, sqrt, abs, exp, log, if_then_else, erf or **, "
+                       "and y=%s passes the %s rule, so %s",
+                       x->name, s->lhs->name, c->nest, y, kind == MP_MUL ? "nonzero-divisor" : "moderate-magnitude",
+                       kind == MP_MUL ? "X/y*y equals X up to rounding" : "X+y-y equals X up to rounding");
+  return NULL;
 }
 
 bool mp_vsplit_apply(PassCtx *pc, IrProgram *q, const PassCand *c, MpSplitKind kind) {

@@ -5,8 +5,10 @@
 EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
 	testsuite/leirc.parse testsuite/leirc.diag \
 	testsuite/leirc.run testsuite/leirc.compare testsuite/leirc.passes \
-	testsuite/leirc.ptx testsuite/leirc.passmgr \
+	testsuite/leirc.ptx testsuite/leirc.passmgr testsuite/leirc.steps \
 	testsuite/leirc.interop testsuite/interop
+EXTRA_DIST += testsuite/leirc.tune
+EXTRA_DIST += testsuite/leirc.cost
 
 check-local: leirc$(EXEEXT)
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

@@ -1,16 +1,18 @@
 /* fuzz_interp.c -- libFuzzer harness for the reference interpreter (issue
  * 11, item 1b): parse -> analyse -> interpret, with bounded work.
  *
- * Input: a LEIR source, as for fuzz_parse.  Programs that do not analyse,
- * or whose tensors need more than FZ_MAX_BYTES, are skipped (the front end
- * has its own harness); the rest run with at most FZ_MAX_STEPS statement
- * executions.  The inputs are either the documented random inputs
+ * Input: a LEIR source, as for fuzz_parse.  Programs that do not analyse
+ * are skipped (the front end has its own harness); the rest run with
+ * --max-memory FZ_MAX_BYTES (LeirCtx.max_memory: larger programs must be
+ * refused by interp_new with an error, before it allocates) and at most
+ * FZ_MAX_STEPS statement executions.  The inputs are either the documented random inputs
  * (interp_random_inputs: index tensors in range) or raw random bits (NaNs,
  * huge indices), chosen and seeded by a hash of the source.
  *
  * Properties (a violation aborts):
  *  1. interp_new and interp_run fail only after reporting an error, never
- *     an internal one, and report no error when they succeed.
+ *     an internal one, and report no error when they succeed; interp_new
+ *     fails when the tensors need more than FZ_MAX_BYTES.
  *  2. A successful run took at most FZ_MAX_STEPS steps.
  *  3. Runs are deterministic: a second run on the same inputs succeeds
  *     with the same number of steps and bit-identical outputs.
@@ -69,14 +71,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_init(&f, "fuzz\001.leir", (const char *)data, size);
   f.ctx.quiet_caret = true;
   IrProgram *p = fz_load(&f);
-  if (!p || fz_tensor_bytes(p) > FZ_MAX_BYTES) {
+  if (!p) {
     fz_free(&f);
     return 0;
   }
+  f.ctx.max_memory = FZ_MAX_BYTES;
+  bool too_big = fz_tensor_bytes(p) > FZ_MAX_BYTES;
   uint64_t h = fz_hash(data, size);
   InterpOptions o = {.poison = (h & 1) != 0, .max_steps = FZ_MAX_STEPS};
   int before = f.ctx.nerrors;
   InterpProg *ip = interp_new(&f.ctx, p, &o);
+  if (ip && too_big) fz_fail(&f, "interp_new accepted a program over --max-memory", NULL);
   if (!ip) {
     if (f.ctx.nerrors == before) fz_fail(&f, "interp_new failed silently", NULL);
     fz_check_diags(&f);

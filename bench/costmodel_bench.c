@@ -1,0 +1,444 @@
+/* costmodel_bench.c -- how well the analytic cost model (codegen/costmodel.h,
+ * `--cost=model`) ranks programs the way measured host run times do.
+ *
+ *   bench/costmodel_bench [CORPUS_DIR] [--max-work N] [--max-variants K]
+ *                         [--time-budget S] [--limit P] [--threads T]
+ *                         [--save FILE] [--replay FILE] [--repeat-of FILE]
+ *
+ * For every corpus program (programs/level1 then level2, file names in
+ * sorted order), the variants are the program itself and its legal one-step
+ * candidates (every implemented pass, pass_enumerate_legal order, each
+ * applied with pass_apply; programs whose text equals an earlier variant's
+ * are dropped); when there are more than K (default 12) candidates, K of
+ * them are taken at evenly spaced positions i*n/K.  Skip rule: a program
+ * whose statement executions (the sum over statements of the product of
+ * their loops' extents) exceed N (default 2^28) is not timed, nor is a
+ * variant over that limit.  Each variant is timed with cg_host_measure
+ * (JIT with T worker threads, default 1: on a shared machine a second
+ * thread mostly measures the scheduler; 1 warm-up and the median of 3
+ * runs, at most 0.25 s of timed runs) and estimated by the model for the host and for
+ * CUDA sm_90.  Per program with at least 3 variants it prints Spearman's
+ * rank correlation (ties get their mean rank) of host model vs measured and
+ * CUDA model vs measured; at the end the mean and median over programs and
+ * the correlation pooled over all variants of all programs.  New programs
+ * stop being started after S seconds (default 1080).  --save writes one
+ * TSV line per variant (program, variant spelling, measured seconds, host
+ * estimate, CUDA estimate); --replay reads the measured seconds of such a
+ * file instead of measuring (to re-score a changed model on the same
+ * measurements).  --repeat-of reads an earlier --save file and also
+ * reports the rank correlation of the earlier measurements with this
+ * run's: the ceiling that measurement noise puts on any model's figures.
+ * Exit status 77 when the corpus is absent.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/costmodel.h"
+#include "codegen/measure.h"
+#include "ir/ir.h"
+#include "passes/pass.h"
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  size_t got = b ? fread(b, 1, (size_t)n, f) : 0;
+  if (b) b[got] = 0;
+  fclose(f);
+  return b;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* ------------------------------------------------------------ statistics */
+
+typedef struct Vec {
+  double *v;
+  int n, cap;
+} Vec;
+
+static void vpush(Vec *x, double v) {
+  if (x->n == x->cap) {
+    x->cap = x->cap ? 2 * x->cap : 64;
+    x->v = realloc(x->v, sizeof(double) * (size_t)x->cap);
+  }
+  x->v[x->n++] = v;
+}
+
+typedef struct Pair {
+  double v;
+  int i;
+} Pair;
+
+static int cmp_pair(const void *a, const void *b) {
+  const Pair *x = a, *y = b;
+  if (x->v != y->v) return x->v < y->v ? -1 : 1;
+  return x->i - y->i;
+}
+
+static void ranks(const double *v, int n, double *r) {
+  Pair *p = malloc(sizeof(Pair) * (size_t)n);
+  for (int i = 0; i < n; i++) p[i] = (Pair){v[i], i};
+  qsort(p, (size_t)n, sizeof(Pair), cmp_pair);
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j + 1 < n && p[j + 1].v == p[i].v) j++;
+    for (int k = i; k <= j; k++) r[p[k].i] = 0.5 * (i + j) + 1;
+    i = j + 1;
+  }
+  free(p);
+}
+
+/* Spearman's rho: Pearson's correlation of the ranks; NAN when either side
+ * is constant. */
+static double spearman(const double *a, const double *b, int n) {
+  double *ra = malloc(sizeof(double) * (size_t)n), *rb = malloc(sizeof(double) * (size_t)n);
+  ranks(a, n, ra);
+  ranks(b, n, rb);
+  double ma = 0, mb = 0;
+  for (int i = 0; i < n; i++) ma += ra[i], mb += rb[i];
+  ma /= n;
+  mb /= n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (int i = 0; i < n; i++) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  free(ra);
+  free(rb);
+  return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void summary(const char *what, Vec *rho) {
+  if (!rho->n) {
+    printf("%s: no program with 3 or more variants\n", what);
+    return;
+  }
+  double s = 0;
+  int pos = 0;
+  for (int i = 0; i < rho->n; i++) s += rho->v[i], pos += rho->v[i] > 0;
+  qsort(rho->v, (size_t)rho->n, sizeof(double), cmp_double);
+  double med = rho->n % 2 ? rho->v[rho->n / 2] : 0.5 * (rho->v[rho->n / 2 - 1] + rho->v[rho->n / 2]);
+  printf("%s: %d programs, mean rho %.3f, median rho %.3f, rho > 0 in %d\n", what, rho->n, s / rho->n, med, pos);
+}
+
+/* ------------------------------------------------------------ replay */
+
+typedef struct Replay {
+  char **key; /* "program\tspelling" */
+  double *secs;
+  int n, cap;
+} Replay;
+
+static void replay_load(Replay *r, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "costmodel_bench: cannot read %s\n", path);
+    exit(2);
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) > 0) {
+    char *t1 = strchr(line, '\t');
+    char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+    if (!t2) continue;
+    *t2 = 0;
+    if (r->n == r->cap) {
+      r->cap = r->cap ? 2 * r->cap : 256;
+      r->key = realloc(r->key, sizeof(char *) * (size_t)r->cap);
+      r->secs = realloc(r->secs, sizeof(double) * (size_t)r->cap);
+    }
+    r->key[r->n] = strdup(line);
+    r->secs[r->n++] = strtod(t2 + 1, NULL);
+  }
+  free(line);
+  fclose(f);
+}
+
+static void replay_free(Replay *r) {
+  for (int i = 0; i < r->n; i++) free(r->key[i]);
+  free(r->key);
+  free(r->secs);
+}
+
+static bool replay_find(const Replay *r, const char *prog, const char *spell, double *secs) {
+  size_t lp = strlen(prog);
+  for (int i = 0; i < r->n; i++)
+    if (!strncmp(r->key[i], prog, lp) && r->key[i][lp] == '\t' && !strcmp(r->key[i] + lp + 1, spell)) {
+      *secs = r->secs[i];
+      return true;
+    }
+  return false;
+}
+
+/* ------------------------------------------------------------ programs */
+
+static double nest_execs(const IrNest *n, double outer) {
+  double w = outer, s = 0;
+  for (int i = 0; i < n->nloops; i++) w *= (double)n->loops[i]->extent;
+  for (int i = 0; i < n->nitems; i++) s += n->items[i].kind == ITEM_NEST ? nest_execs(n->items[i].u.nest, w) : w;
+  return s;
+}
+
+static double execs(const IrProgram *p) {
+  double s = 0;
+  for (int i = 0; i < p->nnests; i++) s += nest_execs(p->nests[i], 1);
+  return s;
+}
+
+typedef struct Opts {
+  double max_work;
+  int max_variants;
+  double budget;
+  int limit;
+  int threads;
+  FILE *save;
+  Replay *replay;
+  Replay *prev; /* --repeat-of: an earlier run's measurements */
+} Opts;
+
+typedef struct Totals {
+  Vec rho_host, rho_cuda, rho_rep;
+  Vec rep_a, rep_b; /* pooled: earlier and this measurement */
+  Vec all_meas, all_host, all_cuda; /* pooled */
+  int programs, skipped, failed, variants;
+} Totals;
+
+static void bench_program(const Opts *op, const char *name, const char *leir, const char *decls, Totals *t) {
+  char *text = slurp(leir);
+  if (!text) return;
+  LeirCtx ctx;
+  leir_ctx_init(&ctx);
+  ctx.no_warnings = true;
+  FILE *devnull = fopen("/dev/null", "w");
+  ctx.diag_out = devnull;
+  leir_ctx_set_source(&ctx, leir, text, strlen(text));
+  IrProgram *p = ps_parse(&ctx);
+  IrDeclList side = {0};
+  if (!p || !ir_decls_load_json(&ctx, decls, &side) || !ir_sema(&ctx, p, &side)) {
+    t->failed++;
+    goto done;
+  }
+  if (execs(p) > op->max_work) {
+    t->skipped++;
+    printf("%-60s skipped: %.3g statement executions\n", name, execs(p));
+    goto done;
+  }
+  PtrVec legal = {0};
+  for (int i = 0; i < pass_table_size; i++)
+    if (pass_table[i].impl) pass_enumerate_legal(&ctx, p, &pass_table[i], &legal);
+  int k = legal.n <= op->max_variants ? legal.n : op->max_variants;
+  IrProgram **var = malloc(sizeof(IrProgram *) * (size_t)(k + 1));
+  const char **spell = malloc(sizeof(char *) * (size_t)(k + 1));
+  char **texts = malloc(sizeof(char *) * (size_t)(k + 1));
+  int nv = 0;
+  for (int i = -1; i < k; i++) {
+    IrProgram *q = p;
+    const char *sp = "-";
+    if (i >= 0) {
+      PassCand *c = legal.v[(int)((long)i * legal.n / k)];
+      const char *why;
+      sp = pass_cand_spelling(&ctx, c);
+      q = pass_apply(&ctx, p, c, &why);
+      if (!q || execs(q) > op->max_work) continue;
+    }
+    SBuf b = {0};
+    ir_print_body(&b, q);
+    bool dup = false;
+    for (int j = 0; j < nv && !dup; j++) dup = !strcmp(texts[j], b.s ? b.s : "");
+    if (dup) {
+      sbuf_free(&b);
+      continue;
+    }
+    texts[nv] = b.s ? b.s : strdup("");
+    spell[nv] = sp;
+    var[nv++] = q;
+  }
+  double *meas = malloc(sizeof(double) * (size_t)(nv + 1));
+  double *eh = malloc(sizeof(double) * (size_t)(nv + 1));
+  double *ec = malloc(sizeof(double) * (size_t)(nv + 1));
+  double *pa = malloc(sizeof(double) * (size_t)(nv + 1));
+  double *pb = malloc(sizeof(double) * (size_t)(nv + 1));
+  int m = 0, np = 0;
+  CgOptions co;
+  cg_options_init(&co);
+  co.target = CG_TARGET_HOST;
+  co.nthreads = op->threads;
+  CgMeasureOpts mo;
+  cg_measure_opts_init(&mo);
+  mo.repeats = 3;
+  mo.max_seconds = 0.25;
+  for (int i = 0; i < nv; i++) {
+    CostEstimate h, c;
+    double s;
+    if (!cost_model_estimate(&ctx, var[i], COST_HOST, 90, &h)) continue;
+    if (!cost_model_estimate(&ctx, var[i], COST_CUDA, 90, &c)) c.seconds = NAN;
+    bool got = op->replay ? replay_find(op->replay, name, spell[i], &s)
+                          : cg_host_measure(&ctx, var[i], &co, &mo, &s);
+    if (!got) continue;
+    if (op->save) fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g\n", name, spell[i], s, h.seconds, c.seconds);
+    double ps;
+    if (op->prev && replay_find(op->prev, name, spell[i], &ps)) {
+      pa[np] = ps;
+      pb[np++] = s;
+      vpush(&t->rep_a, ps);
+      vpush(&t->rep_b, s);
+    }
+    meas[m] = s;
+    eh[m] = h.seconds;
+    ec[m] = c.seconds;
+    m++;
+  }
+  t->programs++;
+  t->variants += m;
+  for (int i = 0; i < m; i++) {
+    vpush(&t->all_meas, meas[i]);
+    vpush(&t->all_host, eh[i]);
+    vpush(&t->all_cuda, isnan(ec[i]) ? INFINITY : ec[i]);
+  }
+  if (m >= 3) {
+    double rh = spearman(meas, eh, m);
+    bool cuda_ok = true;
+    for (int i = 0; i < m; i++) cuda_ok &= !isnan(ec[i]);
+    double rc = cuda_ok ? spearman(meas, ec, m) : NAN;
+    if (!isnan(rh)) vpush(&t->rho_host, rh);
+    if (!isnan(rc)) vpush(&t->rho_cuda, rc);
+    if (np >= 3) {
+      double rr = spearman(pa, pb, np);
+      if (!isnan(rr)) vpush(&t->rho_rep, rr);
+      printf("%-60s %2d variants  rho(host model) %6.3f  rho(cuda model) %6.3f  rho(repeat) %6.3f\n", name, m, rh,
+             rc, rr);
+    } else {
+      printf("%-60s %2d variants  rho(host model) %6.3f  rho(cuda model) %6.3f\n", name, m, rh, rc);
+    }
+  } else {
+    printf("%-60s %2d variants  (too few to rank)\n", name, m);
+  }
+  fflush(stdout);
+  if (op->save) fflush(op->save);
+  for (int i = 0; i < nv; i++) free(texts[i]);
+  free(texts);
+  free(var);
+  free(spell);
+  free(meas);
+  free(eh);
+  free(ec);
+  free(pa);
+  free(pb);
+done:
+  fclose(devnull);
+  leir_ctx_free(&ctx);
+  free(text);
+}
+
+int main(int argc, char **argv) {
+  const char *corpus = "../shared/corpus";
+  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL};
+  Replay rp = {0}, prev = {0};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--max-work") && i + 1 < argc) op.max_work = strtod(argv[++i], NULL);
+    else if (!strcmp(argv[i], "--max-variants") && i + 1 < argc) op.max_variants = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--time-budget") && i + 1 < argc) op.budget = strtod(argv[++i], NULL);
+    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) op.limit = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) op.threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--save") && i + 1 < argc) {
+      op.save = fopen(argv[++i], "w");
+      if (!op.save) {
+        fprintf(stderr, "costmodel_bench: cannot write %s\n", argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--repeat-of") && i + 1 < argc) {
+      replay_load(&prev, argv[++i]);
+      op.prev = &prev;
+    } else if (!strcmp(argv[i], "--replay") && i + 1 < argc) {
+      replay_load(&rp, argv[++i]);
+      op.replay = &rp;
+    } else if (argv[i][0] != '-') corpus = argv[i];
+    else {
+      fprintf(stderr, "costmodel_bench: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (op.max_variants < 2) op.max_variants = 2;
+  Totals t;
+  memset(&t, 0, sizeof t);
+  double t0 = wall();
+  bool out_of_time = false;
+  int seen = 0;
+  for (int lv = 1; lv <= 2 && !out_of_time; lv++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
+    DIR *d = opendir(dir);
+    if (!d) continue;
+    char **names = NULL;
+    int nn = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      size_t l = strlen(e->d_name);
+      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
+      if (nn == cap) names = realloc(names, sizeof(char *) * (size_t)(cap = cap ? 2 * cap : 256));
+      names[nn++] = strndup(e->d_name, l - 5);
+    }
+    closedir(d);
+    qsort(names, (size_t)nn, sizeof(char *), cmp_str);
+    for (int i = 0; i < nn; i++) {
+      if (!out_of_time && (wall() - t0 > op.budget || (op.limit && seen >= op.limit))) {
+        out_of_time = true;
+        printf("(stopping: %s reached after %d programs)\n", op.limit && seen >= op.limit ? "--limit" : "time budget", seen);
+      }
+      if (!out_of_time) {
+        char leir[8192], decls[8192], name[4096];
+        snprintf(leir, sizeof leir, "%s/%s.leir", dir, names[i]);
+        snprintf(decls, sizeof decls, "%s/%s.decls.json", dir, names[i]);
+        snprintf(name, sizeof name, "level%d/%s", lv, names[i]);
+        bench_program(&op, name, leir, decls, &t);
+        seen++;
+      }
+      free(names[i]);
+    }
+    free(names);
+  }
+  if (!seen) {
+    fprintf(stderr, "costmodel_bench: no corpus at %s\n", corpus);
+    return 77;
+  }
+  printf("\n%d programs timed (%d variants), %d skipped (over %.3g statement executions), %d not loaded, %.0f s\n",
+         t.programs, t.variants, t.skipped, op.max_work, t.failed, wall() - t0);
+  summary("host model vs measured host time, per program", &t.rho_host);
+  summary("CUDA sm_90 model vs measured host time, per program", &t.rho_cuda);
+  if (t.all_meas.n >= 3) {
+    printf("pooled over all %d variants: rho(host model) %.3f, rho(cuda model) %.3f\n", t.all_meas.n,
+           spearman(t.all_meas.v, t.all_host.v, t.all_meas.n), spearman(t.all_meas.v, t.all_cuda.v, t.all_meas.n));
+  }
+  if (op.prev) {
+    summary("this measurement vs the earlier one (--repeat-of), per program", &t.rho_rep);
+    if (t.rep_a.n >= 3)
+      printf("pooled over %d variants: rho(repeat) %.3f\n", t.rep_a.n, spearman(t.rep_a.v, t.rep_b.v, t.rep_a.n));
+  }
+  if (op.save) fclose(op.save);
+  replay_free(&rp);
+  replay_free(&prev);
+  Vec *vs[] = {&t.rho_host, &t.rho_cuda, &t.rho_rep, &t.rep_a, &t.rep_b, &t.all_meas, &t.all_host, &t.all_cuda};
+  for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
+  return 0;
+}

@@ -1,0 +1,46 @@
+/* costmodel.h -- leirc's analytic cost model (`--cost=model`, issue #8).
+ *
+ * A deterministic estimate of a program's run time, computed from the IR
+ * alone (no compilation, no execution): for searches that must rank
+ * candidates where measuring is impossible (a PTX target on a machine
+ * without a GPU) or too slow.  The model is documented in full in
+ * codegen/costmodel.c and in leirc(1), section COST MODEL.
+ *
+ * cost_model_estimate takes an analysed program (ir_sema succeeded).  It is
+ * a pure function of the IR, t and gpu_sm: the same arguments give
+ * bit-identical results on every machine, and nothing is printed.  It
+ * follows the launch plan of the code generator (codegen/plan.c); for
+ * COST_CUDA a program the GPU cannot run (the plan's errors: block limits,
+ * a reduction over a block axis, ...) is reported with the plan's own
+ * diagnostics on ctx and false is returned, as for a tensor without a
+ * known shape; out is then zeroed.  The plan's warnings (scope demotion,
+ * a nest without B loops) are not printed.
+ *
+ * What the fields mean: seconds, the estimate searches rank by; flops, the
+ * right sides' operations weighted by their cost (exp = 60, ...) times
+ * their executions; bytes, host: the lines moved into L1 with cold caches,
+ * CUDA: HBM traffic; parallelism, host: cores the parallel loop uses, CUDA:
+ * threads per launch (both weighted by the nests' times); coalescing and
+ * occupancy: 1 on the host.
+ */
+#ifndef LEIR_COSTMODEL_H
+#define LEIR_COSTMODEL_H
+
+#include "ir/ir.h"
+
+typedef enum CostTarget { COST_HOST, COST_CUDA } CostTarget;
+
+typedef struct CostEstimate {
+  double seconds;      /* the model's run-time estimate: the value searches rank by */
+  double flops, bytes; /* arithmetic and modelled memory traffic */
+  double parallelism;  /* independent work items available (threads) */
+  double coalescing;   /* 0..1, CUDA: fraction of useful bytes per transaction */
+  double occupancy;    /* 0..1, CUDA: resident warps / max */
+} CostEstimate;
+
+/* gpu_sm: the CUDA architecture (70 .. ; 90 = H200-class), ignored for
+ * COST_HOST. */
+bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm,
+                         CostEstimate *out);
+
+#endif /* LEIR_COSTMODEL_H */

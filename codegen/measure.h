@@ -1,0 +1,41 @@
+/* measure.h -- run-time measurement of a program on the host (ORC JIT):
+ * the cost that `leirc --tune --cost=measure` ranks programs by.
+ *
+ * The rule: compile once, allocate every tensor, fill the inputs and
+ * parameters with deterministic data (interp/rng.h, seed 0), run `warmup`
+ * untimed runs, then up to `repeats` timed runs (CLOCK_MONOTONIC) and take
+ * the median.  Big programs stop early: once the timed runs so far add up
+ * to more than `max_seconds` (0 = no limit) no further run starts, and a
+ * single run over 1 s ends the warm-up too (it counts as the first timed
+ * run), so a 1 s program costs about two runs, not six.
+ */
+#ifndef LEIR_CODEGEN_MEASURE_H
+#define LEIR_CODEGEN_MEASURE_H
+
+#include "codegen/codegen.h"
+
+typedef struct CgMeasureOpts {
+  int warmup;         /* untimed runs first (default 1) */
+  int repeats;        /* timed runs at most (default 5, at least 1) */
+  double max_seconds; /* stop repeating once the timed runs exceed this
+                         total (default 0 = no limit) */
+} CgMeasureOpts;
+
+/* Defaults: 1, 5, 0. */
+void cg_measure_opts_init(CgMeasureOpts *m);
+
+/* Compiles p for the host (cg_host_compile; o->target is ignored, the host
+ * is used), allocates its tensors, fills inputs with deterministic data,
+ * runs the warm-up then the timed runs; *median_s = their median.  Returns
+ * false after a diagnostic. */
+bool cg_host_measure(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                     double *median_s);
+
+/* The same on caller-provided buffers (bufs[i] for p->tensors[i], every one
+ * given, as interp_buf(...)->data of an InterpProg of p): outputs and
+ * intermediates are zeroed before each run (untimed); after it they hold the
+ * last run's results. */
+bool cg_host_measure_bufs(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                          void *const *bufs, double *median_s);
+
+#endif /* LEIR_CODEGEN_MEASURE_H */

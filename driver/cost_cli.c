@@ -1,0 +1,55 @@
+/* cost_cli.c -- `leirc --print-cost`: the cost model's estimate of a
+ * program (codegen/costmodel.h) and, with --cost=measure --target=host, its
+ * measured run time (codegen/measure.h).  The format is in leirc(1),
+ * COST MODEL. */
+#include "driver/driver.h"
+#include "codegen/costmodel.h"
+#include "codegen/measure.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void put_num(SBuf *b, const char *key, double v, bool json) {
+  if (json) {
+    if (isfinite(v)) sbuf_printf(b, ",\"%s\":%.6g", key, v);
+    else sbuf_printf(b, ",\"%s\":null", key);
+  } else {
+    sbuf_printf(b, "%s: %.6g\n", key, v);
+  }
+}
+
+int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
+  bool host = o->target == TARGET_HOST, json = o->run.json;
+  CostEstimate e;
+  if (!cost_model_estimate(ctx, p, host ? COST_HOST : COST_CUDA, o->gpu_sm, &e)) return 1;
+  double measured = 0;
+  bool measure = host && o->cost == COST_MEASURE;
+  if (measure) {
+    CgOptions co;
+    cg_options_init(&co);
+    co.target = CG_TARGET_HOST;
+    CgMeasureOpts mo;
+    cg_measure_opts_init(&mo);
+    if (!cg_host_measure(ctx, p, &co, &mo, &measured)) return 1;
+  }
+  SBuf b = {0};
+  if (json) {
+    if (host) sbuf_puts(&b, "{\"target\":\"host\"");
+    else sbuf_printf(&b, "{\"target\":\"cuda\",\"gpu_arch\":\"sm_%d\"", o->gpu_sm);
+  } else {
+    if (host) sbuf_puts(&b, "target: host\n");
+    else sbuf_printf(&b, "target: cuda sm_%d\n", o->gpu_sm);
+  }
+  put_num(&b, "seconds", e.seconds, json);
+  put_num(&b, "flops", e.flops, json);
+  put_num(&b, "bytes", e.bytes, json);
+  put_num(&b, "parallelism", e.parallelism, json);
+  put_num(&b, "coalescing", e.coalescing, json);
+  put_num(&b, "occupancy", e.occupancy, json);
+  if (measure) put_num(&b, "measured_seconds", measured, json);
+  if (json) sbuf_puts(&b, "}\n");
+  fwrite(b.s, 1, b.len, stdout);
+  fflush(stdout);
+  sbuf_free(&b);
+  return 0;
+}

@@ -1,0 +1,800 @@
+/* steps.c -- `leirc --emit-steps=FILE.jsonl IN.leir...`: Step-TP step
+ * records.  For every input program (after -O), every legal candidate of
+ * every implemented strategy (the pass manager's enumeration, as
+ * --list-applicable) is applied and checked in the interpreter against the
+ * program before it, and one JSON line is written per step:
+ *
+ *   {"id", "source", "program", "before", "strategy", "level", "spelling",
+ *    "after", "class", "verified", "verification", "rationale"}
+ *
+ * (schema and rules in man/leirc.1, STEP RECORDS).  The run is done in two
+ * passes over the inputs: the first enumerates every program's candidates
+ * and decides which become records (--balance, --sample, --shard), the
+ * second re-enumerates each program that has records in this shard and
+ * applies, checks and writes them.  All choices are functions of --seed,
+ * the program's position on the command line and the candidate's position
+ * in the enumeration, so every shard of a run agrees on them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "driver/driver.h"
+
+#include "interp/check.h"
+#include "interp/data.h"
+#include "interp/rng.h"
+#include "passes/pass.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A program's context is reloaded when its arena grows past this (each
+ * applied step leaves its program in the arena). */
+enum { STEPS_ARENA_LIMIT = 256 << 20 };
+
+/* What the first pass keeps of one input. */
+typedef struct StepInput {
+  bool ok;          /* loaded and enumerated */
+  int ncand;        /* legal candidates */
+  int *strat;       /* their strategy (pass_table index), ncand entries */
+  unsigned char *keep; /* selected as a record (before sharding) */
+  long first_id;    /* id of its first record */
+} StepInput;
+
+/* One loaded program and its legal candidates. */
+typedef struct Loaded {
+  LeirCtx ctx;
+  IrProgram *p;
+  PtrVec legal; /* PassCand* in table order, then canonical order */
+} Loaded;
+
+/* The interpreter state of the program before the steps. */
+typedef struct Before {
+  bool tried;
+  const char *not_run; /* why the steps of this program are not checked */
+  InterpProg *a;       /* ran on seed o->run.seed */
+} Before;
+
+/* ------------------------------------------------------------ diagnostics */
+
+/* Captures diagnostics into memory while checking, so that a failing check
+ * becomes the record's text instead of an error of the run. */
+typedef struct Capture {
+  FILE *saved, *mem;
+  char *buf;
+  size_t len;
+  int nerrors, nwarnings;
+  bool caret;
+} Capture;
+
+static void capture_begin(LeirCtx *ctx, Capture *c) {
+  memset(c, 0, sizeof *c);
+  c->saved = ctx->diag_out;
+  c->nerrors = ctx->nerrors;
+  c->nwarnings = ctx->nwarnings;
+  c->caret = ctx->quiet_caret;
+  c->mem = open_memstream(&c->buf, &c->len);
+  ctx->diag_out = c->mem ? c->mem : c->saved;
+  ctx->quiet_caret = true;
+}
+
+/* The first line of the first error captured (in the arena; "" if none),
+ * without the `file: error: ` prefix. */
+static const char *capture_end(LeirCtx *ctx, Capture *c) {
+  if (c->mem) fclose(c->mem);
+  ctx->diag_out = c->saved;
+  ctx->nerrors = c->nerrors;
+  ctx->nwarnings = c->nwarnings;
+  ctx->quiet_caret = c->caret;
+  const char *s = c->buf ? c->buf : "";
+  const char *e = strstr(s, "error: ");
+  if (e) s = e + 7;
+  const char *nl = strchr(s, '\n');
+  const char *msg = arena_strndup(&ctx->arena, s, nl ? (size_t)(nl - s) : strlen(s));
+  free(c->buf);
+  return msg;
+}
+
+/* ------------------------------------------------------------ loading */
+
+static bool file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* --decls, else FILE.decls.json beside FILE.leir when it exists. */
+static const char *decls_for(LeirCtx *ctx, const DrvOptions *o, const char *input) {
+  if (o->decls) return o->decls;
+  size_t n = strlen(input);
+  if (n <= 5 || strcmp(input + n - 5, ".leir")) return NULL;
+  char *side = arena_printf(&ctx->arena, "%.*s.decls.json", (int)(n - 5), input);
+  return file_exists(side) ? side : NULL;
+}
+
+/* Loads input g, runs -O and enumerates its legal candidates.  False after
+ * a diagnostic (the context is then freed). */
+static bool load(const DrvOptions *o, int g, Loaded *l) {
+  memset(l, 0, sizeof *l);
+  leir_ctx_init(&l->ctx);
+  l->ctx.no_warnings = o->no_warnings;
+  l->ctx.werror = o->werror;
+  l->ctx.quiet_caret = o->no_caret;
+  l->ctx.unsafe_math = o->unsafe_math;
+  l->ctx.max_memory = o->run.max_memory;
+  DrvOptions po = *o;
+  po.input = o->steps.inputs[g];
+  po.decls = decls_for(&l->ctx, o, po.input);
+  if (drv_read_source(&l->ctx, po.input)) {
+    l->p = drv_load_program(&l->ctx, &po);
+    if (l->p) l->p = drv_pass_run(&l->ctx, &po, l->p);
+  }
+  if (!l->p || l->ctx.nerrors) {
+    leir_ctx_free(&l->ctx);
+    return false;
+  }
+  for (int i = 0; i < pass_table_size; i++) pass_enumerate_legal(&l->ctx, l->p, &pass_table[i], &l->legal);
+  return true;
+}
+
+/* ------------------------------------------------------------ selection */
+
+static int strat_index(const PassInfo *pass) { return (int)(pass - pass_table); }
+
+static int cmp_long(const void *a, const void *b) {
+  long x = *(const long *)a, y = *(const long *)b;
+  return (x > y) - (x < y);
+}
+
+/* --balance: the median number of candidates per strategy over the
+ * strategies that have any (the lower median). */
+static long balance_median(const long *count) {
+  long v[256];
+  int n = 0;
+  for (int s = 0; s < pass_table_size && n < 256; s++)
+    if (count[s] > 0) v[n++] = count[s];
+  if (!n) return 0;
+  qsort(v, (size_t)n, sizeof v[0], cmp_long);
+  return v[(n - 1) / 2];
+}
+
+/* Decides input g's records: --balance keeps a candidate of strategy s with
+ * probability min(1, median / count[s]); --sample keeps K of the rest. */
+static void select_records(const DrvOptions *o, int g, StepInput *in, const long *count, long median) {
+  int kept = 0;
+  for (int k = 0; k < in->ncand; k++) {
+    in->keep[k] = 1;
+    if (o->steps.balance && count[in->strat[k]] > median) {
+      LeirRng r;
+      rng_seed(&r, o->run.seed, ((uint64_t)g << 32) | (uint64_t)k);
+      in->keep[k] = rng_uniform(&r) * (double)count[in->strat[k]] < (double)median;
+    }
+    kept += in->keep[k];
+  }
+  if (o->steps.sample <= 0 || kept <= o->steps.sample) return;
+  /* a seeded partial Fisher-Yates over the kept candidates */
+  int *idx = malloc((size_t)kept * sizeof *idx);
+  if (!idx) return;
+  int n = 0;
+  for (int k = 0; k < in->ncand; k++)
+    if (in->keep[k]) idx[n++] = k;
+  LeirRng r;
+  rng_seed(&r, o->run.seed, ((uint64_t)g << 32) | 0xFFFFFFFFu);
+  for (int i = 0; i < o->steps.sample; i++) {
+    int j = i + (int)(rng_next(&r) % (uint64_t)(n - i));
+    int t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+  }
+  for (int i = o->steps.sample; i < n; i++) in->keep[idx[i]] = 0;
+  free(idx);
+}
+
+/* ------------------------------------------------------------ checking */
+
+/* Statement executions of one run of p: every statement runs once per
+ * iteration of the loops around it (LEIR has no conditional statements);
+ * saturates at UINT64_MAX. */
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+static uint64_t nest_work(const IrNest *n, uint64_t m) {
+  for (int i = 0; i < n->nloops; i++) m = mul_sat(m, (uint64_t)n->loops[i]->extent);
+  uint64_t w = 0;
+  for (int i = 0; i < n->nitems; i++) {
+    uint64_t x = n->items[i].kind == ITEM_STMT ? m : nest_work(n->items[i].u.nest, m);
+    w = x > UINT64_MAX - w ? UINT64_MAX : w + x;
+  }
+  return w;
+}
+
+static uint64_t program_work(const IrProgram *p) {
+  uint64_t w = 0;
+  for (int i = 0; i < p->nnests; i++) {
+    uint64_t x = nest_work(p->nests[i], 1);
+    w = x > UINT64_MAX - w ? UINT64_MAX : w + x;
+  }
+  return w;
+}
+
+static uint64_t budget(const DrvOptions *o) {
+  return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
+}
+
+static const char *over_budget(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, const char *which) {
+  uint64_t w = program_work(p), b = budget(o);
+  if (!b || w <= b) return NULL;
+  return arena_printf(&ctx->arena, "not run: the program %s the step needs %llu statement executions > limit %llu",
+                      which, (unsigned long long)w, (unsigned long long)b);
+}
+
+static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, Before *bf) {
+  bf->tried = true;
+  if ((bf->not_run = over_budget(ctx, o, p, "before"))) return;
+  InterpOptions ro = {false, budget(o)};
+  Capture cap;
+  capture_begin(ctx, &cap);
+  bf->a = interp_new(ctx, p, &ro);
+  bool ok = bf->a != NULL;
+  if (ok) {
+    interp_random_inputs(bf->a, o->run.seed, NULL);
+    ok = interp_run(bf->a);
+  }
+  const char *msg = capture_end(ctx, &cap);
+  if (!ok) {
+    bf->not_run = arena_printf(&ctx->arena, "not run: the program before the step fails in the interpreter: %s", msg);
+    if (bf->a) interp_free(bf->a);
+    bf->a = NULL;
+  }
+}
+
+/* Checks one step.  Returns 1 verified, 0 not checked (*text says why),
+ * -1 the check failed (*text says how). */
+static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrProgram *before, const IrProgram *after,
+                      PassClass cls, const char **text) {
+  if (o->steps.no_verify) {
+    *text = "not run: --no-verify";
+    return 0;
+  }
+  if (!bf->tried) before_prepare(ctx, o, before, bf);
+  if (bf->not_run) {
+    *text = bf->not_run;
+    return 0;
+  }
+  if ((*text = over_budget(ctx, o, after, "after"))) return 0;
+  Capture cap;
+  capture_begin(ctx, &cap);
+  int rc = -1;
+  const char *what = NULL;
+  InterpDiff d;
+  InterpOptions ro = {false, budget(o)};
+  InterpProg *b = NULL;
+  if (!interp_same_signature(ctx, before, after, "the program before it", "the program after it"))
+    what = "the step changed the program's arguments";
+  else if (!(b = interp_new(ctx, after, &ro)))
+    what = "the interpreter cannot compile the program after the step";
+  else if (interp_compare_ran(bf->a, b, o->run.seed, cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
+                              &d) != 0)
+    what = "the program after the step fails in the interpreter";
+  else
+    rc = d.verdict == CMP_DIFFER ? -1 : 1;
+  const char *msg = capture_end(ctx, &cap);
+  if (b) interp_free(b);
+  if (what) {
+    *text = arena_printf(&ctx->arena, "failed: %s: %s", what, msg);
+    return -1;
+  }
+  if (rc < 0) {
+    char at[256];
+    interp_format_coords(at, sizeof at, d.tensor, d.index);
+    *text = arena_printf(&ctx->arena,
+                         "failed: class %s: output '%s' differs at %s (seed %llu): %s before, %s after (%llu ulp)",
+                         pass_class_name(cls), d.tensor->name, at, (unsigned long long)d.seed, d.a_text, d.b_text,
+                         (unsigned long long)d.ulp);
+    return -1;
+  }
+  if (d.verdict == CMP_EQUAL)
+    *text = arena_printf(&ctx->arena, "bit-equal on seed %llu", (unsigned long long)o->run.seed);
+  else
+    *text = arena_printf(&ctx->arena, "within the %s tolerance on seed %llu",
+                         o->run.tolerance == CMP_REFERENCE ? "reference" : "class T", (unsigned long long)o->run.seed);
+  return 1;
+}
+
+/* ------------------------------------------------------------ rationale */
+
+static char *nest_text(const IrNest *n) {
+  SBuf b = {0};
+  ir_print_nest(&b, n);
+  char *s = b.s ? strdup(b.s) : strdup("");
+  sbuf_free(&b);
+  return s;
+}
+
+/* The loops of a nest and its nested nests, pre-order: "L48:a P32:c". */
+static void loops_text(SBuf *b, const IrNest *n) {
+  for (int i = 0; i < n->nloops; i++)
+    sbuf_printf(b, "%s%c%lld:%s", b->len ? " " : "", ir_loop_kind_char(n->loops[i]->kind),
+                (long long)n->loops[i]->extent, n->loops[i]->index);
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_NEST) loops_text(b, n->items[i].u.nest);
+}
+
+static void collect_loops(const IrNest *n, PtrVec *out, LeirCtx *ctx) {
+  for (int i = 0; i < n->nloops; i++) ptrvec_push(&ctx->arena, out, n->loops[i]);
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_NEST) collect_loops(n->items[i].u.nest, out, ctx);
+}
+
+static void collect_stmts(const IrNest *n, PtrVec *out, LeirCtx *ctx) {
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_STMT) ptrvec_push(&ctx->arena, out, n->items[i].u.stmt);
+    else collect_stmts(n->items[i].u.nest, out, ctx);
+}
+
+static int loop_pos(const PtrVec *v, const char *index) {
+  for (int i = 0; i < v->n; i++)
+    if (!strcmp(((IrLoop *)v->v[i])->index, index)) return i;
+  return -1;
+}
+
+static json_t *loop_json(const IrLoop *l) {
+  char k[2] = {ir_loop_kind_char(l->kind), 0};
+  json_t *j = json_object();
+  json_object_set_new(j, "index", json_string(l->index));
+  json_object_set_new(j, "kind", json_string(k));
+  json_object_set_new(j, "extent", json_integer(l->extent));
+  return j;
+}
+
+/* The loops of a changed nest pair: kind/extent changes by index name,
+ * loops added and removed, and whether the common loops changed order. */
+static json_t *nest_change(LeirCtx *ctx, int i, const IrNest *a, int j, const IrNest *b) {
+  json_t *o = json_object();
+  json_object_set_new(o, "before", json_integer(i));
+  json_object_set_new(o, "after", json_integer(j));
+  SBuf la = {0}, lb = {0};
+  loops_text(&la, a);
+  loops_text(&lb, b);
+  json_object_set_new(o, "loops_before", json_string(la.s ? la.s : ""));
+  json_object_set_new(o, "loops_after", json_string(lb.s ? lb.s : ""));
+  sbuf_free(&la);
+  sbuf_free(&lb);
+  PtrVec va = {0}, vb = {0};
+  collect_loops(a, &va, ctx);
+  collect_loops(b, &vb, ctx);
+  json_t *changed = json_array(), *added = json_array(), *removed = json_array();
+  int last = -1;
+  bool reordered = false;
+  for (int x = 0; x < va.n; x++) {
+    const IrLoop *l = va.v[x];
+    int y = loop_pos(&vb, l->index);
+    if (y < 0) {
+      json_array_append_new(removed, loop_json(l));
+      continue;
+    }
+    if (y < last) reordered = true;
+    last = y;
+    const IrLoop *m = vb.v[y];
+    if (m->kind != l->kind || m->extent != l->extent) {
+      json_t *c = json_object();
+      char k1[2] = {ir_loop_kind_char(l->kind), 0}, k2[2] = {ir_loop_kind_char(m->kind), 0};
+      json_object_set_new(c, "index", json_string(l->index));
+      json_object_set_new(c, "from", json_string(arena_printf(&ctx->arena, "%s%lld", k1, (long long)l->extent)));
+      json_object_set_new(c, "to", json_string(arena_printf(&ctx->arena, "%s%lld", k2, (long long)m->extent)));
+      json_array_append_new(changed, c);
+    }
+  }
+  for (int y = 0; y < vb.n; y++)
+    if (loop_pos(&va, ((IrLoop *)vb.v[y])->index) < 0) json_array_append_new(added, loop_json(vb.v[y]));
+  json_object_set_new(o, "loops_changed", changed);
+  json_object_set_new(o, "loops_added", added);
+  json_object_set_new(o, "loops_removed", removed);
+  json_object_set_new(o, "loops_reordered", json_boolean(reordered));
+  return o;
+}
+
+static json_t *tensor_json(const IrTensor *t) {
+  json_t *o = json_object();
+  json_object_set_new(o, "name", json_string(t->name));
+  json_object_set_new(o, "role", json_string(ir_role_name(t->role)));
+  json_object_set_new(o, "dtype", json_string(ir_dtype_name(t->dtype)));
+  json_t *sh = json_array();
+  for (int d = 0; d < t->rank; d++) json_array_append_new(sh, json_integer(t->shape[d]));
+  json_object_set_new(o, "shape", sh);
+  json_object_set_new(o, "scope", json_string(t->scope >= 0 ? ir_scope_name(t->scope) : "none"));
+  return o;
+}
+
+static bool tensor_same(const IrTensor *a, const IrTensor *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank || a->scope != b->scope || a->role != b->role) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d]) return false;
+  return true;
+}
+
+/* Multiset difference of statement texts: how many of `a` have no partner
+ * in `b`. */
+static int unmatched(char **a, int na, char **b, int nb) {
+  unsigned char *used = calloc((size_t)nb + 1, 1);
+  int n = 0;
+  for (int i = 0; i < na; i++) {
+    int j = 0;
+    while (j < nb && (used[j] || strcmp(a[i], b[j]))) j++;
+    if (j < nb) used[j] = 1;
+    else n++;
+  }
+  free(used);
+  return n;
+}
+
+static char **stmt_texts(LeirCtx *ctx, const IrProgram *p, int *n) {
+  PtrVec v = {0};
+  for (int i = 0; i < p->nnests; i++) collect_stmts(p->nests[i], &v, ctx);
+  char **t = arena_alloc(&ctx->arena, sizeof *t * (size_t)(v.n + 1));
+  for (int i = 0; i < v.n; i++) {
+    SBuf b = {0};
+    ir_print_stmt(&b, v.v[i]);
+    t[i] = arena_strdup(&ctx->arena, b.s ? b.s : "");
+    sbuf_free(&b);
+  }
+  *n = v.n;
+  return t;
+}
+
+/* Pairs the unmatched nests [i0,i1) of p with [j0,j1) of q: each nest of p,
+ * in order, with the first unpaired nest of q that has the same loops, else
+ * the first unpaired one; what is left over was removed or added. */
+static void pair_gap(LeirCtx *ctx, const IrProgram *p, const IrProgram *q, int i0, int i1, int j0, int j1,
+                     json_t *changed, json_t *added, json_t *removed) {
+  int nb = j1 - j0;
+  char **lb = calloc((size_t)nb + 1, sizeof *lb);
+  int *used = calloc((size_t)nb + 1, sizeof *used), *mate = calloc((size_t)(i1 - i0) + 1, sizeof *mate);
+  if (!lb || !used || !mate) goto out;
+  for (int j = 0; j < nb; j++) {
+    SBuf b = {0};
+    loops_text(&b, q->nests[j0 + j]);
+    lb[j] = b.s ? b.s : calloc(1, 1);
+  }
+  for (int i = i0; i < i1; i++) {
+    SBuf b = {0};
+    loops_text(&b, p->nests[i]);
+    int pick = -1;
+    for (int j = 0; j < nb && pick < 0; j++)
+      if (!used[j] && !strcmp(lb[j], b.s ? b.s : "")) pick = j;
+    for (int j = 0; j < nb && pick < 0; j++)
+      if (!used[j]) pick = j;
+    sbuf_free(&b);
+    mate[i - i0] = pick;
+    if (pick >= 0) used[pick] = 1;
+  }
+  for (int i = i0; i < i1; i++)
+    if (mate[i - i0] >= 0)
+      json_array_append_new(changed, nest_change(ctx, i, p->nests[i], j0 + mate[i - i0], q->nests[j0 + mate[i - i0]]));
+    else
+      json_array_append_new(removed, json_integer(i));
+  for (int j = 0; j < nb; j++)
+    if (!used[j]) json_array_append_new(added, json_integer(j0 + j));
+out:
+  for (int j = 0; lb && j < nb; j++) free(lb[j]);
+  free(lb);
+  free(used);
+  free(mate);
+}
+
+/* The IR-to-IR state transition: top-level nests matched by their text
+ * (longest common subsequence); unmatched nests between two matched ones
+ * pair up as "changed" (pair_gap), the rest are added or removed. */
+static json_t *transition(LeirCtx *ctx, const IrProgram *p, const IrProgram *q) {
+  int na = p->nnests, nb = q->nnests;
+  char **ta = calloc((size_t)na + 1, sizeof *ta), **tb = calloc((size_t)nb + 1, sizeof *tb);
+  int *L = calloc((size_t)(na + 1) * (size_t)(nb + 1), sizeof *L);
+  json_t *o = json_object();
+  if (!ta || !tb || !L) goto out;
+  for (int i = 0; i < na; i++) ta[i] = nest_text(p->nests[i]);
+  for (int j = 0; j < nb; j++) tb[j] = nest_text(q->nests[j]);
+#define LCS(i, j) L[(size_t)(i) * (size_t)(nb + 1) + (size_t)(j)]
+  for (int i = na - 1; i >= 0; i--)
+    for (int j = nb - 1; j >= 0; j--)
+      LCS(i, j) = !strcmp(ta[i], tb[j]) ? LCS(i + 1, j + 1) + 1
+                  : LCS(i + 1, j) >= LCS(i, j + 1) ? LCS(i + 1, j) : LCS(i, j + 1);
+  json_t *nests = json_object(), *changed = json_array(), *added = json_array(), *removed = json_array();
+  json_object_set_new(nests, "before", json_integer(na));
+  json_object_set_new(nests, "after", json_integer(nb));
+  json_object_set_new(nests, "unchanged", json_integer(LCS(0, 0)));
+  int i = 0, j = 0;
+  while (i < na || j < nb) {
+    if (i < na && j < nb && !strcmp(ta[i], tb[j])) {
+      i++, j++;
+      continue;
+    }
+    /* the gap up to the next matched pair */
+    int i2 = i, j2 = j;
+    while (i2 < na || j2 < nb) {
+      if (i2 < na && j2 < nb && !strcmp(ta[i2], tb[j2]) && LCS(i2, j2) == LCS(i, j)) break;
+      if (j2 < nb && (i2 >= na || LCS(i2, j2 + 1) >= LCS(i2 + 1, j2))) j2++;
+      else i2++;
+    }
+    pair_gap(ctx, p, q, i, i2, j, j2, changed, added, removed);
+    i = i2;
+    j = j2;
+  }
+#undef LCS
+  json_object_set_new(nests, "changed", changed);
+  json_object_set_new(nests, "added", added);
+  json_object_set_new(nests, "removed", removed);
+  json_object_set_new(o, "nests", nests);
+
+  json_t *tens = json_object(), *tadd = json_array(), *trem = json_array(), *tchg = json_array();
+  for (int k = 0; k < q->ntensors; k++) {
+    const IrTensor *t = q->tensors[k], *s = ir_find_tensor(p, t->name);
+    if (!s) json_array_append_new(tadd, tensor_json(t));
+    else if (!tensor_same(s, t)) {
+      json_t *c = json_object();
+      json_object_set_new(c, "from", tensor_json(s));
+      json_object_set_new(c, "to", tensor_json(t));
+      json_array_append_new(tchg, c);
+    }
+  }
+  for (int k = 0; k < p->ntensors; k++)
+    if (!ir_find_tensor(q, p->tensors[k]->name)) json_array_append_new(trem, tensor_json(p->tensors[k]));
+  json_object_set_new(tens, "added", tadd);
+  json_object_set_new(tens, "removed", trem);
+  json_object_set_new(tens, "changed", tchg);
+  json_object_set_new(o, "tensors", tens);
+
+  int sa, sb;
+  char **xa = stmt_texts(ctx, p, &sa), **xb = stmt_texts(ctx, q, &sb);
+  json_t *st = json_object();
+  json_object_set_new(st, "before", json_integer(sa));
+  json_object_set_new(st, "after", json_integer(sb));
+  json_object_set_new(st, "removed", json_integer(unmatched(xa, sa, xb, sb)));
+  json_object_set_new(st, "added", json_integer(unmatched(xb, sb, xa, sa)));
+  json_object_set_new(o, "statements", st);
+out:
+  for (int k = 0; ta && k < na; k++) free(ta[k]);
+  for (int k = 0; tb && k < nb; k++) free(tb[k]);
+  free(ta);
+  free(tb);
+  free(L);
+  return o;
+}
+
+static bool find_site(const IrNest *n, IrLoc at, json_t *site) {
+  for (int i = 0; i < n->nloops; i++)
+    if (n->loops[i]->loc.line == at.line && n->loops[i]->loc.col == at.col) {
+      json_object_set_new(site, "loop", loop_json(n->loops[i]));
+      return true;
+    }
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      if (find_site(n->items[i].u.nest, at, site)) return true;
+      continue;
+    }
+    const IrStmt *s = n->items[i].u.stmt;
+    if (s->loc.line == at.line && s->loc.col == at.col) {
+      SBuf b = {0};
+      ir_print_stmt(&b, s);
+      json_t *j = json_object();
+      json_object_set_new(j, "id", json_integer(s->id));
+      json_object_set_new(j, "text", json_string(b.s ? b.s : ""));
+      sbuf_free(&b);
+      json_object_set_new(site, "statement", j);
+      return true;
+    }
+  }
+  return false;
+}
+
+static json_t *rationale(LeirCtx *ctx, const IrProgram *p, const IrProgram *q, const PassCand *c) {
+  json_t *r = json_object();
+  json_object_set_new(r, "precondition",
+                      json_string(c->why ? c->why : "the strategy's check found every precondition satisfied"));
+  json_t *site = json_object();
+  json_object_set_new(site, "nest", json_integer(c->nest));
+  json_object_set_new(site, "line", json_integer(c->site.line));
+  json_object_set_new(site, "col", json_integer(c->site.col));
+  if (c->site.line > 0)
+    for (int i = 0; i < p->nnests; i++)
+      if (find_site(p->nests[i], c->site, site)) break;
+  json_object_set_new(r, "site", site);
+  json_t *ch = json_object(), *params = json_object();
+  json_object_set_new(ch, "summary", json_string(c->pass->summary ? c->pass->summary : ""));
+  for (int i = 0; i < c->nparams; i++) json_object_set_new(params, c->params[i].key, json_string(c->params[i].val));
+  json_object_set_new(ch, "parameters", params);
+  if (c->note) json_object_set_new(ch, "note", json_string(c->note));
+  json_object_set_new(r, "change", ch);
+  json_object_set_new(r, "transition", transition(ctx, p, q));
+  return r;
+}
+
+/* ------------------------------------------------------------ records */
+
+static char *body_text(LeirCtx *ctx, const IrProgram *p) {
+  SBuf b = {0};
+  ir_print_body(&b, p);
+  char *s = arena_strdup(&ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  return s;
+}
+
+static bool write_record(FILE *f, LeirCtx *ctx, long id, const char *source, int g, const char *before,
+                         const IrProgram *p, const IrProgram *q, const PassCand *c, bool verified,
+                         const char *verification) {
+  json_t *o = json_object();
+  json_object_set_new(o, "id", json_integer(id));
+  json_object_set_new(o, "source", json_string(source));
+  json_object_set_new(o, "program", json_integer(g));
+  json_object_set_new(o, "before", json_string(before));
+  json_object_set_new(o, "strategy", json_string(c->pass->name));
+  json_object_set_new(o, "level", json_string(pass_level_name(c->pass->level)));
+  json_object_set_new(o, "spelling", json_string(pass_cand_spelling(ctx, c)));
+  json_object_set_new(o, "after", json_string(body_text(ctx, q)));
+  json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
+  json_object_set_new(o, "verified", json_boolean(verified));
+  json_object_set_new(o, "verification", json_string(verification));
+  json_object_set_new(o, "rationale", rationale(ctx, p, q, c));
+  char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(o);
+  if (!s) return false;
+  bool ok = fputs(s, f) >= 0 && fputc('\n', f) != EOF;
+  free(s);
+  return ok;
+}
+
+/* ------------------------------------------------------------ the run */
+
+bool drv_parse_shard(const char *s, int *i, int *n) {
+  char *end;
+  errno = 0;
+  if (*s < '0' || *s > '9') return false;
+  long a = strtol(s, &end, 10);
+  if (errno || *end != '/' || end[1] < '0' || end[1] > '9') return false;
+  long b = strtol(end + 1, &end, 10);
+  if (errno || *end || b < 1 || b > 1000000 || a >= b) return false;
+  *i = (int)a;
+  *n = (int)b;
+  return true;
+}
+
+/* The second pass over input g: applies, checks and writes its records of
+ * this shard.  Returns false after an error (the output failed). */
+static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, bool *bad_input) {
+  const DrvStepsOptions *so = &o->steps;
+  Loaded l;
+  DrvOptions quiet = *o; /* the first pass showed the program's warnings */
+  quiet.no_warnings = true;
+  if (!load(&quiet, g, &l)) {
+    *bad_input = true;
+    return true;
+  }
+  l.ctx.no_warnings = o->no_warnings;
+  bool ok = true;
+  Before bf = {0};
+  if (l.legal.n != in->ncand) {
+    diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
+               in->ncand);
+    *bad_input = true;
+    goto done;
+  }
+  const char *source = so->inputs[g];
+  char *before = body_text(&l.ctx, l.p);
+  long id = in->first_id;
+  for (int k = 0; k < in->ncand && ok; k++) {
+    if (!in->keep[k]) continue;
+    long rid = id++;
+    if (rid % so->shard_n != so->shard_i) continue;
+    if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
+      if (bf.a) interp_free(bf.a);
+      bf = (Before){0};
+      leir_ctx_free(&l.ctx);
+      if (!load(&quiet, g, &l)) {
+        *bad_input = true;
+        return true;
+      }
+      if (l.legal.n != in->ncand) {
+        diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before",
+                   l.legal.n, in->ncand);
+        *bad_input = true;
+        goto done;
+      }
+      l.ctx.no_warnings = o->no_warnings;
+      before = body_text(&l.ctx, l.p);
+    }
+    PassCand *c = l.legal.v[k];
+    const char *why = NULL;
+    IrProgram *q = pass_apply(&l.ctx, l.p, c, &why);
+    if (!q) {
+      diag_warn(&l.ctx, c->site, "%s: %s; no record written", c->pass->name, why);
+      continue;
+    }
+    const char *text = NULL;
+    int v = check_step(&l.ctx, o, &bf, l.p, q, c->cls, &text);
+    if (v < 0 && !so->keep_unverified) {
+      diag_warn(&l.ctx, c->site, "step '%s' %s; no record written", pass_cand_spelling(&l.ctx, c), text);
+      continue;
+    }
+    if (!write_record(f, &l.ctx, rid, source, g, before, l.p, q, c, v > 0, text)) ok = false;
+  }
+done:
+  if (bf.a) interp_free(bf.a);
+  if (l.ctx.nerrors) *bad_input = true;
+  leir_ctx_free(&l.ctx);
+  return ok;
+}
+
+int drv_emit_steps(const DrvOptions *o) {
+  const DrvStepsOptions *so = &o->steps;
+  int n = so->ninputs;
+  for (int g = 0; g < n; g++)
+    if (!strcmp(so->inputs[g], "-")) {
+      fprintf(stderr, "leirc: --emit-steps reads every input twice and cannot take '-' (standard input)\n"
+                      "Try 'leirc --help' for more information.\n");
+      return 2;
+    }
+  StepInput *in = calloc((size_t)n + 1, sizeof *in);
+  long *count = calloc((size_t)pass_table_size, sizeof *count);
+  if (!in || !count) {
+    free(in);
+    free(count);
+    fprintf(stderr, "leirc: out of memory\n");
+    return 2;
+  }
+  bool bad_input = false;
+  /* first pass: the candidates of every program */
+  for (int g = 0; g < n; g++) {
+    Loaded l;
+    if (!load(o, g, &l)) {
+      bad_input = true;
+      continue;
+    }
+    in[g].ok = true;
+    in[g].ncand = l.legal.n;
+    in[g].strat = malloc(sizeof(int) * (size_t)(l.legal.n + 1));
+    in[g].keep = calloc((size_t)l.legal.n + 1, 1);
+    for (int k = 0; in[g].strat && k < l.legal.n; k++) {
+      in[g].strat[k] = strat_index(((PassCand *)l.legal.v[k])->pass);
+      count[in[g].strat[k]]++;
+    }
+    leir_ctx_free(&l.ctx);
+    if (!in[g].strat || !in[g].keep) {
+      fprintf(stderr, "leirc: out of memory\n");
+      return 2;
+    }
+  }
+  long median = balance_median(count), next_id = 0;
+  for (int g = 0; g < n; g++) {
+    in[g].first_id = next_id;
+    if (!in[g].ok) continue;
+    select_records(o, g, &in[g], count, median);
+    for (int k = 0; k < in[g].ncand; k++) next_id += in[g].keep[k];
+  }
+  /* second pass: the records of this shard */
+  LeirCtx octx;
+  leir_ctx_init(&octx);
+  int rc = 0;
+  FILE *f = drv_open_output(&octx, so->path);
+  if (!f) rc = 2;
+  for (int g = 0; g < n && f; g++) {
+    bool mine = false;
+    long id = in[g].first_id;
+    for (int k = 0; in[g].ok && k < in[g].ncand && !mine; k++)
+      if (in[g].keep[k] && id++ % so->shard_n == so->shard_i) mine = true;
+    if (mine && !emit_program(o, g, &in[g], f, &bad_input)) {
+      octx.src.name = so->path;
+      diag_error(&octx, (IrLoc){0, 0}, "cannot write: %s", strerror(errno));
+      rc = 2;
+      break;
+    }
+  }
+  if (f && !drv_close_output(&octx, f, so->path)) rc = 2;
+  if (!rc && bad_input) rc = 1;
+  leir_ctx_free(&octx);
+  for (int g = 0; g < n; g++) {
+    free(in[g].strat);
+    free(in[g].keep);
+  }
+  free(in);
+  free(count);
+  return rc;
+}

@@ -1,0 +1,514 @@
+/* tune.c -- `leirc --tune`: a search over the legal candidates of the pass
+ * manager (the spellings of --list-applicable) for the fastest program.
+ *
+ * Nodes are programs, edges candidate steps.  A new program is kept only
+ * after driver/tune_eval.c has verified it against the ORIGINAL program and
+ * costed it; programs are deduplicated by their canonical printed text.
+ * The budget counts programs verified (kept or not).  Children of a node
+ * are tried in the pass manager's canonical order (pass table, then each
+ * pass's enumeration order); a ranking sorts by cost, ties by spelling, so
+ * the search is deterministic for a given seed and cost table.
+ *
+ * Strategies (leirc(1), TUNING):
+ *   greedy  take the best child while it beats the current program;
+ *   beam    keep the best W programs of each depth (default);
+ *   bfs     every program of depth d before depth d+1;
+ *   dfs     depth first, the best child first;
+ *   mcts    UCT: select by mean reward + exploration, expand one untried
+ *           candidate (a seeded choice), reward = s / (1 + s) with s the
+ *           speedup over the original, back-propagated to the root.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "driver/tune.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "interp/rng.h"
+#include "passes/pass.h"
+
+static const char *const strategy_names[] = {"greedy", "beam", "bfs", "dfs", "mcts"};
+
+void drv_tune_defaults(DrvOptions *o) {
+  o->tune.strategy = TUNE_BEAM;
+  o->tune.budget = 64;
+  o->tune.beam_width = 4;
+  o->tune.max_depth = 8;
+  o->tune.expand = 8;
+}
+
+bool drv_tune_parse_strategy(const char *s, DrvTuneStrategy *st) {
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(s, strategy_names[i])) {
+      *st = (DrvTuneStrategy)i;
+      return true;
+    }
+  return false;
+}
+
+const char *drv_tune_strategy_name(DrvTuneStrategy st) { return strategy_names[st]; }
+
+/* ------------------------------------------------------------ the tree */
+
+typedef struct Node Node;
+struct Node {
+  IrProgram *p;
+  Node *parent;
+  const char *spelling; /* the step from the parent (NULL at the root) */
+  const char *pass;     /* its strategy name */
+  char step_cls;        /* the step's class */
+  char cls;             /* the trajectory's: T if any step is T */
+  double cost;
+  int depth;
+  /* expansion */
+  bool listed;          /* cands filled */
+  PtrVec cands;         /* Pending*, in the order they are tried */
+  int next;             /* cands tried so far */
+  PtrVec kids;          /* Node* kept */
+  /* mcts */
+  int visits;
+  double reward;
+  bool done;            /* nothing left to try below */
+};
+
+/* A candidate step of a node, applied (not yet verified or costed). */
+typedef struct Pending {
+  PassCand *c;
+  IrProgram *q;
+  char *text;
+  double est; /* the cost model's estimate (ranking only) */
+  int order;  /* canonical position */
+} Pending;
+
+typedef enum Stop { STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_EXHAUSTED, STOP_DEPTH, STOP_CONVERGED } Stop;
+static const char *const stop_names[] = {"", "budget", "time-limit", "exhausted", "max-depth", "converged"};
+
+typedef struct Tune {
+  LeirCtx *ctx;
+  const DrvOptions *o;
+  TuneEval *te;
+  Node *root, *best;
+  double orig_cost;
+  /* seen programs: an open-addressing set of canonical texts */
+  char **seen;
+  size_t nseen, cap;
+  int evaluations, wrong, failed;
+  Stop stop;
+  double t0;
+  bool progress;
+  LeirRng rng;
+} Tune;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Inserts text; false if it was already there. */
+static bool seen_add(Tune *t, char *text) {
+  if (2 * (t->nseen + 1) > t->cap) {
+    size_t nc = t->cap ? 2 * t->cap : 256;
+    char **ns = calloc(nc, sizeof *ns);
+    if (!ns) return true;
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->seen[i])
+        for (size_t h = rng_hash_string(t->seen[i]) & (nc - 1);; h = (h + 1) & (nc - 1))
+          if (!ns[h]) {
+            ns[h] = t->seen[i];
+            break;
+          }
+    free(t->seen);
+    t->seen = ns;
+    t->cap = nc;
+  }
+  for (size_t h = rng_hash_string(text) & (t->cap - 1);; h = (h + 1) & (t->cap - 1)) {
+    if (!t->seen[h]) {
+      t->seen[h] = text;
+      t->nseen++;
+      return true;
+    }
+    if (!strcmp(t->seen[h], text)) return false;
+  }
+}
+
+static char *program_text(LeirCtx *ctx, const IrProgram *p) {
+  SBuf b = {0};
+  pass_print_program(&b, p);
+  char *s = arena_strdup(&ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  return s;
+}
+
+/* cost, then spelling: <0 if a ranks before b */
+static int rank(const Node *a, const Node *b) {
+  if (a->cost < b->cost) return -1;
+  if (a->cost > b->cost) return 1;
+  if (!a->spelling || !b->spelling) return a->spelling ? 1 : b->spelling ? -1 : 0;
+  return strcmp(a->spelling, b->spelling);
+}
+
+static int rank_qsort(const void *a, const void *b) { return rank(*(Node *const *)a, *(Node *const *)b); }
+
+static void progress(Tune *t) {
+  if (!t->progress) return;
+  int b = t->o->tune.budget, w = 24, fill = b > 0 ? (int)((long long)t->evaluations * w / b) : 0;
+  if (fill > w) fill = w;
+  fprintf(stderr, "\rleirc: tune [%.*s%*s] %d/%d  best %.2fx (depth %d)", fill, "########################", w - fill,
+          "", t->evaluations, b, t->orig_cost / t->best->cost, t->best->depth);
+  fflush(stderr);
+}
+
+/* Should the search stop before another evaluation? */
+static bool must_stop(Tune *t) {
+  if (t->stop) return true;
+  if (t->evaluations >= t->o->tune.budget) t->stop = STOP_BUDGET;
+  else if (t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->o->tune.time_limit) t->stop = STOP_TIME;
+  return t->stop != STOP_NONE;
+}
+
+static bool seen_has(const Tune *t, const char *text) {
+  if (!t->cap) return false;
+  for (size_t h = rng_hash_string(text) & (t->cap - 1); t->seen[h]; h = (h + 1) & (t->cap - 1))
+    if (!strcmp(t->seen[h], text)) return true;
+  return false;
+}
+
+static int pending_cmp(const void *a, const void *b) {
+  const Pending *x = *(Pending *const *)a, *y = *(Pending *const *)b;
+  if (x->est < y->est) return -1;
+  if (x->est > y->est) return 1;
+  return x->order - y->order;
+}
+
+/* The candidates of n: every legal candidate of every pass (canonical
+ * order), applied; programs seen before are left out.  When measuring,
+ * they are ranked by the cost model, the best of each strategy first, and
+ * only the first --expand are kept (measuring is slow, the model is not). */
+static void list_cands(Tune *t, Node *n) {
+  if (n->listed) return;
+  n->listed = true;
+  if (n->depth >= t->o->tune.max_depth) return;
+  PtrVec legal = {0};
+  for (int i = 0; i < pass_table_size; i++) pass_enumerate_legal(t->ctx, n->p, &pass_table[i], &legal);
+  bool rank_by_model = !(t->o->cost == COST_MODEL) && t->o->tune.expand > 0;
+  for (int i = 0; i < legal.n; i++) {
+    Pending *pd = arena_alloc(&t->ctx->arena, sizeof *pd);
+    pd->c = legal.v[i];
+    pd->order = i;
+    const char *reason = NULL;
+    pd->q = pass_apply(t->ctx, n->p, pd->c, &reason);
+    if (!pd->q) continue;
+    pd->text = program_text(t->ctx, pd->q);
+    if (seen_has(t, pd->text)) continue;
+    if (rank_by_model && !tune_eval_model(t->te, pd->q, &pd->est)) pd->est = INFINITY;
+    ptrvec_push(&t->ctx->arena, &n->cands, pd);
+  }
+  if (rank_by_model) {
+    /* the model's best candidate of each strategy first (so that a
+       strategy the model misjudges is still measured once), then the rest,
+       each group in the model's order */
+    qsort(n->cands.v, (size_t)n->cands.n, sizeof *n->cands.v, pending_cmp);
+    void **v = arena_alloc(&t->ctx->arena, sizeof *v * (size_t)(n->cands.n + 1));
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < n->cands.n; i++) {
+        Pending *pd = n->cands.v[i];
+        bool first = true;
+        for (int j = 0; j < i && first; j++) first = ((Pending *)n->cands.v[j])->c->pass != pd->c->pass;
+        if (first == (pass == 0)) v[k++] = pd;
+      }
+    memcpy(n->cands.v, v, sizeof *v * (size_t)k);
+    if (n->cands.n > t->o->tune.expand) n->cands.n = t->o->tune.expand;
+  }
+}
+
+/* Tries candidate k of n: a new verified program as a child, or NULL
+ * (illegal after all, a program seen before, a failed verification or the
+ * search stopped). */
+static Node *try_cand(Tune *t, Node *n, int k) {
+  if (must_stop(t)) return NULL;
+  Pending *pd = n->cands.v[k];
+  PassCand *c = pd->c;
+  IrProgram *q = pd->q;
+  if (!seen_add(t, pd->text)) return NULL;
+  Node *m = arena_alloc(&t->ctx->arena, sizeof *m);
+  m->p = q;
+  m->parent = n;
+  m->spelling = pass_cand_spelling(t->ctx, c);
+  m->pass = c->pass->name;
+  m->step_cls = c->cls == PASS_T ? 'T' : 'E';
+  m->cls = n->cls == 'T' || m->step_cls == 'T' ? 'T' : 'E';
+  m->depth = n->depth + 1;
+  const char *why = NULL;
+  TuneStatus st = tune_eval(t->te, q, m->cls, &m->cost, &why);
+  t->evaluations++;
+  if (st != TUNE_OK) {
+    if (st == TUNE_WRONG) t->wrong++;
+    else t->failed++;
+    progress(t);
+    return NULL;
+  }
+  ptrvec_push(&t->ctx->arena, &n->kids, m);
+  if (rank(m, t->best) < 0) t->best = m;
+  progress(t);
+  return m;
+}
+
+/* Tries every remaining candidate of n; returns its kept children. */
+static PtrVec *expand(Tune *t, Node *n) {
+  list_cands(t, n);
+  while (n->next < n->cands.n && !must_stop(t)) try_cand(t, n, n->next++);
+  return &n->kids;
+}
+
+/* The kept children of n sorted by rank (a new array in the arena). */
+static Node **sorted_kids(Tune *t, Node *n) {
+  Node **v = arena_alloc(&t->ctx->arena, sizeof *v * (size_t)(n->kids.n + 1));
+  memcpy(v, n->kids.v, sizeof *v * (size_t)n->kids.n);
+  qsort(v, (size_t)n->kids.n, sizeof *v, rank_qsort);
+  return v;
+}
+
+/* ------------------------------------------------------------ strategies */
+
+static void greedy(Tune *t) {
+  Node *cur = t->root;
+  for (;;) {
+    if (cur->depth >= t->o->tune.max_depth) {
+      t->stop = STOP_DEPTH;
+      return;
+    }
+    expand(t, cur);
+    if (!cur->kids.n) {
+      if (!t->stop) t->stop = STOP_EXHAUSTED;
+      return;
+    }
+    Node *b = sorted_kids(t, cur)[0];
+    if (rank(b, cur) >= 0 || b->cost >= cur->cost) {
+      if (!t->stop) t->stop = STOP_CONVERGED;
+      return;
+    }
+    if (t->stop) return;
+    cur = b;
+  }
+}
+
+static void beam(Tune *t) {
+  int w = t->o->tune.beam_width;
+  Node **front = arena_alloc(&t->ctx->arena, sizeof *front);
+  front[0] = t->root;
+  int nf = 1;
+  for (int d = 0;; d++) {
+    if (d >= t->o->tune.max_depth) {
+      t->stop = STOP_DEPTH;
+      return;
+    }
+    PtrVec all = {0};
+    for (int i = 0; i < nf && !must_stop(t); i++) {
+      PtrVec *k = expand(t, front[i]);
+      for (int j = 0; j < k->n; j++) ptrvec_push(&t->ctx->arena, &all, k->v[j]);
+    }
+    if (t->stop) return;
+    if (!all.n) {
+      t->stop = STOP_EXHAUSTED;
+      return;
+    }
+    qsort(all.v, (size_t)all.n, sizeof *all.v, rank_qsort);
+    nf = all.n < w ? all.n : w;
+    front = (Node **)all.v;
+  }
+}
+
+static void bfs(Tune *t) {
+  PtrVec q = {0};
+  ptrvec_push(&t->ctx->arena, &q, t->root);
+  for (int head = 0; head < q.n; head++) {
+    Node *n = q.v[head];
+    PtrVec *k = expand(t, n);
+    for (int j = 0; j < k->n; j++) ptrvec_push(&t->ctx->arena, &q, k->v[j]);
+    if (t->stop) return;
+  }
+  t->stop = STOP_EXHAUSTED;
+}
+
+static void dfs(Tune *t) {
+  PtrVec st = {0};
+  ptrvec_push(&t->ctx->arena, &st, t->root);
+  while (st.n) {
+    Node *n = st.v[--st.n];
+    expand(t, n);
+    if (t->stop) return;
+    Node **k = sorted_kids(t, n);
+    for (int j = n->kids.n - 1; j >= 0; j--) ptrvec_push(&t->ctx->arena, &st, k[j]);
+  }
+  t->stop = STOP_EXHAUSTED;
+}
+
+#define UCT_C 0.7
+
+static double reward_of(const Tune *t, const Node *n) {
+  double s = n->cost > 0 ? t->orig_cost / n->cost : 1e9;
+  return s / (1 + s);
+}
+
+static void backprop(Node *n, double r) {
+  for (; n; n = n->parent) {
+    n->visits++;
+    n->reward += r;
+  }
+}
+
+/* Marks n done when nothing is left to try below it. */
+static void update_done(Node *n) {
+  for (; n; n = n->parent) {
+    if (!n->listed || n->next < n->cands.n) return;
+    for (int i = 0; i < n->kids.n; i++)
+      if (!((Node *)n->kids.v[i])->done) return;
+    n->done = true;
+  }
+}
+
+static void mcts(Tune *t) {
+  while (!must_stop(t)) {
+    Node *n = t->root;
+    if (n->done) {
+      t->stop = STOP_EXHAUSTED;
+      return;
+    }
+    for (;;) {
+      list_cands(t, n);
+      if (n->next < n->cands.n) {
+        /* expand: a seeded choice among the untried candidates */
+        int left = n->cands.n - n->next;
+        int pick = n->next + (int)(rng_next(&t->rng) % (uint64_t)left);
+        void *tmp = n->cands.v[pick];
+        n->cands.v[pick] = n->cands.v[n->next];
+        n->cands.v[n->next] = tmp;
+        Node *m = try_cand(t, n, n->next++);
+        if (m) {
+          list_cands(t, m);
+          update_done(m);
+          backprop(m, reward_of(t, m));
+        } else {
+          update_done(n);
+        }
+        break;
+      }
+      /* select: the best UCT value among children not done */
+      Node *sel = NULL;
+      double best = -1;
+      for (int i = 0; i < n->kids.n; i++) {
+        Node *k = n->kids.v[i];
+        if (k->done) continue;
+        double u = k->visits ? k->reward / k->visits + UCT_C * sqrt(log((double)n->visits + 1) / k->visits) : 1e9;
+        if (!sel || u > best || (u == best && strcmp(k->spelling, sel->spelling) < 0)) {
+          sel = k;
+          best = u;
+        }
+      }
+      if (!sel) {
+        update_done(n);
+        break;
+      }
+      n = sel;
+    }
+  }
+}
+
+/* ------------------------------------------------------------ output */
+
+static bool write_trace(Tune *t, double wall) {
+  FILE *f = fopen(t->o->tune.trace, "w");
+  if (!f) {
+    diag_error(t->ctx, (IrLoc){0, 0}, "cannot write the trace '%s'", t->o->tune.trace);
+    return false;
+  }
+  int depth = t->best->depth;
+  Node **path = calloc((size_t)depth + 1, sizeof *path);
+  int i = depth;
+  for (Node *n = t->best; n && path; n = n->parent) path[i--] = n;
+  for (int s = 1; path && s <= depth; s++) {
+    Node *n = path[s];
+    json_t *j = json_object();
+    json_object_set_new(j, "step", json_integer(s));
+    json_object_set_new(j, "spelling", json_string(n->spelling));
+    json_object_set_new(j, "strategy", json_string(n->pass));
+    json_object_set_new(j, "class", json_string(n->step_cls == 'T' ? "T" : "E"));
+    json_object_set_new(j, "cost_s", json_real(n->cost));
+    json_object_set_new(j, "speedup", json_real(t->orig_cost / n->cost));
+    json_object_set_new(j, "verified", json_true());
+    char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    fprintf(f, "%s\n", s2 ? s2 : "{}");
+    free(s2);
+    json_decref(j);
+  }
+  free(path);
+  json_t *j = json_object();
+  json_object_set_new(j, "summary", json_true());
+  json_object_set_new(j, "search", json_string(strategy_names[t->o->tune.strategy]));
+  json_object_set_new(j, "cost", json_string((t->o->cost == COST_MODEL) ? "model" : "measure"));
+  json_object_set_new(j, "target", json_string(t->o->target == TARGET_CUDA ? "cuda" : "host"));
+  json_object_set_new(j, "steps", json_integer(depth));
+  json_object_set_new(j, "original_cost_s", json_real(t->orig_cost));
+  json_object_set_new(j, "best_cost_s", json_real(t->best->cost));
+  json_object_set_new(j, "speedup", json_real(t->orig_cost / t->best->cost));
+  json_object_set_new(j, "evaluations", json_integer(t->evaluations));
+  json_object_set_new(j, "failed_verifications", json_integer(t->wrong));
+  json_object_set_new(j, "failed_runs", json_integer(t->failed));
+  json_object_set_new(j, "stop", json_string(stop_names[t->stop]));
+  json_object_set_new(j, "wall_s", json_real(wall));
+  char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+  fprintf(f, "%s\n", s2 ? s2 : "{}");
+  free(s2);
+  json_decref(j);
+  if (fclose(f)) {
+    diag_error(t->ctx, (IrLoc){0, 0}, "cannot write the trace '%s'", t->o->tune.trace);
+    return false;
+  }
+  return true;
+}
+
+IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
+  Tune t = {0};
+  t.ctx = ctx;
+  t.o = o;
+  t.t0 = now_s();
+  t.progress = isatty(2);
+  rng_seed(&t.rng, o->run.seed, rng_hash_string("tune"));
+  *rc = tune_eval_new(ctx, o, p, &t.te);
+  if (*rc) return NULL;
+  t.orig_cost = tune_eval_original_cost(t.te);
+  Node *root = arena_alloc(&ctx->arena, sizeof *root);
+  root->p = p;
+  root->cls = 'E';
+  root->cost = t.orig_cost;
+  t.root = t.best = root;
+  seen_add(&t, program_text(ctx, p));
+  progress(&t);
+  switch (o->tune.strategy) {
+  case TUNE_GREEDY: greedy(&t); break;
+  case TUNE_BEAM: beam(&t); break;
+  case TUNE_BFS: bfs(&t); break;
+  case TUNE_DFS: dfs(&t); break;
+  case TUNE_MCTS: mcts(&t); break;
+  }
+  double wall = now_s() - t.t0;
+  if (t.progress)
+    fprintf(stderr, "\rleirc: tune: %d programs, %d failed verification, best %.3gx in %d steps (%s), %.1f s\n",
+            t.evaluations, t.wrong, t.orig_cost / t.best->cost, t.best->depth, stop_names[t.stop], wall);
+  bool ok = !o->tune.trace || write_trace(&t, wall);
+  IrProgram *best = t.best->p;
+  tune_eval_free(t.te);
+  free(t.seen);
+  if (!ok) {
+    *rc = 1;
+    return NULL;
+  }
+  return best;
+}

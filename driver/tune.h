@@ -1,0 +1,51 @@
+/* tune.h -- the parts of `leirc --tune` (driver/tune.c, the search) that
+ * judge one program: driver/tune_eval.c verifies a candidate against the
+ * original program and costs it.  Private to the driver.
+ *
+ * Verification: the candidate and the ORIGINAL program run on the same
+ * inputs (random, --seed; one input set).  When both programs execute at
+ * most TUNE_INTERP_MAX_WORK statements, the interpreter runs them
+ * (interp_check_step, the oracle); otherwise the candidate's outputs from
+ * the cost back end (the host JIT, or the GPU with --target=cuda
+ * --cost=measure) are compared with the original's outputs from the same
+ * back end by cmp_arrays.  Class E trajectories must be bit-identical;
+ * a trajectory with a class T step is compared with the default tolerance
+ * (STRATEGIES.md 0.4).
+ *
+ * Cost: seconds.  --cost=measure: the median run time (codegen/measure.h
+ * on the host: 1 warm-up, up to TUNE_MEASURE_REPEATS timed runs, no new
+ * run once the timed runs add up to TUNE_MEASURE_MAX_S: many runs of a
+ * short program, whose single runs are at the mercy of the scheduler on a
+ * loaded machine, few of a long one; on the GPU the kernel time that
+ * libleirrt reports, same rule).  --cost=model: cost_model_estimate.
+ */
+#ifndef LEIR_DRIVER_TUNE_H
+#define LEIR_DRIVER_TUNE_H
+
+#include "driver/driver.h"
+
+#define TUNE_INTERP_MAX_WORK 20000000
+#define TUNE_MEASURE_MAX_S 0.3
+#define TUNE_MEASURE_REPEATS 15
+
+typedef struct TuneEval TuneEval;
+
+typedef enum TuneStatus {
+  TUNE_OK,    /* verified and costed */
+  TUNE_WRONG, /* verification failed: the outputs differ */
+  TUNE_FAIL   /* could not be run or costed (why says so) */
+} TuneStatus;
+
+/* Sets up inputs and the original's reference outputs and cost.  Returns 0,
+ * 77 (--target=cuda --cost=measure without a CUDA driver: the message has
+ * been printed) or 1 after an error diagnostic. */
+int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, TuneEval **out);
+double tune_eval_original_cost(const TuneEval *te);
+/* cls: 'E' or 'T' (of the whole trajectory).  *why (arena text) on failure. */
+TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, const char **why);
+/* The cost model's estimate of q (seconds) for the target, diagnostics
+ * suppressed; false if the model cannot estimate it. */
+bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs);
+void tune_eval_free(TuneEval *te);
+
+#endif

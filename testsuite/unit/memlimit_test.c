@@ -1,0 +1,158 @@
+/* memlimit_test.c -- --max-memory (ir/memlimit.h, issue 11 item 3): SIZE
+ * parsing, the byte count of a program's tensors, the exact error, and the
+ * interpreter refusing a program over the limit before it allocates
+ * anything (a program of terabytes fails at once instead of being killed). */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp.h"
+#include "ir/memlimit.h"
+
+typedef struct Fx {
+  LeirCtx ctx;
+  char *diag;
+  size_t diag_len;
+  FILE *diag_f;
+} Fx;
+
+static int setup(void **state) {
+  Fx *fx = calloc(1, sizeof *fx);
+  leir_ctx_init(&fx->ctx);
+  fx->diag_f = open_memstream(&fx->diag, &fx->diag_len);
+  fx->ctx.diag_out = fx->diag_f;
+  fx->ctx.quiet_caret = true;
+  *state = fx;
+  return 0;
+}
+
+static int teardown(void **state) {
+  Fx *fx = *state;
+  fclose(fx->diag_f);
+  free(fx->diag);
+  leir_ctx_free(&fx->ctx);
+  free(fx);
+  return 0;
+}
+
+static IrProgram *load(Fx *fx, const char *text) {
+  leir_ctx_set_source(&fx->ctx, "t.leir", text, strlen(text));
+  IrProgram *p = ps_parse(&fx->ctx);
+  assert_non_null(p);
+  assert_true(ir_sema(&fx->ctx, p, NULL));
+  return p;
+}
+
+static const char *diags(Fx *fx) {
+  fflush(fx->diag_f);
+  return fx->diag ? fx->diag : "";
+}
+
+static void test_parse_size(void **state) {
+  (void)state;
+  uint64_t v = 7;
+  assert_true(leir_parse_size("0", &v));
+  assert_int_equal(v, 0);
+  assert_true(leir_parse_size("1000", &v));
+  assert_int_equal(v, 1000);
+  assert_true(leir_parse_size("4K", &v));
+  assert_int_equal(v, 4096);
+  assert_true(leir_parse_size("512m", &v));
+  assert_int_equal(v, (uint64_t)512 << 20);
+  assert_true(leir_parse_size("3G", &v));
+  assert_int_equal(v, (uint64_t)3 << 30);
+  assert_true(leir_parse_size("2GiB", &v));
+  assert_int_equal(v, (uint64_t)2 << 30);
+  assert_true(leir_parse_size("1TB", &v));
+  assert_int_equal(v, (uint64_t)1 << 40);
+  assert_true(leir_parse_size("18446744073709551615", &v));
+  assert_int_equal(v, UINT64_MAX);
+  v = 7;
+  assert_false(leir_parse_size("", &v));
+  assert_false(leir_parse_size("G", &v));
+  assert_false(leir_parse_size("-1", &v));
+  assert_false(leir_parse_size("4x", &v));
+  assert_false(leir_parse_size("4Gi", &v));
+  assert_false(leir_parse_size("4 G", &v));
+  assert_false(leir_parse_size("18446744073709551616", &v)); /* 2^64 */
+  assert_false(leir_parse_size("16777216T", &v));            /* 2^64 */
+  assert_int_equal(v, 7);
+}
+
+static void test_default(void **state) {
+  (void)state;
+  uint64_t d = leir_default_max_memory();
+  assert_true(d > 0);
+  assert_true(d <= LEIR_MAX_MEMORY_CAP);
+}
+
+static const char *const small =
+    "%in  A : f32[64,32]\n%out D : f64[64]\n"
+    "B^{64}_{tx=0}L^{32}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f32,g}_{tx,a};];\n";
+
+static void test_program_bytes(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx, small);
+  const IrTensor *t;
+  assert_int_equal(leir_program_bytes(p, &t), 64 * 32 * 4 + 64 * 8);
+  assert_string_equal(t->name, "A");
+}
+
+/* At the limit the program runs; one byte less and it is refused with the
+ * exact message, at the largest tensor. */
+static void test_interp_limit(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx, small);
+  fx->ctx.max_memory = 64 * 32 * 4 + 64 * 8;
+  InterpProg *ip = interp_new(&fx->ctx, p, NULL);
+  assert_non_null(ip);
+  assert_true(interp_run(ip));
+  interp_free(ip);
+  assert_string_equal(diags(fx), "");
+  fx->ctx.max_memory--;
+  assert_null(interp_new(&fx->ctx, p, NULL));
+  assert_string_equal(diags(fx),
+                      "t.leir:1:6: error: the tensors of the program need 8704 bytes (8.5 KiB), more than the "
+                      "memory limit of 8703 bytes (8.5 KiB) (--max-memory); the largest is 'A' (f32[64,32], "
+                      "8192 bytes)\n");
+}
+
+/* Terabytes: refused at once, no allocation attempted (an attempt would
+ * fail under ASan or be killed). */
+static void test_huge(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx, "B^{1024}_{tx=0}L^{1048576}_{a=0}L^{1048576}_{c=0}[C^{f64,g}_{a,c}=1;];\n");
+  fx->ctx.max_memory = (uint64_t)1 << 30;
+  assert_null(interp_new(&fx->ctx, p, NULL));
+  assert_string_equal(diags(fx),
+                      "t.leir:1:51: error: the tensors of the program need 8796093022208 bytes (8.0 TiB), more "
+                      "than the memory limit of 1073741824 bytes (1.0 GiB) (--max-memory); the largest is 'C' "
+                      "(f64[1048576,1048576], 8796093022208 bytes)\n");
+}
+
+/* No limit (0): only the interpreter's own per-tensor cap applies. */
+static void test_no_limit(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx, small);
+  assert_true(leir_check_memory(&fx->ctx, p));
+  assert_string_equal(diags(fx), "");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_parse_size),
+    cmocka_unit_test(test_default),
+    cmocka_unit_test_setup_teardown(test_program_bytes, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_interp_limit, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_huge, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_no_limit, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
