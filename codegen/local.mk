@@ -9,20 +9,23 @@ testsuite_unit_mathlib_emit_test_LDADD = libleir.la $(CMOCKA_LIBS)
 libleir_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
 	codegen/reduce.c codegen/kernel.c codegen/nvptx.c codegen/host.c
 check_PROGRAMS += testsuite/unit/codegen_test
-testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c
+testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_codegen_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
 libleir_la_SOURCES += codegen/emit.h codegen/emit_tir.c
 ## the analytic cost model (--cost=model, issue 8)
 libleir_la_SOURCES += codegen/costmodel.h codegen/costmodel.c
 check_PROGRAMS += testsuite/unit/costmodel_test
-testsuite_unit_costmodel_test_SOURCES = testsuite/unit/costmodel_test.c
+testsuite_unit_costmodel_test_SOURCES = testsuite/unit/costmodel_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_costmodel_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_costmodel_test_LDADD = libleir.la $(CMOCKA_LIBS)
 ## host run-time measurement (--tune --cost=measure, issue 8)
 libleir_la_SOURCES += codegen/measure.h codegen/measure.c
 check_PROGRAMS += testsuite/unit/measure_test
-testsuite_unit_measure_test_SOURCES = testsuite/unit/measure_test.c
+testsuite_unit_measure_test_SOURCES = testsuite/unit/measure_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_measure_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_measure_test_LDADD = libleir.la $(CMOCKA_LIBS)
 ## PTX tests (DejaGnu; testsuite/lib/leirc-ptx.exp has their directives)

@@ -25,33 +25,9 @@
 #include "interp/compare.h"
 #include "interp/data.h"
 #include "interp/interp.h"
+#include "testsuite/unit/unit_prog.h"
 
 /* ------------------------------------------------------------ helpers */
-
-typedef struct Prog {
-  LeirCtx ctx;
-  IrProgram *p;
-  char diag[8192];
-  FILE *dout;
-} Prog;
-
-/* Parses and analyses `text`; diagnostics are captured in pr->diag. */
-static bool prog_load(Prog *pr, const char *text) {
-  memset(pr, 0, sizeof *pr);
-  leir_ctx_init(&pr->ctx);
-  pr->dout = fmemopen(pr->diag, sizeof pr->diag - 1, "w");
-  setvbuf(pr->dout, NULL, _IONBF, 0);
-  pr->ctx.diag_out = pr->dout;
-  pr->ctx.quiet_caret = true;
-  leir_ctx_set_source(&pr->ctx, "t.leir", text, strlen(text));
-  pr->p = ps_parse(&pr->ctx);
-  return pr->p && ir_sema(&pr->ctx, pr->p, NULL);
-}
-
-static void prog_free(Prog *pr) {
-  fclose(pr->dout);
-  leir_ctx_free(&pr->ctx);
-}
 
 static char *ptx_of(const char *text, int sm, Prog *pr) {
   assert_true(prog_load(pr, text));
@@ -539,12 +515,7 @@ static char *slurp(const char *path, size_t *len) {
 /* Loads path (with the sidecar decls when not NULL).  False if it does not
  * load cleanly (such programs are not the subject of this test). */
 static bool load_file(Prog *pr, const char *path, const char *decls) {
-  memset(pr, 0, sizeof *pr);
-  leir_ctx_init(&pr->ctx);
-  pr->dout = fmemopen(pr->diag, sizeof pr->diag - 1, "w");
-  setvbuf(pr->dout, NULL, _IONBF, 0);
-  pr->ctx.diag_out = pr->dout;
-  pr->ctx.quiet_caret = true;
+  prog_init(pr);
   pr->ctx.no_warnings = true;
   size_t len = 0;
   char *text = slurp(path, &len);

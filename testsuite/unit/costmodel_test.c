@@ -18,30 +18,7 @@
 #include <string.h>
 
 #include "codegen/costmodel.h"
-
-typedef struct Prog {
-  LeirCtx ctx;
-  IrProgram *p;
-  char diag[8192];
-  FILE *dout;
-} Prog;
-
-static bool prog_load(Prog *pr, const char *text) {
-  memset(pr, 0, sizeof *pr);
-  leir_ctx_init(&pr->ctx);
-  pr->dout = fmemopen(pr->diag, sizeof pr->diag - 1, "w");
-  setvbuf(pr->dout, NULL, _IONBF, 0);
-  pr->ctx.diag_out = pr->dout;
-  pr->ctx.quiet_caret = true;
-  leir_ctx_set_source(&pr->ctx, "t.leir", text, strlen(text));
-  pr->p = ps_parse(&pr->ctx);
-  return pr->p && ir_sema(&pr->ctx, pr->p, NULL);
-}
-
-static void prog_free(Prog *pr) {
-  fclose(pr->dout);
-  leir_ctx_free(&pr->ctx);
-}
+#include "testsuite/unit/unit_prog.h"
 
 /* The estimate of `text` for t, as leirc --print-cost prints it. */
 static void estimate_text(const char *text, CostTarget t, char *out, size_t n) {
