@@ -188,6 +188,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
   if (!strcmp(y, "shift") && ir_dtype_is_unsigned_int(dt))
     return pass_reason(pc, "the statement computes in %s, where the shift's guard (index-1<0) is never true",
                        ir_dtype_name(dt));
+  /* X+y-y and X/y*y round twice in the statement type; in f16/bf16 that is
+     an error of about 2^-9 relative, beyond the class-T tolerance of the
+     f32 outputs such a statement usually feeds (issue 11, fuzz: an f16
+     copy made by cache_read_write, split, feeding an f32 output) */
+  if ((dt == DT_F16 || dt == DT_BF16) && !pc->ctx->unsafe_math)
+    return pass_reason(pc, "the statement computes in %s, where %s rounds beyond the class-T tolerance of a wider "
+                       "output (--unsafe-math allows it)", ir_dtype_name(dt), kind == MP_MUL ? "X/y*y" : "X+y-y");
   if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
   c->why = pass_reason(pc,
                        "'%s' occurs exactly once in the statement writing '%s', nest %d reads it with one subscript "
