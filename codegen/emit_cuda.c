@@ -286,30 +286,6 @@ static void put_convert(Cu *c, SBuf *b, const char *s, IrDType from, IrDType to)
   sbuf_printf(b, "(%s)(%s)", reg_type(to), s); /* truncation, sign or zero extension */
 }
 
-/* C's usual arithmetic conversions over the LEIR dtypes (lower.c usual). */
-static IrDType promote_int(IrDType t) {
-  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
-}
-
-static IrDType usual(IrDType a, IrDType b) {
-  if (a == b && a != DT_BOOL) return a;
-  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
-  if (fa || fb) {
-    if (a == DT_F64 || b == DT_F64) return DT_F64;
-    if (a == DT_F32 || b == DT_F32) return DT_F32;
-    if (fa && fb) return DT_F32;
-    return fa ? a : b;
-  }
-  a = promote_int(a);
-  b = promote_int(b);
-  if (a == b) return a;
-  int sa = ir_dtype_size(a), sb = ir_dtype_size(b);
-  bool ua = ir_dtype_is_unsigned_int(a), ub = ir_dtype_is_unsigned_int(b);
-  if (ua == ub) return sa >= sb ? a : b;
-  IrDType u = ua ? a : b, s = ua ? b : a;
-  return ir_dtype_size(u) >= ir_dtype_size(s) ? u : s;
-}
-
 /* ------------------------------------------------------------ expressions */
 
 static void expr(Cu *c, SBuf *b, const IrExpr *e);
@@ -465,7 +441,7 @@ static void cmp_chain(Cu *c, SBuf *b, const IrExpr *e) {
   sbuf_putc(b, '(');
   for (int i = 0; i + 1 < e->u.cmp.n; i++) {
     const IrExpr *x = e->u.cmp.operand[i], *y = e->u.cmp.operand[i + 1];
-    IrDType t = usual(x->type, y->type);
+    IrDType t = ir_dtype_usual(x->type, y->type);
     if (i) sbuf_puts(b, " && ");
     expr_as(c, b, x, t);
     sbuf_printf(b, " %s ", cmp_text(e->u.cmp.op[i]));

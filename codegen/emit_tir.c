@@ -116,30 +116,6 @@ static const char *pyop(IrOp op) {
   }
 }
 
-/* C's usual arithmetic conversions over the LEIR dtypes (the same rules as
- * ir/sema.c and codegen/lower.c). */
-static IrDType promote_int(IrDType t) {
-  return (t == DT_BOOL || t == DT_I8 || t == DT_I16 || t == DT_U8 || t == DT_U16) ? DT_I32 : t;
-}
-
-static IrDType usual(IrDType a, IrDType b) {
-  if (a == b && a != DT_BOOL) return a;
-  bool fa = ir_dtype_is_float(a), fb = ir_dtype_is_float(b);
-  if (fa || fb) {
-    if (a == DT_F64 || b == DT_F64) return DT_F64;
-    if (a == DT_F32 || b == DT_F32) return DT_F32;
-    if (fa && fb) return DT_F32;
-    return fa ? a : b;
-  }
-  a = promote_int(a);
-  b = promote_int(b);
-  if (a == b) return a;
-  bool ua = ir_dtype_is_unsigned_int(a), ub = ir_dtype_is_unsigned_int(b);
-  if (ua == ub) return ir_dtype_size(a) >= ir_dtype_size(b) ? a : b;
-  IrDType u = ua ? a : b, sg = ua ? b : a;
-  return ir_dtype_size(u) >= ir_dtype_size(sg) ? u : sg;
-}
-
 /* The value of e converted to `want` (DT_NONE: as it is). */
 static void expr(Tir *t, SBuf *b, const IrExpr *e, IrDType want, bool sub) {
   /* Subscripts are integer expressions: TVM takes them as they are. */
@@ -209,7 +185,7 @@ static void expr(Tir *t, SBuf *b, const IrExpr *e, IrDType want, bool sub) {
     for (int i = 0; i + 1 < n; i++) {
       const IrExpr *x = e->u.cmp.operand[i], *y = e->u.cmp.operand[i + 1];
       /* C's usual arithmetic conversions, as leirc compares (lower.c) */
-      IrDType ct = sub ? DT_I64 : x->type == y->type ? x->type : usual(x->type, y->type);
+      IrDType ct = sub ? DT_I64 : x->type == y->type ? x->type : ir_dtype_usual(x->type, y->type);
       sbuf_putc(b, '(');
       expr(t, b, x, ct, sub);
       sbuf_puts(b, pyop(e->u.cmp.op[i]));
