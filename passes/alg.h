@@ -117,6 +117,12 @@ struct AlgCtx {
   int merges;       /* like bases merged by alg_mul (A*A -> A**2) */
   int changes;      /* rule applications counted by the rules */
   int skipped;      /* rule sites left alone on purpose (exp(x-y), log(-x*y)) */
+  const char *skip_why; /* the first skipped site's reason, if it has its own (ctx arena) */
+  /* The sign of a base for the logarithm rules: 2 (> 0), 1 (>= 0) or 0
+   * (unknown), as mp_sign_expr; NULL takes every base to be positive
+   * (--unsafe-math, the unit tests).  sign_u is the hook's own data. */
+  int (*sign)(AlgCtx *A, const AlgExpr *base);
+  void *sign_u;
 };
 
 void alg_init(AlgCtx *A, LeirCtx *ctx);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "passes/alg.h"
+#include "passes/mathpat.h"
 #include "passes/rewrite.h"
 
 static bool needs_v(AlgPassKind k) { return k == ALG_APART || k == ALG_COLLECT || k == ALG_EXPAND_COLLECT; }
@@ -200,12 +201,13 @@ static AlgExpr *apply_rule(AlgCtx *A, AlgPassKind k, const PassCand *c, AlgExpr 
     break;
   case ALG_EXPAND_LOG:
     r = alg_logexpand(A, e);
-    none = A->skipped ? "every logarithm of a product has a negative factor (log(-x*y) has no real split)"
-                      : "no logarithm of a product or a power";
+    none = A->skip_why ? A->skip_why
+           : A->skipped ? "every logarithm of a product has a negative factor (log(-x*y) has no real split)"
+                        : "no logarithm of a product or a power";
     break;
   case ALG_LOGSIMP:
     r = alg_logcombine(A, e);
-    none = "no sum of logarithms and no integer multiple of a logarithm";
+    none = A->skip_why ? A->skip_why : "no sum of logarithms and no integer multiple of a logarithm";
     break;
   case ALG_COLLECT:
   case ALG_EXPAND_COLLECT: {
@@ -241,6 +243,12 @@ static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const Pa
   return NULL;
 }
 
+/* The algebra's sign hook: the sign of a base as mp_sign_expr proves it. */
+static int base_sign(AlgCtx *A, const AlgExpr *x) {
+  const PassCtx *pc = A->sign_u;
+  return mp_sign_expr(pc->prog, alg_to_ir_in(A, &A->scratch, x));
+}
+
 static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const PassCand *c, IrExpr **out,
                            const char **newtext) {
   Site st;
@@ -248,6 +256,10 @@ static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const Pa
   if (why) return why;
   AlgCtx A;
   alg_init(&A, pc->ctx);
+  if (!pc->ctx->unsafe_math) {
+    A.sign = base_sign;
+    A.sign_u = pc;
+  }
   if (setjmp(A.fail) == 0) why = rewrite_in(&A, &st, k, c, out, newtext);
   else why = A.err;
   alg_free(&A);
@@ -287,8 +299,9 @@ const char *alg_pass_check(PassCtx *pc, PassCand *c, AlgPassKind k) {
                          "into the different, algebraically equal %s",
                          s->lhs->name, s->self_ref ? "of the form X=X+rest (only rest is rewritten)" : "that does not "
                          "read its own output", rw_text(pc->ctx, s->rhs), newtext ? newtext : "?");
-  if (!why && (k == ALG_LOGSIMP || k == ALG_EXPAND_LOG))
-    c->note = "assumes positive arguments: log(a*b) = log(a)+log(b) and log(a**k) = k*log(a) hold for a, b > 0";
+  if (!why && (k == ALG_LOGSIMP || k == ALG_EXPAND_LOG) && pc->ctx->unsafe_math)
+    c->note = "assumes positive arguments (--unsafe-math): log(a*b) = log(a)+log(b) and log(a**k) = k*log(a) hold "
+              "for a, b > 0";
   return why;
 }
 

@@ -9,6 +9,7 @@
  * function terms, whose arguments they leave alone (as sympy's do). */
 #include "passes/alg.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef AlgExpr *(*AlgMap)(AlgCtx *A, AlgExpr *x, void *u);
@@ -490,13 +491,48 @@ static AlgExpr *int_log(AlgExpr *t, int64_t *k) {
 
 static AlgExpr *log_of(AlgCtx *A, AlgExpr *a) { return alg_fn(A, F_LOG, 1, &a); }
 
+/* Whether log(prod b_i**k_i) = sum k_i*log(b_i) holds for the n bases b
+ * with exponents k whatever the values: every base >= 0, or a single base
+ * of unknown sign with an odd exponent and every other base > 0 (a negative
+ * product is NaN on both sides).  Otherwise -- e.g. log(A*A) or
+ * log(A*B) with A, B < 0 -- one side is finite and the other NaN.  On
+ * failure, records the reason in A->skip_why and counts the site. */
+static bool log_split_safe(AlgCtx *A, int n, AlgExpr **b, const int64_t *k, const char *what) {
+  if (!A->sign) return true;
+  int unknown = -1, nonneg = 0;
+  for (int i = 0; i < n; i++) {
+    int s = A->sign(A, b[i]);
+    if (s == 1) nonneg++;
+    if (s > 0) continue;
+    if (unknown >= 0) {
+      unknown = -2;
+      break;
+    }
+    unknown = i;
+  }
+  if (unknown == -1 || (unknown >= 0 && (k[unknown] & 1) && !nonneg)) return true;
+  int bad = unknown >= 0 ? unknown : 0;
+  if (unknown == -2)
+    for (bad = 0; bad < n && A->sign(A, b[bad]) > 0; bad++) {}
+  if (!A->skip_why) {
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "'%s' is not provably nonnegative, so %s may turn a NaN into a number or a number into NaN "
+             "(--unsafe-math accepts it)",
+             alg_text(A, b[bad]), what);
+    A->skip_why = arena_strdup(&A->ctx->arena, buf);
+  }
+  A->skipped++;
+  return false;
+}
+
 static AlgExpr *logcombine_rec(AlgCtx *A, AlgExpr *x, void *u) {
   x = rebuild(A, x, logcombine_rec, u);
   int64_t k;
   if (x->k == AK_MUL) {
     /* k*log(a) -> log(a**k) */
     AlgExpr *a = int_log(x, &k);
-    if (!a || k == 1) return x;
+    if (!a || k == 1 || !log_split_safe(A, 1, &a, &k, "turning k*log(a) into log(a**k)")) return x;
     A->changes++;
     return log_of(A, alg_pow(A, a, k));
   }
@@ -515,6 +551,14 @@ static AlgExpr *logcombine_rec(AlgCtx *A, AlgExpr *x, void *u) {
     }
   }
   if (na < 2 && !power) return x;
+  {
+    AlgExpr **b = alg_alloc(A, sizeof *b * (size_t)x->n);
+    int64_t *ks = alg_alloc(A, sizeof *ks * (size_t)x->n);
+    int nb = 0;
+    for (int i = 0; i < x->n; i++)
+      if ((b[nb] = int_log(x->a[i], &ks[nb]))) nb++;
+    if (!log_split_safe(A, nb, b, ks, "combining the logarithms")) return x;
+  }
   /* log(a)+log(b) -> log(a*b) */
   A->changes++;
   keep[nk++] = log_of(A, alg_mul(A, na, arg));
@@ -535,6 +579,13 @@ static AlgExpr *logexpand_rec(AlgCtx *A, AlgExpr *x, void *u) {
   }
   AlgExpr *one, **f;
   int n = alg_term_factors(a, &one, &f);
+  AlgExpr **b = alg_alloc(A, sizeof *b * (size_t)(n ? n : 1));
+  int64_t *ks = alg_alloc(A, sizeof *ks * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    b[i] = alg_factor_base(f[i]);
+    ks[i] = alg_factor_exp(f[i]);
+  }
+  if (!log_split_safe(A, n, b, ks, "splitting the logarithm")) return x;
   AlgExpr **t = alg_alloc(A, sizeof *t * (size_t)(n + 1));
   int nt = 0;
   if (!alg_num_is_one(c)) t[nt++] = log_of(A, alg_num(A, c));

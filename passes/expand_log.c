@@ -7,8 +7,11 @@
  * Rule (REC): `log(a*b)` -> `log(a)+log(b)`, `log(a**k)` -> `k*log(a)`,
  * `log(a/b)` -> `log(a)-log(b)`, a positive numeric factor c giving
  * `log(c)`; a log whose argument has a negative factor is left alone.
- * Valid only for positive arguments: every candidate carries the note
- * "assumes positive arguments" (REF forces it the same way).
+ * REF assumes positive arguments; leirc proves them (alg_rules.c
+ * log_split_safe: every base provably >= 0 by mp_sign_expr, or a single
+ * base of unknown sign with an odd power, the others > 0), since otherwise
+ * log((A*A)**3) -> 3*(log(A)+log(A)) turns a number into NaN (fuzz_passes).
+ * --unsafe-math assumes them, with the note "assumes positive arguments".
  *
  * Candidates, the X=X+rest form and the common refusals: alg_pass.h.
  * Class T. */

@@ -5,8 +5,9 @@
  * STRATEGIES §4.0 "Naming inversion"; corpus pairs are labelled the REF
  * way).  Rule (REC): in every sum, the terms k*log(a) with integer k
  * combine into one logarithm, `log(a)+log(b)` -> `log(a*b)`, and
- * `k*log(a)` -> `log(a**k)`.  Valid only for positive arguments: every
- * candidate carries the note "assumes positive arguments".  REF conditions
+ * `k*log(a)` -> `log(a**k)`.  The arguments must be provably
+ * nonnegative, as for expand_log (log(A)+log(C) is NaN for A, C < 0 but
+ * log(A*C) is not); --unsafe-math assumes it, with a note.  REF conditions
  * (of its logcombine row): the result differs from factorization's,
  * cancellation's and expand_factorization's.
  *

@@ -343,7 +343,6 @@ const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name) {
 
 /* ------------------------------------------------------------ positivity */
 
-enum { SIGN_UNKNOWN = 0, SIGN_NONNEG = 1, SIGN_POS = 2 };
 
 typedef struct PosSearch {
   const IrProgram *p;
@@ -459,6 +458,11 @@ static int pos_tensor(PosSearch *s, const char *name) {
 bool mp_positive_tensor(const IrProgram *p, const char *name) {
   PosSearch s = {.p = p};
   return pos_tensor(&s, name) == SIGN_POS;
+}
+
+int mp_sign_expr(const IrProgram *p, const IrExpr *e) {
+  PosSearch s = {.p = p};
+  return pos_expr(&s, e);
 }
 
 /* ------------------------------------------------------------ moderate magnitude */

@@ -79,6 +79,10 @@ const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name);
  * positive term, and tensors every write of which is positive (an
  * accumulation `T=T+e`, `T=T*e` or `max(T,e)` with e positive included). */
 bool mp_positive_tensor(const IrProgram *p, const char *name);
+/* The sign of e as far as the definitions of the tensors it reads prove it:
+ * SIGN_POS (> 0 or NaN), SIGN_NONNEG (>= 0 or NaN) or SIGN_UNKNOWN. */
+enum { SIGN_UNKNOWN = 0, SIGN_NONNEG = 1, SIGN_POS = 2 };
+int mp_sign_expr(const IrProgram *p, const IrExpr *e);
 
 /* Of moderate magnitude: values of the order of the inputs' (inputs and
  * parameters are; so are literals, index values, comparisons, erf, and
