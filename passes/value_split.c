@@ -195,6 +195,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
   if ((dt == DT_F16 || dt == DT_BF16) && !pc->ctx->unsafe_math)
     return pass_reason(pc, "the statement computes in %s, where %s rounds beyond the class-T tolerance of a wider "
                        "output (--unsafe-math allows it)", ir_dtype_name(dt), kind == MP_MUL ? "X/y*y" : "X+y-y");
+  /* the same inside a wider statement: X+y-y is computed in X's type
+     (fuzz: A/(C+1) with C f16 in an f32 statement, 8528 ulp) */
+  IrDType xt = x->tensor ? x->tensor->dtype : x->dt_tag;
+  if ((xt == DT_F16 || xt == DT_BF16) && !pc->ctx->unsafe_math)
+    return pass_reason(pc, "'%s' is %s, so %s is computed in %s and rounds beyond the class-T tolerance of the %s "
+                       "statement (--unsafe-math allows it)", x->name, ir_dtype_name(xt),
+                       kind == MP_MUL ? "X/y*y" : "X+y-y", ir_dtype_name(xt), ir_dtype_name(dt));
   if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
   c->why = pass_reason(pc,
                        "'%s' occurs exactly once in the statement writing '%s', nest %d reads it with one subscript "
