@@ -22,7 +22,9 @@
  * unchanged.  Size guard: Z with 2^31-1 or more elements.
  * Params: nest, pattern.  Class E† per candidate: E when the sub-expression
  * is computed in Z's dtype (sema's type of the node), T when both are
- * float types, refused otherwise. */
+ * float types, refused otherwise -- and refused when Z would be f16/bf16
+ * and the sub-expression is computed in another type (its values may
+ * overflow Z although the statement's do not), unless --unsafe-math. */
 #include "passes/passes.h"
 #include "passes/dataflow.h"
 #include "passes/graph.h"
@@ -106,6 +108,13 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (te != tz && !(gx_float_rank(te) && gx_float_rank(tz)))
     return pass_reason(pc, "sub-expression %s is computed in %s, but '%s' would be %s", txt, ir_dtype_name(te),
                        s->lhs->name, ir_dtype_name(tz));
+  /* a half-precision Z holding a value computed in another type: values
+     the statement's result keeps (A*exp(W) in f32, stored as an f16 C)
+     may overflow Z's range (fuzz: exp(W) > 65504 became inf) */
+  if (te != tz && (tz == DT_F16 || tz == DT_BF16) && !pc->ctx->unsafe_math)
+    return pass_reason(pc, "sub-expression %s is computed in %s but the new tensor would be %s (the output's type), "
+                       "whose range it may exceed where the whole statement's value does not (--unsafe-math allows it)",
+                       txt, ir_dtype_name(te), ir_dtype_name(tz));
   const char *names[DEP_MAX_LOOPS], *renamed;
   int nn = sub_names(n, st->e, names);
   if (nn && !rw_copy_loops(pc, n, names, nn, false, &renamed, &why)) return why;
