@@ -210,6 +210,13 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (!strcmp(y, "shift") && ir_dtype_usual(at, dt) != at)
     return pass_reason(pc, "the exp computes in %s but the shift's literal 0 has the statement type %s: the split "
                        "exps would compute in %s", ir_dtype_name(at), ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(at, dt)));
+  /* in f16/bf16 the split's x-y and exp(x-y)*exp(y) round at 2^-11 (2^-8)
+     relative: beyond the class-T tolerance of the f32 outputs such an exp
+     usually feeds (fuzz: exp of an f16 copy in an f32 statement, 8192 ulp),
+     as for the value splits */
+  if ((at == DT_F16 || at == DT_BF16) && !pc->ctx->unsafe_math)
+    return pass_reason(pc, "the exp computes in %s, where the split's x-y and exp(x-y)*exp(y) round beyond the "
+                       "class-T tolerance of a wider output (--unsafe-math allows it)", ir_dtype_name(at));
   const char *im = pc->ctx->unsafe_math ? NULL : mp_immoderate(pc, pc->prog, (*st.slot)->u.call.args[0]);
   if (im)
     return pass_reason(pc, "the exp's argument may be huge (%s), so exp(x-y) or exp(y) may overflow (--unsafe-math "
