@@ -425,18 +425,58 @@ LLVMValueRef cg_offset(CgFn *f, const IrRef *r, bool write) {
     LLVMValueRef it = cg_convert(f, cg_expr(f, r->sub[d]), r->sub[d]->type, DT_I64);
     LLVMValueRef c = in_bounds(f, r->sub[d], it, t->shape[d]);
     if (c) ok = ok ? LLVMBuildAnd(B, ok, c, "") : c;
-    off = LLVMBuildAdd(B, LLVMBuildMul(B, off, cg_i64(m, t->shape[d]), ""), it, "");
+    LLVMValueRef mul = LLVMBuildMul(B, off, cg_i64(m, t->shape[d]), "");
+    off = LLVMBuildAdd(B, mul, it, "");
+    if (!ok && LLVMIsAInstruction(mul) && LLVMIsAInstruction(off)) {
+      /* every subscript so far in range: off is an element number below
+         the tensor's size (which fits, --max-memory), nothing wraps */
+      LLVMSetNSW(mul, 1), LLVMSetNUW(mul, 1);
+      LLVMSetNSW(off, 1), LLVMSetNUW(off, 1);
+    }
   }
   return guard_offset(f, r, write, ok, off);
+}
+
+/* Is every subscript of r provably in range (no guard)? */
+static bool all_in_bounds(const CgFn *f, const IrRef *r) {
+  const IrTensor *t = r->tensor;
+  const CgTensorInfo *ti = &f->m->plan->t[t->id];
+  for (int d = 0; d < t->rank; d++) {
+    if (ti->keep && !ti->keep[d]) continue;
+    CgRange g = cg_item_range(r->sub[d]);
+    if (!g.ok || g.lo < 0 || g.hi >= t->shape[d]) return false;
+  }
+  return true;
 }
 
 LLVMValueRef cg_addr(CgFn *f, const IrRef *r, bool write) {
   CgModule *m = f->m;
   const IrTensor *t = r->tensor;
   LLVMBuilderRef B = m->B;
-  LLVMValueRef off = cg_offset(f, r, write);
   LLVMValueRef base = f->tptr[t->id];
   LLVMTypeRef et = cg_mem_type(m, t->dtype);
+  if (all_in_bounds(f, r)) {
+    /* one in-bounds GEP per dimension, outermost first: the address stays
+       base + sum(stride*item) for SCEV even where LLVM's reassociation
+       would turn a flat index sum into an opaque `or` (tiled subscripts) */
+    const CgTensorInfo *ti = &m->plan->t[t->id];
+    LLVMValueRef p = base;
+    for (int d = 0; d < t->rank; d++) {
+      if (ti->keep && !ti->keep[d]) continue;
+      int64_t stride = 1; /* < the tensor's size: no overflow */
+      for (int e = d + 1; e < t->rank; e++)
+        if (!ti->keep || ti->keep[e]) stride *= t->shape[e];
+      LLVMValueRef it = cg_convert(f, cg_expr(f, r->sub[d]), r->sub[d]->type, DT_I64);
+      LLVMValueRef idx = it;
+      if (stride != 1) {
+        idx = LLVMBuildMul(B, it, cg_i64(m, stride), "");
+        if (LLVMIsAInstruction(idx)) LLVMSetNSW(idx, 1), LLVMSetNUW(idx, 1);
+      }
+      p = LLVMBuildInBoundsGEP2(B, et, p, &idx, 1, "");
+    }
+    return p;
+  }
+  LLVMValueRef off = cg_offset(f, r, write);
   return LLVMBuildInBoundsGEP2(B, et, base, &off, 1, "");
 }
 
@@ -577,6 +617,22 @@ static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
   }
 }
 
+/* Integer index arithmetic (i64 or i32 +, -, *) whose operands and result
+ * have a range proven by cg_item_range inside the type cannot wrap: nsw,
+ * and nuw when nothing is negative.  SCEV then sees subscripts such as
+ * tx*4+ti as affine (the vectoriser needs it for tiled loops). */
+static void no_wrap(LLVMValueRef v, const IrExpr *e) {
+  int64_t lo, hi;
+  if (e->type == DT_I64) lo = INT64_MIN, hi = INT64_MAX;
+  else if (e->type == DT_I32) lo = INT32_MIN, hi = INT32_MAX;
+  else return;
+  CgRange a = cg_item_range(e->u.bin.a), b = cg_item_range(e->u.bin.b), r = cg_item_range(e);
+  if (!a.ok || !b.ok || !r.ok || a.lo < lo || a.hi > hi || b.lo < lo || b.hi > hi || r.lo < lo || r.hi > hi)
+    return;
+  LLVMSetNSW(v, 1);
+  if (a.lo >= 0 && b.lo >= 0 && r.lo >= 0) LLVMSetNUW(v, 1);
+}
+
 static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
   const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
   IrOp op = e->u.bin.op;
@@ -586,7 +642,9 @@ static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
   }
   LLVMValueRef av = cg_convert(f, cg_expr(f, a), a->type, e->type);
   LLVMValueRef bv = cg_convert(f, cg_expr(f, b), b->type, e->type);
-  return cg_binop(f, op, av, bv, e->type);
+  LLVMValueRef v = cg_binop(f, op, av, bv, e->type);
+  if ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && LLVMIsAInstruction(v)) no_wrap(v, e);
+  return v;
 }
 
 static LLVMValueRef unary_expr(CgFn *f, const IrExpr *e) {
