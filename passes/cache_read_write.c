@@ -124,6 +124,19 @@ static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, IrNest 
   return NULL;
 }
 
+/* A read of `name` with a subscript other than `sub`: its text in found. */
+typedef struct OtherRead {
+  LeirCtx *ctx;
+  const char *name, *sub, *found;
+} OtherRead;
+
+static void other_read(IrExpr *e, void *u) {
+  OtherRead *o = u;
+  if (o->found || e->kind != E_REF || strcmp(e->u.ref->name, o->name)) return;
+  const char *t = rw_sub_text(o->ctx, e->u.ref);
+  if (strcmp(t, o->sub)) o->found = t;
+}
+
 static const char *check(PassCtx *pc, PassCand *c) {
   IrNest *n;
   IrStmt *s;
@@ -139,6 +152,16 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (rw_has_const_minus(pc->ctx, r))
     return pass_reason(pc, "the subscript of '%s' (%s) has a -N or N- term", r->name, rw_sub_text(pc->ctx, r));
   if (rw_ref_has_nested_ref(r)) return pass_reason(pc, "the subscript of '%s' reads another tensor", r->name);
+  if (write) {
+    /* the statement's reads of its output move to Z with it: only reads of
+       the element being written (X=X+...) stay inside what Z holds (fuzz:
+       G_{a+1,c}=G_{a,c+1}+... read Z out of bounds, values of other nests) */
+    OtherRead o = {pc->ctx, r->name, rw_sub_text(pc->ctx, r), NULL};
+    ir_walk_expr(s->rhs, other_read, &o);
+    if (o.found)
+      return pass_reason(pc, "the statement also reads '%s' at %s, not the element it writes (%s)", r->name, o.found,
+                         o.sub);
+  }
   const char *renamed;
   if (!rw_copy_loops(pc, n, names, nn, false, &renamed, &why)) return why;
   c->note = pass_reason(pc, "the staged tensor is written and read in different nests: SPEC 9.3 demotes its "
