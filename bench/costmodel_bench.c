@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_prog.h"
 #include "codegen/costmodel.h"
 #include "codegen/measure.h"
 #include "ir/ir.h"
@@ -47,19 +48,6 @@ static double wall(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  size_t got = b ? fread(b, 1, (size_t)n, f) : 0;
-  if (b) b[got] = 0;
-  fclose(f);
-  return b;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -225,17 +213,11 @@ typedef struct Totals {
 } Totals;
 
 static void bench_program(const Opts *op, const char *name, const char *leir, const char *decls, Totals *t) {
-  char *text = slurp(leir);
-  if (!text) return;
-  LeirCtx ctx;
-  leir_ctx_init(&ctx);
-  ctx.no_warnings = true;
-  FILE *devnull = fopen("/dev/null", "w");
-  ctx.diag_out = devnull;
-  leir_ctx_set_source(&ctx, leir, text, strlen(text));
-  IrProgram *p = ps_parse(&ctx);
-  IrDeclList side = {0};
-  if (!p || !ir_decls_load_json(&ctx, decls, &side) || !ir_sema(&ctx, p, &side)) {
+  BenchProg bp;
+  if (!bench_prog_load(&bp, leir, decls)) return;
+  LeirCtx *ctx = &bp.ctx;
+  IrProgram *p = bp.p;
+  if (!p) {
     t->failed++;
     goto done;
   }
@@ -246,7 +228,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   }
   PtrVec legal = {0};
   for (int i = 0; i < pass_table_size; i++)
-    if (pass_table[i].impl) pass_enumerate_legal(&ctx, p, &pass_table[i], &legal);
+    if (pass_table[i].impl) pass_enumerate_legal(ctx, p, &pass_table[i], &legal);
   int k = legal.n <= op->max_variants ? legal.n : op->max_variants;
   IrProgram **var = malloc(sizeof(IrProgram *) * (size_t)(k + 1));
   const char **spell = malloc(sizeof(char *) * (size_t)(k + 1));
@@ -258,8 +240,8 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     if (i >= 0) {
       PassCand *c = legal.v[(int)((long)i * legal.n / k)];
       const char *why;
-      sp = pass_cand_spelling(&ctx, c);
-      q = pass_apply(&ctx, p, c, &why);
+      sp = pass_cand_spelling(ctx, c);
+      q = pass_apply(ctx, p, c, &why);
       if (!q || execs(q) > op->max_work) continue;
     }
     SBuf b = {0};
@@ -291,10 +273,10 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   for (int i = 0; i < nv; i++) {
     CostEstimate h, c;
     double s;
-    if (!cost_model_estimate(&ctx, var[i], COST_HOST, 90, &h)) continue;
-    if (!cost_model_estimate(&ctx, var[i], COST_CUDA, 90, &c)) c.seconds = NAN;
+    if (!cost_model_estimate(ctx, var[i], COST_HOST, 90, &h)) continue;
+    if (!cost_model_estimate(ctx, var[i], COST_CUDA, 90, &c)) c.seconds = NAN;
     bool got = op->replay ? replay_find(op->replay, name, spell[i], &s)
-                          : cg_host_measure(&ctx, var[i], &co, &mo, &s);
+                          : cg_host_measure(ctx, var[i], &co, &mo, &s);
     if (!got) continue;
     if (op->save) fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g\n", name, spell[i], s, h.seconds, c.seconds);
     double ps;
@@ -346,9 +328,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   free(pa);
   free(pb);
 done:
-  fclose(devnull);
-  leir_ctx_free(&ctx);
-  free(text);
+  bench_prog_free(&bp);
 }
 
 int main(int argc, char **argv) {

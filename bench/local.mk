@@ -39,7 +39,7 @@ bench-compile: bench/compile_latency$(EXEEXT)
 ## The pass manager: enumerate, check and apply every candidate of every
 ## implemented pass over the corpus (candidates per second).
 EXTRA_PROGRAMS += bench/passes_bench
-bench_passes_bench_SOURCES = bench/passes_bench.c
+bench_passes_bench_SOURCES = bench/passes_bench.c bench/bench_prog.c bench/bench_prog.h
 bench_passes_bench_LDADD = libleir.la
 .PHONY: bench-passes
 bench: bench-passes
@@ -82,7 +82,7 @@ bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 ## of its estimates with measured host run times over the corpus programs
 ## and their one-step candidates (about 20 minutes; see its header).
 EXTRA_PROGRAMS += bench/costmodel_bench
-bench_costmodel_bench_SOURCES = bench/costmodel_bench.c
+bench_costmodel_bench_SOURCES = bench/costmodel_bench.c bench/bench_prog.c bench/bench_prog.h
 bench_costmodel_bench_LDADD = libleir.la -lm
 .PHONY: bench-costmodel
 bench: bench-costmodel
@@ -98,7 +98,8 @@ bench-costmodel: bench/costmodel_bench$(EXEEXT)
 ##   make campaign CAMPAIGN_FLAGS='--sequences 10000'
 ## (HACKING.md).  The build tree's own leirc is not needed.
 EXTRA_PROGRAMS += testsuite/fuzz/campaign
-testsuite_fuzz_campaign_SOURCES = testsuite/fuzz/campaign.c
+testsuite_fuzz_campaign_SOURCES = testsuite/fuzz/campaign.c \
+	testsuite/corpus_walk.c testsuite/corpus_walk.h
 testsuite_fuzz_campaign_LDADD = libleir.la -lm
 CAMPAIGN_FLAGS =
 .PHONY: campaign campaign-quick

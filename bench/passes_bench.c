@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_prog.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
 
@@ -26,50 +27,31 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  size_t got = fread(b, 1, (size_t)n, f);
-  b[got] = 0;
-  fclose(f);
-  return b;
-}
-
 typedef struct Tally {
   long raw, legal, applied, failed;
   double t_enum, t_apply;
 } Tally;
 
 static void bench_program(const char *leir, const char *decls, Tally *om, Tally *all) {
-  char *text = slurp(leir);
-  if (!text) return;
-  LeirCtx ctx;
-  leir_ctx_init(&ctx);
-  ctx.no_warnings = true;
-  FILE *devnull = fopen("/dev/null", "w");
-  ctx.diag_out = devnull;
-  leir_ctx_set_source(&ctx, leir, text, strlen(text));
-  IrProgram *p = ps_parse(&ctx);
-  IrDeclList side = {0};
-  if (p && ir_decls_load_json(&ctx, decls, &side) && ir_sema(&ctx, p, &side)) {
+  BenchProg bp;
+  if (!bench_prog_load(&bp, leir, decls)) return;
+  LeirCtx *ctx = &bp.ctx;
+  IrProgram *p = bp.p;
+  if (p) {
     for (int i = 0; i < pass_table_size; i++) {
       const PassInfo *pass = &pass_table[i];
       if (!pass->impl) continue;
       bool opmem = pass->level == PASS_OPERATOR || pass->level == PASS_MEMORY;
       double t0 = now();
       PtrVec raw = {0}, reasons = {0};
-      pass_enumerate_all(&ctx, p, pass, &raw, &reasons);
+      pass_enumerate_all(ctx, p, pass, &raw, &reasons);
       double t1 = now();
       long legal = 0, applied = 0, failed = 0;
       for (int k = 0; k < raw.n; k++) {
         if (reasons.v[k]) continue;
         legal++;
         const char *why;
-        if (pass_apply(&ctx, p, raw.v[k], &why)) applied++;
+        if (pass_apply(ctx, p, raw.v[k], &why)) applied++;
         else failed++;
       }
       double t2 = now();
@@ -85,9 +67,7 @@ static void bench_program(const char *leir, const char *decls, Tally *om, Tally 
       }
     }
   }
-  fclose(devnull);
-  leir_ctx_free(&ctx);
-  free(text);
+  bench_prog_free(&bp);
 }
 
 static void report(const char *what, const Tally *t) {

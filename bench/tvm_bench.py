@@ -35,7 +35,7 @@ import numpy as np
 import tvm
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testsuite", "interop"))
-from tvm_check import decls, iterations  # noqa: E402
+from tvm_check import decls, header_args, iterations  # noqa: E402
 
 
 def cpu_target():
@@ -46,22 +46,13 @@ def cpu_target():
     return tvm.target.Target({"kind": "llvm", "mcpu": cpu}) if cpu else tvm.target.Target("llvm")
 
 
-def header_args(path):
-    """(name, shape, dtype, is_input) from a `%` header."""
-    dt = {"f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32", "bool": "bool", "f16": "float16"}
-    out = []
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"%(in|param|out)\s+(\w+)\s*:\s*(\w+)\[([0-9, ]*)\]", line)
-            if m:
-                shape = tuple(int(x) for x in m.group(4).split(",") if x.strip())
-                out.append((m.group(2), shape, dt[m.group(3)], m.group(1) != "out"))
-    return out
+# the header tags tvm_bench takes (header_args: KeyError on another)
+HEADER_DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32", "bool": "bool", "f16": "float16"}
 
 
 def run_one(a, leir, decl, work, target):
     os.makedirs(work, exist_ok=True)
-    args = decls(decl) if decl else header_args(leir)
+    args = decls(decl) if decl else header_args(leir, HEADER_DTYPES)
     rng = np.random.default_rng(0)
     ins = {}
     for n, shape, dt, isin in args:

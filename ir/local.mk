@@ -12,6 +12,7 @@ testsuite_unit_mathlib_test_LDADD = libleir.la $(CMOCKA_LIBS)
 
 ## --max-memory: SIZE parsing, the tensors' byte count, the interpreter's refusal
 check_PROGRAMS += testsuite/unit/memlimit_test
-testsuite_unit_memlimit_test_SOURCES = testsuite/unit/memlimit_test.c
+testsuite_unit_memlimit_test_SOURCES = testsuite/unit/memlimit_test.c \
+	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
 testsuite_unit_memlimit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_memlimit_test_LDADD = libleir.la $(CMOCKA_LIBS)

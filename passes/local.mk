@@ -41,7 +41,8 @@ testsuite_unit_passes_test_SOURCES = testsuite/unit/passes_test.c
 testsuite_unit_passes_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_passes_test_LDADD = libleir.la $(CMOCKA_LIBS)
 check_PROGRAMS += testsuite/unit/passes_corpus_test
-testsuite_unit_passes_corpus_test_SOURCES = testsuite/unit/passes_corpus_test.c
+testsuite_unit_passes_corpus_test_SOURCES = testsuite/unit/passes_corpus_test.c \
+	testsuite/corpus_walk.c testsuite/corpus_walk.h
 testsuite_unit_passes_corpus_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_passes_corpus_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
 check_PROGRAMS += testsuite/unit/algebra_test
@@ -50,6 +51,7 @@ testsuite_unit_algebra_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_algebra_test_LDADD = libleir.la $(CMOCKA_LIBS)
 ## graph-level strategies against the reference's outputs (STRATEGIES §1)
 check_PROGRAMS += testsuite/unit/passes_graph_test
-testsuite_unit_passes_graph_test_SOURCES = testsuite/unit/passes_graph_test.c
+testsuite_unit_passes_graph_test_SOURCES = testsuite/unit/passes_graph_test.c \
+	testsuite/corpus_walk.c testsuite/corpus_walk.h
 testsuite_unit_passes_graph_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_passes_graph_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)

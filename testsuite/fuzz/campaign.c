@@ -41,7 +41,6 @@
  * `testsuite/fuzz/campaign --sequences 10000` in the build tree (HACKING.md).
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +51,7 @@
 #include "ir/ir.h"
 #include "ir/memlimit.h"
 #include "passes/pass.h"
+#include "testsuite/corpus_walk.h"
 
 typedef struct Opts {
   const char *corpus;
@@ -107,33 +107,28 @@ static char *xstrdup(const char *s) {
 
 static int by_name(const void *a, const void *b) { return strcmp(((const Prog *)a)->name, ((const Prog *)b)->name); }
 
+typedef struct ProgList {
+  Prog *v;
+  int n, cap;
+} ProgList;
+
+static void add_program(const CorpusEntry *e, void *arg) {
+  ProgList *l = arg;
+  if (l->n == l->cap) l->v = realloc(l->v, sizeof(Prog) * (size_t)(l->cap = l->cap ? l->cap * 2 : 256));
+  Prog *p = &l->v[l->n++];
+  snprintf(p->name, sizeof p->name, "%s", e->name);
+  p->leir = xstrdup(e->leir);
+  struct stat st;
+  p->decls = stat(e->decls, &st) == 0 ? xstrdup(e->decls) : NULL;
+  p->text = NULL;
+}
+
 static int list_programs(const char *corpus, Prog **out) {
-  int n = 0, cap = 0;
-  *out = NULL;
-  for (int lv = 1; lv <= 2; lv++) {
-    char dir[4200];
-    if (snprintf(dir, sizeof dir, "%.4000s/programs/level%d", corpus, lv) >= (int)sizeof dir) continue;
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
-      if (n == cap) *out = realloc(*out, sizeof(Prog) * (size_t)(cap = cap ? cap * 2 : 256));
-      Prog *p = &(*out)[n++];
-      char path[8400];
-      snprintf(p->name, sizeof p->name, "level%d/%.*s", lv, (int)(l - 5), e->d_name);
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      p->leir = xstrdup(path);
-      snprintf(path, sizeof path, "%s/%.*s.decls.json", dir, (int)(l - 5), e->d_name);
-      struct stat st;
-      p->decls = stat(path, &st) == 0 ? xstrdup(path) : NULL;
-      p->text = NULL;
-    }
-    closedir(d);
-  }
-  if (n) qsort(*out, (size_t)n, sizeof(Prog), by_name);
-  return n;
+  ProgList l = {NULL, 0, 0};
+  corpus_walk(corpus, add_program, &l);
+  if (l.n) qsort(l.v, (size_t)l.n, sizeof(Prog), by_name);
+  *out = l.v;
+  return l.n;
 }
 
 /* A context whose diagnostics go to a memory stream. */

@@ -95,6 +95,7 @@ clean-fuzz:
 
 ## The front end's resource limits and the fuzzer's regressions (unit test).
 check_PROGRAMS += testsuite/unit/limits_test
-testsuite_unit_limits_test_SOURCES = testsuite/unit/limits_test.c
+testsuite_unit_limits_test_SOURCES = testsuite/unit/limits_test.c \
+	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
 testsuite_unit_limits_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_limits_test_LDADD = libleir.la $(CMOCKA_LIBS)

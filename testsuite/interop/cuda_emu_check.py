@@ -30,25 +30,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tvm_check import decls, inputs_for, iterations  # noqa: E402
+from tvm_check import decls, header_args, inputs_for, iterations  # noqa: E402
 
 CTYPE = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int32_t", "bool": "uint8_t",
          "float16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t"}
-HDR = {"f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32", "bool": "bool", "f16": "float16",
-       "bf16": "uint16", "u64": "uint64", "u32": "uint32", "i8": "int8", "u8": "uint8", "i16": "int16",
-       "u16": "uint16"}  # bf16 travels as its 16 bits (interp/npy.h's convention)
 CTYPE.update({"uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"})
-
-
-def header_args(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"%(in|param|out)\s+(\w+)\s*:\s*(\w+)\[([0-9, ]*)\]", line)
-            if m:
-                shape = tuple(int(x) for x in m.group(4).split(",") if x.strip())
-                out.append((m.group(2), shape, HDR[m.group(3)], m.group(1) != "out"))
-    return out
 
 
 def to_host(cu):

@@ -104,6 +104,24 @@ def decls(path):
             for n, s, t in zip(names, d["known_shapes"], d["known_dtype"])]
 
 
+# the dtype of a `%` header's tag; bf16 travels as its 16 bits (interp/npy.h's convention)
+HDR = {"f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32", "bool": "bool", "f16": "float16",
+       "bf16": "uint16", "u64": "uint64", "u32": "uint32", "i8": "int8", "u8": "uint8", "i16": "int16",
+       "u16": "uint16"}
+
+
+def header_args(path, dtypes=HDR):
+    """(name, shape, dtype, is_input) from a `%` header, dtypes mapping its tags (KeyError on another)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"%(in|param|out)\s+(\w+)\s*:\s*(\w+)\[([0-9, ]*)\]", line)
+            if m:
+                shape = tuple(int(x) for x in m.group(4).split(",") if x.strip())
+                out.append((m.group(2), shape, dtypes[m.group(3)], m.group(1) != "out"))
+    return out
+
+
 def inputs_for(prog_dir, level, name, args, data_root, seed, scale=1.0):
     """NAME -> array for every input; 'corpus' or 'random' says which."""
     man = os.path.join(data_root, level, name, "manifest.json")

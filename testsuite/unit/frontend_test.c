@@ -13,40 +13,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
-
-typedef struct Fx {
-  LeirCtx ctx;
-  char *diag;
-  size_t diag_len;
-  FILE *diag_f;
-} Fx;
-
-static int setup(void **state) {
-  Fx *fx = calloc(1, sizeof *fx);
-  leir_ctx_init(&fx->ctx);
-  fx->diag_f = open_memstream(&fx->diag, &fx->diag_len);
-  fx->ctx.diag_out = fx->diag_f;
-  fx->ctx.quiet_caret = true;
-  *state = fx;
-  return 0;
-}
-
-static int teardown(void **state) {
-  Fx *fx = *state;
-  fclose(fx->diag_f);
-  free(fx->diag);
-  leir_ctx_free(&fx->ctx);
-  free(fx);
-  return 0;
-}
-
-static IrProgram *load(Fx *fx, const char *text, bool sema) {
-  leir_ctx_set_source(&fx->ctx, "t.leir", text, strlen(text));
-  IrProgram *p = ps_parse(&fx->ctx);
-  if (p && sema && !ir_sema(&fx->ctx, p, NULL)) p = NULL;
-  fflush(fx->diag_f);
-  return p;
-}
+#include "testsuite/unit/unit_fx.h"
 
 static char *print_body(const IrProgram *p) {
   SBuf b = {0};
@@ -60,11 +27,11 @@ static IrStmt *first_stmt(IrProgram *p) { return p->nests[0]->items[0].u.stmt; }
 
 static void test_tokens_whitespace_comments(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx,
-                      "# a comment\n"
-                      "B ^{64}_{tx = 0}  L^{4}_{a=0}\t[ C^{f32,g}_{tx,a} = A^{f32,g}_{tx,a} * 1e-05 ; # c\n"
-                      "];\n",
-                      false);
+  IrProgram *p = fx_load(fx,
+                         "# a comment\n"
+                         "B ^{64}_{tx = 0}  L^{4}_{a=0}\t[ C^{f32,g}_{tx,a} = A^{f32,g}_{tx,a} * 1e-05 ; # c\n"
+                         "];\n",
+                         false);
   assert_non_null(p);
   char *s = print_body(p);
   assert_string_equal(s, "B^{64}_{tx=0}L^{4}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*1e-05;];");
@@ -74,7 +41,7 @@ static void test_tokens_whitespace_comments(void **state) {
 static void test_literals_keep_spelling(void **state) {
   Fx *fx = *state;
   const char *t = "B^{4}_{tx=0}[C^{f32,g}_{tx}=1.0e-5+1e-05+2.+1.0e+20+007+inf+-inf;];\n";
-  IrProgram *p = load(fx, t, false);
+  IrProgram *p = fx_load(fx, t, false);
   assert_non_null(p);
   char *s = print_body(p);
   assert_string_equal(s, "B^{4}_{tx=0}[C^{f32,g}_{tx}=1.0e-5+1e-05+2.+1.0e+20+007+inf+-inf;];");
@@ -89,7 +56,7 @@ static void test_literals_keep_spelling(void **state) {
 static void test_loop_kind_needs_superscript(void **state) {
   Fx *fx = *state;
   /* `L` followed by something else is a tensor name, not a loop */
-  IrProgram *p = load(fx, "B^{2}_{tx=0}[Lx^{f32,g}_{tx}=A^{f32,g}_{tx};];", false);
+  IrProgram *p = fx_load(fx, "B^{2}_{tx=0}[Lx^{f32,g}_{tx}=A^{f32,g}_{tx};];", false);
   assert_non_null(p);
   assert_string_equal(first_stmt(p)->lhs->name, "Lx");
 }
@@ -99,7 +66,7 @@ static void test_loop_kind_needs_superscript(void **state) {
 static IrExpr *rhs_of(Fx *fx, const char *expr) {
   char buf[512];
   snprintf(buf, sizeof buf, "B^{8}_{tx=0}L^{8}_{a=0}[C^{f32,g}_{tx}=%s;];", expr);
-  IrProgram *p = load(fx, buf, false);
+  IrProgram *p = fx_load(fx, buf, false);
   assert_non_null(p);
   return first_stmt(p)->rhs;
 }
@@ -181,7 +148,7 @@ static void test_double_repr(void **state) {
 
 static void check_init(Fx *fx, const char *prog, int stmt, IrInitKind init, IrReduceOp op, double id,
                        int nred) {
-  IrProgram *p = load(fx, prog, true);
+  IrProgram *p = fx_load(fx, prog, true);
   if (!p) fail_msg("does not analyse: %s\n%s", prog, fx->diag ? fx->diag : "");
   IrStmt *s = p->stmts[stmt];
   assert_int_equal(s->init, init);
@@ -243,12 +210,12 @@ static void assert_shape(IrTensor *t, int rank, const int64_t *dims) {
 
 static void test_shape_inference(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx,
-                      "B^{16}_{tx=0}L^{3}_{a=0}L^{34}_{c=0}L^{34}_{d=0}[E^{f32,g}_{tx,a,c,d}=if_then_else(1<=c<33&1<=d<33,A^{f32,g}_{tx,a,c-1,d-1},0);];"
-                      "B^{16}_{tx=0}L^{8}_{a=0}L^{32}_{c=0}L^{32}_{d=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f32,g}_{tx,a,c,d}=C^{f32,g}_{tx,a,c,d}+E^{f32,g}_{tx,f,c+g,d+h}*D^{f32,g}_{a,f,g,h};];"
-                      "B^{16}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx,a,0}=C^{f32,g}_{tx,a,0,0};];"
-                      "B^{4}_{tx=0}L^{2}_{c=0}[G^{f32,g}_{1-c,tx*2+c}=F^{f32,g}_{tx,c,0};];",
-                      true);
+  IrProgram *p = fx_load(fx,
+                         "B^{16}_{tx=0}L^{3}_{a=0}L^{34}_{c=0}L^{34}_{d=0}[E^{f32,g}_{tx,a,c,d}=if_then_else(1<=c<33&1<=d<33,A^{f32,g}_{tx,a,c-1,d-1},0);];"
+                         "B^{16}_{tx=0}L^{8}_{a=0}L^{32}_{c=0}L^{32}_{d=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}[C^{f32,g}_{tx,a,c,d}=C^{f32,g}_{tx,a,c,d}+E^{f32,g}_{tx,f,c+g,d+h}*D^{f32,g}_{a,f,g,h};];"
+                         "B^{16}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx,a,0}=C^{f32,g}_{tx,a,0,0};];"
+                         "B^{4}_{tx=0}L^{2}_{c=0}[G^{f32,g}_{1-c,tx*2+c}=F^{f32,g}_{tx,c,0};];",
+                         true);
   if (!p) fail_msg("%s", fx->diag);
   assert_shape(tensor(p, "E"), 4, (int64_t[]){16, 3, 34, 34});
   /* the input's shape is inferred from its reads, guarded ranges narrowed */
@@ -263,11 +230,11 @@ static void test_shape_inference(void **state) {
 
 static void test_declaration_inference_order(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx,
-                      "B^{4}_{tx=0}[Z^{f32,g}_{tx}=Q^{f32,g}_{tx}+A^{f32,g}_{tx};];"
-                      "B^{4}_{tx=0}[C^{f32,g}_{tx}=Z^{f32,g}_{tx}*2;];"
-                      "B^{4}_{tx=0}[D^{f32,g}_{tx}=Z^{f32,g}_{tx}*3;];",
-                      true);
+  IrProgram *p = fx_load(fx,
+                         "B^{4}_{tx=0}[Z^{f32,g}_{tx}=Q^{f32,g}_{tx}+A^{f32,g}_{tx};];"
+                         "B^{4}_{tx=0}[C^{f32,g}_{tx}=Z^{f32,g}_{tx}*2;];"
+                         "B^{4}_{tx=0}[D^{f32,g}_{tx}=Z^{f32,g}_{tx}*3;];",
+                         true);
   assert_non_null(p);
   assert_true(p->decls_inferred);
   /* inputs in order of first appearance, outputs in order of first write */
@@ -286,10 +253,10 @@ static void test_declaration_inference_order(void **state) {
 
 static void test_header_dtype_wins(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx,
-                      "%in A : f64[4]\n%out C : f32[4]\n"
-                      "B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}*2;];",
-                      true);
+  IrProgram *p = fx_load(fx,
+                         "%in A : f64[4]\n%out C : f32[4]\n"
+                         "B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx}*2;];",
+                         true);
   assert_non_null(p);
   assert_int_equal(tensor(p, "A")->dtype, DT_F64);
   assert_non_null(strstr(fx->diag, "t.leir:3:29: warning: 'A' is tagged f32 here but is declared f64; using f64"));
@@ -299,10 +266,10 @@ static void test_header_dtype_wins(void **state) {
 
 static void test_scalar_and_types(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx,
-                      "B^{8}_{tx=0}[J^{i64,g}=J^{i64,g}+H^{i64,g}_{tx};];"
-                      "B^{8}_{tx=0}[D^{f32,g}=D^{f32,g}+I^{f32,g}_{tx}/J^{i64,g};];",
-                      true);
+  IrProgram *p = fx_load(fx,
+                         "B^{8}_{tx=0}[J^{i64,g}=J^{i64,g}+H^{i64,g}_{tx};];"
+                         "B^{8}_{tx=0}[D^{f32,g}=D^{f32,g}+I^{f32,g}_{tx}/J^{i64,g};];",
+                         true);
   assert_non_null(p);
   assert_int_equal(tensor(p, "J")->rank, 0);
   IrStmt *s = p->stmts[1];
@@ -313,19 +280,19 @@ static void test_scalar_and_types(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_tokens_whitespace_comments, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_literals_keep_spelling, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_loop_kind_needs_superscript, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_and_below_comparisons, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_power_right_assoc_and_unary, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_mul_binds_tighter, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_printer_adds_needed_parens, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_tokens_whitespace_comments, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_literals_keep_spelling, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_loop_kind_needs_superscript, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_and_below_comparisons, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_power_right_assoc_and_unary, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_mul_binds_tighter, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_printer_adds_needed_parens, fx_setup, fx_teardown),
     cmocka_unit_test(test_double_repr),
-    cmocka_unit_test_setup_teardown(test_init_rule, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_shape_inference, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_declaration_inference_order, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_header_dtype_wins, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_scalar_and_types, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_init_rule, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_shape_inference, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_declaration_inference_order, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_header_dtype_wins, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_scalar_and_types, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

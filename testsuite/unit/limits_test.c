@@ -6,7 +6,7 @@
  * Inputs are generated here (they are too large or too regular to keep as
  * files).  Every test runs under alarm(): a regression to exponential or
  * quadratic work fails instead of hanging `make check`. */
-#define _POSIX_C_SOURCE 200809L /* open_memstream, alarm */
+#define _POSIX_C_SOURCE 200809L /* alarm */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,52 +19,27 @@
 #include <unistd.h>
 
 #include "ir/ir.h"
+#include "testsuite/unit/unit_fx.h"
 
 enum { SECONDS = 30 };
 
-typedef struct Fx {
-  LeirCtx ctx;
-  char *diag;
-  size_t diag_len;
-  FILE *diag_f;
-} Fx;
-
+/* The shared fixture (unit_fx.h), under alarm(). */
 static int setup(void **state) {
-  Fx *fx = calloc(1, sizeof *fx);
-  leir_ctx_init(&fx->ctx);
-  fx->diag_f = open_memstream(&fx->diag, &fx->diag_len);
-  fx->ctx.diag_out = fx->diag_f;
-  fx->ctx.quiet_caret = true;
-  *state = fx;
+  int rc = fx_setup(state);
   alarm(SECONDS);
-  return 0;
+  return rc;
 }
 
 static int teardown(void **state) {
-  Fx *fx = *state;
   alarm(0);
-  fclose(fx->diag_f);
-  free(fx->diag);
-  leir_ctx_free(&fx->ctx);
-  free(fx);
-  return 0;
+  return fx_teardown(state);
 }
 
 /* Parses (and with `sema`, analyses and verifies) text; NULL on an error. */
 static IrProgram *load(Fx *fx, const char *text, bool sema) {
-  leir_ctx_set_source(&fx->ctx, "t.leir", text, strlen(text));
-  IrProgram *p = ps_parse(&fx->ctx);
-  if (p && sema) {
-    if (!ir_sema(&fx->ctx, p, NULL)) p = NULL;
-    else assert_null(ir_verify(&fx->ctx, p));
-  }
-  fflush(fx->diag_f);
+  IrProgram *p = fx_load(fx, text, sema);
+  if (p && sema) assert_null(ir_verify(&fx->ctx, p));
   return p;
-}
-
-static const char *diags(Fx *fx) {
-  fflush(fx->diag_f);
-  return fx->diag ? fx->diag : "";
 }
 
 /* A growable string for generated programs. */
@@ -106,7 +81,7 @@ static void test_parens_one_too_many(void **state) {
   Fx *fx = *state;
   char *t = parens(IR_MAX_DEPTH); /* tx at level 1001: the tree check */
   assert_null(load(fx, t, false));
-  assert_string_equal(diags(fx), "t.leir:1:1029: error: expression nested too deeply (at most 1000 levels)\n");
+  assert_string_equal(fx_diags(fx), "t.leir:1:1029: error: expression nested too deeply (at most 1000 levels)\n");
   free(t);
 }
 
@@ -132,7 +107,7 @@ static void test_unary_one_too_many(void **state) {
   Fx *fx = *state;
   char *t = negs(IR_MAX_DEPTH);
   assert_null(load(fx, t, false));
-  assert_string_equal(diags(fx), "t.leir:1:1029: error: expression nested too deeply (at most 1000 levels)\n");
+  assert_string_equal(fx_diags(fx), "t.leir:1:1029: error: expression nested too deeply (at most 1000 levels)\n");
   free(t);
 }
 
@@ -143,7 +118,7 @@ static void test_unary_parser_stack(void **state) {
   Fx *fx = *state;
   char *t = negs(60000);
   assert_null(load(fx, t, false));
-  const char *d = diags(fx);
+  const char *d = fx_diags(fx);
   assert_string_equal(strstr(d, ": error: "), ": error: expression nested too deeply (at most 1000 levels)\n");
   assert_int_equal(fx->ctx.nerrors, 1);
   free(t);
@@ -186,7 +161,7 @@ static void test_nests_one_too_many(void **state) {
   Fx *fx = *state;
   char *t = nests(IR_MAX_DEPTH + 1);
   assert_null(load(fx, t, false));
-  assert_string_equal(diags(fx), "t.leir:1:1013: error: loop nests nested too deeply (at most 1000 levels)\n");
+  assert_string_equal(fx_diags(fx), "t.leir:1:1013: error: loop nests nested too deeply (at most 1000 levels)\n");
   free(t);
 }
 

@@ -2,7 +2,6 @@
  * parsing, the byte count of a program's tensors, the exact error, and the
  * interpreter refusing a program over the limit before it allocates
  * anything (a program of terabytes fails at once instead of being killed). */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,45 +14,7 @@
 
 #include "interp/interp.h"
 #include "ir/memlimit.h"
-
-typedef struct Fx {
-  LeirCtx ctx;
-  char *diag;
-  size_t diag_len;
-  FILE *diag_f;
-} Fx;
-
-static int setup(void **state) {
-  Fx *fx = calloc(1, sizeof *fx);
-  leir_ctx_init(&fx->ctx);
-  fx->diag_f = open_memstream(&fx->diag, &fx->diag_len);
-  fx->ctx.diag_out = fx->diag_f;
-  fx->ctx.quiet_caret = true;
-  *state = fx;
-  return 0;
-}
-
-static int teardown(void **state) {
-  Fx *fx = *state;
-  fclose(fx->diag_f);
-  free(fx->diag);
-  leir_ctx_free(&fx->ctx);
-  free(fx);
-  return 0;
-}
-
-static IrProgram *load(Fx *fx, const char *text) {
-  leir_ctx_set_source(&fx->ctx, "t.leir", text, strlen(text));
-  IrProgram *p = ps_parse(&fx->ctx);
-  assert_non_null(p);
-  assert_true(ir_sema(&fx->ctx, p, NULL));
-  return p;
-}
-
-static const char *diags(Fx *fx) {
-  fflush(fx->diag_f);
-  return fx->diag ? fx->diag : "";
-}
+#include "testsuite/unit/unit_fx.h"
 
 static void test_parse_size(void **state) {
   (void)state;
@@ -99,7 +60,7 @@ static const char *const small =
 
 static void test_program_bytes(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx, small);
+  IrProgram *p = fx_load_ok(fx, small);
   const IrTensor *t;
   assert_int_equal(leir_program_bytes(p, &t), 64 * 32 * 4 + 64 * 8);
   assert_string_equal(t->name, "A");
@@ -109,16 +70,16 @@ static void test_program_bytes(void **state) {
  * exact message, at the largest tensor. */
 static void test_interp_limit(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx, small);
+  IrProgram *p = fx_load_ok(fx, small);
   fx->ctx.max_memory = 64 * 32 * 4 + 64 * 8;
   InterpProg *ip = interp_new(&fx->ctx, p, NULL);
   assert_non_null(ip);
   assert_true(interp_run(ip));
   interp_free(ip);
-  assert_string_equal(diags(fx), "");
+  assert_string_equal(fx_diags(fx), "");
   fx->ctx.max_memory--;
   assert_null(interp_new(&fx->ctx, p, NULL));
-  assert_string_equal(diags(fx),
+  assert_string_equal(fx_diags(fx),
                       "t.leir:1:6: error: the tensors of the program need 8704 bytes (8.5 KiB), more than the "
                       "memory limit of 8703 bytes (8.5 KiB) (--max-memory); the largest is 'A' (f32[64,32], "
                       "8192 bytes)\n");
@@ -128,10 +89,10 @@ static void test_interp_limit(void **state) {
  * fail under ASan or be killed). */
 static void test_huge(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx, "B^{1024}_{tx=0}L^{1048576}_{a=0}L^{1048576}_{c=0}[C^{f64,g}_{a,c}=1;];\n");
+  IrProgram *p = fx_load_ok(fx, "B^{1024}_{tx=0}L^{1048576}_{a=0}L^{1048576}_{c=0}[C^{f64,g}_{a,c}=1;];\n");
   fx->ctx.max_memory = (uint64_t)1 << 30;
   assert_null(interp_new(&fx->ctx, p, NULL));
-  assert_string_equal(diags(fx),
+  assert_string_equal(fx_diags(fx),
                       "t.leir:1:51: error: the tensors of the program need 8796093022208 bytes (8.0 TiB), more "
                       "than the memory limit of 1073741824 bytes (1.0 GiB) (--max-memory); the largest is 'C' "
                       "(f64[1048576,1048576], 8796093022208 bytes)\n");
@@ -140,19 +101,19 @@ static void test_huge(void **state) {
 /* No limit (0): only the interpreter's own per-tensor cap applies. */
 static void test_no_limit(void **state) {
   Fx *fx = *state;
-  IrProgram *p = load(fx, small);
+  IrProgram *p = fx_load_ok(fx, small);
   assert_true(leir_check_memory(&fx->ctx, p));
-  assert_string_equal(diags(fx), "");
+  assert_string_equal(fx_diags(fx), "");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_parse_size),
     cmocka_unit_test(test_default),
-    cmocka_unit_test_setup_teardown(test_program_bytes, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_interp_limit, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_huge, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_no_limit, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_program_bytes, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_interp_limit, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_huge, fx_setup, fx_teardown),
+    cmocka_unit_test_setup_teardown(test_no_limit, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

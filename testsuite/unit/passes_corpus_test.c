@@ -35,7 +35,6 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +45,7 @@
 #include "interp/check.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
+#include "testsuite/corpus_walk.h"
 
 static char corpus[4096];
 /* The passes a test covers: operator and memory level (issue 5), or graph
@@ -115,26 +115,25 @@ typedef struct Prog {
   char leir[8192], decls[8192];
 } Prog;
 
+typedef struct ProgList {
+  Prog *v;
+  int n, cap;
+} ProgList;
+
+static void add_program(const CorpusEntry *e, void *arg) {
+  ProgList *l = arg;
+  if (l->n == l->cap) l->v = realloc(l->v, sizeof(Prog) * (size_t)(l->cap = l->cap ? l->cap * 2 : 256));
+  Prog *p = &l->v[l->n++];
+  snprintf(p->name, sizeof p->name, "%s", e->name);
+  snprintf(p->leir, sizeof p->leir, "%s", e->leir);
+  snprintf(p->decls, sizeof p->decls, "%s", e->decls);
+}
+
 static int list_programs(Prog **out) {
-  int n = 0, cap = 0;
-  *out = NULL;
-  for (int lv = 1; lv <= 2; lv++) {
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
-      if (n == cap) *out = realloc(*out, sizeof(Prog) * (size_t)(cap = cap ? cap * 2 : 256));
-      Prog *p = &(*out)[n++];
-      snprintf(p->name, sizeof p->name, "level%d/%.*s", lv, (int)(l - 5), e->d_name);
-      snprintf(p->leir, sizeof p->leir, "%s/%s", dir, e->d_name);
-      snprintf(p->decls, sizeof p->decls, "%s/%.*s.decls.json", dir, (int)(l - 5), e->d_name);
-    }
-    closedir(d);
-  }
+  ProgList l = {NULL, 0, 0};
+  corpus_walk(corpus, add_program, &l);
+  int n = l.n;
+  *out = l.v;
   /* a stable order */
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && strcmp((*out)[j - 1].name, (*out)[j].name) > 0; j--) {

@@ -43,7 +43,6 @@
 #include <cmocka.h>
 
 #include <ctype.h>
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +54,7 @@
 #include "passes/dataflow.h"
 #include "passes/pass.h"
 #include "passes/rewrite.h"
+#include "testsuite/corpus_walk.h"
 
 static const char *const graph[] = {
     "operator_fusion",       "operator_fission",
@@ -457,29 +457,27 @@ static void one_program(const char *name, const char *leir, const char *decls, C
   free(text);
 }
 
+/* The corpus walk of test_candidates: LEIR_CORPUS_ONLY's word, if any,
+ * must occur in the file name. */
+typedef struct CandWalk {
+  const char *only;
+  Counts *cnt;
+  FILE *devnull;
+} CandWalk;
+
+static void cand_program(const CorpusEntry *e, void *arg) {
+  CandWalk *w = arg;
+  if (w->only && !strstr(e->file, w->only)) return;
+  one_program(e->name, e->leir, e->decls, w->cnt, w->devnull);
+}
+
 static void test_candidates(void **state) {
   (void)state;
   if (!have_corpus()) skip();
   FILE *devnull = fopen("/dev/null", "w");
   Counts cnt[NGRAPH] = {0};
-  const char *only = getenv("LEIR_CORPUS_ONLY");
-  for (int lv = 1; lv <= 2; lv++) {
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir") || (only && !strstr(e->d_name, only))) continue;
-      char leir[8400], decls[8400], name[600];
-      snprintf(leir, sizeof leir, "%s/%s", dir, e->d_name);
-      snprintf(decls, sizeof decls, "%s/%.*s.decls.json", dir, (int)(l - 5), e->d_name);
-      snprintf(name, sizeof name, "level%d/%.*s", lv, (int)(l - 5), e->d_name);
-      one_program(name, leir, decls, cnt, devnull);
-    }
-    closedir(d);
-  }
+  CandWalk w = {getenv("LEIR_CORPUS_ONLY"), cnt, devnull};
+  corpus_walk(corpus, cand_program, &w);
   fclose(devnull);
   int failures = 0;
   print_message("# count: graph candidates: strategy candidates verified-E verified-T not-interpreted failures\n");

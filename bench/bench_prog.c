@@ -1,0 +1,38 @@
+/* bench_prog.c -- see bench_prog.h. */
+#include "bench/bench_prog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  size_t got = b ? fread(b, 1, (size_t)n, f) : 0;
+  if (b) b[got] = 0;
+  fclose(f);
+  return b;
+}
+
+bool bench_prog_load(BenchProg *bp, const char *leir, const char *decls) {
+  bp->text = slurp(leir);
+  if (!bp->text) return false;
+  leir_ctx_init(&bp->ctx);
+  bp->ctx.no_warnings = true;
+  bp->devnull = fopen("/dev/null", "w");
+  bp->ctx.diag_out = bp->devnull;
+  leir_ctx_set_source(&bp->ctx, leir, bp->text, strlen(bp->text));
+  IrProgram *p = ps_parse(&bp->ctx);
+  bp->side = (IrDeclList){0};
+  bp->p = p && ir_decls_load_json(&bp->ctx, decls, &bp->side) && ir_sema(&bp->ctx, p, &bp->side) ? p : NULL;
+  return true;
+}
+
+void bench_prog_free(BenchProg *bp) {
+  fclose(bp->devnull);
+  leir_ctx_free(&bp->ctx);
+  free(bp->text);
+}

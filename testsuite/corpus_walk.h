@@ -1,0 +1,25 @@
+/* corpus_walk.h -- the programs of the corpus (../shared/corpus), for the
+ * tests and tools that run over all of them (passes_corpus_test,
+ * passes_graph_test, testsuite/fuzz/campaign). */
+#ifndef LEIR_TESTSUITE_CORPUS_WALK_H
+#define LEIR_TESTSUITE_CORPUS_WALK_H
+
+/* One program: CORPUS/programs/levelN/NAME.leir. */
+typedef struct CorpusEntry {
+  int level;         /* N: 1 or 2 */
+  const char *file;  /* NAME.leir, as the directory lists it */
+  const char *name;  /* levelN/NAME */
+  const char *leir;  /* CORPUS/programs/levelN/NAME.leir */
+  const char *decls; /* CORPUS/programs/levelN/NAME.decls.json (whether it exists or not) */
+} CorpusEntry;
+
+/* Called once per program; `e` and its strings last until it returns. */
+typedef void (*CorpusFn)(const CorpusEntry *e, void *arg);
+
+/* Calls fn(e, arg) for every file NAME.leir (NAME not empty) of
+ * CORPUS/programs/level1, then of CORPUS/programs/level2, in the order the
+ * directory lists them (not sorted); a level whose directory does not open
+ * is skipped.  Returns the number of calls. */
+int corpus_walk(const char *corpus, CorpusFn fn, void *arg);
+
+#endif
