@@ -395,6 +395,10 @@ static void check_ref(RangeCk *rc, IrRef *r, bool write) {
   for (int d = 0; d < r->nsub && d < t->rank; d++) {
     bool ovf = false;
     Interval x = sema_interval(rc->sc, r->sub[d], &ovf);
+    if (ovf) { /* the interpreter and the code generator would wrap around */
+      diag_error(rc->sc->ctx, r->sub[d]->loc, "index arithmetic of '%s' overflows int64: item %d", r->name, d + 1);
+      continue;
+    }
     if (!x.ok || (x.lo >= 0 && x.hi < t->shape[d])) continue;
     if (x.exact && (write || !rc->guarded))
       diag_error(rc->sc->ctx, r->sub[d]->loc,
