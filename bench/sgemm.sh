@@ -5,6 +5,13 @@
 #
 #   bench/sgemm.sh [BUILDDIR] [-O PIPELINE]...
 #
+# A register-blocked pipeline (4x64 blocks of D in registers across c, a
+# 256 KiB panel of C reused from L2 over all rows):
+#   bench/sgemm.sh _build -O 'reorder(nest=0,loop1=a,loop2=c),split(nest=0,loop=tx,factor=256),split(nest=0,loop=a,factor=16),reorder(nest=0,loop1=tx,loop2=h),reorder(nest=0,loop1=g,loop2=h)'
+# (2-core AVX-512 machine, lightly loaded: as written 13.3 GFLOP/s, after
+# it 151.9 = 11.4x, OpenBLAS 174.4; every output bit-identical to the
+# as-written one.)
+#
 # Setup: installs libopenblas-dev with apt-get when OpenBLAS is missing and
 # we are root.  Forces OpenBLAS's AVX-512 kernel (OPENBLAS_CORETYPE=SkylakeX)
 # when the CPU has AVX-512F; the kernel that ran is printed.
