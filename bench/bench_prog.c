@@ -1,24 +1,12 @@
 /* bench_prog.c -- see bench_prog.h. */
 #include "bench/bench_prog.h"
+#include "ir/readfile.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  size_t got = b ? fread(b, 1, (size_t)n, f) : 0;
-  if (b) b[got] = 0;
-  fclose(f);
-  return b;
-}
-
 bool bench_prog_load(BenchProg *bp, const char *leir, const char *decls) {
-  bp->text = slurp(leir);
+  bp->text = leir_read_file(leir, NULL);
   if (!bp->text) return false;
   leir_ctx_init(&bp->ctx);
   bp->ctx.no_warnings = true;

@@ -15,28 +15,12 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
+#include "ir/readfile.h"
 
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  *len = (size_t)n;
-  return b;
 }
 
 /* Seconds from text to PTX, or a negative value on failure. */
@@ -96,7 +80,7 @@ int main(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/%s", dir, nm);
         snprintf(decls, sizeof decls, "%s/%.*s.decls.json", dir, (int)(nl - 5), nm);
         size_t len = 0;
-        char *text = slurp(path, &len);
+        char *text = leir_read_file(path, &len);
         double best = -1;
         size_t bytes = 0;
         for (int r = 0; text && r < 3; r++) {

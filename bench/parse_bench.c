@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ir/ir.h"
+#include "ir/readfile.h"
 
 typedef struct Item {
   char *text, *decls, *name;
@@ -19,20 +20,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  size_t got = fread(b, 1, (size_t)n, f);
-  b[got] = 0;
-  fclose(f);
-  *len = got;
-  return b;
 }
 
 static void push(Item **v, int *n, int *cap, Item it) {
@@ -63,7 +50,7 @@ int main(int argc, char **argv) {
       Item it = {0};
       char path[8192];
       snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      it.text = slurp(path, &it.len);
+      it.text = leir_read_file(path, &it.len);
       it.name = strdup(path);
       snprintf(path, sizeof path, "%s/%.*s.decls.json", dir, (int)(fl - 5), e->d_name);
       it.decls = strdup(path);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "ir/readfile.h"
 
 #define N 1024
 #define REPS 3
@@ -33,23 +34,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  *len = (size_t)n;
-  return b;
 }
 
 typedef struct Run {
@@ -63,7 +47,7 @@ static bool run_leir(const char *path, const float *a, const float *c, Run *out)
   LeirCtx ctx;
   leir_ctx_init(&ctx);
   size_t len = 0;
-  char *text = slurp(path, &len);
+  char *text = leir_read_file(path, &len);
   if (!text) {
     fprintf(stderr, "sgemm_bench: cannot read %s\n", path);
     leir_ctx_free(&ctx);

@@ -16,28 +16,12 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
+#include "ir/readfile.h"
 
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  *len = b ? (size_t)n : 0;
-  return b;
 }
 
 /* Fills buf (numel elements of t) from DIR/in_NAME.npy when it has the
@@ -47,7 +31,7 @@ static void load_input(const char *dir, const IrTensor *t, void *buf, size_t byt
   char path[4096];
   snprintf(path, sizeof path, "%s/in_%s.npy", dir, t->name);
   size_t len = 0;
-  char *raw = slurp(path, &len);
+  char *raw = leir_read_file(path, &len);
   if (!raw) return;
   /* .npy v1/v2: magic(6) ver(2) hlen(2|4) header data */
   size_t hl = raw[6] == 1 ? (size_t)(unsigned char)raw[8] | (size_t)(unsigned char)raw[9] << 8
@@ -72,7 +56,7 @@ static void bench_one(const char *spec, int reps, int threads) {
   leir_ctx_init(&ctx);
   ctx.no_warnings = true;
   size_t len = 0;
-  char *text = slurp(s, &len);
+  char *text = leir_read_file(s, &len);
   IrProgram *p = NULL;
   IrDeclList side = {0};
   if (text) {

@@ -3,6 +3,7 @@
 #include "testsuite/corpus_walk.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,4 +53,43 @@ int corpus_walk(const char *corpus, CorpusFn fn, void *arg) {
     free(dir);
   }
   return n;
+}
+
+typedef struct CorpusVec {
+  CorpusProg *v;
+  int n, cap;
+} CorpusVec;
+
+static char *dup(const char *s) { return alloc_printf(strlen(s) + 1, "%s", s); }
+
+static void add_prog(const CorpusEntry *e, void *arg) {
+  CorpusVec *l = arg;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 256;
+    l->v = realloc(l->v, sizeof *l->v * (size_t)l->cap);
+    if (!l->v) abort();
+  }
+  struct stat st;
+  l->v[l->n++] = (CorpusProg){dup(e->name), dup(e->leir), stat(e->decls, &st) == 0 ? dup(e->decls) : NULL};
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const CorpusProg *)a)->name, ((const CorpusProg *)b)->name);
+}
+
+int corpus_list(const char *corpus, CorpusProg **out) {
+  CorpusVec l = {NULL, 0, 0};
+  corpus_walk(corpus, add_prog, &l);
+  if (l.n) qsort(l.v, (size_t)l.n, sizeof *l.v, by_name);
+  *out = l.v;
+  return l.n;
+}
+
+void corpus_list_free(CorpusProg *v, int n) {
+  for (int i = 0; i < n; i++) {
+    free(v[i].name);
+    free(v[i].leir);
+    free(v[i].decls);
+  }
+  free(v);
 }

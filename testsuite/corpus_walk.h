@@ -22,4 +22,15 @@ typedef void (*CorpusFn)(const CorpusEntry *e, void *arg);
  * is skipped.  Returns the number of calls. */
 int corpus_walk(const char *corpus, CorpusFn fn, void *arg);
 
+/* A program of corpus_list: owned copies of the entry's strings. */
+typedef struct CorpusProg {
+  char *name, *leir;
+  char *decls; /* NULL when the file does not exist */
+} CorpusProg;
+
+/* Every program corpus_walk visits, sorted by name, into *out (malloc'ed,
+ * NULL when none); returns their number.  corpus_list_free frees them. */
+int corpus_list(const char *corpus, CorpusProg **out);
+void corpus_list_free(CorpusProg *v, int n);
+
 #endif

@@ -45,13 +45,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "interp/check.h"
 #include "ir/ir.h"
 #include "ir/memlimit.h"
 #include "passes/pass.h"
 #include "testsuite/corpus_walk.h"
+#include "ir/readfile.h"
 
 typedef struct Opts {
   const char *corpus;
@@ -84,51 +84,22 @@ static uint64_t mix(uint64_t x) { /* splitmix64 */
 
 static uint64_t next(uint64_t *s) { return mix(*s += 0x632BE59BD9B4E019ull); }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 14, n = 0, got;
-  char *b = malloc(cap);
-  while (b && (got = fread(b + n, 1, cap - n - 1, f)) > 0) {
-    n += got;
-    if (n + 1 == cap) b = realloc(b, cap *= 2);
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  return b;
-}
-
-static char *xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(((const Prog *)a)->name, ((const Prog *)b)->name); }
-
-typedef struct ProgList {
-  Prog *v;
-  int n, cap;
-} ProgList;
-
-static void add_program(const CorpusEntry *e, void *arg) {
-  ProgList *l = arg;
-  if (l->n == l->cap) l->v = realloc(l->v, sizeof(Prog) * (size_t)(l->cap = l->cap ? l->cap * 2 : 256));
-  Prog *p = &l->v[l->n++];
-  snprintf(p->name, sizeof p->name, "%s", e->name);
-  p->leir = xstrdup(e->leir);
-  struct stat st;
-  p->decls = stat(e->decls, &st) == 0 ? xstrdup(e->decls) : NULL;
-  p->text = NULL;
-}
-
+/* The corpus programs (corpus_list: sorted by name, decls NULL when
+ * absent); the sources are read later. */
 static int list_programs(const char *corpus, Prog **out) {
-  ProgList l = {NULL, 0, 0};
-  corpus_walk(corpus, add_program, &l);
-  if (l.n) qsort(l.v, (size_t)l.n, sizeof(Prog), by_name);
-  *out = l.v;
-  return l.n;
+  CorpusProg *c;
+  int n = corpus_list(corpus, &c);
+  Prog *v = calloc(n ? (size_t)n : 1, sizeof *v);
+  if (!v) abort();
+  for (int i = 0; i < n; i++) {
+    snprintf(v[i].name, sizeof v[i].name, "%s", c[i].name);
+    v[i].leir = c[i].leir; /* owned by v now */
+    v[i].decls = c[i].decls;
+    free(c[i].name);
+  }
+  free(c);
+  *out = v;
+  return n;
 }
 
 /* A context whose diagnostics go to a memory stream. */
@@ -387,7 +358,7 @@ int main(int argc, char **argv) {
   }
   int *elig = malloc(sizeof(int) * (size_t)n), nelig = 0;
   for (int i = 0; i < n; i++) {
-    progs[i].text = slurp(progs[i].leir);
+    progs[i].text = leir_read_file(progs[i].leir, NULL);
     if (!progs[i].text) continue;
     Cx c;
     cx_init(&c);

@@ -26,6 +26,7 @@
 #include "interp/data.h"
 #include "interp/interp.h"
 #include "testsuite/unit/unit_prog.h"
+#include "ir/readfile.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -495,30 +496,13 @@ static int64_t work_of(const IrNest *n) {
   return w > INT64_MAX / inner ? INT64_MAX : w * inner;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  if (b) b[n] = '\0';
-  if (len) *len = (size_t)n;
-  return b;
-}
-
 /* Loads path (with the sidecar decls when not NULL).  False if it does not
  * load cleanly (such programs are not the subject of this test). */
 static bool load_file(Prog *pr, const char *path, const char *decls) {
   prog_init(pr);
   pr->ctx.no_warnings = true;
   size_t len = 0;
-  char *text = slurp(path, &len);
+  char *text = leir_read_file(path, &len);
   if (!text) return false;
   leir_ctx_set_source(&pr->ctx, path, text, len);
   free(text);

@@ -31,6 +31,7 @@
 #include "interp/data.h"
 #include "interp/interp.h"
 #include "interp/npy.h"
+#include "ir/readfile.h"
 
 /* Workloads known not to match PyTorch, with the reason.  Empty: every
  * workload with data matches. */
@@ -59,26 +60,6 @@ static const char *explanation(const char *id) {
   return NULL;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *b = malloc(cap);
-  size_t k;
-  while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
-    n += k;
-    if (n == cap) {
-      char *nb = realloc(b, cap * 2);
-      if (!nb) break;
-      b = nb;
-      cap *= 2;
-    }
-  }
-  fclose(f);
-  *len = n;
-  return b;
-}
-
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -98,7 +79,7 @@ static IrProgram *load_program(LeirCtx *ctx, const Work *w, char *why, size_t nw
   snprintf(path, sizeof path, "%s/programs/%s/%s.leir", w->corpus, w->level, w->name);
   snprintf(decls, sizeof decls, "%s/programs/%s/%s.decls.json", w->corpus, w->level, w->name);
   size_t len;
-  char *text = slurp(path, &len);
+  char *text = leir_read_file(path, &len);
   if (!text) {
     snprintf(why, nwhy, "cannot read %.900s", path);
     return NULL;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/readfile.h"
 
 static char corpus[4096];
 
@@ -23,20 +24,6 @@ static bool have_corpus(void) {
   DIR *d = opendir(corpus);
   if (d) closedir(d);
   return d != NULL;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-  buf[n] = 0;
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
 }
 
 /* Parses `text` and prints it back; returns true if the printed program
@@ -91,7 +78,7 @@ static void test_programs(void **state) {
         snprintf(path, sizeof path, "%s/%s", dir, f);
         snprintf(decls, sizeof decls, "%s/%.*s.decls.json", dir, (int)(fl - 5), f);
         size_t len;
-        char *text = slurp(path, &len);
+        char *text = leir_read_file(path, &len);
         bool s1 = false, s2 = false;
         n++;
         ok += text && round_trip(path, text, len, decls, &s1);

@@ -46,6 +46,7 @@
 #include "ir/ir.h"
 #include "passes/pass.h"
 #include "testsuite/corpus_walk.h"
+#include "ir/readfile.h"
 
 static char corpus[4096];
 /* The passes a test covers: operator and memory level (issue 5), or graph
@@ -55,22 +56,6 @@ static bool in_scope(const PassInfo *p, bool opmem) {
   return om == opmem;
 }
 static int64_t verify_limit = 1000000;
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *b = malloc(cap);
-  size_t got;
-  while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) b = realloc(b, cap *= 2);
-  }
-  fclose(f);
-  b[n] = 0;
-  if (len) *len = n;
-  return b;
-}
 
 /* Parses and analyses `text` with the sidecar `decls` in a fresh context
  * whose diagnostics go to `diag`.  NULL on error. */
@@ -108,40 +93,6 @@ static char *body_text(const IrProgram *p) {
   SBuf b = {0};
   ir_print_body(&b, p);
   return b.s;
-}
-
-typedef struct Prog {
-  char name[512];
-  char leir[8192], decls[8192];
-} Prog;
-
-typedef struct ProgList {
-  Prog *v;
-  int n, cap;
-} ProgList;
-
-static void add_program(const CorpusEntry *e, void *arg) {
-  ProgList *l = arg;
-  if (l->n == l->cap) l->v = realloc(l->v, sizeof(Prog) * (size_t)(l->cap = l->cap ? l->cap * 2 : 256));
-  Prog *p = &l->v[l->n++];
-  snprintf(p->name, sizeof p->name, "%s", e->name);
-  snprintf(p->leir, sizeof p->leir, "%s", e->leir);
-  snprintf(p->decls, sizeof p->decls, "%s", e->decls);
-}
-
-static int list_programs(Prog **out) {
-  ProgList l = {NULL, 0, 0};
-  corpus_walk(corpus, add_program, &l);
-  int n = l.n;
-  *out = l.v;
-  /* a stable order */
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && strcmp((*out)[j - 1].name, (*out)[j].name) > 0; j--) {
-      Prog t = (*out)[j];
-      (*out)[j] = (*out)[j - 1];
-      (*out)[j - 1] = t;
-    }
-  return n;
 }
 
 static int setup(void **state) {
@@ -189,8 +140,8 @@ static int verdict(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, CmpTole
   return v;
 }
 
-static void one_program(const Prog *pr, Counts *cnt, FILE *devnull, bool opmem) {
-  char *text = slurp(pr->leir, NULL);
+static void one_program(const CorpusProg *pr, Counts *cnt, FILE *devnull, bool opmem) {
+  char *text = leir_read_file(pr->leir, NULL);
   LeirCtx ctx;
   IrProgram *p = load(&ctx, pr->leir, text, pr->decls, devnull);
   if (!p) {
@@ -270,8 +221,8 @@ static void one_program(const Prog *pr, Counts *cnt, FILE *devnull, bool opmem) 
 
 static void run_candidates(bool opmem) {
   if (!have_corpus() || getenv("LEIR_SKIP_CANDIDATES")) skip();
-  Prog *progs;
-  int n = list_programs(&progs);
+  CorpusProg *progs;
+  int n = corpus_list(corpus, &progs);
   FILE *devnull = fopen("/dev/null", "w");
   Counts cnt = {0};
   clock_t t0 = clock();
@@ -289,7 +240,7 @@ static void run_candidates(bool opmem) {
     if (pass_table[i].impl && in_scope(&pass_table[i], opmem))
       print_message("#   %-24s %d\n", pass_table[i].name, cnt.per_pass[i]);
   fclose(devnull);
-  free(progs);
+  corpus_list_free(progs, n);
   assert_int_equal(cnt.failures, 0);
   assert_true(cnt.programs > 0);
 }
