@@ -14,6 +14,7 @@
 
 #include "config.h" /* LEIR_LLVM_MAJOR */
 #include "codegen/codegen.h"
+#include "ir/range.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
@@ -167,14 +168,6 @@ LLVMValueRef cg_const(CgFn *f, double v, IrDType t);
 /* The address of r's element.  Subscripts not provably in range are
  * checked (see guard_offset). */
 LLVMValueRef cg_addr(CgFn *f, const IrRef *r, bool write);
-/* The range of an index expression over its loops' ranges, when simple
- * (integer literals, loop indices, + - * and floor division/modulo by a
- * positive constant, without overflow); ok = false otherwise. */
-typedef struct CgRange {
-  bool ok;
-  int64_t lo, hi;
-} CgRange;
-CgRange cg_item_range(const IrExpr *e);
 LLVMValueRef cg_load(CgFn *f, LLVMValueRef addr, IrDType t);
 void cg_store(CgFn *f, LLVMValueRef addr, LLVMValueRef v, IrDType t);
 /* The value of `op` on two values of type t (+, -, *, max, min) */

@@ -337,59 +337,9 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
 
 /* ------------------------------------------------------------ bounds */
 
-CgRange cg_item_range(const IrExpr *e) {
-  CgRange r = {false, 0, 0}, a, b;
-  switch (e->kind) {
-  case E_INT: return (CgRange){true, e->u.ilit.value, e->u.ilit.value};
-  case E_INDEX:
-    if (!e->u.index.loop) return r;
-    return (CgRange){true, 0, e->u.index.loop->extent - 1};
-  case E_PAREN: return cg_item_range(e->u.paren);
-  case E_UNARY:
-    a = cg_item_range(e->u.unary.a);
-    if (!a.ok || a.lo == INT64_MIN) return r;
-    return e->u.unary.op == OP_NEG ? (CgRange){true, -a.hi, -a.lo} : a;
-  case E_BINARY:
-    a = cg_item_range(e->u.bin.a);
-    b = cg_item_range(e->u.bin.b);
-    if (!a.ok || !b.ok) return r;
-    switch (e->u.bin.op) {
-    case OP_ADD:
-      if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi)) return r;
-      r.ok = true;
-      return r;
-    case OP_SUB:
-      if (__builtin_sub_overflow(a.lo, b.hi, &r.lo) || __builtin_sub_overflow(a.hi, b.lo, &r.hi)) return r;
-      r.ok = true;
-      return r;
-    case OP_MUL: {
-      int64_t p[4];
-      if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
-          __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
-        return r;
-      r = (CgRange){true, p[0], p[0]};
-      for (int i = 1; i < 4; i++) {
-        if (p[i] < r.lo) r.lo = p[i];
-        if (p[i] > r.hi) r.hi = p[i];
-      }
-      return r;
-    }
-    case OP_FLOORDIV:
-      if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return r;
-      return (CgRange){true, a.lo / b.lo, a.hi / b.lo};
-    case OP_MOD:
-      if (b.lo != b.hi || b.lo <= 0) return r;
-      if (a.lo >= 0 && a.hi < b.lo) return a;
-      return (CgRange){true, 0, b.lo - 1};
-    default: return r;
-    }
-  default: return r;
-  }
-}
-
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
-  CgRange r = cg_item_range(item);
+  IrRange r = ir_expr_range(item);
   if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
@@ -443,7 +393,7 @@ static bool all_in_bounds(const CgFn *f, const IrRef *r) {
   const CgTensorInfo *ti = &f->m->plan->t[t->id];
   for (int d = 0; d < t->rank; d++) {
     if (ti->keep && !ti->keep[d]) continue;
-    CgRange g = cg_item_range(r->sub[d]);
+    IrRange g = ir_expr_range(r->sub[d]);
     if (!g.ok || g.lo < 0 || g.hi >= t->shape[d]) return false;
   }
   return true;
@@ -618,7 +568,7 @@ static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
 }
 
 /* Integer index arithmetic (i64 or i32 +, -, *) whose operands and result
- * have a range proven by cg_item_range inside the type cannot wrap: nsw,
+ * have a range proven by ir_expr_range inside the type cannot wrap: nsw,
  * and nuw when nothing is negative.  SCEV then sees subscripts such as
  * tx*4+ti as affine (the vectoriser needs it for tiled loops). */
 static void no_wrap(LLVMValueRef v, const IrExpr *e) {
@@ -626,7 +576,7 @@ static void no_wrap(LLVMValueRef v, const IrExpr *e) {
   if (e->type == DT_I64) lo = INT64_MIN, hi = INT64_MAX;
   else if (e->type == DT_I32) lo = INT32_MIN, hi = INT32_MAX;
   else return;
-  CgRange a = cg_item_range(e->u.bin.a), b = cg_item_range(e->u.bin.b), r = cg_item_range(e);
+  IrRange a = ir_expr_range(e->u.bin.a), b = ir_expr_range(e->u.bin.b), r = ir_expr_range(e);
   if (!a.ok || !b.ok || !r.ok || a.lo < lo || a.hi > hi || b.lo < lo || b.hi > hi || r.lo < lo || r.hi > hi)
     return;
   LLVMSetNSW(v, 1);
