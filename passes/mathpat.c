@@ -3,6 +3,7 @@
 
 #include "passes/rewrite.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -478,6 +479,10 @@ typedef struct ModSearch {
 static bool mod_expr(ModSearch *s, const IrExpr *e);
 static bool mod_tensor(ModSearch *s, const char *name);
 
+/* A literal larger than this is not moderate (fuzz_passes: y = 1e8 made
+   1+y-y exactly 0 in f32). */
+#define MP_MODERATE_LITERAL 10000
+
 static bool literal(const IrExpr *e) {
   while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG))
     e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
@@ -519,7 +524,14 @@ static bool mod_call(ModSearch *s, const IrExpr *e) {
 
 static bool mod_expr(ModSearch *s, const IrExpr *e) {
   switch (e->kind) {
-  case E_INT: case E_FLOAT: case E_INDEX: case E_CMP: return true;
+  case E_INT:
+    if (e->u.ilit.value > MP_MODERATE_LITERAL || e->u.ilit.value < -MP_MODERATE_LITERAL)
+      return fail(s, "a literal above 10000 in magnitude");
+    return true;
+  case E_FLOAT:
+    if (fabs(e->u.flit.value) > MP_MODERATE_LITERAL) return fail(s, "a literal above 10000 in magnitude");
+    return true;
+  case E_INDEX: case E_CMP: return true;
   case E_INF: return fail(s, "inf");
   case E_PAREN: return mod_expr(s, e->u.paren);
   case E_UNARY: return mod_expr(s, e->u.unary.a);

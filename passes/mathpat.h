@@ -85,7 +85,7 @@ enum { SIGN_UNKNOWN = 0, SIGN_NONNEG = 1, SIGN_POS = 2 };
 int mp_sign_expr(const IrProgram *p, const IrExpr *e);
 
 /* Of moderate magnitude: values of the order of the inputs' (inputs and
- * parameters are; so are literals, index values, comparisons, erf, and
+ * parameters are; so are literals up to 10000 in magnitude, index values, comparisons, erf, and
  * +, -, max, min, abs, sqrt, if_then_else of moderate operands, products
  * and quotients with a literal, copies, and max/min reductions and their
  * prefix forms).  Not moderate: exp, log, **, products of two
