@@ -18,7 +18,6 @@
  * enumerate: tensors by name, then read before write, scope l before s. */
 #include "passes/passes.h"
 #include "passes/rewrite.h"
-#include "ir/range.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,67 +29,6 @@ static const PassKey keys[] = {
   {"scope", true, "l (local) or s (shared)"},
   {NULL, false, NULL},
 };
-
-/* The first right-side ref of `name` (top level, text order). */
-static IrRef *first_read(IrExpr *e, const char *name) {
-  if (!e) return NULL;
-  switch (e->kind) {
-  case E_REF: return !strcmp(e->u.ref->name, name) ? e->u.ref : NULL;
-  case E_UNARY: return first_read(e->u.unary.a, name);
-  case E_BINARY: {
-    IrRef *r = first_read(e->u.bin.a, name);
-    return r ? r : first_read(e->u.bin.b, name);
-  }
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++) {
-      IrRef *r = first_read(e->u.cmp.operand[i], name);
-      if (r) return r;
-    }
-    return NULL;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++) {
-      IrRef *r = first_read(e->u.call.args[i], name);
-      if (r) return r;
-    }
-    return NULL;
-  case E_PAREN: return first_read(e->u.paren, name);
-  default: return NULL;
-  }
-}
-
-/* Is ref r inside e in a branch of an if_then_else (evaluated lazily)? */
-static bool in_branch(const IrExpr *e, const IrRef *r, bool lazy) {
-  if (!e) return false;
-  switch (e->kind) {
-  case E_REF: return e->u.ref == r && lazy;
-  case E_UNARY: return in_branch(e->u.unary.a, r, lazy);
-  case E_BINARY: return in_branch(e->u.bin.a, r, lazy) || in_branch(e->u.bin.b, r, lazy);
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++)
-      if (in_branch(e->u.cmp.operand[i], r, lazy)) return true;
-    return false;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (in_branch(e->u.call.args[i], r, lazy || (e->u.call.func == F_ITE && i > 0))) return true;
-    return false;
-  case E_PAREN: return in_branch(e->u.paren, r, lazy);
-  default: return false;
-  }
-}
-
-/* Is every subscript of r provably inside its tensor over the whole loop
- * ranges?  Its first out-of-range item (1-based) in *bad otherwise. */
-static bool sub_in_bounds(const IrRef *r, int *bad) {
-  const IrTensor *t = r->tensor;
-  for (int d = 0; d < r->nsub; d++) {
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!t || d >= t->rank || !g.ok || g.lo < 0 || g.hi >= t->shape[d]) {
-      *bad = d + 1;
-      return false;
-    }
-  }
-  return true;
-}
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
@@ -113,7 +51,7 @@ static void enumerate(PassCtx *pc) {
     for (int i = 0; i < nn; i++) {
       bool out = !strcmp(names[i], s->lhs->name);
       for (int d = 0; d < 2; d++) {
-        if (d == 0 && (out || !first_read(s->rhs, names[i]))) continue;
+        if (d == 0 && (out || !rw_first_read(s->rhs, names[i]))) continue;
         if (d == 1 && !out) continue;
         for (int sc = 0; sc < 2; sc++) {
           PassCand *c = pass_cand_new(pc);
@@ -149,7 +87,7 @@ static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, IrNest 
     r = s->lhs;
   } else {
     if (!strcmp(t, s->lhs->name)) return pass_reason(pc, "'%s' is the output of nest %d; use dir=write", t, c->nest);
-    r = first_read(s->rhs, t);
+    r = rw_first_read(s->rhs, t);
     if (!r) return pass_reason(pc, "nest %d does not read '%s'", c->nest, t);
   }
   c->site = r->loc;
@@ -187,11 +125,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (rw_has_const_minus(pc->ctx, r))
     return pass_reason(pc, "the subscript of '%s' (%s) has a -N or N- term", r->name, rw_sub_text(pc->ctx, r));
   if (rw_ref_has_nested_ref(r)) return pass_reason(pc, "the subscript of '%s' reads another tensor", r->name);
-  int bad;
-  if (!write && in_branch(s->rhs, r, false) && !sub_in_bounds(r, &bad))
-    return pass_reason(pc, "'%s' is read inside an if_then_else branch and item %d of its subscript (%s) is not "
-                       "provably in bounds over the whole loop ranges: the copy nest would read it unconditionally",
-                       r->name, bad, rw_sub_text(pc->ctx, r));
+  if (!write && (why = rw_lazy_read_unbounded(pc, s, r))) return why;
   if (write) {
     /* the statement's reads of its output move to Z with it: only reads of
        the element being written (X=X+...) stay inside what Z holds (fuzz:

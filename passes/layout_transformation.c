@@ -43,32 +43,6 @@ static const PassKey keys[] = {
   {NULL, false, NULL},
 };
 
-static IrRef *first_read(IrExpr *e, const char *name) {
-  if (!e) return NULL;
-  switch (e->kind) {
-  case E_REF: return !strcmp(e->u.ref->name, name) ? e->u.ref : NULL;
-  case E_UNARY: return first_read(e->u.unary.a, name);
-  case E_BINARY: {
-    IrRef *r = first_read(e->u.bin.a, name);
-    return r ? r : first_read(e->u.bin.b, name);
-  }
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++) {
-      IrRef *r = first_read(e->u.cmp.operand[i], name);
-      if (r) return r;
-    }
-    return NULL;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++) {
-      IrRef *r = first_read(e->u.call.args[i], name);
-      if (r) return r;
-    }
-    return NULL;
-  case E_PAREN: return first_read(e->u.paren, name);
-  default: return NULL;
-  }
-}
-
 /* Everything check() establishes and apply() uses. */
 typedef struct Plan {
   IrNest *n;
@@ -118,7 +92,7 @@ static const char *plan(PassCtx *pc, const IrProgram *prog, PassCand *c, Plan *p
   const char *t = pass_cand_get(c, "tensor"), *ks = pass_cand_get(c, "kind");
   if (!t || !ks) return pass_reason(pc, "missing parameter '%s'", t ? "kind" : "tensor");
   if (!strcmp(t, s->lhs->name)) return pass_reason(pc, "'%s' is the output of nest %d", t, c->nest);
-  IrRef *x = first_read(s->rhs, t);
+  IrRef *x = rw_first_read(s->rhs, t);
   if (!x) return pass_reason(pc, "nest %d does not read '%s'", c->nest, t);
   c->site = x->loc;
   pl->n = n;
@@ -132,6 +106,7 @@ static const char *plan(PassCtx *pc, const IrProgram *prog, PassCand *c, Plan *p
      cannot bound an item that reads another tensor */
   if (rw_ref_has_nested_ref(x))
     return pass_reason(pc, "the subscript of '%s' (%s) reads another tensor", t, rw_sub_text(pc->ctx, x));
+  if ((why = rw_lazy_read_unbounded(pc, s, x))) return why;
   pl->kind = lay_kind(ks);
   int r = x->nsub;
   switch (pl->kind) {
@@ -349,12 +324,12 @@ static void enumerate(PassCtx *pc) {
     int nn = 0;
     for (int i = 1; i < refs.n && nn < 256; i++) {
       const char *name = ((IrRef *)refs.v[i])->name;
-      bool dup = !strcmp(name, s->lhs->name) || !first_read(s->rhs, name);
+      bool dup = !strcmp(name, s->lhs->name) || !rw_first_read(s->rhs, name);
       for (int j = 0; j < nn; j++) dup |= !strcmp(names[j], name);
       if (!dup) names[nn++] = name;
     }
     qsort(names, (size_t)nn, sizeof names[0], cmp_str);
-    for (int i = 0; i < nn; i++) enumerate_tensor(pc, k, p->nests[k], first_read(s->rhs, names[i]));
+    for (int i = 0; i < nn; i++) enumerate_tensor(pc, k, p->nests[k], rw_first_read(s->rhs, names[i]));
   }
 }
 
