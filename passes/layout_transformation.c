@@ -106,7 +106,6 @@ static const char *plan(PassCtx *pc, const IrProgram *prog, PassCand *c, Plan *p
      cannot bound an item that reads another tensor */
   if (rw_ref_has_nested_ref(x))
     return pass_reason(pc, "the subscript of '%s' (%s) reads another tensor", t, rw_sub_text(pc->ctx, x));
-  if ((why = rw_lazy_read_unbounded(pc, s, x))) return why;
   pl->kind = lay_kind(ks);
   int r = x->nsub;
   switch (pl->kind) {
@@ -185,6 +184,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   Plan pl;
   const char *why = plan(pc, pc->prog, c, &pl);
   if (why) return why;
+  if ((why = rw_lazy_read_unbounded(pc, pl.s, pl.x))) return why;
   const char *renamed;
   if (!copy_loops(pc, &pl, pass_fresh_index(pc->ctx, pl.n, NULL, 0), &renamed, &why)) return why;
   c->why = pass_reason(pc, "'%s' (rank %d) is accessed in nest %d as %s; a %s of its layout is a bijection on its "
