@@ -27,6 +27,12 @@
 #define TUNE_INTERP_MAX_WORK 20000000
 #define TUNE_MEASURE_MAX_S 0.3
 #define TUNE_MEASURE_REPEATS 15
+/* After a measured search, the TUNE_CONFIRM best programs and the original
+ * are measured TUNE_CONFIRM_RUNS times more; the best by the median of
+ * those is the result (the minimum of many noisy measurements is
+ * optimistic: a lucky timing would otherwise win). */
+#define TUNE_CONFIRM 4
+#define TUNE_CONFIRM_RUNS 3
 
 typedef struct TuneEval TuneEval;
 
@@ -46,6 +52,9 @@ TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, c
 /* The cost model's estimate of q (seconds) for the target, diagnostics
  * suppressed; false if the model cannot estimate it. */
 bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs);
+/* --cost=measure: measures q again (no verification: q passed it), as
+ * tune_eval costs it; false if it cannot be run. */
+bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, double *secs);
 void tune_eval_free(TuneEval *te);
 
 #endif
