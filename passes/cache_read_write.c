@@ -16,6 +16,7 @@
  * to come from this nest alone (the fresh-inputs rule guarantees it for an
  * accumulating statement).  Params: tensor, dir (read|write), scope (l|s);
  * enumerate: tensors by name, then read before write, scope l before s. */
+#include "passes/graph.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 
@@ -125,7 +126,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (rw_has_const_minus(pc->ctx, r))
     return pass_reason(pc, "the subscript of '%s' (%s) has a -N or N- term", r->name, rw_sub_text(pc->ctx, r));
   if (rw_ref_has_nested_ref(r)) return pass_reason(pc, "the subscript of '%s' reads another tensor", r->name);
-  if (!write && (why = rw_lazy_read_unbounded(pc, s, r))) return why;
+  if (!write && (why = gx_lazy_read_unbounded(pc, s, r))) return why;
   if (write) {
     /* the statement's reads of its output move to Z with it: only reads of
        the element being written (X=X+...) stay inside what Z holds (fuzz:

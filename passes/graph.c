@@ -3,6 +3,8 @@
 
 #include "passes/rewrite.h"
 
+#include "ir/range.h"
+
 #include <string.h>
 
 /* ------------------------------------------------------------ sites */
@@ -38,6 +40,26 @@ static void sites_walk(LeirCtx *ctx, IrExpr **slot, bool lazy, bool cond, PtrVec
 int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out) {
   sites_walk(ctx, &s->rhs, false, false, out);
   return out->n;
+}
+
+const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r) {
+  PtrVec sites = {0};
+  gx_sites(pc->ctx, s, &sites);
+  bool lazy = false;
+  for (int i = 0; i < sites.n && !lazy; i++) {
+    const GxSite *g = sites.v[i];
+    lazy = g->lazy && g->e->kind == E_REF && g->e->u.ref == r;
+  }
+  if (!lazy) return NULL;
+  const IrTensor *t = r->tensor;
+  for (int d = 0; d < r->nsub; d++) {
+    IrRange g = ir_expr_range(r->sub[d]);
+    if (!t || d >= t->rank || !g.ok || g.lo < 0 || g.hi >= t->shape[d])
+      return pass_reason(pc, "'%s' is read inside an if_then_else branch and item %d of its subscript (%s) is not "
+                         "provably in bounds over the whole loop ranges: the copy nest would read it unconditionally",
+                         r->name, d + 1, rw_sub_text(pc->ctx, r));
+  }
+  return NULL;
 }
 
 const char *gx_not_hoistable(const IrExpr *e) {

@@ -33,6 +33,15 @@ const char *gx_not_hoistable(const IrExpr *e);
  * a call counts as single only if its arguments hold no parenthesis). */
 IrExpr *gx_wrap(LeirCtx *ctx, const IrExpr *e);
 
+/* A pass that copies what r reads in a nest of its own reads it for every
+ * iteration: when r sits in an if_then_else branch of s (a lazy site,
+ * evaluated only where taken) and a subscript item is not provably inside
+ * r's tensor over the whole loop ranges, the reason to refuse; else NULL
+ * (fuzz: a 15-row input read at row tx < 16 only where A<0).  For an
+ * analysed program (a pass's check): the ranges need the loops and tensors
+ * sema links. */
+const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r);
+
 /* Does e read tensor `name` (subscripts included)? */
 bool gx_reads(const IrExpr *e, const char *name);
 /* Does e use an index as a value (outside subscripts)? */

@@ -25,6 +25,7 @@
  * by name; transpose (every non-identity permutation up to rank 3, else
  * every swap and the reversal), flatten, reshape2 (pairs p < q), reshape1
  * (REF's factor pairs). */
+#include "passes/graph.h"
 #include "passes/layout.h"
 #include "passes/passes.h"
 #include "passes/rewrite.h"
@@ -184,7 +185,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   Plan pl;
   const char *why = plan(pc, pc->prog, c, &pl);
   if (why) return why;
-  if ((why = rw_lazy_read_unbounded(pc, pl.s, pl.x))) return why;
+  if ((why = gx_lazy_read_unbounded(pc, pl.s, pl.x))) return why;
   const char *renamed;
   if (!copy_loops(pc, &pl, pass_fresh_index(pc->ctx, pl.n, NULL, 0), &renamed, &why)) return why;
   c->why = pass_reason(pc, "'%s' (rank %d) is accessed in nest %d as %s; a %s of its layout is a bijection on its "

@@ -3,8 +3,6 @@
  * factor pairs, the no_var and fresh-inputs rules). */
 #include "passes/rewrite.h"
 
-#include "ir/range.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -740,37 +738,4 @@ IrRef *rw_first_read(IrExpr *e, const char *name) {
   case E_PAREN: return rw_first_read(e->u.paren, name);
   default: return NULL;
   }
-}
-
-/* Is ref r inside e in a branch of an if_then_else? */
-static bool in_branch(const IrExpr *e, const IrRef *r, bool lazy) {
-  if (!e) return false;
-  switch (e->kind) {
-  case E_REF: return e->u.ref == r && lazy;
-  case E_UNARY: return in_branch(e->u.unary.a, r, lazy);
-  case E_BINARY: return in_branch(e->u.bin.a, r, lazy) || in_branch(e->u.bin.b, r, lazy);
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++)
-      if (in_branch(e->u.cmp.operand[i], r, lazy)) return true;
-    return false;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (in_branch(e->u.call.args[i], r, lazy || (e->u.call.func == F_ITE && i > 0))) return true;
-    return false;
-  case E_PAREN: return in_branch(e->u.paren, r, lazy);
-  default: return false;
-  }
-}
-
-const char *rw_lazy_read_unbounded(PassCtx *pc, const IrStmt *s, const IrRef *r) {
-  if (!in_branch(s->rhs, r, false)) return NULL;
-  const IrTensor *t = r->tensor;
-  for (int d = 0; d < r->nsub; d++) {
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!t || d >= t->rank || !g.ok || g.lo < 0 || g.hi >= t->shape[d])
-      return pass_reason(pc, "'%s' is read inside an if_then_else branch and item %d of its subscript (%s) is not "
-                         "provably in bounds over the whole loop ranges: the copy nest would read it unconditionally",
-                         r->name, d + 1, rw_sub_text(pc->ctx, r));
-  }
-  return NULL;
 }

@@ -78,13 +78,6 @@ bool rw_ref_has_nested_ref(const IrRef *r);
 /* The first reference to `name` in e (text order, if_then_else branches
  * included); NULL if none. */
 IrRef *rw_first_read(IrExpr *e, const char *name);
-/* A pass that copies what r reads in a nest of its own reads it for every
- * iteration: when r sits in an if_then_else branch of s (evaluated only
- * where taken) and a subscript item is not provably inside r's tensor over
- * the whole loop ranges, the reason to refuse; else NULL (fuzz: a 15-row
- * input read at row tx < 16 only where A<0).  For an analysed program (a
- * pass's check): the ranges need the loops and tensors sema links. */
-const char *rw_lazy_read_unbounded(PassCtx *pc, const IrStmt *s, const IrRef *r);
 
 /* Accumulation form of a statement `T_s = T_s op ...` (also max/min(T_s,..))
  * where T_s is textually the left ref and T occurs nowhere else in the right
