@@ -499,27 +499,20 @@ static AlgExpr *log_of(AlgCtx *A, AlgExpr *a) { return alg_fn(A, F_LOG, 1, &a); 
  * failure, records the reason in A->skip_why and counts the site. */
 static bool log_split_safe(AlgCtx *A, int n, AlgExpr **b, const int64_t *k, const char *what) {
   if (!A->sign) return true;
-  int unknown = -1, nonneg = 0;
+  int unknown = 0, first = -1, nonneg = 0; /* first: the first base of unknown sign */
   for (int i = 0; i < n; i++) {
     int s = A->sign(A, b[i]);
     if (s == 1) nonneg++;
     if (s > 0) continue;
-    if (unknown >= 0) {
-      unknown = -2;
-      break;
-    }
-    unknown = i;
+    if (!unknown++) first = i;
   }
-  if (unknown == -1 || (unknown >= 0 && (k[unknown] & 1) && !nonneg)) return true;
-  int bad = unknown >= 0 ? unknown : 0;
-  if (unknown == -2)
-    for (bad = 0; bad < n && A->sign(A, b[bad]) > 0; bad++) {}
+  if (!unknown || (unknown == 1 && (k[first] & 1) && !nonneg)) return true;
   if (!A->skip_why) {
     char buf[512];
     snprintf(buf, sizeof buf,
              "'%s' is not provably nonnegative, so %s may turn a NaN into a number or a number into NaN "
              "(--unsafe-math accepts it)",
-             alg_text(A, b[bad]), what);
+             alg_text(A, b[first]), what);
     A->skip_why = arena_strdup(&A->ctx->arena, buf);
   }
   A->skipped++;
