@@ -104,8 +104,6 @@ static void put_index(SBuf *b, const char *name) {
 
 /* ------------------------------------------------------------ types */
 
-static bool is_f16ish(IrDType t) { return t == DT_F16 || t == DT_BF16; }
-
 /* The C type a value of dtype t lives in (f16/bf16 compute in float). */
 static const char *reg_type(IrDType t) {
   switch (t) {
@@ -126,7 +124,7 @@ static const char *reg_type(IrDType t) {
 
 /* The C type of an element in memory (f16/bf16 as their bits, bool a byte). */
 static const char *mem_type(IrDType t) {
-  if (is_f16ish(t)) return "uint16_t";
+  if (ir_dtype_is_half(t)) return "uint16_t";
   if (t == DT_BOOL) return "uint8_t";
   return reg_type(t);
 }
@@ -355,7 +353,7 @@ static void load(Cu *c, SBuf *b, const IrRef *r) {
   sbuf_printf(&a, "%s[", r->tensor->name);
   offset(c, &a, r);
   sbuf_putc(&a, ']');
-  if (t == DT_F16 || t == DT_BF16) {
+  if (ir_dtype_is_half(t)) {
     use(c, t == DT_F16 ? "f16_to_f32" : "bf16_to_f32");
     sbuf_printf(b, "leir_%s_to_f32(%s)", t == DT_F16 ? "f16" : "bf16", a.s);
   } else if (t == DT_BOOL) {
@@ -580,7 +578,7 @@ static void store(Cu *c, const IrRef *lhs, const char *v) {
   IrDType t = lhs->tensor->dtype;
   SBuf off = {0};
   offset(c, &off, lhs);
-  if (is_f16ish(t)) {
+  if (ir_dtype_is_half(t)) {
     use(c, t == DT_F16 ? "f32_to_f16" : "f32_to_bf16");
     line(c, "%s[%s] = leir_f32_to_%s(%s);", lhs->tensor->name, off.s, t == DT_F16 ? "f16" : "bf16", v);
   } else if (t == DT_BOOL) {

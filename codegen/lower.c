@@ -37,7 +37,6 @@ LLVMValueRef cg_alloca(CgFn *f, LLVMTypeRef ty, int64_t n, const char *name) {
   return a;
 }
 
-static bool is_f16ish(IrDType t) { return t == DT_F16 || t == DT_BF16; }
 static bool is_unsigned(IrDType t) { return ir_dtype_is_unsigned_int(t); }
 
 LLVMTypeRef cg_reg_type(CgModule *m, IrDType t) {
@@ -54,7 +53,7 @@ LLVMTypeRef cg_reg_type(CgModule *m, IrDType t) {
 }
 
 LLVMTypeRef cg_mem_type(CgModule *m, IrDType t) {
-  if (is_f16ish(t)) return m->i16;
+  if (ir_dtype_is_half(t)) return m->i16;
   if (t == DT_BOOL) return m->i8;
   return cg_reg_type(m, t);
 }
@@ -81,7 +80,7 @@ static LLVMValueRef intrinsic(CgFn *f, const char *name, LLVMTypeRef ty, LLVMVal
 
 /* x rounded once to the 16-bit format of t (f16/bf16); other types: x. */
 static LLVMValueRef round16(CgFn *f, LLVMValueRef x, IrDType t) {
-  if (!is_f16ish(t)) return x;
+  if (!ir_dtype_is_half(t)) return x;
   return call1(f, cg_math_get_round16(f->m->M, t == DT_BF16), x);
 }
 
@@ -434,14 +433,14 @@ LLVMValueRef cg_load(CgFn *f, LLVMValueRef addr, IrDType t) {
   CgModule *m = f->m;
   LLVMValueRef v = LLVMBuildLoad2(m->B, cg_mem_type(m, t), addr, "");
   LLVMSetAlignment(v, (unsigned)ir_dtype_size(t));
-  if (is_f16ish(t)) return call1(f, cg_math_get_cvt16(m->M, t == DT_BF16, 0), v);
+  if (ir_dtype_is_half(t)) return call1(f, cg_math_get_cvt16(m->M, t == DT_BF16, 0), v);
   if (t == DT_BOOL) return LLVMBuildICmp(m->B, LLVMIntNE, v, LLVMConstNull(m->i8), "");
   return v;
 }
 
 void cg_store(CgFn *f, LLVMValueRef addr, LLVMValueRef v, IrDType t) {
   CgModule *m = f->m;
-  if (is_f16ish(t)) v = call1(f, cg_math_get_cvt16(m->M, t == DT_BF16, 1), v);
+  if (ir_dtype_is_half(t)) v = call1(f, cg_math_get_cvt16(m->M, t == DT_BF16, 1), v);
   else if (t == DT_BOOL) v = LLVMBuildZExt(m->B, v, m->i8, "");
   LLVMValueRef st = LLVMBuildStore(m->B, v, addr);
   LLVMSetAlignment(st, (unsigned)ir_dtype_size(t));

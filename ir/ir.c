@@ -53,7 +53,8 @@ bool ir_dtype_is_known_unsupported(const char *s) {
 }
 
 int ir_dtype_size(IrDType t) { return t >= 0 && t < DT__COUNT ? dtypes[t].size : 0; }
-bool ir_dtype_is_float(IrDType t) { return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64; }
+bool ir_dtype_is_float(IrDType t) { return ir_dtype_is_half(t) || t == DT_F32 || t == DT_F64; }
+bool ir_dtype_is_half(IrDType t) { return t == DT_F16 || t == DT_BF16; }
 bool ir_dtype_is_signed_int(IrDType t) { return t >= DT_I8 && t <= DT_I64; }
 bool ir_dtype_is_unsigned_int(IrDType t) { return t >= DT_U8 && t <= DT_U64; }
 

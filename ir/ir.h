@@ -114,6 +114,7 @@ IrDType ir_dtype_from_name(const char *s);    /* DT_NONE if unknown */
 IrDType ir_dtype_from_any(const char *s);
 int ir_dtype_size(IrDType t);                 /* bytes per element */
 bool ir_dtype_is_float(IrDType t);
+bool ir_dtype_is_half(IrDType t); /* f16 or bf16 */
 bool ir_dtype_is_signed_int(IrDType t);
 bool ir_dtype_is_unsigned_int(IrDType t);
 /* C's integer promotion (bool, 8- and 16-bit integers -> i32) and usual

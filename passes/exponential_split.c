@@ -214,7 +214,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
      relative: beyond the class-T tolerance of the f32 outputs such an exp
      usually feeds (fuzz: exp of an f16 copy in an f32 statement, 8192 ulp),
      as for the value splits */
-  if ((at == DT_F16 || at == DT_BF16) && !pc->ctx->unsafe_math)
+  if (ir_dtype_is_half(at) && !pc->ctx->unsafe_math)
     return pass_reason(pc, "the exp computes in %s, where the split's x-y and exp(x-y)*exp(y) round beyond the "
                        "class-T tolerance of a wider output (--unsafe-math allows it)", ir_dtype_name(at));
   const char *im = pc->ctx->unsafe_math ? NULL : mp_immoderate(pc, pc->prog, (*st.slot)->u.call.args[0]);

@@ -111,7 +111,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   /* a half-precision Z holding a value computed in another type: values
      the statement's result keeps (A*exp(W) in f32, stored as an f16 C)
      may overflow Z's range (fuzz: exp(W) > 65504 became inf) */
-  if (te != tz && (tz == DT_F16 || tz == DT_BF16) && !pc->ctx->unsafe_math)
+  if (te != tz && ir_dtype_is_half(tz) && !pc->ctx->unsafe_math)
     return pass_reason(pc, "sub-expression %s is computed in %s but the new tensor would be %s (the output's type), "
                        "whose range it may exceed where the whole statement's value does not (--unsafe-math allows it)",
                        txt, ir_dtype_name(te), ir_dtype_name(tz));

@@ -344,7 +344,6 @@ const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name) {
 
 /* ------------------------------------------------------------ positivity */
 
-
 typedef struct PosSearch {
   const IrProgram *p;
   const char *stack[MP_MAX_DEPTH];

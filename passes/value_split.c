@@ -192,13 +192,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
      an error of about 2^-9 relative, beyond the class-T tolerance of the
      f32 outputs such a statement usually feeds (issue 11, fuzz: an f16
      copy made by cache_read_write, split, feeding an f32 output) */
-  if ((dt == DT_F16 || dt == DT_BF16) && !pc->ctx->unsafe_math)
+  if (ir_dtype_is_half(dt) && !pc->ctx->unsafe_math)
     return pass_reason(pc, "the statement computes in %s, where %s rounds beyond the class-T tolerance of a wider "
                        "output (--unsafe-math allows it)", ir_dtype_name(dt), kind == MP_MUL ? "X/y*y" : "X+y-y");
   /* the same inside a wider statement: X+y-y is computed in X's type
      (fuzz: A/(C+1) with C f16 in an f32 statement, 8528 ulp) */
   IrDType xt = x->tensor ? x->tensor->dtype : x->dt_tag;
-  if ((xt == DT_F16 || xt == DT_BF16) && !pc->ctx->unsafe_math)
+  if (ir_dtype_is_half(xt) && !pc->ctx->unsafe_math)
     return pass_reason(pc, "'%s' is %s, so %s is computed in %s and rounds beyond the class-T tolerance of the %s "
                        "statement (--unsafe-math allows it)", x->name, ir_dtype_name(xt),
                        kind == MP_MUL ? "X/y*y" : "X+y-y", ir_dtype_name(xt), ir_dtype_name(dt));
