@@ -473,9 +473,11 @@ static void confirm(Tune *t) {
   }
   t->orig_cost = orig;
   t->best = best;
-  if (best == t->root) t->root->cost = orig;
   t->best_confirmed_cost = best_cost;
 }
+
+/* The result's cost: confirmed, or as the search measured it. */
+static double result_cost(const Tune *t) { return t->confirmed ? t->best_confirmed_cost : t->best->cost; }
 
 /* ------------------------------------------------------------ output */
 
@@ -511,7 +513,7 @@ static bool write_trace(Tune *t, double wall) {
   json_object_set_new(j, "cost", json_string((t->o->cost == COST_MODEL) ? "model" : "measure"));
   json_object_set_new(j, "target", json_string(t->o->target == TARGET_CUDA ? "cuda" : "host"));
   json_object_set_new(j, "steps", json_integer(depth));
-  double best_cost = t->confirmed ? t->best_confirmed_cost : t->best->cost;
+  double best_cost = result_cost(t);
   json_object_set_new(j, "original_cost_s", json_real(t->orig_cost));
   json_object_set_new(j, "best_cost_s", json_real(best_cost));
   json_object_set_new(j, "speedup", json_real(t->orig_cost / best_cost));
@@ -564,8 +566,8 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   double wall = now_s() - t.t0;
   if (t.progress)
     fprintf(stderr, "\rleirc: tune: %d programs, %d failed verification, best %.3gx in %d steps (%s), %.1f s\n",
-            t.evaluations, t.wrong, t.orig_cost / (t.confirmed ? t.best_confirmed_cost : t.best->cost), t.best->depth,
-            stop_names[t.stop], wall);
+            t.evaluations, t.wrong, t.orig_cost / result_cost(&t), t.best->depth, stop_names[t.stop],
+            wall);
   bool ok = !o->tune.trace || write_trace(&t, wall);
   IrProgram *best = t.best->p;
   tune_eval_free(t.te);
