@@ -54,6 +54,7 @@ typedef struct DrvPassOptions {
 } DrvPassOptions;
 
 /* --tune (driver/tune.c). */
+#define TUNE_MAX_LOOKAHEAD 3
 typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS } DrvTuneStrategy;
 typedef struct DrvTuneOptions {
   bool enabled;              /* --tune[=STRATEGY] */
@@ -63,6 +64,8 @@ typedef struct DrvTuneOptions {
   int max_depth;             /* --max-depth D (default 8) */
   int expand;                /* --expand K: children measured per program,
                                 the cost model's best K (default 8, 0 = all) */
+  int lookahead;             /* --lookahead N: loop_reorder steps looked
+                                ahead per candidate (default 2, at most 3) */
   const char *trace;         /* --trace FILE.jsonl */
   double time_limit;         /* --time-limit SECONDS (0 = none) */
 } DrvTuneOptions;

@@ -133,6 +133,10 @@ static const char usage_text[] =
   "      --expand=K        with --cost=measure: measure only the K children\n"
   "                        of a program the cost model ranks best (default 8;\n"
   "                        0 = all)\n"
+  "      --lookahead=N     rank each candidate by the cost model's best\n"
+  "                        estimate within N loop_reorder steps after it,\n"
+  "                        and take those steps too when they promise 5%\n"
+  "                        or more (default 2, at most 3; 0 = off)\n"
   "      --time-limit=SECONDS  stop the search after this wall time\n"
   "      --trace=FILE.jsonl  write the best trajectory (step, spelling,\n"
   "                        strategy, class, cost_s, speedup, verified) and a\n"
@@ -184,7 +188,7 @@ enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY,
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
 /* --tune (driver/tune.c) */
-enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND };
+enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
 enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
        OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH };
@@ -235,6 +239,7 @@ static const struct option long_opts[] = {
   {"trace", required_argument, NULL, OPT_TRACE},
   {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
   {"expand", required_argument, NULL, OPT_EXPAND},
+  {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
   {NULL, 0, NULL, 0},
 };
 
@@ -429,6 +434,16 @@ int main(int argc, char **argv) {
         return 2;
       }
       o.tune.expand = (int)n;
+      break;
+    }
+    case OPT_LOOKAHEAD: {
+      uint64_t n;
+      if (!drv_parse_u64(optarg, &n) || n > TUNE_MAX_LOOKAHEAD) {
+        fprintf(stderr, "leirc: --lookahead must be a whole number from 0 to %d, not '%s'\n"
+                "Try 'leirc --help' for more information.\n", TUNE_MAX_LOOKAHEAD, optarg);
+        return 2;
+      }
+      o.tune.lookahead = (int)n;
       break;
     }
     case OPT_TIME_LIMIT: {

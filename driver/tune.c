@@ -10,13 +10,27 @@
  * the search is deterministic for a given seed and cost table.
  *
  * Strategies (leirc(1), TUNING):
- *   greedy  take the best child while it beats the current program;
+ *   greedy  take the best child (or program the lookahead reached from
+ *           one) while it beats the current program;
  *   beam    keep the best W programs of each depth (default);
  *   bfs     every program of depth d before depth d+1;
  *   dfs     depth first, the best child first;
  *   mcts    UCT: select by mean reward + exploration, expand one untried
  *           candidate (a seeded choice), reward = s / (1 + s) with s the
  *           speedup over the original, back-propagated to the root.
+ *
+ * Lookahead (--lookahead=N, default 2): a split or a tiling often pays
+ * off only once loop orders change -- `split(tx,256)` of SGEMM costs what
+ * its parent does until loop_reorders put the 4-row block inside the
+ * reduction loop, and the cost model rates the split alone like every
+ * other factor.  So each candidate gets the best estimate the model gives
+ * it or any program at most N loop_reorder steps (in the nest the step
+ * changed) further; with --cost=measure the children are ranked by it for
+ * --expand.  When it is below TUNE_LOOKAHEAD_GAIN times the candidate's
+ * own estimate, the search also follows those reorders once the candidate
+ * is kept: each is an ordinary verified and costed step (one evaluation
+ * each, within --max-depth), and the programs reached compete in the beam
+ * beside the children (Node.reached).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
@@ -40,6 +54,7 @@ void drv_tune_defaults(DrvOptions *o) {
   o->tune.beam_width = 4;
   o->tune.max_depth = 8;
   o->tune.expand = 8;
+  o->tune.lookahead = 2;
 }
 
 bool drv_tune_parse_strategy(const char *s, DrvTuneStrategy *st) {
@@ -70,6 +85,8 @@ struct Node {
   PtrVec cands;         /* Pending*, in the order they are tried */
   int next;             /* cands tried so far */
   PtrVec kids;          /* Node* kept */
+  PtrVec reached;       /* Node* kept by following kids' lookahead paths */
+  int round;            /* beam: the last round that collected it */
   /* mcts */
   int visits;
   double reward;
@@ -83,6 +100,11 @@ typedef struct Pending {
   char *text;
   double est; /* the cost model's estimate (ranking only) */
   int order;  /* canonical position */
+  /* lookahead (see below): the loop_reorder steps after this one that
+     lead to the best estimate, look; nlook = 0 when none improves on est */
+  double look;
+  const char *path[TUNE_MAX_LOOKAHEAD];
+  int nlook;
 } Pending;
 
 typedef enum Stop { STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_EXHAUSTED, STOP_DEPTH, STOP_CONVERGED } Stop;
@@ -105,6 +127,7 @@ typedef struct Tune {
   double t0;
   bool progress;
   LeirRng rng;
+  const PassInfo *reorder; /* loop_reorder, for the lookahead */
 } Tune;
 
 static double now_s(void) {
@@ -184,15 +207,72 @@ static bool seen_has(const Tune *t, const char *text) {
 
 static int pending_cmp(const void *a, const void *b) {
   const Pending *x = *(Pending *const *)a, *y = *(Pending *const *)b;
-  if (x->est < y->est) return -1;
-  if (x->est > y->est) return 1;
+  if (x->look < y->look) return -1;
+  if (x->look > y->look) return 1;
   return x->order - y->order;
+}
+
+/* ------------------------------------------------------------ lookahead */
+
+typedef struct Look {
+  Tune *t;
+  LeirCtx *s;    /* scratch: the programs tried, the model's temporaries */
+  int nest;      /* the nest whose loops are reordered */
+  long budget;   /* programs the model may still estimate */
+  const char *path[TUNE_MAX_LOOKAHEAD];
+  Pending *pd;   /* where the best path goes */
+} Look;
+
+/* The best estimate below q (reached by path[0..depth)), into look->pd. */
+static void look_below(Look *lk, const IrProgram *q, int depth) {
+  if (depth == lk->t->o->tune.lookahead) return;
+  PtrVec legal = {0};
+  pass_enumerate_legal(lk->s, q, lk->t->reorder, &legal);
+  for (int i = 0; i < legal.n && lk->budget > 0; i++) {
+    PassCand *c = legal.v[i];
+    if (c->nest != lk->nest) continue;
+    const char *why = NULL;
+    IrProgram *r = pass_apply(lk->s, q, c, &why);
+    if (!r) continue;
+    lk->budget--;
+    lk->path[depth] = pass_cand_spelling(lk->s, c);
+    double e;
+    if (tune_eval_model_in(lk->t->te, lk->s, r, &e) && e < lk->pd->look) {
+      lk->pd->look = e;
+      lk->pd->nlook = depth + 1;
+      for (int k = 0; k <= depth; k++) lk->pd->path[k] = arena_strdup(&lk->t->ctx->arena, lk->path[k]);
+    }
+    look_below(lk, r, depth + 1);
+  }
+}
+
+/* Fills pd->look and pd->path for every candidate in cands (a scratch
+ * context for the programs tried: thousands for a deep nest). */
+static void lookahead(Tune *t, PtrVec *cands) {
+  LeirCtx s;
+  leir_ctx_init(&s);
+  FILE *null = fopen("/dev/null", "w");
+  if (null) s.diag_out = null;
+  s.unsafe_math = t->ctx->unsafe_math;
+  s.max_memory = t->ctx->max_memory;
+  Look lk = {t, &s, -1, TUNE_LOOKAHEAD_PROGRAMS, {0}, NULL};
+  for (int i = 0; i < cands->n; i++) {
+    Pending *pd = cands->v[i];
+    if (!t->reorder || pd->c->nest < 0 || !isfinite(pd->est)) continue;
+    lk.pd = pd;
+    lk.nest = pd->c->nest;
+    look_below(&lk, pd->q, 0);
+    if (pd->look >= TUNE_LOOKAHEAD_GAIN * pd->est) pd->nlook = 0;
+  }
+  leir_ctx_free(&s);
+  if (null) fclose(null);
 }
 
 /* The candidates of n: every legal candidate of every pass (canonical
  * order), applied; programs seen before are left out.  When measuring,
- * they are ranked by the cost model, the best of each strategy first, and
- * only the first --expand are kept (measuring is slow, the model is not). */
+ * they are ranked by the cost model with the lookahead, the best of each
+ * strategy first, and only the first --expand are kept (measuring is
+ * slow, the model is not). */
 static void list_cands(Tune *t, Node *n) {
   if (n->listed) return;
   n->listed = true;
@@ -209,9 +289,11 @@ static void list_cands(Tune *t, Node *n) {
     if (!pd->q) continue;
     pd->text = program_text(t->ctx, pd->q);
     if (seen_has(t, pd->text)) continue;
-    if (rank_by_model && !tune_eval_model(t->te, pd->q, &pd->est)) pd->est = INFINITY;
+    if ((rank_by_model || t->o->tune.lookahead) && !tune_eval_model(t->te, pd->q, &pd->est)) pd->est = INFINITY;
+    pd->look = pd->est;
     ptrvec_push(&t->ctx->arena, &n->cands, pd);
   }
+  if (t->o->tune.lookahead) lookahead(t, &n->cands);
   if (rank_by_model) {
     /* the model's best candidate of each strategy first (so that a
        strategy the model misjudges is still measured once), then the rest,
@@ -234,12 +316,38 @@ static void list_cands(Tune *t, Node *n) {
 /* Tries candidate k of n: a new verified program as a child, or NULL
  * (illegal after all, a program seen before, a failed verification or the
  * search stopped). */
+static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text);
+
+/* Follows the lookahead path of pd from m, the child it made; the
+ * programs kept go to n->reached. */
+static void follow(Tune *t, Node *n, Node *m, const Pending *pd) {
+  for (int i = 0; i < pd->nlook && m && m->depth < t->o->tune.max_depth && !must_stop(t); i++) {
+    PtrVec legal = {0};
+    pass_enumerate_legal(t->ctx, m->p, t->reorder, &legal);
+    PassCand *c = NULL;
+    for (int j = 0; j < legal.n && !c; j++)
+      if (!strcmp(pass_cand_spelling(t->ctx, legal.v[j]), pd->path[i])) c = legal.v[j];
+    const char *why = NULL;
+    IrProgram *q = c ? pass_apply(t->ctx, m->p, c, &why) : NULL;
+    if (!q) return;
+    m = try_step(t, m, c, q, program_text(t->ctx, q));
+    if (m) ptrvec_push(&t->ctx->arena, &n->reached, m);
+  }
+}
+
 static Node *try_cand(Tune *t, Node *n, int k) {
   if (must_stop(t)) return NULL;
   Pending *pd = n->cands.v[k];
-  PassCand *c = pd->c;
-  IrProgram *q = pd->q;
-  if (!seen_add(t, pd->text)) return NULL;
+  Node *m = try_step(t, n, pd->c, pd->q, pd->text);
+  if (m && pd->nlook) follow(t, n, m, pd);
+  return m;
+}
+
+/* Verifies and costs q, the program step c makes of n's: its node, a new
+ * child of n, or NULL as for try_cand. */
+static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text) {
+  if (must_stop(t)) return NULL;
+  if (!seen_add(t, text)) return NULL;
   Node *m = arena_alloc(&t->ctx->arena, sizeof *m);
   m->p = q;
   m->parent = n;
@@ -293,6 +401,8 @@ static void greedy(Tune *t) {
       return;
     }
     Node *b = sorted_kids(t, cur)[0];
+    for (int i = 0; i < cur->reached.n; i++) /* and what the lookahead reached */
+      if (rank(cur->reached.v[i], b) < 0) b = cur->reached.v[i];
     if (rank(b, cur) >= 0 || b->cost >= cur->cost) {
       if (!t->stop) t->stop = STOP_CONVERGED;
       return;
@@ -315,7 +425,15 @@ static void beam(Tune *t) {
     PtrVec all = {0};
     for (int i = 0; i < nf && !must_stop(t); i++) {
       PtrVec *k = expand(t, front[i]);
-      for (int j = 0; j < k->n; j++) ptrvec_push(&t->ctx->arena, &all, k->v[j]);
+      for (int pass = 0; pass < 2; pass++) {
+        PtrVec *v = pass ? &front[i]->reached : k;
+        for (int j = 0; j < v->n; j++) {
+          Node *m = v->v[j];
+          if (m->round == d + 1) continue; /* a followed node is also a kid of its parent */
+          m->round = d + 1;
+          ptrvec_push(&t->ctx->arena, &all, m);
+        }
+      }
     }
     if (t->stop) return;
     if (!all.n) {
@@ -545,6 +663,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   t.t0 = now_s();
   t.progress = isatty(2);
   rng_seed(&t.rng, o->run.seed, rng_hash_string("tune"));
+  t.reorder = pass_lookup("loop_reorder");
   *rc = tune_eval_new(ctx, o, p, &t.te);
   if (*rc) return NULL;
   t.orig_cost = tune_eval_original_cost(t.te);

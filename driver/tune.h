@@ -34,6 +34,13 @@
 #define TUNE_CONFIRM 4
 #define TUNE_CONFIRM_RUNS 3
 
+/* The lookahead (driver/tune.c): up to --lookahead loop_reorder steps
+ * after a candidate, at most TUNE_LOOKAHEAD_PROGRAMS programs estimated
+ * per expansion; a path is followed when it promises below
+ * TUNE_LOOKAHEAD_GAIN times the candidate's own estimate. */
+#define TUNE_LOOKAHEAD_PROGRAMS 20000
+#define TUNE_LOOKAHEAD_GAIN 0.95
+
 typedef struct TuneEval TuneEval;
 
 typedef enum TuneStatus {
@@ -52,6 +59,9 @@ TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, c
 /* The cost model's estimate of q (seconds) for the target, diagnostics
  * suppressed; false if the model cannot estimate it. */
 bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs);
+/* The same in another context (a scratch one whose arena holds the
+ * estimate's temporaries and whose diagnostics are discarded). */
+bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, double *secs);
 /* --cost=measure: measures q again (no verification: q passed it), as
  * tune_eval costs it; false if it cannot be run. */
 bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, double *secs);

@@ -209,13 +209,15 @@ static bool backend_run(TuneEval *te, const IrProgram *q, InterpProg *ip, double
   return ok;
 }
 
-static bool model_cost(TuneEval *te, const IrProgram *q, double *secs) {
+static bool model_cost_in(TuneEval *te, LeirCtx *ctx, const IrProgram *q, double *secs) {
   CostEstimate e;
-  if (!cost_model_estimate(te->ctx, q, te->o->target == TARGET_CUDA ? COST_CUDA : COST_HOST, te->o->gpu_sm, &e))
+  if (!cost_model_estimate(ctx, q, te->o->target == TARGET_CUDA ? COST_CUDA : COST_HOST, te->o->gpu_sm, &e))
     return false;
   *secs = e.seconds;
   return true;
 }
+
+static bool model_cost(TuneEval *te, const IrProgram *q, double *secs) { return model_cost_in(te, te->ctx, q, secs); }
 
 /* The outputs of q (in ip) against the reference's, by name. */
 static bool outputs_agree(TuneEval *te, InterpProg *ip, char cls, const char **why) {
@@ -334,6 +336,10 @@ bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs) {
   bool ok = model_cost(te, q, secs);
   quiet_end(te->ctx, &qt);
   return ok;
+}
+
+bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, double *secs) {
+  return model_cost_in(te, scratch, q, secs);
 }
 
 void tune_eval_free(TuneEval *te) {
