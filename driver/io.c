@@ -12,25 +12,34 @@ bool drv_read_source(LeirCtx *ctx, const char *path) {
     diag_error(ctx, (IrLoc){0, 0}, "cannot open: %s", strerror(errno));
     return false;
   }
+  /* at most 1 GiB: a larger file is an error, never a silently shorter
+     program */
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
+  bool too_big = false, oom = !buf;
   size_t n;
-  while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+  while (!oom && (n = fread(buf + len, 1, cap - len, f)) > 0) {
     len += n;
-    if (len == cap) {
-      if (cap >= (size_t)1 << 30) break;
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) break;
-      buf = nb;
-      cap *= 2;
+    if (len < cap) continue;
+    if (cap >= (size_t)1 << 30) {
+      too_big = fgetc(f) != EOF;
+      break;
     }
+    char *nb = realloc(buf, cap * 2);
+    if (!nb) {
+      oom = true;
+      break;
+    }
+    buf = nb;
+    cap *= 2;
   }
   bool err = ferror(f);
   if (f != stdin) fclose(f);
-  if (!buf || err) {
+  if (oom || too_big || err) {
     free(buf);
     ctx->src.name = path;
-    diag_error(ctx, (IrLoc){0, 0}, "cannot read the file");
+    diag_error(ctx, (IrLoc){0, 0}, "cannot read the file%s",
+               oom ? ": out of memory" : too_big ? ": it is larger than 1 GiB" : "");
     return false;
   }
   leir_ctx_set_source(ctx, strcmp(path, "-") ? path : "<stdin>", buf, len);
