@@ -8,9 +8,10 @@
 # A register-blocked pipeline (4x64 blocks of D in registers across c, a
 # 256 KiB panel of C reused from L2 over all rows):
 #   bench/sgemm.sh _build -O 'reorder(nest=0,loop1=a,loop2=c),split(nest=0,loop=tx,factor=256),split(nest=0,loop=a,factor=16),reorder(nest=0,loop1=tx,loop2=h),reorder(nest=0,loop1=g,loop2=h)'
-# (2-core AVX-512 machine, lightly loaded: as written 13.3 GFLOP/s, after
-# it 151.9 = 11.4x, OpenBLAS 174.4; every output bit-identical to the
-# as-written one.)
+# (2-core AVX-512 machine, quiet, 2 threads: as written 17.1 GFLOP/s,
+# after it 271 = 15.9x, OpenBLAS 471 (FMA, which leirc may not contract);
+# every output bit-identical to the as-written one.  What --tune finds:
+# bench/tune_bench.sh.)
 #
 # Setup: installs libopenblas-dev with apt-get when OpenBLAS is missing and
 # we are root.  Forces OpenBLAS's AVX-512 kernel (OPENBLAS_CORETYPE=SkylakeX)
