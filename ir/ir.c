@@ -55,6 +55,16 @@ bool ir_dtype_is_known_unsupported(const char *s) {
 int ir_dtype_size(IrDType t) { return t >= 0 && t < DT__COUNT ? dtypes[t].size : 0; }
 bool ir_dtype_is_float(IrDType t) { return ir_dtype_is_half(t) || t == DT_F32 || t == DT_F64; }
 bool ir_dtype_is_half(IrDType t) { return t == DT_F16 || t == DT_BF16; }
+
+bool ir_dtype_value_finite(IrDType t, double v) {
+  if (!isfinite(v)) return false;
+  switch (t) {
+  case DT_F32: return isfinite((float)v);
+  case DT_F16: return fabs(v) < 65520.0;              /* 65504 + half an ulp */
+  case DT_BF16: return fabs(v) < 0x1.ffp127;           /* 0x1.fep127 + half an ulp */
+  default: return true;
+  }
+}
 bool ir_dtype_is_signed_int(IrDType t) { return t >= DT_I8 && t <= DT_I64; }
 bool ir_dtype_is_unsigned_int(IrDType t) { return t >= DT_U8 && t <= DT_U64; }
 

@@ -115,6 +115,10 @@ IrDType ir_dtype_from_any(const char *s);
 int ir_dtype_size(IrDType t);                 /* bytes per element */
 bool ir_dtype_is_float(IrDType t);
 bool ir_dtype_is_half(IrDType t); /* f16 or bf16 */
+/* Is v finite once converted to the floating-point dtype t (round to
+ * nearest, as a literal in a statement of type t is, SPEC §5.4)?  True for
+ * any finite v when t is not a floating-point dtype. */
+bool ir_dtype_value_finite(IrDType t, double v);
 bool ir_dtype_is_signed_int(IrDType t);
 bool ir_dtype_is_unsigned_int(IrDType t);
 /* C's integer promotion (bool, 8- and 16-bit integers -> i32) and usual

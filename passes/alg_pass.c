@@ -63,6 +63,36 @@ typedef struct Site {
   const char *etext;     /* the text of the rewritten part */
 } Site;
 
+/* A literal of e (outside subscripts) that is not finite in dtype t, or
+ * NULL.  The algebra takes literals as exact numbers: with 1e505 (inf in
+ * any dtype) in a denominator, cancellation's common denominator makes
+ * inf/inf = NaN of a finite value (fuzz_passes). */
+static const IrExpr *infinite_literal(const IrExpr *e, IrDType t) {
+  switch (e->kind) {
+  case E_FLOAT: return ir_dtype_value_finite(t, e->u.flit.value) ? NULL : e;
+  case E_INT: return ir_dtype_value_finite(t, (double)e->u.ilit.value) ? NULL : e;
+  case E_PAREN: return infinite_literal(e->u.paren, t);
+  case E_UNARY: return infinite_literal(e->u.unary.a, t);
+  case E_BINARY: {
+    const IrExpr *x = infinite_literal(e->u.bin.a, t);
+    return x ? x : infinite_literal(e->u.bin.b, t);
+  }
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      const IrExpr *x = infinite_literal(e->u.cmp.operand[i], t);
+      if (x) return x;
+    }
+    return NULL;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      const IrExpr *x = infinite_literal(e->u.call.args[i], t);
+      if (x) return x;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
 static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   LeirCtx *ctx = pc->ctx;
   st->s = s;
@@ -70,6 +100,13 @@ static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   if (!ir_dtype_is_float(t))
     return pass_reason(pc, "'%s' is %s; the algebra rewrites floating-point statements only", s->lhs->name,
                        ir_dtype_name(t));
+  const IrExpr *big = infinite_literal(s->rhs, t);
+  if (big) {
+    const char *lit = big->kind == E_FLOAT ? big->u.flit.text : big->u.ilit.text;
+    if (!lit) lit = rw_text(ctx, big);
+    return pass_reason(pc, "the literal %s is not finite in %s; the algebra takes literals as exact numbers", lit,
+                       ir_dtype_name(t));
+  }
   st->lhs = ref_text(ctx, s->lhs);
   st->rhs = rw_text(ctx, s->rhs);
   st->head = self_head(s, st->lhs, st->rhs);
