@@ -409,11 +409,12 @@ static void assign_dtypes(LeirCtx *ctx, IrProgram *p, Usage *u) {
 /* ------------------------------------------------------------ expression types */
 
 /* Types every node: `st` is the statement type; `cond` is set inside the
- * condition of an if_then_else (index values are integers there); `sub`
- * inside subscripts (everything is i64). */
+ * condition of an if_then_else (index values and integer literals are
+ * integers there: `a-1<0` in a u64 statement must not wrap, `a<2049` in an
+ * f16 one must not round); `sub` inside subscripts (everything is i64). */
 static void type_expr(IrExpr *e, IrDType st, bool cond, bool sub) {
   switch (e->kind) {
-  case E_INT: e->type = sub ? DT_I64 : st; break;
+  case E_INT: e->type = (sub || cond) ? DT_I64 : st; break;
   case E_FLOAT: case E_INF: e->type = st; break;
   case E_INDEX: e->type = (sub || cond) ? DT_I64 : st; break;
   case E_REF:
