@@ -190,11 +190,16 @@ static void progress(Tune *t) {
   fflush(stderr);
 }
 
+/* --time-limit passed (the lookahead checks it between programs) */
+static bool out_of_time(const Tune *t) {
+  return t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->o->tune.time_limit;
+}
+
 /* Should the search stop before another evaluation? */
 static bool must_stop(Tune *t) {
   if (t->stop) return true;
   if (t->evaluations >= t->o->tune.budget) t->stop = STOP_BUDGET;
-  else if (t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->o->tune.time_limit) t->stop = STOP_TIME;
+  else if (out_of_time(t)) t->stop = STOP_TIME;
   return t->stop != STOP_NONE;
 }
 
@@ -228,7 +233,7 @@ static void look_below(Look *lk, const IrProgram *q, int depth) {
   if (depth == lk->t->o->tune.lookahead) return;
   PtrVec legal = {0};
   pass_enumerate_legal(lk->s, q, lk->t->reorder, &legal);
-  for (int i = 0; i < legal.n && lk->budget > 0; i++) {
+  for (int i = 0; i < legal.n && lk->budget > 0 && !out_of_time(lk->t); i++) {
     PassCand *c = legal.v[i];
     if (c->nest != lk->nest) continue;
     const char *why = NULL;
@@ -246,25 +251,27 @@ static void look_below(Look *lk, const IrProgram *q, int depth) {
   }
 }
 
-/* Fills pd->look and pd->path for every candidate in cands (a scratch
- * context for the programs tried: thousands for a deep nest). */
+/* Fills pd->look and pd->path for every candidate in cands.  The programs
+ * tried (hundreds per candidate in a deep nest) live in a scratch context,
+ * a fresh one per candidate. */
 static void lookahead(Tune *t, PtrVec *cands) {
-  LeirCtx s;
-  leir_ctx_init(&s);
   FILE *null = fopen("/dev/null", "w");
-  if (null) s.diag_out = null;
-  s.unsafe_math = t->ctx->unsafe_math;
-  s.max_memory = t->ctx->max_memory;
-  Look lk = {t, &s, -1, TUNE_LOOKAHEAD_PROGRAMS, {0}, NULL};
-  for (int i = 0; i < cands->n; i++) {
+  Look lk = {t, NULL, -1, TUNE_LOOKAHEAD_PROGRAMS, {0}, NULL};
+  for (int i = 0; i < cands->n && t->reorder && lk.budget > 0; i++) {
     Pending *pd = cands->v[i];
-    if (!t->reorder || pd->c->nest < 0 || !isfinite(pd->est)) continue;
+    if (pd->c->nest < 0 || !isfinite(pd->est)) continue;
+    LeirCtx s;
+    leir_ctx_init(&s);
+    if (null) s.diag_out = null;
+    s.unsafe_math = t->ctx->unsafe_math;
+    s.max_memory = t->ctx->max_memory;
+    lk.s = &s;
     lk.pd = pd;
     lk.nest = pd->c->nest;
     look_below(&lk, pd->q, 0);
     if (pd->look >= TUNE_LOOKAHEAD_GAIN * pd->est) pd->nlook = 0;
+    leir_ctx_free(&s);
   }
-  leir_ctx_free(&s);
   if (null) fclose(null);
 }
 
@@ -313,9 +320,6 @@ static void list_cands(Tune *t, Node *n) {
   }
 }
 
-/* Tries candidate k of n: a new verified program as a child, or NULL
- * (illegal after all, a program seen before, a failed verification or the
- * search stopped). */
 static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text);
 
 /* Follows the lookahead path of pd from m, the child it made; the
@@ -335,6 +339,9 @@ static void follow(Tune *t, Node *n, Node *m, const Pending *pd) {
   }
 }
 
+/* Tries candidate k of n: a new verified program as a child, or NULL
+ * (illegal after all, a program seen before, a failed verification or the
+ * search stopped); then its lookahead path, if any. */
 static Node *try_cand(Tune *t, Node *n, int k) {
   if (must_stop(t)) return NULL;
   Pending *pd = n->cands.v[k];
