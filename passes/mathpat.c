@@ -488,6 +488,16 @@ static bool literal(const IrExpr *e) {
   return e->kind == E_INT || e->kind == E_FLOAT;
 }
 
+/* The value of a literal (literal() holds). */
+static double literal_value(const IrExpr *e) {
+  double sign = 1;
+  while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG)) {
+    if (e->kind == E_UNARY) sign = -sign;
+    e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
+  }
+  return sign * (e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value);
+}
+
 static bool fail(ModSearch *s, const char *why) {
   if (!s->why) s->why = why;
   return false;
@@ -502,6 +512,7 @@ static bool mod_binary(ModSearch *s, const IrExpr *e) {
     return mod_expr(s, a) && mod_expr(s, b);
   case OP_DIV: case OP_FLOORDIV: case OP_MOD:
     if (!literal(b)) return fail(s, "a division by a non-constant");
+    if (literal_value(b) == 0) return fail(s, "a division by zero");
     return mod_expr(s, a);
   case OP_POW: return fail(s, "a power");
   default: return true; /* & and |: 0 or 1 */
@@ -513,6 +524,10 @@ static bool mod_call(ModSearch *s, const IrExpr *e) {
   case F_EXP: return fail(s, "exp");
   case F_LOG: return fail(s, "log");
   case F_ERF: return true;
+  case F_SQRT: /* NaN below 0: X+y-y is NaN where X alone is not (fuzz_passes) */
+    if (mp_sign_expr(s->p, e->u.call.args[0]) == SIGN_UNKNOWN)
+      return fail(s, "sqrt of a value that may be negative");
+    return mod_expr(s, e->u.call.args[0]);
   case F_ITE: return mod_expr(s, e->u.call.args[1]) && mod_expr(s, e->u.call.args[2]);
   default:
     for (int i = 0; i < e->u.call.nargs; i++)
@@ -974,7 +989,7 @@ static const char *check_moderate(PassCtx *pc, const IrProgram *p, MpSplitKind k
   if (pc->ctx->unsafe_math) return NULL;
   const char *im = mp_immoderate_tensor(pc, p, name);
   if (!im) return NULL;
-  return pass_reason(pc, "y=%s: %s, so y may be huge and %s (--unsafe-math accepts it)", spell, im,
+  return pass_reason(pc, "y=%s: %s, so y may be huge or NaN and %s (--unsafe-math accepts it)", spell, im,
                      kind == MP_EXP   ? "exp(x-y) or exp(y) may overflow"
                      : kind == MP_ADD ? "X+y-y may cancel X"
                                       : "X/y*y may overflow (inf/inf is NaN)");

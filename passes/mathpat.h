@@ -86,11 +86,12 @@ int mp_sign_expr(const IrProgram *p, const IrExpr *e);
 
 /* Of moderate magnitude: values of the order of the inputs' (inputs and
  * parameters are; so are literals up to 10000 in magnitude, index values, comparisons, erf, and
- * +, -, max, min, abs, sqrt, if_then_else of moderate operands, products
- * and quotients with a literal, copies, and max/min reductions and their
- * prefix forms).  Not moderate: exp, log, **, products of two
- * non-literals, quotients by a non-literal, sums and products over
- * reductions, inf.  The three splits (§4.15-§4.17) require it of y: their
+ * +, -, max, min, abs, if_then_else of moderate operands, sqrt of a
+ * moderate operand proved >= 0 (mp_sign_expr), products and quotients with
+ * a literal (not 0), copies, and max/min reductions and their prefix
+ * forms).  Not moderate: exp, log, **, sqrt of what may be negative (NaN),
+ * products of two non-literals, quotients by a non-literal or by 0, sums
+ * and products over reductions, inf.  The three splits (§4.15-§4.17) require it of y: their
  * identities fail in floating point when a term is huge (exp overflow;
  * catastrophic cancellation, which a later normalisation can amplify;
  * inf/inf -- the corpus has all three).  NULL if e is moderate, else a phrase saying why
