@@ -117,11 +117,18 @@ static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, Use **f
   if (k == 0) return "pattern=0 is the whole right side";
   const char *kind = gx_not_hoistable(site->e);
   if (kind) return pass_reason(pc, "sub-expression %s is %s", txt, kind);
-  PtrVec all = {0};
-  all_uses(pc->ctx, p, &all);
+  /* every candidate's check needs the uses of pc->prog: found once (a
+     1000-term sum has 1000 sub-expressions, each printed) */
+  PtrVec fresh = {0}, *all = p == pc->prog ? pc->memo : NULL;
+  if (!all) {
+    all = p == pc->prog ? arena_alloc(&pc->ctx->arena, sizeof *all) : &fresh;
+    *all = (PtrVec){0};
+    all_uses(pc->ctx, p, all);
+    if (p == pc->prog) pc->memo = all;
+  }
   *first = NULL;
-  for (int i = 0; i < all.n; i++) {
-    Use *u = all.v[i];
+  for (int i = 0; i < all->n; i++) {
+    Use *u = all->v[i];
     if (strcmp(u->text, txt)) continue;
     if (!*first && (u->nest != c->nest || u->stmt != s || u->pattern != k))
       return pass_reason(pc, "sub-expression %s occurs first in nest %d, statement %d (pattern=%d)", txt, u->nest,

@@ -145,6 +145,8 @@ struct PassCtx {
   const char *reason;
   /* analysis caches (see deps.h) */
   void **deps_cache;       /* per top-level nest */
+  void *memo;              /* a pass's own cache of what it finds in prog
+                              (common_subexpression_elimination: the uses) */
 };
 
 /* A new empty candidate of pc->pass (nest = -1, class = the table's, or E

@@ -28,16 +28,17 @@
  *     counts as a miscompile.  Nor does one that is numerical: when p and q
  *     with every floating-point dtype widened to f64 (same_in_f64), run on
  *     the very inputs of the check widened exactly, agree -- to 1e-6
- *     relative or to 2^-12 of the f32 difference, and non-finite wherever
- *     the widened original is (wide_outputs_agree) -- the
+ *     relative or to 2^-12 of the f32 difference, wherever the widened
+ *     original is finite (wide_outputs_agree) -- the
  *     difference is f32/f16 rounding or range that the step's
  *     re-association exposes (§0.4: "f32 overflow of algebraically equal
  *     exp forms", "(F-G)**2 expanded"; a product reduction split that
  *     overflows; X+y-y amplified downstream), which --verify rejects.  A step that is wrong in f64 too (a log of
  *     a negative product split into a sum of logs: NaN where the original
  *     is finite) is an algebra bug and stays a finding; where the original
- *     is inf or NaN already (a division by zero), any non-finite result
- *     is accepted (cancelling x/x turns 1/0 = inf into 0/0 = NaN).  (The
+ *     is inf or NaN already (a division by zero), a class T step, like
+ *     -ffinite-math-only, may give anything (cancelling x/x turns 1/0 = inf
+ *     into 0/0 = NaN, and 0/0 into 1).  (The
  *     f64 check is the oracle for "equal as real numbers"; it cannot
  *     excuse a class E step.)  A program that does not run
  *     within FZ_MAX_STEPS steps ends the pipeline, as does a step after which
@@ -160,15 +161,16 @@ static double elem(const InterpBuf *b, int64_t k) {
  * (|x| + 1), or at most 2^-12 of the narrow difference |nx-ny| when that is
  * finite (widening shrinks a rounding effect by about 2^-29 from f32, but
  * leaves an algebra slip as it is; an expanded product with a literal of
- * 2e10 still cancels to 1e-6 in f64); where x is not finite, y is not
- * either.  Other dtypes: bit-equal. */
+ * 2e10 still cancels to 1e-6 in f64); where x is not finite, anything (a
+ * class T step may assume finite math: cancelling tx/tx makes 0/0 at tx=0
+ * 1).  Other dtypes: bit-equal. */
 static bool wide_outputs_agree(const InterpBuf *x, const InterpBuf *y, const InterpBuf *nx, const InterpBuf *ny) {
   if (x->nbytes != y->nbytes || x->t->dtype != y->t->dtype) return false;
   if (x->t->dtype != DT_F64 || !ir_dtype_is_float(nx->t->dtype)) return !memcmp(x->data, y->data, x->nbytes);
   if (nx->numel != x->numel || ny->numel != x->numel) return false;
   for (int64_t k = 0; k < x->numel; k++) {
     double a = elem(x, k), b = elem(y, k), d = fabs(a - b), nd = fabs(elem(nx, k) - elem(ny, k));
-    if (!isfinite(a) ? isfinite(b) : !(d <= 1e-6 * (fabs(a) + 1) || (isfinite(nd) && d <= 0x1p-12 * nd))) return false;
+    if (isfinite(a) && !(d <= 1e-6 * (fabs(a) + 1) || (isfinite(nd) && d <= 0x1p-12 * nd))) return false;
   }
   return true;
 }
