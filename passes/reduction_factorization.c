@@ -75,6 +75,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
                        s->lhs->name, s->lhs->name, s->lhs->name, s->lhs->name, s->lhs->name);
   if (s->init != INIT_REDUCE)
     return pass_reason(pc, "the statement is not a reduction with an implicit initialisation (SPEC 9.5)");
+  if ((why = rw_accum_not_associative(pc, s, op))) return why;
   int64_t v1;
   int r = pass_cand_get_int(c, "split", &v1);
   if (r <= 0) return r == 0 ? "missing parameter 'split'" : pass_reason(pc, "split=%s is not an integer", pass_cand_get(c, "split"));

@@ -86,6 +86,12 @@ IrRef *rw_first_read(IrExpr *e, const char *name);
  * min call whose first argument is T_s (RED_MAX / RED_MIN).  RED_NONE
  * otherwise.  *self receives the self-read ref. */
 IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self);
+/* Why the partial results of accumulation s (op = rw_accum_op) cannot be
+ * recombined, or NULL: a + - * update of an integer or bool accumulator
+ * computed in a floating-point type converts (truncates, saturates) at
+ * every step, so sums of partial sums differ (fuzz_passes: a u32 sum of
+ * f16 products, 122 split into 423). */
+const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op);
 
 /* Refs of a statement in text order (left side first, then the right side,
  * nested subscript reads after their parent). */

@@ -184,6 +184,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (s->self_ref && (op == RED_NONE || s->init != INIT_REDUCE))
     return pass_reason(pc, "'%s' updates itself but is not a reduction with an implicit initialisation (SPEC 9.5)",
                        s->lhs->name);
+  if (!spatial && (why = rw_accum_not_associative(pc, s, op))) return why;
   if (spatial && !df_loop_separates(n, s->lhs, pos))
     return pass_reason(pc, "iterations that differ in '%s' may write the same element of '%s' (%s)", axis,
                        s->lhs->name, gx_ref_text(pc->ctx, s->lhs));
