@@ -2,6 +2,8 @@
  * with automatic simplification, order, conversion from and to the IR. */
 #include "passes/alg.h"
 
+#include "ir/range.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,6 +391,10 @@ AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e) {
     case OP_SUB: return alg_add2(A, alg_from_ir(A, l), alg_neg(A, alg_from_ir(A, r)));
     case OP_MUL: return alg_mul2(A, alg_from_ir(A, l), alg_from_ir(A, r));
     case OP_DIV: {
+      /* an index divisor that is 0 at some index value: cancelling it
+         (tx/tx = 1) would turn 0/0 = NaN into a number (fuzz_passes) */
+      IrRange rg = ir_expr_range(r);
+      if (rg.ok && rg.lo <= 0 && rg.hi >= 0) alg_fail(A, "the divisor %s is 0 for some index values", ir_text(r, &A->mem));
       AlgExpr *x = alg_from_ir(A, l);
       return alg_mul2(A, x, alg_pow(A, alg_from_ir(A, r), -1));
     }
