@@ -326,13 +326,9 @@ static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text);
  * programs kept go to n->reached. */
 static void follow(Tune *t, Node *n, Node *m, const Pending *pd) {
   for (int i = 0; i < pd->nlook && m && m->depth < t->o->tune.max_depth && !must_stop(t); i++) {
-    PtrVec legal = {0};
-    pass_enumerate_legal(t->ctx, m->p, t->reorder, &legal);
-    PassCand *c = NULL;
-    for (int j = 0; j < legal.n && !c; j++)
-      if (!strcmp(pass_cand_spelling(t->ctx, legal.v[j]), pd->path[i])) c = legal.v[j];
+    PassCand *c = arena_alloc(&t->ctx->arena, sizeof *c);
     const char *why = NULL;
-    IrProgram *q = c ? pass_apply(t->ctx, m->p, c, &why) : NULL;
+    IrProgram *q = pass_parse_spelling(t->ctx, pd->path[i], c, &why) ? pass_apply(t->ctx, m->p, c, &why) : NULL;
     if (!q) return;
     m = try_step(t, m, c, q, program_text(t->ctx, q));
     if (m) ptrvec_push(&t->ctx->arena, &n->reached, m);

@@ -119,12 +119,15 @@ static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, Use **f
   if (kind) return pass_reason(pc, "sub-expression %s is %s", txt, kind);
   /* every candidate's check needs the uses of pc->prog: found once (a
      1000-term sum has 1000 sub-expressions, each printed) */
-  PtrVec fresh = {0}, *all = p == pc->prog ? pc->memo : NULL;
-  if (!all) {
-    all = p == pc->prog ? arena_alloc(&pc->ctx->arena, sizeof *all) : &fresh;
-    *all = (PtrVec){0};
+  PtrVec fresh = {0}, *all = &fresh;
+  if (p == pc->prog) {
+    if (!pc->memo) {
+      pc->memo = arena_alloc(&pc->ctx->arena, sizeof(PtrVec)); /* zeroed */
+      all_uses(pc->ctx, p, pc->memo);
+    }
+    all = pc->memo;
+  } else {
     all_uses(pc->ctx, p, all);
-    if (p == pc->prog) pc->memo = all;
   }
   *first = NULL;
   for (int i = 0; i < all->n; i++) {

@@ -482,20 +482,29 @@ static bool mod_tensor(ModSearch *s, const char *name);
    1+y-y exactly 0 in f32). */
 #define MP_MODERATE_LITERAL 10000
 
-static bool literal(const IrExpr *e) {
-  while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG))
+/* e without parentheses and unary minuses: a literal's node; *neg says
+ * whether an odd number of minuses was stripped. */
+static const IrExpr *strip_sign(const IrExpr *e, bool *neg) {
+  *neg = false;
+  while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG)) {
+    if (e->kind == E_UNARY) *neg = !*neg;
     e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
+  }
+  return e;
+}
+
+static bool literal(const IrExpr *e) {
+  bool neg;
+  e = strip_sign(e, &neg);
   return e->kind == E_INT || e->kind == E_FLOAT;
 }
 
 /* The value of a literal (literal() holds). */
 static double literal_value(const IrExpr *e) {
-  double sign = 1;
-  while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG)) {
-    if (e->kind == E_UNARY) sign = -sign;
-    e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
-  }
-  return sign * (e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value);
+  bool neg;
+  e = strip_sign(e, &neg);
+  double v = e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
+  return neg ? -v : v;
 }
 
 static bool fail(ModSearch *s, const char *why) {

@@ -133,26 +133,6 @@ static char *widened_text(const IrProgram *p) {
   return o.s;
 }
 
-/* Widens the values of `from` (p's buffer) into `to` (the same tensor of
- * the widened program): floats exactly into f64, anything else as is. */
-static bool widen_buf(const InterpBuf *from, InterpBuf *to) {
-  if (from->numel != to->numel) return false;
-  IrDType fd = from->t->dtype, td = to->t->dtype;
-  if (fd == td) {
-    memcpy(to->data, from->data, from->nbytes);
-    return true;
-  }
-  if (td != DT_F64) return false;
-  double *d = to->data;
-  for (int64_t k = 0; k < from->numel; k++) {
-    if (fd == DT_F32) d[k] = ((const float *)from->data)[k];
-    else if (fd == DT_F16) d[k] = leir_f16_to_f32(((const uint16_t *)from->data)[k]);
-    else if (fd == DT_BF16) d[k] = leir_bf16_to_f32(((const uint16_t *)from->data)[k]);
-    else return false;
-  }
-  return true;
-}
-
 /* Element k of a floating-point buffer, as a double. */
 static double elem(const InterpBuf *b, int64_t k) {
   switch (b->t->dtype) {
@@ -162,6 +142,20 @@ static double elem(const InterpBuf *b, int64_t k) {
   default: return leir_bf16_to_f32(((const uint16_t *)b->data)[k]);
   }
 }
+
+/* Widens the values of `from` (p's buffer) into `to` (the same tensor of
+ * the widened program): floats exactly into f64, anything else as is. */
+static bool widen_buf(const InterpBuf *from, InterpBuf *to) {
+  if (from->numel != to->numel) return false;
+  if (from->t->dtype == to->t->dtype) {
+    memcpy(to->data, from->data, from->nbytes);
+    return true;
+  }
+  if (to->t->dtype != DT_F64 || !ir_dtype_is_float(from->t->dtype)) return false;
+  for (int64_t k = 0; k < from->numel; k++) ((double *)to->data)[k] = elem(from, k);
+  return true;
+}
+
 
 /* Do the widened outputs x (the original's) and y agree, given the narrow
  * ones nx and ny?  Element by element, where x is finite: |x-y| <= 1e-6
