@@ -351,17 +351,58 @@ static const IrExpr *strip(const IrExpr *e) {
   return e;
 }
 
-/* An integer-literal exponent (`2`, `-1`, `(-1)`); false otherwise. */
+/* An integer exponent: a literal (`2`, `-1`, `(-1)`) or +, - and * of
+ * such (`(1-2)`: fuzz_passes, where an opaque `M**(1-2)` as a divisor was
+ * inf at M = 0 and a common denominator made inf/inf); false otherwise or
+ * beyond ALG_MAXEXP. */
 static bool int_exponent(const IrExpr *e, int64_t *n) {
   e = strip(e);
-  bool neg = false;
-  while (e->kind == E_UNARY && (e->u.unary.op == OP_NEG || e->u.unary.op == OP_POS)) {
-    if (e->u.unary.op == OP_NEG) neg = !neg;
-    e = strip(e->u.unary.a);
+  switch (e->kind) {
+  case E_INT:
+    if (e->u.ilit.value > ALG_MAXEXP) return false;
+    *n = e->u.ilit.value;
+    return true;
+  case E_UNARY:
+    if (!int_exponent(e->u.unary.a, n)) return false;
+    if (e->u.unary.op == OP_NEG) *n = -*n;
+    return e->u.unary.op == OP_NEG || e->u.unary.op == OP_POS;
+  case E_BINARY: {
+    int64_t a, b;
+    if (!int_exponent(e->u.bin.a, &a) || !int_exponent(e->u.bin.b, &b)) return false;
+    switch (e->u.bin.op) {
+    case OP_ADD: *n = a + b; break;
+    case OP_SUB: *n = a - b; break;
+    case OP_MUL: *n = a * b; break; /* |a|, |b| <= ALG_MAXEXP: no overflow */
+    default: return false;
+    }
+    return *n <= ALG_MAXEXP && *n >= -ALG_MAXEXP;
   }
-  if (e->kind != E_INT || e->u.ilit.value > ALG_MAXEXP) return false;
-  *n = neg ? -e->u.ilit.value : e->u.ilit.value;
-  return true;
+  default: return false;
+  }
+}
+
+/* Does e contain a power the algebra keeps opaque whose exponent is not a
+ * literal >= 0 (`M**(-0.5)`, `M**X`)?  Such a power is inf where its base
+ * is 0; as a divisor it makes X/inf = 0 of a term that a common
+ * denominator turns into inf/inf = NaN. */
+static bool opaque_negative_power(const IrExpr *e) {
+  switch (e->kind) {
+  case E_PAREN: return opaque_negative_power(e->u.paren);
+  case E_UNARY: return opaque_negative_power(e->u.unary.a);
+  case E_BINARY: {
+    if (e->u.bin.op == OP_POW) {
+      int64_t n;
+      const IrExpr *x = strip(e->u.bin.b);
+      if (!int_exponent(x, &n) && !(x->kind == E_FLOAT && x->u.flit.value >= 0)) return true;
+    }
+    return opaque_negative_power(e->u.bin.a) || opaque_negative_power(e->u.bin.b);
+  }
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (opaque_negative_power(e->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
 }
 
 AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e) {
@@ -395,6 +436,8 @@ AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e) {
          (tx/tx = 1) would turn 0/0 = NaN into a number (fuzz_passes) */
       IrRange rg = ir_expr_range(r);
       if (rg.ok && rg.lo <= 0 && rg.hi >= 0) alg_fail(A, "the divisor %s is 0 for some index values", ir_text(r, &A->mem));
+      if (opaque_negative_power(r))
+        alg_fail(A, "the divisor %s has a power that is infinite where its base is 0", ir_text(r, &A->mem));
       AlgExpr *x = alg_from_ir(A, l);
       return alg_mul2(A, x, alg_pow(A, alg_from_ir(A, r), -1));
     }
