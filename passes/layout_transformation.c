@@ -7,7 +7,8 @@
  * Kinds transpose, flatten and reshape2 need more than one item besides
  * `bx`, no tensor reads in the subscript and a non-numeric item; reshape2
  * also more than two other non-constant items (rank >= 5); reshape1 needs
- * the item to be a bare index whose extent has a divisor.
+ * the item to be a bare index whose extent has a divisor (REC: and that is
+ * in no other item).
  * Rewrite (fresh Z, X's dtype tag, scope g; copy nests use the tx fix-up):
  *   transpose  copy[Z_{pi(s)}=X_{s}], the nest reads Z_{pi(s)};
  *   flatten    one item sum_j item_j * prod_{k>j} shape_k (row-major over
@@ -145,8 +146,15 @@ static const char *plan(PassCtx *pc, const IrProgram *prog, PassCand *c, Plan *p
     pl->k = (int)k;
     if (x->sub[k]->kind != E_INDEX)
       return pass_reason(pc, "item %lld of '%s' (%s) is not a bare index", (long long)k, t, rw_text(pc->ctx, x->sub[k]));
-    int pos = rw_loop_pos(n, x->sub[k]->u.index.name);
-    if (pos < 0) return pass_reason(pc, "index '%s' is not a loop of nest %d", x->sub[k]->u.index.name, c->nest);
+    const char *i = x->sub[k]->u.index.name;
+    int pos = rw_loop_pos(n, i);
+    if (pos < 0) return pass_reason(pc, "index '%s' is not a loop of nest %d", i, c->nest);
+    /* the copy splits i in item k only: another item with i would be
+       written over i's new, shorter range (fuzz_passes: A_{tx,tx}) */
+    for (int d = 0; d < r; d++)
+      if (d != k && rw_expr_mentions(x->sub[d], i))
+        return pass_reason(pc, "index '%s' of item %lld of '%s' (%s) is also in item %d", i, (long long)k, t,
+                           rw_sub_text(pc->ctx, x), d);
     return pass_check_factor(pc, c, "factor", n->loops[pos], &pl->f);
   }
   default: return pass_reason(pc, "kind=%s is not transpose, flatten, reshape2 or reshape1", ks);
