@@ -123,6 +123,10 @@ struct AlgCtx {
    * (--unsafe-math, the unit tests).  sign_u is the hook's own data. */
   int (*sign)(AlgCtx *A, const AlgExpr *base);
   void *sign_u;
+  /* Why a divisor may be infinite (NULL: it cannot), as mp_expr_may_be_inf;
+   * NULL hook: no check (--unsafe-math, the unit tests).  Its data is
+   * sign_u. */
+  const char *(*divisor_inf)(AlgCtx *A, const IrExpr *divisor);
 };
 
 void alg_init(AlgCtx *A, LeirCtx *ctx);

@@ -381,30 +381,6 @@ static bool int_exponent(const IrExpr *e, int64_t *n) {
   }
 }
 
-/* Does e contain a power the algebra keeps opaque whose exponent is not a
- * literal >= 0 (`M**(-0.5)`, `M**X`)?  Such a power is inf where its base
- * is 0; as a divisor it makes X/inf = 0 of a term that a common
- * denominator turns into inf/inf = NaN. */
-static bool opaque_negative_power(const IrExpr *e) {
-  switch (e->kind) {
-  case E_PAREN: return opaque_negative_power(e->u.paren);
-  case E_UNARY: return opaque_negative_power(e->u.unary.a);
-  case E_BINARY: {
-    if (e->u.bin.op == OP_POW) {
-      int64_t n;
-      const IrExpr *x = strip(e->u.bin.b);
-      if (!int_exponent(x, &n) && !(x->kind == E_FLOAT && x->u.flit.value >= 0)) return true;
-    }
-    return opaque_negative_power(e->u.bin.a) || opaque_negative_power(e->u.bin.b);
-  }
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (opaque_negative_power(e->u.call.args[i])) return true;
-    return false;
-  default: return false;
-  }
-}
-
 AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e) {
   switch (e->kind) {
   case E_INT:
@@ -436,8 +412,8 @@ AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e) {
          (tx/tx = 1) would turn 0/0 = NaN into a number (fuzz_passes) */
       IrRange rg = ir_expr_range(r);
       if (rg.ok && rg.lo <= 0 && rg.hi >= 0) alg_fail(A, "the divisor %s is 0 for some index values", ir_text(r, &A->mem));
-      if (opaque_negative_power(r))
-        alg_fail(A, "the divisor %s has a power that is infinite where its base is 0", ir_text(r, &A->mem));
+      const char *inf = A->divisor_inf ? A->divisor_inf(A, r) : NULL;
+      if (inf) alg_fail(A, "the divisor %s may be infinite: %s", ir_text(r, &A->mem), inf);
       AlgExpr *x = alg_from_ir(A, l);
       return alg_mul2(A, x, alg_pow(A, alg_from_ir(A, r), -1));
     }

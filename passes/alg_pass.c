@@ -286,6 +286,12 @@ static int base_sign(AlgCtx *A, const AlgExpr *x) {
   return mp_sign_expr(pc->prog, alg_to_ir_in(A, &A->scratch, x));
 }
 
+/* The algebra's divisor hook. */
+static const char *divisor_inf(AlgCtx *A, const IrExpr *r) {
+  PassCtx *pc = A->sign_u;
+  return mp_expr_may_be_inf(pc, pc->prog, r);
+}
+
 static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const PassCand *c, IrExpr **out,
                            const char **newtext) {
   Site st;
@@ -295,6 +301,7 @@ static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const Pa
   alg_init(&A, pc->ctx);
   if (!pc->ctx->unsafe_math) {
     A.sign = base_sign;
+    A.divisor_inf = divisor_inf;
     A.sign_u = pc;
   }
   if (setjmp(A.fail) == 0) why = rewrite_in(&A, &st, k, c, out, newtext);

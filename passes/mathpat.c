@@ -342,6 +342,138 @@ const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name) {
   return pass_reason(pc, "it is computed from '%s', whose definition in nest %d contains inf", s.culprit, s.nest);
 }
 
+/* ------------------------------------------------------------ a divisor that may be infinite */
+
+typedef struct DivSearch {
+  PassCtx *pc;
+  const IrProgram *p;
+  const char *stack[MP_MAX_DEPTH];
+  int depth;
+  const char *why;    /* the construct */
+  const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
+  bool top;           /* in e's own + - * / and integer powers (the algebra's) */
+} DivSearch;
+
+static bool div_expr(DivSearch *s, const IrExpr *e);
+static bool div_tensor(DivSearch *s, const char *name);
+
+static bool div_found(DivSearch *s, const char *why) {
+  if (!s->why) s->why = why;
+  return true;
+}
+
+/* A literal >= 0 (an exponent that keeps a finite base finite). */
+static bool nonneg_literal(const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  return (e->kind == E_INT) || (e->kind == E_FLOAT && e->u.flit.value >= 0);
+}
+
+/* + - * of integer literals (`-1`, `(1-2)`): an exponent the algebra takes
+ * as an integer. */
+static bool int_literal_expr(const IrExpr *e) {
+  switch (e->kind) {
+  case E_INT: return true;
+  case E_PAREN: return int_literal_expr(e->u.paren);
+  case E_UNARY: return int_literal_expr(e->u.unary.a);
+  case E_BINARY:
+    return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL) &&
+           int_literal_expr(e->u.bin.a) && int_literal_expr(e->u.bin.b);
+  default: return false;
+  }
+}
+
+static bool nonzero_literal(const IrExpr *e) {
+  while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG))
+    e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
+  return (e->kind == E_INT && e->u.ilit.value != 0) || (e->kind == E_FLOAT && e->u.flit.value != 0);
+}
+
+static bool div_binary(DivSearch *s, const IrExpr *e) {
+  const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
+  switch (e->u.bin.op) {
+  case OP_DIV:
+    if (s->top) return div_expr(s, a) || div_expr(s, b); /* the algebra's own */
+    /* fall through */
+  case OP_FLOORDIV: case OP_MOD:
+    if (!nonzero_literal(b)) return div_found(s, "a division by a non-constant");
+    return div_expr(s, a);
+  case OP_POW:
+    if (!nonneg_literal(b) && !(s->top && int_literal_expr(b)))
+      return div_found(s, "a power with a negative or non-constant exponent");
+    return div_expr(s, a);
+  default: return div_expr(s, a) || div_expr(s, b);
+  }
+}
+
+static bool div_expr(DivSearch *s, const IrExpr *e) {
+  switch (e->kind) {
+  case E_INF: return div_found(s, "inf");
+  case E_PAREN: return div_expr(s, e->u.paren);
+  case E_UNARY: return div_expr(s, e->u.unary.a);
+  case E_BINARY: return div_binary(s, e);
+  case E_REF: {
+    bool top = s->top;
+    s->top = false;
+    bool found = div_tensor(s, e->u.ref->name);
+    s->top = top;
+    return found;
+  }
+  case E_CALL: {
+    const IrExpr *x = e->u.call.nargs ? e->u.call.args[0] : NULL;
+    if (e->u.call.func == F_LOG && mp_sign_expr(s->p, x) != SIGN_POS)
+      return div_found(s, "log of a value that may be 0");
+    if (e->u.call.func == F_EXP && mp_immoderate(s->pc, s->p, x))
+      return div_found(s, "exp of a value that may be large");
+    bool top = s->top, found = false;
+    s->top = false;
+    for (int i = 0; i < e->u.call.nargs && !found; i++) found = div_expr(s, e->u.call.args[i]);
+    s->top = top;
+    return found;
+  }
+  default: return false; /* literals (finite: the algebra checks them), indices, comparisons */
+  }
+}
+
+static bool div_in_nest(DivSearch *s, const IrNest *n, const char *name) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      if (div_in_nest(s, n->items[i].u.nest, name)) return true;
+      continue;
+    }
+    const IrStmt *st = n->items[i].u.stmt;
+    if (strcmp(st->lhs->name, name)) continue;
+    const char *before = s->why;
+    if (div_expr(s, st->rhs)) {
+      if (!before && !s->tensor) s->tensor = name;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool div_tensor(DivSearch *s, const char *name) {
+  const IrTensor *t = ir_find_tensor(s->p, name);
+  if (t && (t->role == ROLE_IN || t->role == ROLE_PARAM)) return false;
+  for (int i = 0; i < s->depth; i++)
+    if (!strcmp(s->stack[i], name)) return false; /* a cycle (a reduction) adds no infinity of its own */
+  if (s->depth == MP_MAX_DEPTH) {
+    s->tensor = name;
+    return div_found(s, "a definition too deep to analyse");
+  }
+  s->stack[s->depth++] = name;
+  bool found = false;
+  for (int k = 0; k < s->p->nnests && !found; k++) found = div_in_nest(s, s->p->nests[k], name);
+  s->depth--;
+  return found;
+}
+
+const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e) {
+  DivSearch s = {.pc = pc, .p = p, .top = true};
+  if (!div_expr(&s, e)) return NULL;
+  if (s.tensor) return pass_reason(pc, "'%s' is computed with %s", s.tensor, s.why);
+  return pass_reason(pc, "it has %s", s.why);
+}
+
 /* ------------------------------------------------------------ positivity */
 
 typedef struct PosSearch {

@@ -73,6 +73,19 @@ void mp_for_refs(IrNest *n, void (*fn)(IrRef *r, void *u), void *u);
  * that may be.  Returns NULL, or a phrase such as "its definition in nest
  * 19 contains inf". */
 const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name);
+/* Conservative: can e be infinite (the algebra's divisor check)?  Inputs
+ * and parameters are taken to be finite (REF's input generator), as are
+ * sums and products of finite values (no overflow analysis) and literals
+ * (the algebra refuses those not finite in their type).  e may be infinite when it or the definition of a
+ * tensor it reads has inf, a division by a non-constant or by 0, a power
+ * whose exponent is not a literal >= 0, log of a value not proved > 0
+ * (mp_sign_expr), or exp of a value not of moderate size (mp_immoderate);
+ * e's own quotients and integer powers, outside function arguments, are
+ * the algebra's (X/(A/B) is X*B/A to it) and not counted.  The algebra
+ * passes refuse a divisor that may be infinite: X/inf = 0, but a common
+ * denominator makes it inf/inf = NaN.  Returns NULL, or a phrase such as
+ * "'D' is computed with a division by a non-constant". */
+const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e);
 /* Provably positive tensor (> 0 in exact arithmetic): positive literals, exp,
  * sqrt(nonnegative + positive), sums, products and quotients of positive
  * terms, max(positive, ...), abs(..)+positive, even integer powers plus a
