@@ -4,8 +4,8 @@
  * Pre (REF): consecutive nests (i, i+1); nest i has one statement P_s = f
  * that does not update itself; nest i+1 reads P_s (same text); P occurs in
  * no nest after i+1; the headers are identical or one is empty.
- * REC: every occurrence of P in nest i+1 is a read at P_s outside any
- * subscript, and nest i+1 does not write P; P is not a program output; the
+ * REC: P occurs in no nest before i either; every occurrence of P in nest
+ * i+1 is a read at P_s outside any subscript, and nest i+1 does not write P; P is not a program output; the
  * producer writes every element once (dataflow.h: an injective subscript),
  * so the consumer's P_s is f of the same iteration; nest i+1 writes nothing
  * f reads; inlining leaves the reduction indices (SPEC §9.5) of the
@@ -192,6 +192,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   int at;
   if (df_find(df, w->name, i + 2, p->nnests, DF_ANY, &at))
     return pass_reason(pc, "'%s' is used again in nest %d", w->name, at);
+  /* an earlier nest's read of P would be left without its writer (and P
+     would become an input of the program) -- fuzz_passes */
+  if (df_find(df, w->name, 0, i, DF_ANY, &at))
+    return pass_reason(pc, "'%s' is used in nest %d, before nest %d writes it", w->name, at, i);
   if (w->tensor && w->tensor->role != ROLE_TMP) return pass_reason(pc, "'%s' is a program output", w->name);
   if (a->nloops && b->nloops && !df_same_header(a, b))
     return pass_reason(pc, "nests %d and %d have different loop headers", i, i + 1);
