@@ -275,12 +275,39 @@ static bool has_inf(const IrExpr *e) {
 
 enum { MP_MAX_DEPTH = 32 };
 
+/* The tensors a search has settled, with their results: a program whose
+ * definitions read one tensor along many paths (T2 = T1+T1, T3 = T2+T2, ...)
+ * is walked once per tensor, not once per path (2^n: --list-applicable on
+ * a 30-nest chain took minutes). */
+enum { MP_MEMO = 256 };
+typedef struct MpMemo {
+  const char *name[MP_MEMO];
+  int val[MP_MEMO];
+  int n;
+} MpMemo;
+
+static bool memo_get(const MpMemo *m, const char *name, int *val) {
+  for (int i = 0; i < m->n; i++)
+    if (!strcmp(m->name[i], name)) {
+      *val = m->val[i];
+      return true;
+    }
+  return false;
+}
+
+static void memo_put(MpMemo *m, const char *name, int val) {
+  if (m->n == MP_MEMO) return;
+  m->name[m->n] = name;
+  m->val[m->n++] = val;
+}
+
 typedef struct InfSearch {
   const IrProgram *p;
   const char *stack[MP_MAX_DEPTH];
   int depth;
   const char *culprit; /* the tensor whose definition mentions inf */
   int nest;
+  MpMemo clean; /* tensors from which no inf is reachable */
 } InfSearch;
 
 static bool inf_tensor(InfSearch *s, const char *name);
@@ -327,10 +354,15 @@ static bool inf_tensor(InfSearch *s, const char *name) {
     s->nest = -1;
     return true; /* too deep to tell: assume the worst */
   }
+  int v;
+  if (memo_get(&s->clean, name, &v)) return false;
   s->stack[s->depth++] = name;
   bool found = false;
   for (int k = 0; k < s->p->nnests && !found; k++) found = inf_in_nest(s, s->p->nests[k], k, name);
   s->depth--;
+  /* (reachability: a cycle cut below only skips a tensor whose own walk
+     is under way above) */
+  if (!found) memo_put(&s->clean, name, 0);
   return found;
 }
 
@@ -352,6 +384,7 @@ typedef struct DivSearch {
   const char *why;    /* the construct */
   const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
   bool top;           /* in e's own + - * / and integer powers (the algebra's) */
+  MpMemo finite;      /* tensors found finite (reachability, as InfSearch) */
 } DivSearch;
 
 static bool div_expr(DivSearch *s, const IrExpr *e);
@@ -456,6 +489,8 @@ static bool div_tensor(DivSearch *s, const char *name) {
   if (t && (t->role == ROLE_IN || t->role == ROLE_PARAM)) return false;
   for (int i = 0; i < s->depth; i++)
     if (!strcmp(s->stack[i], name)) return false; /* a cycle (a reduction) adds no infinity of its own */
+  int v;
+  if (memo_get(&s->finite, name, &v)) return false;
   if (s->depth == MP_MAX_DEPTH) {
     s->tensor = name;
     return div_found(s, "a definition too deep to analyse");
@@ -464,6 +499,7 @@ static bool div_tensor(DivSearch *s, const char *name) {
   bool found = false;
   for (int k = 0; k < s->p->nnests && !found; k++) found = div_in_nest(s, s->p->nests[k], name);
   s->depth--;
+  if (!found) memo_put(&s->finite, name, 0);
   return found;
 }
 
@@ -480,6 +516,8 @@ typedef struct PosSearch {
   const IrProgram *p;
   const char *stack[MP_MAX_DEPTH];
   int depth;
+  int cuts;    /* cycles cut so far (a result computed across one is not kept) */
+  MpMemo sign; /* settled tensors' signs */
 } PosSearch;
 
 static int pos_expr(PosSearch *s, const IrExpr *e);
@@ -578,13 +616,19 @@ static int pos_tensor(PosSearch *s, const char *name) {
   const IrTensor *t = ir_find_tensor(s->p, name);
   if (!t || t->role == ROLE_IN || t->role == ROLE_PARAM || s->depth == MP_MAX_DEPTH) return SIGN_UNKNOWN;
   for (int i = 0; i < s->depth; i++)
-    if (!strcmp(s->stack[i], name)) return SIGN_UNKNOWN;
+    if (!strcmp(s->stack[i], name)) {
+      s->cuts++;
+      return SIGN_UNKNOWN;
+    }
+  int v = SIGN_POS, cuts = s->cuts;
+  if (memo_get(&s->sign, name, &v)) return v;
   s->stack[s->depth++] = name;
   bool any = false;
-  int v = SIGN_POS;
   for (int k = 0; k < s->p->nnests && v != SIGN_UNKNOWN; k++) v = lo(v, pos_in_nest(s, s->p->nests[k], name, &any));
   s->depth--;
-  return any ? v : SIGN_UNKNOWN;
+  v = any ? v : SIGN_UNKNOWN;
+  if (s->cuts == cuts) memo_put(&s->sign, name, v);
+  return v;
 }
 
 bool mp_positive_tensor(const IrProgram *p, const char *name) {
@@ -605,6 +649,7 @@ typedef struct ModSearch {
   int depth;
   const char *why;    /* the construct */
   const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
+  MpMemo ok;          /* tensors found moderate (a cycle fails, so none across one) */
 } ModSearch;
 
 static bool mod_expr(ModSearch *s, const IrExpr *e);
@@ -750,6 +795,8 @@ static bool mod_tensor(ModSearch *s, const char *name) {
     s->tensor = name;
     return fail(s, "a definition too deep to analyse");
   }
+  int v;
+  if (memo_get(&s->ok, name, &v)) return true;
   s->stack[s->depth++] = name;
   bool any = false, ok = true;
   for (int k = 0; k < s->p->nnests && ok; k++) ok = mod_writes(s, s->p->nests[k], name, &any);
@@ -758,6 +805,7 @@ static bool mod_tensor(ModSearch *s, const char *name) {
     s->tensor = name;
     return fail(s, "no definition");
   }
+  if (ok) memo_put(&s->ok, name, 1);
   return ok;
 }
 
