@@ -3,6 +3,7 @@
  * algebra and alg_rules.c for the rule sets). */
 #include "passes/alg_pass.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,34 +64,53 @@ typedef struct Site {
   const char *etext;     /* the text of the rewritten part */
 } Site;
 
+/* The bits of a float dtype's significand: every integer up to 2^digits
+ * is exact in it. */
+static int float_digits(IrDType t) {
+  switch (t) {
+  case DT_F16: return 11;
+  case DT_BF16: return 8;
+  case DT_F32: return 24;
+  default: return 53;
+  }
+}
+
 /* A literal of e (outside subscripts) that is not finite in dtype t, or
- * NULL.  The algebra takes literals as exact numbers: with 1e505 (inf in
- * any dtype) in a denominator, cancellation's common denominator makes
- * inf/inf = NaN of a finite value (fuzz_passes). */
-static const IrExpr *infinite_literal(const IrExpr *e, IrDType t) {
+ * (with `exact`) beyond 2^digits in magnitude, where t does not hold every
+ * integer; NULL if none.  The algebra takes literals as exact numbers: with
+ * 1e505 (inf in any dtype) in a denominator, cancellation's common
+ * denominator makes inf/inf = NaN of a finite value; (m+1)*(m+21474836481)
+ * expanded into terms of 2e10 that cancel where m = -1 leaves f32's
+ * rounding of them, O(1), and even f64's, 1e-6 (fuzz_passes).
+ * Comparisons are integer (i64) where their literals matter: only
+ * finiteness is asked of them. */
+static const IrExpr *bad_literal(const IrExpr *e, IrDType t, bool exact) {
+  double v;
   switch (e->kind) {
-  case E_FLOAT: return ir_dtype_value_finite(t, e->u.flit.value) ? NULL : e;
-  case E_INT: return ir_dtype_value_finite(t, (double)e->u.ilit.value) ? NULL : e;
-  case E_PAREN: return infinite_literal(e->u.paren, t);
-  case E_UNARY: return infinite_literal(e->u.unary.a, t);
+  case E_FLOAT: v = e->u.flit.value; break;
+  case E_INT: v = (double)e->u.ilit.value; break;
+  case E_PAREN: return bad_literal(e->u.paren, t, exact);
+  case E_UNARY: return bad_literal(e->u.unary.a, t, exact);
   case E_BINARY: {
-    const IrExpr *x = infinite_literal(e->u.bin.a, t);
-    return x ? x : infinite_literal(e->u.bin.b, t);
+    const IrExpr *x = bad_literal(e->u.bin.a, t, exact);
+    return x ? x : bad_literal(e->u.bin.b, t, exact);
   }
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++) {
-      const IrExpr *x = infinite_literal(e->u.cmp.operand[i], t);
+      const IrExpr *x = bad_literal(e->u.cmp.operand[i], t, false);
       if (x) return x;
     }
     return NULL;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++) {
-      const IrExpr *x = infinite_literal(e->u.call.args[i], t);
+      const IrExpr *x = bad_literal(e->u.call.args[i], t, exact);
       if (x) return x;
     }
     return NULL;
   default: return NULL;
   }
+  if (!ir_dtype_value_finite(t, v)) return e;
+  return exact && fabs(v) > ldexp(1, float_digits(t)) ? e : NULL;
 }
 
 static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
@@ -100,12 +120,16 @@ static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   if (!ir_dtype_is_float(t))
     return pass_reason(pc, "'%s' is %s; the algebra rewrites floating-point statements only", s->lhs->name,
                        ir_dtype_name(t));
-  const IrExpr *big = infinite_literal(s->rhs, t);
+  const IrExpr *big = bad_literal(s->rhs, t, true);
   if (big) {
     const char *lit = big->kind == E_FLOAT ? big->u.flit.text : big->u.ilit.text;
     if (!lit) lit = rw_text(ctx, big);
-    return pass_reason(pc, "the literal %s is not finite in %s; the algebra takes literals as exact numbers", lit,
-                       ir_dtype_name(t));
+    double v = big->kind == E_FLOAT ? big->u.flit.value : (double)big->u.ilit.value;
+    if (!ir_dtype_value_finite(t, v))
+      return pass_reason(pc, "the literal %s is not finite in %s; the algebra takes literals as exact numbers", lit,
+                         ir_dtype_name(t));
+    return pass_reason(pc, "the literal %s is beyond 2^%d, where %s does not hold every integer; the algebra takes "
+                       "literals as exact numbers", lit, float_digits(t), ir_dtype_name(t));
   }
   st->lhs = ref_text(ctx, s->lhs);
   st->rhs = rw_text(ctx, s->rhs);
