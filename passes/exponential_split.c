@@ -213,7 +213,8 @@ static const char *check(PassCtx *pc, PassCand *c) {
   /* x-y in an unsigned type wraps where y > x: exp(x-y) of a huge number
      (fuzz_passes: exp of a u64 tensor split by a u64 y, inf) */
   const IrTensor *yt = ir_find_tensor(pc->prog, y);
-  IrDType dy = ir_dtype_usual(at, yt ? yt->dtype : at);
+  IrDType xt = st.sum.x->tensor ? st.sum.x->tensor->dtype : st.sum.x->dt_tag;
+  IrDType dy = ir_dtype_usual(xt, yt ? yt->dtype : xt); /* (the split writes x-y without the rest of the sum) */
   if (ir_dtype_is_unsigned_int(dy))
     return pass_reason(pc, "the split's x-y computes in %s, where it wraps below 0", ir_dtype_name(dy));
   /* in f16/bf16 the split's x-y and exp(x-y)*exp(y) round at 2^-11 (2^-8)
