@@ -1,5 +1,6 @@
 /* ir.c -- IR tables, constructors, deep copies and walkers. */
 #include "ir/ir.h"
+#include "ir/mathlib.h"
 
 #include <math.h>
 #include <string.h>
@@ -65,6 +66,16 @@ bool ir_dtype_value_finite(IrDType t, double v) {
   default: return true;
   }
 }
+double ir_dtype_literal_value(IrDType t, double v) {
+  switch (t) {
+  case DT_F64: return v;
+  case DT_F32: return (float)v;
+  case DT_F16: return leir_f16_to_f32(leir_f32_to_f16((float)v));
+  case DT_BF16: return leir_bf16_to_f32(leir_f32_to_bf16((float)v));
+  default: return v == trunc(v) ? v : NAN;
+  }
+}
+
 bool ir_dtype_is_signed_int(IrDType t) { return t >= DT_I8 && t <= DT_I64; }
 bool ir_dtype_is_unsigned_int(IrDType t) { return t >= DT_U8 && t <= DT_U64; }
 

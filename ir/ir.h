@@ -119,6 +119,12 @@ bool ir_dtype_is_half(IrDType t); /* f16 or bf16 */
  * nearest, as a literal in a statement of type t is, SPEC §5.4)?  True for
  * any finite v when t is not a floating-point dtype. */
 bool ir_dtype_value_finite(IrDType t, double v);
+/* The value a literal v has in a statement of dtype t (SPEC §5.4): rounded
+ * to nearest for a floating-point t (through f32 for f16/bf16, as the
+ * interpreter and code generators convert it); an integral v as it is, a
+ * non-integral one NaN for an integer t (compare two with ==: NaN never
+ * equals). */
+double ir_dtype_literal_value(IrDType t, double v);
 bool ir_dtype_is_signed_int(IrDType t);
 bool ir_dtype_is_unsigned_int(IrDType t);
 /* C's integer promotion (bool, 8- and 16-bit integers -> i32) and usual

@@ -13,7 +13,9 @@
  * from the first to the last user writes a tensor the sub-expression reads
  * (so the value computed before the first user is the value every user
  * saw); every user's loops over the sub-expression's indices lie within
- * the first user's (which Z covers).
+ * the first user's (which Z covers); a literal in it has the same value in
+ * Z's dtype as in each user's statement (SPEC 5.4: literals take their
+ * statement's type).
  * Rewrite: fresh Z (dtype of the first tensor read inside, else the first
  * user's output; its scope g) indexed by the sub-expression's index names
  * in the first user's nest order; a new nest over those loops of the first
@@ -153,6 +155,36 @@ static int sub_names(const IrNest *n, const IrExpr *e, const char **out) {
   return k;
 }
 
+/* A literal of e whose value differs in statements of dtypes a and b, or
+ * NULL. */
+static const IrExpr *retyped_literal(const IrExpr *e, IrDType a, IrDType b) {
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: {
+    double v = e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
+    return ir_dtype_literal_value(a, v) == ir_dtype_literal_value(b, v) ? NULL : e;
+  }
+  case E_PAREN: return retyped_literal(e->u.paren, a, b);
+  case E_UNARY: return retyped_literal(e->u.unary.a, a, b);
+  case E_BINARY: {
+    const IrExpr *x = retyped_literal(e->u.bin.a, a, b);
+    return x ? x : retyped_literal(e->u.bin.b, a, b);
+  }
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      const IrExpr *x = retyped_literal(e->u.cmp.operand[i], a, b);
+      if (x) return x;
+    }
+    return NULL;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      const IrExpr *x = retyped_literal(e->u.call.args[i], a, b);
+      if (x) return x;
+    }
+    return NULL;
+  default: return NULL; /* (subscripts are index arithmetic, not typed by the statement) */
+  }
+}
+
 /* Z's dtype: the first tensor read inside e, else the statement's. */
 typedef struct FirstRef {
   IrDType dt;
@@ -228,6 +260,17 @@ static const char *check(PassCtx *pc, PassCand *c) {
   IrDType tz = z_dtype(first->site->e, s0);
   bool exact = true;
   for (int u = 0; u < users.n; u++) {
+    const Use *us = users.v[u];
+    /* a literal has its statement's type (SPEC 5.4): Z's statement must
+       give it the same value (fuzz_passes: 1.2007 in an f16 statement is
+       1.2002, in Z's f32 statement 1.2007) */
+    const IrStmt *su = pc->prog->nests[us->nest]->items[us->stmt].u.stmt;
+    IrDType ts = su->lhs->tensor ? su->lhs->tensor->dtype : su->lhs->dt_tag;
+    const IrExpr *lit = ts == tz ? NULL : retyped_literal(us->site->e, ts, tz);
+    if (lit)
+      return pass_reason(pc, "the literal %s of %s is %s in nest %d, but would be %s in the new tensor's statement, "
+                         "with another value", lit->kind == E_FLOAT ? lit->u.flit.text : lit->u.ilit.text, txt,
+                         ir_dtype_name(ts), us->nest, ir_dtype_name(tz));
     IrDType te = ((Use *)users.v[u])->site->e->type;
     if (te != tz && !(gx_float_rank(te) && gx_float_rank(tz)))
       return pass_reason(pc, "sub-expression %s is computed in %s in nest %d, but the new tensor would be %s", txt,
