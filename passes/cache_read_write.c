@@ -127,6 +127,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "the subscript of '%s' (%s) has a -N or N- term", r->name, rw_sub_text(pc->ctx, r));
   if (rw_ref_has_nested_ref(r)) return pass_reason(pc, "the subscript of '%s' reads another tensor", r->name);
   if (!write && (why = gx_lazy_read_unbounded(pc, s, r))) return why;
+  int ub = rw_unbounded_item(r);
+  if (ub >= 0) /* (fuzz_passes: 1%c with c from 0) */
+    return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the cache's shape cannot be inferred", ub,
+                       r->name, rw_sub_text(pc->ctx, r));
   if (write) {
     /* the statement's reads of its output move to Z with it: only reads of
        the element being written (X=X+...) stay inside what Z holds (fuzz:

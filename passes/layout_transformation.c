@@ -26,7 +26,6 @@
  * by name; transpose (every non-identity permutation up to rank 3, else
  * every swap and the reversal), flatten, reshape2 (pairs p < q), reshape1
  * (REF's factor pairs). */
-#include "ir/range.h"
 #include "passes/graph.h"
 #include "passes/layout.h"
 #include "passes/passes.h"
@@ -198,10 +197,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   /* as for tensor reads in the subscript (plan): an item whose range is not
      bounded (1%c, c from 0) leaves the copy's shape uninferable (fuzz_passes);
      asked here, of the analysed program (apply's copy is not) */
-  for (int i = 0; i < pl.x->nsub; i++)
-    if (!ir_expr_range(pl.x->sub[i]).ok)
-      return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the copy's shape cannot be inferred", i,
-                         pl.x->name, rw_sub_text(pc->ctx, pl.x));
+  int ub = rw_unbounded_item(pl.x);
+  if (ub >= 0)
+    return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the copy's shape cannot be inferred", ub,
+                       pl.x->name, rw_sub_text(pc->ctx, pl.x));
   const char *renamed;
   if (!copy_loops(pc, &pl, pass_fresh_index(pc->ctx, pl.n, NULL, 0), &renamed, &why)) return why;
   c->why = pass_reason(pc, "'%s' (rank %d) is accessed in nest %d as %s; a %s of its layout is a bijection on its "

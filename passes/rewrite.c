@@ -3,6 +3,8 @@
  * factor pairs, the no_var and fresh-inputs rules). */
 #include "passes/rewrite.h"
 
+#include "ir/range.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,6 +322,12 @@ bool rw_ref_has_nested_ref(const IrRef *r) {
   for (int i = 0; i < r->nsub; i++)
     if (expr_has_ref(r->sub[i])) return true;
   return false;
+}
+
+int rw_unbounded_item(const IrRef *r) {
+  for (int i = 0; i < r->nsub; i++)
+    if (!ir_expr_range(r->sub[i]).ok) return i;
+  return -1;
 }
 
 /* ------------------------------------------------------------ accumulation */

@@ -73,8 +73,13 @@ const char *rw_fresh_inputs_rule(PassCtx *pc, const IrProgram *p, int k);
 bool rw_is_pure_copy(const IrStmt *s);
 /* A subscript with a `-N` or `N-` term (text test, as REF does). */
 bool rw_has_const_minus(LeirCtx *ctx, const IrRef *r);
-/* Is every item of r a bare index or an integer (no compound items)? */
+/* Does an item of r's subscript read a tensor? */
 bool rw_ref_has_nested_ref(const IrRef *r);
+/* The position of the first item of r's subscript whose range is not
+ * bounded (ir_expr_range: 1%c with c from 0), or -1.  A fresh tensor
+ * written at such a subscript (a copy of r) has a shape that sema cannot
+ * infer.  For an analysed program (the ranges need sema's loop links). */
+int rw_unbounded_item(const IrRef *r);
 /* The first reference to `name` in e (text order, if_then_else branches
  * included); NULL if none. */
 IrRef *rw_first_read(IrExpr *e, const char *name);

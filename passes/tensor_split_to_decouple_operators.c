@@ -195,6 +195,19 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (ix)
     return pass_reason(pc, "the subscript of '%s' reads '%s' (a data-dependent index): the shapes of the partial "
                        "outputs cannot be inferred", s->lhs->name, ix->name);
+  /* the copies (and, on a spatial axis, the partial outputs) are written
+     at these subscripts: an item without a bounded range (1%c, c from 0)
+     leaves their shapes uninferable (fuzz_passes) */
+  PtrVec along = {0}, lazies = {0};
+  axis_reads(pc->ctx, s->rhs, axis, false, &along, &lazies);
+  if (spatial) ptrvec_push(&pc->ctx->arena, &along, s->lhs);
+  for (int i = 0; i < along.n; i++) {
+    const IrRef *r = along.v[i];
+    int ub = rw_unbounded_item(r);
+    if (ub >= 0)
+      return pass_reason(pc, "item %d of '%s' (%s) has no bounded range: the shapes of the tensors the split writes "
+                         "there cannot be inferred", ub, r->name, rw_sub_text(pc->ctx, r));
+  }
   const IrRef *lz = lazy_only_read(pc->ctx, s, axis);
   if (lz)
     return pass_reason(pc, "'%s' is read only inside an if_then_else branch: its copy would read it where the branch "
