@@ -75,42 +75,23 @@ static int float_digits(IrDType t) {
   }
 }
 
-/* A literal of e (outside subscripts) that is not finite in dtype t, or
- * (with `exact`) beyond 2^digits in magnitude, where t does not hold every
- * integer; NULL if none.  The algebra takes literals as exact numbers: with
- * 1e505 (inf in any dtype) in a denominator, cancellation's common
- * denominator makes inf/inf = NaN of a finite value; (m+1)*(m+21474836481)
- * expanded into terms of 2e10 that cancel where m = -1 leaves f32's
- * rounding of them, O(1), and even f64's, 1e-6 (fuzz_passes).
- * Comparisons are integer (i64) where their literals matter: only
- * finiteness is asked of them. */
-static const IrExpr *bad_literal(const IrExpr *e, IrDType t, bool exact) {
-  double v;
-  switch (e->kind) {
-  case E_FLOAT: v = e->u.flit.value; break;
-  case E_INT: v = (double)e->u.ilit.value; break;
-  case E_PAREN: return bad_literal(e->u.paren, t, exact);
-  case E_UNARY: return bad_literal(e->u.unary.a, t, exact);
-  case E_BINARY: {
-    const IrExpr *x = bad_literal(e->u.bin.a, t, exact);
-    return x ? x : bad_literal(e->u.bin.b, t, exact);
-  }
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++) {
-      const IrExpr *x = bad_literal(e->u.cmp.operand[i], t, false);
-      if (x) return x;
-    }
-    return NULL;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++) {
-      const IrExpr *x = bad_literal(e->u.call.args[i], t, exact);
-      if (x) return x;
-    }
-    return NULL;
-  default: return NULL;
-  }
-  if (!ir_dtype_value_finite(t, v)) return e;
-  return exact && fabs(v) > ldexp(1, float_digits(t)) ? e : NULL;
+static double literal_number(const IrExpr *e) {
+  return e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
+}
+
+/* A literal (rw_find_literal's test) that is not finite in the dtype *u,
+ * or, outside comparisons, beyond 2^digits in magnitude, where that dtype
+ * does not hold every integer.  The algebra takes literals as exact
+ * numbers: with 1e505 (inf in any dtype) in a denominator, cancellation's
+ * common denominator makes inf/inf = NaN of a finite value;
+ * (m+1)*(m+21474836481) expanded into terms of 2e10 that cancel where
+ * m = -1 leaves f32's rounding of them, O(1), and even f64's, 1e-6
+ * (fuzz_passes).  Comparisons are integer (i64) where their literals
+ * matter: only finiteness is asked of them. */
+static bool bad_literal(const IrExpr *e, bool in_cmp, void *u) {
+  IrDType t = *(const IrDType *)u;
+  double v = literal_number(e);
+  return !ir_dtype_value_finite(t, v) || (!in_cmp && fabs(v) > ldexp(1, float_digits(t)));
 }
 
 static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
@@ -120,11 +101,11 @@ static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   if (!ir_dtype_is_float(t))
     return pass_reason(pc, "'%s' is %s; the algebra rewrites floating-point statements only", s->lhs->name,
                        ir_dtype_name(t));
-  const IrExpr *big = bad_literal(s->rhs, t, true);
+  const IrExpr *big = rw_find_literal(s->rhs, bad_literal, &t);
   if (big) {
     const char *lit = big->kind == E_FLOAT ? big->u.flit.text : big->u.ilit.text;
     if (!lit) lit = rw_text(ctx, big);
-    double v = big->kind == E_FLOAT ? big->u.flit.value : (double)big->u.ilit.value;
+    double v = literal_number(big);
     if (!ir_dtype_value_finite(t, v))
       return pass_reason(pc, "the literal %s is not finite in %s; the algebra takes literals as exact numbers", lit,
                          ir_dtype_name(t));

@@ -155,34 +155,13 @@ static int sub_names(const IrNest *n, const IrExpr *e, const char **out) {
   return k;
 }
 
-/* A literal of e whose value differs in statements of dtypes a and b, or
- * NULL. */
-static const IrExpr *retyped_literal(const IrExpr *e, IrDType a, IrDType b) {
-  switch (e->kind) {
-  case E_INT: case E_FLOAT: {
-    double v = e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
-    return ir_dtype_literal_value(a, v) == ir_dtype_literal_value(b, v) ? NULL : e;
-  }
-  case E_PAREN: return retyped_literal(e->u.paren, a, b);
-  case E_UNARY: return retyped_literal(e->u.unary.a, a, b);
-  case E_BINARY: {
-    const IrExpr *x = retyped_literal(e->u.bin.a, a, b);
-    return x ? x : retyped_literal(e->u.bin.b, a, b);
-  }
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++) {
-      const IrExpr *x = retyped_literal(e->u.cmp.operand[i], a, b);
-      if (x) return x;
-    }
-    return NULL;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++) {
-      const IrExpr *x = retyped_literal(e->u.call.args[i], a, b);
-      if (x) return x;
-    }
-    return NULL;
-  default: return NULL; /* (subscripts are index arithmetic, not typed by the statement) */
-  }
+/* A literal (rw_find_literal's test) whose value differs in statements of
+ * the two dtypes u points to. */
+static bool retyped_literal(const IrExpr *e, bool in_cmp, void *u) {
+  (void)in_cmp;
+  const IrDType *t = u;
+  double v = e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
+  return ir_dtype_literal_value(t[0], v) != ir_dtype_literal_value(t[1], v);
 }
 
 /* Z's dtype: the first tensor read inside e, else the statement's. */
@@ -266,7 +245,8 @@ static const char *check(PassCtx *pc, PassCand *c) {
        1.2002, in Z's f32 statement 1.2007) */
     const IrStmt *su = pc->prog->nests[us->nest]->items[us->stmt].u.stmt;
     IrDType ts = su->lhs->tensor ? su->lhs->tensor->dtype : su->lhs->dt_tag;
-    const IrExpr *lit = ts == tz ? NULL : retyped_literal(us->site->e, ts, tz);
+    IrDType pair[2] = {ts, tz};
+    const IrExpr *lit = ts == tz ? NULL : rw_find_literal(us->site->e, retyped_literal, pair);
     if (lit)
       return pass_reason(pc, "the literal %s of %s is %s in nest %d, but would be %s in the new tensor's statement, "
                          "with another value", lit->kind == E_FLOAT ? lit->u.flit.text : lit->u.ilit.text, txt,

@@ -324,6 +324,29 @@ bool rw_ref_has_nested_ref(const IrRef *r) {
   return false;
 }
 
+static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool (*bad)(const IrExpr *, bool, void *), void *u) {
+  const IrExpr *x = NULL;
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: return bad(e, in_cmp, u) ? e : NULL;
+  case E_PAREN: return find_literal(e->u.paren, in_cmp, bad, u);
+  case E_UNARY: return find_literal(e->u.unary.a, in_cmp, bad, u);
+  case E_BINARY:
+    x = find_literal(e->u.bin.a, in_cmp, bad, u);
+    return x ? x : find_literal(e->u.bin.b, in_cmp, bad, u);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && !x; i++) x = find_literal(e->u.cmp.operand[i], true, bad, u);
+    return x;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && !x; i++) x = find_literal(e->u.call.args[i], in_cmp, bad, u);
+    return x;
+  default: return NULL;
+  }
+}
+
+const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bool in_cmp, void *u), void *u) {
+  return find_literal(e, false, bad, u);
+}
+
 int rw_unbounded_item(const IrRef *r) {
   for (int i = 0; i < r->nsub; i++)
     if (!ir_expr_range(r->sub[i]).ok) return i;

@@ -73,6 +73,9 @@ const char *rw_fresh_inputs_rule(PassCtx *pc, const IrProgram *p, int k);
 bool rw_is_pure_copy(const IrStmt *s);
 /* A subscript with a `-N` or `N-` term (text test, as REF does). */
 bool rw_has_const_minus(LeirCtx *ctx, const IrRef *r);
+/* The first literal of e, outside subscripts, for which bad(lit, in_cmp,
+ * u) holds (in_cmp: an operand of a comparison), or NULL. */
+const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bool in_cmp, void *u), void *u);
 /* Does an item of r's subscript read a tensor? */
 bool rw_ref_has_nested_ref(const IrRef *r);
 /* The position of the first item of r's subscript whose range is not
