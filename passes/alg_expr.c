@@ -3,6 +3,7 @@
 #include "passes/alg.h"
 
 #include "ir/range.h"
+#include "passes/rewrite.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -340,8 +341,14 @@ static AlgExpr *sym(AlgCtx *A, AlgSymKind sk, const IrExpr *e) {
   x->sk = sk;
   x->ir = e;
   SBuf b = {0};
-  sbuf_printf(&b, "%c:%s", sk == AS_REF ? 'r' : sk == AS_INDEX ? 'i' : 'o',
-              sk == AS_INDEX ? e->u.index.name : ir_text(e, &A->mem));
+  /* a reference is its tensor and subscript: the dtype tag is only a
+     spelling (sema types the read by the tensor), so C^{f64}_{..} and
+     C^{f32}_{..} are one leaf (fuzz_passes: kept apart, (C+1)*(C+1)**4 was
+     expanded as a product of two variables) */
+  const char *text = sk == AS_INDEX ? e->u.index.name
+                     : sk == AS_REF ? arena_printf(&A->mem, "%s_{%s}", e->u.ref->name, rw_sub_text(A->ctx, e->u.ref))
+                                    : ir_text(e, &A->mem);
+  sbuf_printf(&b, "%c:%s", sk == AS_REF ? 'r' : sk == AS_INDEX ? 'i' : 'o', text);
   x->key = key_done(A, &b);
   return x;
 }
