@@ -208,6 +208,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
      (fuzz_passes: i32 = O + K - K with K f64, 3 became 2) */
   const IrTensor *ytt = ir_find_tensor(pc->prog, y);
   IrDType yt = ytt ? ytt->dtype : xt;
+  /* integer X: X+y-y must stay in X's type, or the arithmetic around it
+     changes (fuzz_passes: -W*2 with W u64 wraps; with the shift, whose
+     literal 0 has the f64 statement type, -(W+0-0)*2 was -16) */
+  IrDType ya = !strcmp(y, "shift") ? ir_dtype_usual(xt, dt) : yt;
+  if (!ir_dtype_is_float(xt) && ir_dtype_usual(xt, ya) != xt)
+    return pass_reason(pc, "'%s' is %s, but X+y-y would compute in %s", x->name, ir_dtype_name(xt),
+                       ir_dtype_name(ir_dtype_usual(xt, ya)));
   if (!ir_dtype_is_float(dt) && (ir_dtype_is_float(xt) || ir_dtype_is_float(yt)))
     return pass_reason(pc, "the statement stores %s, but X+y-y computes in %s: its rounding would survive the "
                        "conversion", ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(xt, yt)));
