@@ -158,6 +158,11 @@ bool alg_is_num(const AlgExpr *x, int64_t v);
 bool alg_eq(const AlgExpr *x, const AlgExpr *y);
 int alg_base_cmp(const AlgExpr *x, const AlgExpr *y);
 
+/* An integer exponent as the algebra takes it: a literal (`2`, `-1`,
+ * `(-1)`) or + - * of such (`(1-2)`), at most 64 (ALG_MAXEXP) in magnitude;
+ * false otherwise (the power stays an opaque leaf). */
+bool alg_int_exponent(const IrExpr *e, int64_t *n);
+
 /* From IR.  Refuses (alg_fail) `inf`, if_then_else, erf, and references to
  * tensors that are not floating point. */
 AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e);

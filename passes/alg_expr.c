@@ -362,7 +362,7 @@ static const IrExpr *strip(const IrExpr *e) {
  * such (`(1-2)`: fuzz_passes, where an opaque `M**(1-2)` as a divisor was
  * inf at M = 0 and a common denominator made inf/inf); false otherwise or
  * beyond ALG_MAXEXP. */
-static bool int_exponent(const IrExpr *e, int64_t *n) {
+bool alg_int_exponent(const IrExpr *e, int64_t *n) {
   e = strip(e);
   switch (e->kind) {
   case E_INT:
@@ -370,12 +370,12 @@ static bool int_exponent(const IrExpr *e, int64_t *n) {
     *n = e->u.ilit.value;
     return true;
   case E_UNARY:
-    if (!int_exponent(e->u.unary.a, n)) return false;
+    if (!alg_int_exponent(e->u.unary.a, n)) return false;
     if (e->u.unary.op == OP_NEG) *n = -*n;
     return e->u.unary.op == OP_NEG || e->u.unary.op == OP_POS;
   case E_BINARY: {
     int64_t a, b;
-    if (!int_exponent(e->u.bin.a, &a) || !int_exponent(e->u.bin.b, &b)) return false;
+    if (!alg_int_exponent(e->u.bin.a, &a) || !alg_int_exponent(e->u.bin.b, &b)) return false;
     switch (e->u.bin.op) {
     case OP_ADD: *n = a + b; break;
     case OP_SUB: *n = a - b; break;
@@ -426,7 +426,7 @@ AlgExpr *alg_from_ir(AlgCtx *A, const IrExpr *e) {
     }
     case OP_POW: {
       int64_t n;
-      if (int_exponent(r, &n)) return alg_pow(A, alg_from_ir(A, l), n);
+      if (alg_int_exponent(r, &n)) return alg_pow(A, alg_from_ir(A, l), n);
       return sym(A, AS_OPAQUE, e);
     }
     default: return sym(A, AS_OPAQUE, e);

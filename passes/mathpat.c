@@ -1,6 +1,7 @@
 /* mathpat.c -- helpers of the non-symbolic math strategies (mathpat.h). */
 #include "passes/mathpat.h"
 
+#include "passes/alg.h"
 #include "passes/rewrite.h"
 
 #include <math.h>
@@ -295,6 +296,11 @@ static bool memo_get(const MpMemo *m, const char *name, int *val) {
   return false;
 }
 
+static bool memo_has(const MpMemo *m, const char *name) {
+  int v;
+  return memo_get(m, name, &v);
+}
+
 static void memo_put(MpMemo *m, const char *name, int val) {
   if (m->n == MP_MEMO) return;
   m->name[m->n] = name;
@@ -354,8 +360,7 @@ static bool inf_tensor(InfSearch *s, const char *name) {
     s->nest = -1;
     return true; /* too deep to tell: assume the worst */
   }
-  int v;
-  if (memo_get(&s->clean, name, &v)) return false;
+  if (memo_has(&s->clean, name)) return false;
   s->stack[s->depth++] = name;
   bool found = false;
   for (int k = 0; k < s->p->nnests && !found; k++) found = inf_in_nest(s, s->p->nests[k], k, name);
@@ -401,25 +406,8 @@ static bool nonneg_literal(const IrExpr *e) {
   return (e->kind == E_INT) || (e->kind == E_FLOAT && e->u.flit.value >= 0);
 }
 
-/* + - * of integer literals (`-1`, `(1-2)`): an exponent the algebra takes
- * as an integer. */
-static bool int_literal_expr(const IrExpr *e) {
-  switch (e->kind) {
-  case E_INT: return true;
-  case E_PAREN: return int_literal_expr(e->u.paren);
-  case E_UNARY: return int_literal_expr(e->u.unary.a);
-  case E_BINARY:
-    return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL) &&
-           int_literal_expr(e->u.bin.a) && int_literal_expr(e->u.bin.b);
-  default: return false;
-  }
-}
-
-static bool nonzero_literal(const IrExpr *e) {
-  while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG))
-    e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
-  return (e->kind == E_INT && e->u.ilit.value != 0) || (e->kind == E_FLOAT && e->u.flit.value != 0);
-}
+static bool literal(const IrExpr *e);
+static double literal_value(const IrExpr *e);
 
 static bool div_binary(DivSearch *s, const IrExpr *e) {
   const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
@@ -428,12 +416,14 @@ static bool div_binary(DivSearch *s, const IrExpr *e) {
     if (s->top) return div_expr(s, a) || div_expr(s, b); /* the algebra's own */
     /* fall through */
   case OP_FLOORDIV: case OP_MOD:
-    if (!nonzero_literal(b)) return div_found(s, "a division by a non-constant");
+    if (!literal(b) || literal_value(b) == 0) return div_found(s, "a division by a non-constant");
     return div_expr(s, a);
-  case OP_POW:
-    if (!nonneg_literal(b) && !(s->top && int_literal_expr(b)))
+  case OP_POW: {
+    int64_t n; /* (top: the algebra's integer powers, alg_int_exponent) */
+    if (!nonneg_literal(b) && !(s->top && alg_int_exponent(b, &n)))
       return div_found(s, "a power with a negative or non-constant exponent");
     return div_expr(s, a);
+  }
   default: return div_expr(s, a) || div_expr(s, b);
   }
 }
@@ -489,8 +479,7 @@ static bool div_tensor(DivSearch *s, const char *name) {
   if (t && (t->role == ROLE_IN || t->role == ROLE_PARAM)) return false;
   for (int i = 0; i < s->depth; i++)
     if (!strcmp(s->stack[i], name)) return false; /* a cycle (a reduction) adds no infinity of its own */
-  int v;
-  if (memo_get(&s->finite, name, &v)) return false;
+  if (memo_has(&s->finite, name)) return false;
   if (s->depth == MP_MAX_DEPTH) {
     s->tensor = name;
     return div_found(s, "a definition too deep to analyse");
@@ -795,8 +784,7 @@ static bool mod_tensor(ModSearch *s, const char *name) {
     s->tensor = name;
     return fail(s, "a definition too deep to analyse");
   }
-  int v;
-  if (memo_get(&s->ok, name, &v)) return true;
+  if (memo_has(&s->ok, name)) return true;
   s->stack[s->depth++] = name;
   bool any = false, ok = true;
   for (int k = 0; k < s->p->nnests && ok; k++) ok = mod_writes(s, s->p->nests[k], name, &any);
