@@ -203,9 +203,6 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
                        "statement (--unsafe-math allows it)", x->name, ir_dtype_name(xt),
                        kind == MP_MUL ? "X/y*y" : "X+y-y", ir_dtype_name(xt), ir_dtype_name(dt));
   if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
-  /* an integer statement stores X+y-y computed in floating point by
-     truncation: a rounding of 1 ulp below an integer X changes it by 1
-     (fuzz_passes: i32 = O + K - K with K f64, 3 became 2) */
   const IrTensor *ytt = ir_find_tensor(pc->prog, y);
   IrDType yt = ytt ? ytt->dtype : xt;
   /* integer X: X+y-y must stay in X's type, or the arithmetic around it
@@ -215,6 +212,9 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
   if (!ir_dtype_is_float(xt) && ir_dtype_usual(xt, ya) != xt)
     return pass_reason(pc, "'%s' is %s, but X+y-y would compute in %s", x->name, ir_dtype_name(xt),
                        ir_dtype_name(ir_dtype_usual(xt, ya)));
+  /* an integer statement stores X+y-y computed in floating point by
+     truncation: a rounding of 1 ulp below an integer X changes it by 1
+     (fuzz_passes: i32 = O + K - K with K f64, 3 became 2) */
   if (!ir_dtype_is_float(dt) && (ir_dtype_is_float(xt) || ir_dtype_is_float(yt)))
     return pass_reason(pc, "the statement stores %s, but X+y-y computes in %s: its rounding would survive the "
                        "conversion", ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(xt, yt)));
