@@ -324,6 +324,43 @@ bool rw_ref_has_nested_ref(const IrRef *r) {
   return false;
 }
 
+typedef struct InSub {
+  const char *name;
+  bool found;
+} InSub;
+
+static void ref_named(IrExpr *e, void *u) {
+  InSub *s = u;
+  if (e->kind == E_REF && !strcmp(e->u.ref->name, s->name)) s->found = true;
+}
+
+/* Every ref of e and, through ir_walk_expr, of its subscripts: does an
+   item of a subscript read the tensor? */
+static void sub_reads(IrExpr *e, void *u) {
+  if (e->kind != E_REF) return;
+  for (int i = 0; i < e->u.ref->nsub; i++) ir_walk_expr(e->u.ref->sub[i], ref_named, u);
+}
+
+static void nest_sub_reads(const IrNest *n, InSub *s) {
+  for (int i = 0; i < n->nitems && !s->found; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      nest_sub_reads(n->items[i].u.nest, s);
+      continue;
+    }
+    const IrStmt *t = n->items[i].u.stmt;
+    IrExpr lhs = {.kind = E_REF};
+    lhs.u.ref = t->lhs;
+    sub_reads(&lhs, s);
+    ir_walk_expr(t->rhs, sub_reads, s);
+  }
+}
+
+bool rw_used_as_index(const IrProgram *p, const char *name) {
+  InSub s = {name, false};
+  for (int k = 0; k < p->nnests && !s.found; k++) nest_sub_reads(p->nests[k], &s);
+  return s.found;
+}
+
 static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool (*bad)(const IrExpr *, bool, void *), void *u) {
   const IrExpr *x = NULL;
   switch (e->kind) {

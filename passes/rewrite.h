@@ -76,6 +76,9 @@ bool rw_has_const_minus(LeirCtx *ctx, const IrRef *r);
 /* The first literal of e, outside subscripts, for which bad(lit, in_cmp,
  * u) holds (in_cmp: an operand of a comparison), or NULL. */
 const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bool in_cmp, void *u), void *u);
+/* Does an item of some subscript in p read tensor `name` (an index
+ * tensor: sema bounds the shapes it indexes by its writers' right sides)? */
+bool rw_used_as_index(const IrProgram *p, const char *name);
 /* Does an item of r's subscript read a tensor? */
 bool rw_ref_has_nested_ref(const IrRef *r);
 /* The position of the first item of r's subscript whose range is not

@@ -202,6 +202,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
     return pass_reason(pc, "'%s' is %s, so %s is computed in %s and rounds beyond the class-T tolerance of the %s "
                        "statement (--unsafe-math allows it)", x->name, ir_dtype_name(xt),
                        kind == MP_MUL ? "X/y*y" : "X+y-y", ir_dtype_name(xt), ir_dtype_name(dt));
+  /* sema bounds the shape a tensor indexes by the range of the index
+     tensor's writers; X+y-y (a shift's if_then_else, a float y) has none
+     (fuzz_passes: Y_{tx,a}=Z_{tx,a} feeding X_{Y_{tx,a}}, split with the
+     shift, left X's shape uninferable) */
+  if (rw_used_as_index(pc->prog, s->lhs->name))
+    return pass_reason(pc, "'%s' is read inside a subscript: the shapes it indexes are bounded by the range of its "
+                       "right side, which %s would lose", s->lhs->name, kind == MP_MUL ? "X/y*y" : "X+y-y");
   if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
   const IrTensor *ytt = ir_find_tensor(pc->prog, y);
   IrDType yt = ytt ? ytt->dtype : xt;
