@@ -15,7 +15,9 @@
  * saw); every user's loops over the sub-expression's indices lie within
  * the first user's (which Z covers); a literal in it has the same value in
  * Z's dtype as in each user's statement (SPEC 5.4: literals take their
- * statement's type).
+ * statement's type); when a user's statement type is not Z's and the
+ * sub-expression has literals or index values, both types are float types
+ * (the arithmetic around them changes type: class T).
  * Rewrite: fresh Z (dtype of the first tensor read inside, else the first
  * user's output; its scope g) indexed by the sub-expression's index names
  * in the first user's nest order; a new nest over those loops of the first
@@ -23,7 +25,8 @@
  * before it; every occurrence reads Z instead.  Index sets of the users are
  * unchanged (§9.5).  Size guard: Z with 2^31-1 or more elements.
  * Params: nest, stmt (0-based among the nest's statements), pattern.
- * Class E when every occurrence is computed in Z's dtype (sema's types),
+ * Class E when every occurrence is computed in Z's dtype (sema's types)
+ * and no literal or index value in it changes type,
  * T when all are float types (table class E: REF assumes one dtype),
  * refused otherwise. */
 #include "passes/passes.h"
@@ -164,6 +167,27 @@ static bool retyped_literal(const IrExpr *e, bool in_cmp, void *u) {
   return ir_dtype_literal_value(t[0], v) != ir_dtype_literal_value(t[1], v);
 }
 
+/* Does e have a leaf that takes its statement's type (SPEC 5.4): a
+ * literal, inf, or an index used as a value (subscripts aside)? */
+static bool stmt_typed_leaf(const IrExpr *e) {
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: case E_INF: case E_INDEX: return true;
+  case E_REF: return false;
+  case E_UNARY: return stmt_typed_leaf(e->u.unary.a);
+  case E_BINARY: return stmt_typed_leaf(e->u.bin.a) || stmt_typed_leaf(e->u.bin.b);
+  case E_PAREN: return stmt_typed_leaf(e->u.paren);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (stmt_typed_leaf(e->u.cmp.operand[i])) return true;
+    return false;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (stmt_typed_leaf(e->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
 /* Z's dtype: the first tensor read inside e, else the statement's. */
 typedef struct FirstRef {
   IrDType dt;
@@ -251,11 +275,19 @@ static const char *check(PassCtx *pc, PassCand *c) {
       return pass_reason(pc, "the literal %s of %s is %s in nest %d, but would be %s in the new tensor's statement, "
                          "with another value", lit->kind == E_FLOAT ? lit->u.flit.text : lit->u.ilit.text, txt,
                          ir_dtype_name(ts), us->nest, ir_dtype_name(tz));
+    /* ... and so do its index values: inside, the arithmetic they take
+       part in changes type (fuzz_passes: F**2 with F f32 was f32 in an
+       f32 statement and f64 in Z's, a class E step 2 ulp off; an i64
+       statement's A/2 truncates, an f64 one's does not) */
+    bool retyped = ts != tz && stmt_typed_leaf(us->site->e);
+    if (retyped && !(ir_dtype_is_float(ts) && ir_dtype_is_float(tz)))
+      return pass_reason(pc, "%s has literals or index values, which take the statement's type: %s in nest %d, "
+                         "but %s in the new tensor's statement", txt, ir_dtype_name(ts), us->nest, ir_dtype_name(tz));
     IrDType te = ((Use *)users.v[u])->site->e->type;
     if (te != tz && !(gx_float_rank(te) && gx_float_rank(tz)))
       return pass_reason(pc, "sub-expression %s is computed in %s in nest %d, but the new tensor would be %s", txt,
                          ir_dtype_name(te), ((Use *)users.v[u])->nest, ir_dtype_name(tz));
-    exact &= te == tz;
+    exact &= te == tz && !retyped;
   }
   c->cls = exact ? PASS_E : PASS_T;
   c->why = pass_reason(pc, "sub-expression %s occurs %d times (first in nest %d), never in a lazily evaluated "
