@@ -94,6 +94,30 @@ static bool bad_literal(const IrExpr *e, bool in_cmp, void *u) {
   return !ir_dtype_value_finite(t, v) || (!in_cmp && fabs(v) > ldexp(1, float_digits(t)));
 }
 
+/* Does e have a literal that can make its value huge in the dtype t:
+ * beyond 2^digits or not finite, outside comparisons and divisors (a mean's
+ * /107520 makes values smaller)? */
+static bool huge_literal(const IrExpr *e, IrDType t) {
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: {
+    double v = literal_number(e);
+    return !ir_dtype_value_finite(t, v) || fabs(v) > ldexp(1, float_digits(t));
+  }
+  case E_PAREN: return huge_literal(e->u.paren, t);
+  case E_UNARY: return huge_literal(e->u.unary.a, t);
+  case E_BINARY:
+    if (huge_literal(e->u.bin.a, t)) return true;
+    return e->u.bin.op != OP_DIV && e->u.bin.op != OP_FLOORDIV && e->u.bin.op != OP_MOD && huge_literal(e->u.bin.b, t);
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (huge_literal(e->u.call.args[i], t)) return true;
+    return false;
+  default: return false; /* references, indices, comparisons (0 or 1) */
+  }
+}
+
+static bool huge_definition(const IrExpr *rhs, void *u) { return huge_literal(rhs, *(const IrDType *)u); }
+
 static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   LeirCtx *ctx = pc->ctx;
   st->s = s;
@@ -112,6 +136,18 @@ static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
     return pass_reason(pc, "the literal %s is beyond 2^%d, where %s does not hold every integer; the algebra takes "
                        "literals as exact numbers", lit, float_digits(t), ir_dtype_name(t));
   }
+  /* ... nor in the definitions of the tensors it reads: a leaf of 9e18
+     absorbs the other terms once they are rearranged (fuzz_passes:
+     (m+1)*(D-1) expanded to D*m+D-m-1, after -1/A, lost -1/A where m=-1,
+     D being a literal moved to a tensor by expression_splitting) */
+  int nest;
+  const char *from = mp_computed_from(pc->prog, s->rhs, s->lhs->name, huge_definition, &t, &nest);
+  if (from && nest < 0)
+    return pass_reason(pc, "'%s' is computed from definitions too deep to analyse", from);
+  if (from)
+    return pass_reason(pc, "it is computed from '%s', whose definition in nest %d has a literal beyond 2^%d, where "
+                       "%s does not hold every integer; the algebra's rearranged terms would absorb the others", from,
+                       nest, float_digits(t), ir_dtype_name(t));
   st->lhs = ref_text(ctx, s->lhs);
   st->rhs = rw_text(ctx, s->rhs);
   st->head = self_head(s, st->lhs, st->rhs);

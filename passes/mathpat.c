@@ -307,14 +307,23 @@ static void memo_put(MpMemo *m, const char *name, int val) {
   m->val[m->n++] = val;
 }
 
+/* A search for a right side with some property (has: inf, a huge literal)
+ * among the definitions a tensor is computed from. */
 typedef struct InfSearch {
   const IrProgram *p;
+  bool (*has)(const IrExpr *rhs, void *u);
+  void *u;
   const char *stack[MP_MAX_DEPTH];
   int depth;
-  const char *culprit; /* the tensor whose definition mentions inf */
+  const char *culprit; /* the tensor whose definition has it */
   int nest;
-  MpMemo clean; /* tensors from which no inf is reachable */
+  MpMemo clean; /* tensors from which none is reachable */
 } InfSearch;
+
+static bool has_inf_rhs(const IrExpr *rhs, void *u) {
+  (void)u;
+  return has_inf(rhs);
+}
 
 static bool inf_tensor(InfSearch *s, const char *name);
 
@@ -326,7 +335,7 @@ typedef struct InfRefs {
 
 static void inf_ref(IrExpr *e, void *u) {
   InfRefs *r = u;
-  if (r->found || e->kind != E_REF || !strcmp(e->u.ref->name, r->self)) return;
+  if (r->found || e->kind != E_REF || (r->self && !strcmp(e->u.ref->name, r->self))) return;
   r->found = inf_tensor(r->s, e->u.ref->name);
 }
 
@@ -338,7 +347,7 @@ static bool inf_in_nest(InfSearch *s, const IrNest *n, int k, const char *name) 
     }
     IrStmt *st = n->items[i].u.stmt;
     if (strcmp(st->lhs->name, name)) continue;
-    if (has_inf(st->rhs)) {
+    if (s->has(st->rhs, s->u)) {
       s->culprit = name;
       s->nest = k;
       return true;
@@ -372,11 +381,21 @@ static bool inf_tensor(InfSearch *s, const char *name) {
 }
 
 const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name) {
-  InfSearch s = {.p = p};
+  InfSearch s = {.p = p, .has = has_inf_rhs};
   if (!inf_tensor(&s, name)) return NULL;
   if (s.nest < 0) return pass_reason(pc, "its definition is too deep to analyse");
   if (!strcmp(s.culprit, name)) return pass_reason(pc, "its definition in nest %d contains inf", s.nest);
   return pass_reason(pc, "it is computed from '%s', whose definition in nest %d contains inf", s.culprit, s.nest);
+}
+
+const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *self,
+                             bool (*has)(const IrExpr *rhs, void *u), void *u, int *nest) {
+  InfSearch s = {.p = p, .has = has, .u = u};
+  InfRefs r = {&s, self, false};
+  ir_walk_expr((IrExpr *)e, inf_ref, &r);
+  if (!r.found) return NULL;
+  *nest = s.nest;
+  return s.culprit;
 }
 
 /* ------------------------------------------------------------ a divisor that may be infinite */

@@ -73,6 +73,13 @@ void mp_for_refs(IrNest *n, void (*fn)(IrRef *r, void *u), void *u);
  * that may be.  Returns NULL, or a phrase such as "its definition in nest
  * 19 contains inf". */
 const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name);
+/* Is e computed, through the definitions of the tensors it reads other
+ * than `self` (inputs and parameters end the search), from a right side
+ * for which has(rhs, u) holds?  Returns the tensor whose definition does,
+ * with its nest in *nest (-1: the definitions are too deep to analyse),
+ * or NULL. */
+const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *self,
+                             bool (*has)(const IrExpr *rhs, void *u), void *u, int *nest);
 /* Conservative: can e be infinite (the algebra's divisor check)?  Inputs
  * and parameters are taken to be finite (REF's input generator), as are
  * sums and products of finite values (no overflow analysis) and literals
