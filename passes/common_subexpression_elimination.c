@@ -167,27 +167,6 @@ static bool retyped_literal(const IrExpr *e, bool in_cmp, void *u) {
   return ir_dtype_literal_value(t[0], v) != ir_dtype_literal_value(t[1], v);
 }
 
-/* Does e have a leaf that takes its statement's type (SPEC 5.4): a
- * literal, inf, or an index used as a value (subscripts aside)? */
-static bool stmt_typed_leaf(const IrExpr *e) {
-  switch (e->kind) {
-  case E_INT: case E_FLOAT: case E_INF: case E_INDEX: return true;
-  case E_REF: return false;
-  case E_UNARY: return stmt_typed_leaf(e->u.unary.a);
-  case E_BINARY: return stmt_typed_leaf(e->u.bin.a) || stmt_typed_leaf(e->u.bin.b);
-  case E_PAREN: return stmt_typed_leaf(e->u.paren);
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++)
-      if (stmt_typed_leaf(e->u.cmp.operand[i])) return true;
-    return false;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (stmt_typed_leaf(e->u.call.args[i])) return true;
-    return false;
-  default: return false;
-  }
-}
-
 /* Z's dtype: the first tensor read inside e, else the statement's. */
 typedef struct FirstRef {
   IrDType dt;
@@ -279,7 +258,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
        part in changes type (fuzz_passes: F**2 with F f32 was f32 in an
        f32 statement and f64 in Z's, a class E step 2 ulp off; an i64
        statement's A/2 truncates, an f64 one's does not) */
-    bool retyped = ts != tz && stmt_typed_leaf(us->site->e);
+    bool retyped = ts != tz && gx_stmt_typed_leaf(us->site->e);
     if (retyped && !(ir_dtype_is_float(ts) && ir_dtype_is_float(tz)))
       return pass_reason(pc, "%s has literals or index values, which take the statement's type: %s in nest %d, "
                          "but %s in the new tensor's statement", txt, ir_dtype_name(ts), us->nest, ir_dtype_name(tz));

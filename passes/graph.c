@@ -112,25 +112,30 @@ bool gx_reads(const IrExpr *e, const char *name) {
   return r.found;
 }
 
-static bool value_walk(const IrExpr *e) {
+/* Index values and, with `literals`, literals and inf: the leaves that take
+   their statement's type (SPEC 5.4). */
+static bool value_walk(const IrExpr *e, bool literals) {
   switch (e->kind) {
   case E_INDEX: return true;
-  case E_UNARY: return value_walk(e->u.unary.a);
-  case E_BINARY: return value_walk(e->u.bin.a) || value_walk(e->u.bin.b);
+  case E_INT: case E_FLOAT: case E_INF: return literals;
+  case E_UNARY: return value_walk(e->u.unary.a, literals);
+  case E_BINARY: return value_walk(e->u.bin.a, literals) || value_walk(e->u.bin.b, literals);
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++)
-      if (value_walk(e->u.cmp.operand[i])) return true;
+      if (value_walk(e->u.cmp.operand[i], literals)) return true;
     return false;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++)
-      if (value_walk(e->u.call.args[i])) return true;
+      if (value_walk(e->u.call.args[i], literals)) return true;
     return false;
-  case E_PAREN: return value_walk(e->u.paren);
+  case E_PAREN: return value_walk(e->u.paren, literals);
   default: return false; /* refs: their subscripts are not values */
   }
 }
 
-bool gx_index_value(const IrExpr *e) { return value_walk(e); }
+bool gx_index_value(const IrExpr *e) { return value_walk(e, false); }
+
+bool gx_stmt_typed_leaf(const IrExpr *e) { return value_walk(e, true); }
 
 uint64_t gx_red_mask(const IrNest *n, const IrStmt *s) {
   uint64_t m = 0;

@@ -46,6 +46,9 @@ const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r);
 bool gx_reads(const IrExpr *e, const char *name);
 /* Does e use an index as a value (outside subscripts)? */
 bool gx_index_value(const IrExpr *e);
+/* Does e have a leaf that takes its statement's type (SPEC 5.4): a literal,
+ * inf, or an index used as a value (outside subscripts)? */
+bool gx_stmt_typed_leaf(const IrExpr *e);
 
 /* Reduction indices of s in nest n (SPEC §9.5: loops the statement
  * mentions outside its left subscript), restricted to loops of extent > 1:

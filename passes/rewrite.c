@@ -2,6 +2,7 @@
  * (STRATEGIES §0.2: subscript substitution, copy nests with the tx fix-up,
  * factor pairs, the no_var and fresh-inputs rules). */
 #include "passes/rewrite.h"
+#include "passes/graph.h"
 
 #include "ir/range.h"
 
@@ -329,16 +330,12 @@ typedef struct InSub {
   bool found;
 } InSub;
 
-static void ref_named(IrExpr *e, void *u) {
-  InSub *s = u;
-  if (e->kind == E_REF && !strcmp(e->u.ref->name, s->name)) s->found = true;
-}
-
 /* Every ref of e and, through ir_walk_expr, of its subscripts: does an
    item of a subscript read the tensor? */
 static void sub_reads(IrExpr *e, void *u) {
+  InSub *s = u;
   if (e->kind != E_REF) return;
-  for (int i = 0; i < e->u.ref->nsub; i++) ir_walk_expr(e->u.ref->sub[i], ref_named, u);
+  for (int i = 0; i < e->u.ref->nsub && !s->found; i++) s->found = gx_reads(e->u.ref->sub[i], s->name);
 }
 
 static void nest_sub_reads(const IrNest *n, InSub *s) {
