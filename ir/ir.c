@@ -476,3 +476,68 @@ void sbuf_free(SBuf *b) {
   b->s = NULL;
   b->len = b->cap = 0;
 }
+
+/* ------------------------------------------------------------ depth */
+
+static int expr_depth(const IrExpr *e, int cap) {
+  if (!e || cap <= 0) return 0;
+  int d = 0;
+  switch (e->kind) {
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub && d < cap - 1; i++) {
+      int k = expr_depth(e->u.ref->sub[i], cap - 1);
+      if (k > d) d = k;
+    }
+    break;
+  case E_UNARY: d = expr_depth(e->u.unary.a, cap - 1); break;
+  case E_BINARY: {
+    d = expr_depth(e->u.bin.a, cap - 1);
+    int k = d < cap - 1 ? expr_depth(e->u.bin.b, cap - 1) : 0;
+    if (k > d) d = k;
+    break;
+  }
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && d < cap - 1; i++) {
+      int k = expr_depth(e->u.cmp.operand[i], cap - 1);
+      if (k > d) d = k;
+    }
+    break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && d < cap - 1; i++) {
+      int k = expr_depth(e->u.call.args[i], cap - 1);
+      if (k > d) d = k;
+    }
+    break;
+  case E_PAREN: d = expr_depth(e->u.paren, cap - 1); break;
+  default: break;
+  }
+  return d + 1;
+}
+
+static int nest_depth(const IrNest *n, int cap) {
+  int d = 0;
+  for (int i = 0; i < n->nitems && d < cap; i++) {
+    int k = 0;
+    if (n->items[i].kind == ITEM_NEST) {
+      k = nest_depth(n->items[i].u.nest, cap);
+    } else {
+      const IrStmt *s = n->items[i].u.stmt;
+      k = expr_depth(s->rhs, cap);
+      for (int j = 0; j < s->lhs->nsub && k < cap; j++) {
+        int l = expr_depth(s->lhs->sub[j], cap);
+        if (l > k) k = l;
+      }
+    }
+    if (k > d) d = k;
+  }
+  return d;
+}
+
+int ir_program_expr_depth(const IrProgram *p, int cap) {
+  int d = 0;
+  for (int i = 0; i < p->nnests && d < cap; i++) {
+    int k = nest_depth(p->nests[i], cap);
+    if (k > d) d = k;
+  }
+  return d < cap ? d : cap;
+}

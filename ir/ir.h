@@ -412,5 +412,9 @@ void ir_for_each_stmt(IrProgram *p, IrStmtFn fn, void *user);
 /* Calls fn(e) on e and every sub-expression (pre-order), refs' subscripts too. */
 typedef void (*IrExprFn)(IrExpr *e, void *user);
 void ir_walk_expr(IrExpr *e, IrExprFn fn, void *user);
+/* The depth of the program's deepest expression tree, as ir_verify counts
+ * it (a reference's subscripts one level below it; the left side's items
+ * at level 1), or cap if that is reached first. */
+int ir_program_expr_depth(const IrProgram *p, int cap);
 
 #endif /* LEIR_IR_H */

@@ -147,6 +147,8 @@ struct PassCtx {
   void **deps_cache;       /* per top-level nest */
   void *memo;              /* a pass's own cache of what it finds in prog
                               (common_subexpression_elimination: the uses) */
+  int depth;               /* the manager's: prog's expression depth + 1
+                              (0 until asked) */
 };
 
 /* A new empty candidate of pc->pass (nest = -1, class = the table's, or E

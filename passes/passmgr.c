@@ -265,13 +265,36 @@ static PassCtx *pctx_new(LeirCtx *ctx, const IrProgram *p, const PassInfo *pass)
   return pc;
 }
 
+/* Trees are at most IR_MAX_DEPTH deep (the parser's and the verifier's
+ * limit).  A step on a program whose trees are at most DEPTH_TRUSTED deep
+ * stays within it: the deepest growth is compute_inline's, a producer's
+ * tree put inside a consumer's (at most twice the depth, plus a
+ * parenthesis), then a few levels (X+y-y, an index substitution); the
+ * algebra's sums have at most ALG_MAXTERMS terms.  On a deeper program
+ * the check applies the step to see (fuzz_passes: inlining a sum of 999
+ * terms into a copy gave 1001 levels, an internal error). */
+enum { DEPTH_TRUSTED = IR_MAX_DEPTH / 2 - 16 };
+
+static const char *too_deep(PassCtx *pc, const IrProgram *q) {
+  if (ir_program_expr_depth(q, IR_MAX_DEPTH + 1) <= IR_MAX_DEPTH) return NULL;
+  return pass_reason(pc, "the result would nest an expression more than %d levels deep (the limit of LEIR trees)",
+                     IR_MAX_DEPTH);
+}
+
 static const char *check_cand(PassCtx *pc, PassCand *c) {
   c->note = NULL;
   c->why = NULL;
   c->nest = -1;
   c->site = (IrLoc){0, 0};
   c->cls = c->pass->cls == PASS_T ? PASS_T : PASS_E;
-  return c->pass->impl->check(pc, c);
+  const char *why = c->pass->impl->check(pc, c);
+  if (!pc->depth) pc->depth = ir_program_expr_depth(pc->prog, IR_MAX_DEPTH + 1) + 1;
+  if (why || pc->depth - 1 <= DEPTH_TRUSTED) return why;
+  IrProgram *q = ir_program_clone(pc->ctx, pc->prog);
+  /* (a rewrite that fails is left to the application to report) */
+  if (c->pass->impl->apply(pc, q, c)) why = too_deep(pc, q);
+  pc->reason = NULL;
+  return why;
 }
 
 static IrProgram *apply_checked(PassCtx *pc, PassCand *c, bool verify, const char **reason) {
@@ -283,7 +306,12 @@ static IrProgram *apply_checked(PassCtx *pc, PassCand *c, bool verify, const cha
                            pc->reason ? pc->reason : "no reason given");
     return NULL;
   }
-  const char *bad = quiet_resema(ctx, q);
+  const char *bad = too_deep(pc, q);
+  if (bad) {
+    *reason = bad;
+    return NULL;
+  }
+  bad = quiet_resema(ctx, q);
   if (bad) {
     *reason = arena_printf(&ctx->arena, "internal error: the transformed program does not analyse: %s", bad);
     return NULL;
