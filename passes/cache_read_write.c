@@ -203,4 +203,5 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
   return true;
 }
 
-const PassImpl pass_impl_cache_read_write = {.keys = keys, .enumerate = enumerate, .check = check, .apply = apply};
+const PassImpl pass_impl_cache_read_write = {
+    .keys = keys, .enumerate = enumerate, .check = check, .apply = apply, .keeps_depth = true};

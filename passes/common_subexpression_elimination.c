@@ -312,4 +312,4 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
 }
 
 const PassImpl pass_impl_common_subexpression_elimination = {
-    .keys = keys, .enumerate = enumerate, .check = check, .apply = apply};
+    .keys = keys, .enumerate = enumerate, .check = check, .apply = apply, .keeps_depth = true};

@@ -165,4 +165,5 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
   return true;
 }
 
-const PassImpl pass_impl_expression_splitting = {.keys = keys, .enumerate = enumerate, .check = check, .apply = apply};
+const PassImpl pass_impl_expression_splitting = {
+    .keys = keys, .enumerate = enumerate, .check = check, .apply = apply, .keeps_depth = true};

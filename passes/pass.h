@@ -115,6 +115,10 @@ typedef struct PassImpl {
   /* Optional: is c a complete spelling (checked directly) rather than a
    * filter over enumerate's candidates?  NULL: every `required` key given. */
   bool (*complete)(const PassCand *c);
+  /* The rewrite makes no tree deeper than the program's deepest (it moves
+   * sub-trees and copies references): the manager's depth trial on deep
+   * programs (passmgr.c, check_cand) is skipped. */
+  bool keeps_depth;
 } PassImpl;
 
 struct PassInfo {
