@@ -5,7 +5,9 @@
  * left subscript, extent > 1, not tx); the fresh-inputs rule; the calc
  * skeleton is not a pure copy; no index used as a value; the statement
  * accumulates (`X+`, `X*`, `min(X`, `max(X`).  REC: the loop must be
- * mentioned by the statement (a repeated loop is no reduction), the spine
+ * mentioned by the statement (a repeated loop is no reduction), as must
+ * every other loop of extent > 1 (a repeat restarts the implicit
+ * initialisation, see check), the spine
  * of the update is one operator group (rw_accum_op: + and -, or *), and the
  * statement must be a reduction with the implicit initialisation of SPEC
  * §9.5 (so the partial results start from the identity too).
@@ -76,6 +78,17 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (s->init != INIT_REDUCE)
     return pass_reason(pc, "the statement is not a reduction with an implicit initialisation (SPEC 9.5)");
   if ((why = rw_accum_not_associative(pc, s, op))) return why;
+  /* a loop the statement does not use repeats it, and the implicit
+     initialisation fires whenever the reduction indices are all 0, so a
+     repeat outside a reduction loop restarts the sum (SPEC 9.5); the
+     partial results and their combine nest restart it elsewhere
+     (fuzz_passes: L^4_c B^4_tx L^16_a [S=S+A_{c,a}] split at c: A_0+4A_1
+     became A_0+4A_1+A_2+4A_3, where it is A_0+4(A_1+A_2+A_3)) */
+  for (int i = 0; i < n->nloops; i++)
+    if (n->loops[i]->extent > 1 && !rw_stmt_mentions(s, n->loops[i]->index))
+      return pass_reason(pc, "the statement does not use loop '%s' (extent %lld), which repeats it: the implicit "
+                         "initialisation (SPEC 9.5) would restart the partial sums elsewhere than the sum",
+                         n->loops[i]->index, (long long)n->loops[i]->extent);
   int64_t v1;
   int r = pass_cand_get_int(c, "split", &v1);
   if (r <= 0) return r == 0 ? "missing parameter 'split'" : pass_reason(pc, "split=%s is not an integer", pass_cand_get(c, "split"));
