@@ -84,11 +84,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
      partial results and their combine nest restart it elsewhere
      (fuzz_passes: L^4_c B^4_tx L^16_a [S=S+A_{c,a}] split at c: A_0+4A_1
      became A_0+4A_1+A_2+4A_3, where it is A_0+4(A_1+A_2+A_3)) */
-  for (int i = 0; i < n->nloops; i++)
-    if (n->loops[i]->extent > 1 && !rw_stmt_mentions(s, n->loops[i]->index))
-      return pass_reason(pc, "the statement does not use loop '%s' (extent %lld), which repeats it: the implicit "
-                         "initialisation (SPEC 9.5) would restart the partial sums elsewhere than the sum",
-                         n->loops[i]->index, (long long)n->loops[i]->extent);
+  if ((why = rw_repeated_reduction(pc, n, s))) return why;
   int64_t v1;
   int r = pass_cand_get_int(c, "split", &v1);
   if (r <= 0) return r == 0 ? "missing parameter 'split'" : pass_reason(pc, "split=%s is not an integer", pass_cand_get(c, "split"));

@@ -172,6 +172,15 @@ bool rw_stmt_mentions(const IrStmt *s, const char *name) {
   return rw_ref_mentions(s->lhs, name) || rw_expr_mentions(s->rhs, name);
 }
 
+const char *rw_repeated_reduction(PassCtx *pc, const IrNest *n, const IrStmt *s) {
+  for (int i = 0; i < n->nloops; i++)
+    if (n->loops[i]->extent > 1 && !rw_stmt_mentions(s, n->loops[i]->index))
+      return pass_reason(pc, "the statement does not use loop '%s' (extent %lld), which repeats it: the implicit "
+                         "initialisation (SPEC 9.5) would restart the partial sums elsewhere than the sum",
+                         n->loops[i]->index, (long long)n->loops[i]->extent);
+  return NULL;
+}
+
 /* First E_INDEX outside any subscript, in text order. */
 static const char *value_index(const IrExpr *e) {
   if (!e) return NULL;

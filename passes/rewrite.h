@@ -62,6 +62,11 @@ bool rw_expr_mentions(const IrExpr *e, const char *name);
 bool rw_ref_mentions(const IrRef *r, const char *name);
 /* Does a statement mention index `name` (left subscript or right side)? */
 bool rw_stmt_mentions(const IrStmt *s, const char *name);
+/* A reason if a loop of n of extent > 1 is not mentioned by s (it repeats
+ * s), else NULL.  A repeat restarts an implicitly initialised reduction
+ * whenever its reduction indices are all 0 (SPEC 9.5), so splitting the
+ * reduction into partial results changes the sum. */
+const char *rw_repeated_reduction(PassCtx *pc, const IrNest *n, const IrStmt *s);
 /* "no_var" of §0.2: the first index of the nest used as a value (outside
  * every subscript), or NULL if none. */
 const char *rw_index_used_as_value(const IrNest *n);

@@ -185,6 +185,9 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "'%s' updates itself but is not a reduction with an implicit initialisation (SPEC 9.5)",
                        s->lhs->name);
   if (!spatial && (why = rw_accum_not_associative(pc, s, op))) return why;
+  /* (fuzz_passes: L^4_c B^4_tx L^16_a [S=S+A_{c,a}] split at c, as in
+     reduction_factorization) */
+  if (!spatial && (why = rw_repeated_reduction(pc, n, s))) return why;
   if (spatial && !df_loop_separates(n, s->lhs, pos))
     return pass_reason(pc, "iterations that differ in '%s' may write the same element of '%s' (%s)", axis,
                        s->lhs->name, gx_ref_text(pc->ctx, s->lhs));
