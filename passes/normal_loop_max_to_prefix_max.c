@@ -8,7 +8,8 @@
  * items are distinct loop indices or constants; the statement has the
  * implicit -inf initialisation of SPEC §9.5 (M not written earlier) and
  * reduces over r only; r is a serial L or U loop (the prefix reads the
- * previous iteration); the copy nest passes the tx fix-up.
+ * previous iteration); M's type is a float type (the guard's -inf is no
+ * identity in an integer one); the copy nest passes the tx fix-up.
  * Rewrite (G fresh, tags of M so that each step is the same max in the
  * same type):
  *   H[G_{s'}=max(if_then_else(r-1<0,-inf,G_{s'[r-1]}),X);]     s' = M's items with r inserted
@@ -56,6 +57,14 @@ static const char *check(PassCtx *pc, PassCand *c) {
   MpMax mx;
   if ((why = mp_match_max(pc, pc->prog, c->nest, false, &mx))) return why;
   c->site = mx.s->loc;
+  /* the guard's -inf is the identity only in a float type: in an integer
+     one it has no value of that meaning (SPEC 9.5: the init uses the
+     dtype's minimum; the literal does not -- fuzz_passes: a u16 M gave
+     14 for 15) */
+  IrDType mt = rw_ref_dtype(mx.m);
+  if (!ir_dtype_is_float(mt))
+    return pass_reason(pc, "'%s' is %s: the prefix form's -inf (at %s = 0) is no identity in an integer type",
+                       mx.m->name, ir_dtype_name(mt), mx.r);
   const char *renamed;
   if (!copy_nest(pc, n, &mx, &renamed, &why)) return why;
   c->why = pass_reason(pc, "nest %d computes '%s' as the maximum of '%s' over the reduction index '%s' (extent %lld); "
