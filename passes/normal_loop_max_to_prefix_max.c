@@ -57,10 +57,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   MpMax mx;
   if ((why = mp_match_max(pc, pc->prog, c->nest, false, &mx))) return why;
   c->site = mx.s->loc;
-  /* the guard's -inf is the identity only in a float type: in an integer
-     one it has no value of that meaning (SPEC 9.5: the init uses the
-     dtype's minimum; the literal does not -- fuzz_passes: a u16 M gave
-     14 for 15) */
+  /* the guard's -inf is the identity only in a float type (SPEC 9.5
+     initialises an integer max with the dtype's minimum instead): in a u16
+     statement inf is 65535, negated in max's u32 arithmetic 4294901761,
+     which wins every max and stores as 1 (fuzz_passes: with the maximum
+     at a = 0, 15 became 14) */
   IrDType mt = rw_ref_dtype(mx.m);
   if (!ir_dtype_is_float(mt))
     return pass_reason(pc, "'%s' is %s: the prefix form's -inf (at %s = 0) is no identity in an integer type",
