@@ -94,15 +94,12 @@ static bool bad_literal(const IrExpr *e, bool in_cmp, void *u) {
   return !ir_dtype_value_finite(t, v) || (!in_cmp && fabs(v) > ldexp(1, float_digits(t)));
 }
 
-/* Does e have a literal that can make its value huge in the dtype t:
- * beyond 2^digits or not finite, outside comparisons and divisors (a mean's
+/* Does e have a literal that can make its value huge in the dtype t
+ * (bad_literal's test), outside comparisons and divisors (a mean's
  * /107520 makes values smaller)? */
 static bool huge_literal(const IrExpr *e, IrDType t) {
   switch (e->kind) {
-  case E_INT: case E_FLOAT: {
-    double v = literal_number(e);
-    return !ir_dtype_value_finite(t, v) || fabs(v) > ldexp(1, float_digits(t));
-  }
+  case E_INT: case E_FLOAT: return bad_literal(e, false, &t);
   case E_PAREN: return huge_literal(e->u.paren, t);
   case E_UNARY: return huge_literal(e->u.unary.a, t);
   case E_BINARY:

@@ -288,8 +288,9 @@ static const char *check_cand(PassCtx *pc, PassCand *c) {
   c->site = (IrLoc){0, 0};
   c->cls = c->pass->cls == PASS_T ? PASS_T : PASS_E;
   const char *why = c->pass->impl->check(pc, c);
+  if (why || c->pass->impl->keeps_depth) return why;
   if (!pc->depth) pc->depth = ir_program_expr_depth(pc->prog, IR_MAX_DEPTH + 1) + 1;
-  if (why || pc->depth - 1 <= DEPTH_TRUSTED || c->pass->impl->keeps_depth) return why;
+  if (pc->depth - 1 <= DEPTH_TRUSTED) return NULL;
   IrProgram *q = ir_program_clone(pc->ctx, pc->prog);
   /* (a rewrite that fails is left to the application to report) */
   if (c->pass->impl->apply(pc, q, c)) why = too_deep(pc, q);
