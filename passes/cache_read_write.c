@@ -131,6 +131,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (ub >= 0) /* (fuzz_passes: 1%c with c from 0) */
     return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the cache's shape cannot be inferred", ub,
                        r->name, rw_sub_text(pc->ctx, r));
+  int64_t hi;
+  if ((ub = rw_oversized_item(r, &hi)) >= 0) /* (fuzz_passes: (tx*4686018427387904*4)//4+tx) */
+    return pass_reason(pc, "item %d of '%s' (%s) reaches %lld: the cache would have more than %lld elements", ub,
+                       r->name, rw_sub_text(pc->ctx, r), (long long)hi, (long long)IR_MAX_NUMEL);
   if (write) {
     /* the statement's reads of its output move to Z with it: only reads of
        the element being written (X=X+...) stay inside what Z holds (fuzz:

@@ -201,6 +201,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (ub >= 0)
     return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the copy's shape cannot be inferred", ub,
                        pl.x->name, rw_sub_text(pc->ctx, pl.x));
+  int64_t hi;
+  if ((ub = rw_oversized_item(pl.x, &hi)) >= 0)
+    return pass_reason(pc, "item %d of '%s' (%s) reaches %lld: the copy would have more than %lld elements", ub,
+                       pl.x->name, rw_sub_text(pc->ctx, pl.x), (long long)hi, (long long)IR_MAX_NUMEL);
   const char *renamed;
   if (!copy_loops(pc, &pl, pass_fresh_index(pc->ctx, pl.n, NULL, 0), &renamed, &why)) return why;
   c->why = pass_reason(pc, "'%s' (rank %d) is accessed in nest %d as %s; a %s of its layout is a bijection on its "

@@ -396,6 +396,19 @@ int rw_unbounded_item(const IrRef *r) {
   return -1;
 }
 
+int rw_oversized_item(const IrRef *r, int64_t *hi) {
+  int64_t n = 1;
+  for (int i = 0; i < r->nsub; i++) {
+    IrRange g = ir_expr_range(r->sub[i]);
+    int64_t d = g.hi < 0 ? 1 : g.hi >= IR_MAX_NUMEL ? IR_MAX_NUMEL + 1 : g.hi + 1;
+    if (__builtin_mul_overflow(n, d, &n) || n > IR_MAX_NUMEL) {
+      *hi = g.hi;
+      return i;
+    }
+  }
+  return -1;
+}
+
 /* ------------------------------------------------------------ accumulation */
 
 static const IrExpr *unparen(const IrExpr *e) {

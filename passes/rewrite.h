@@ -91,6 +91,11 @@ bool rw_ref_has_nested_ref(const IrRef *r);
  * written at such a subscript (a copy of r) has a shape that sema cannot
  * infer.  For an analysed program (the ranges need sema's loop links). */
 int rw_unbounded_item(const IrRef *r);
+/* For a subscript whose items are all bounded: the position of the first
+ * item at which a fresh tensor written there would pass IR_MAX_NUMEL
+ * elements (the product of the items' upper bounds + 1 so far), or -1.
+ * Its upper bound in *hi.  sema refuses such a shape. */
+int rw_oversized_item(const IrRef *r, int64_t *hi);
 /* The first reference to `name` in e (text order, if_then_else branches
  * included); NULL if none. */
 IrRef *rw_first_read(IrExpr *e, const char *name);
