@@ -163,6 +163,11 @@ void pass_emit(PassCtx *pc, PassCand *c);
 /* printf into the arena, for reasons. */
 const char *pass_reason(PassCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Re-analyses q (ir_resema) with its diagnostics captured and the context's
+ * error and warning counts kept: the first line of the first error, or NULL
+ * if q analyses.  For a check that must try its rewrite on a copy. */
+const char *pass_quiet_resema(LeirCtx *ctx, IrProgram *q);
+
 /* ------------------------------------------------------------ the manager */
 
 /* The --verify hook (the driver wires it to interp_check_step): runs

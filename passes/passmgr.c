@@ -223,9 +223,7 @@ static int split_pipeline(LeirCtx *ctx, const char *spec, PtrVec *steps) {
 
 /* ------------------------------------------------------------ quiet analysis */
 
-/* Runs ir_resema with diagnostics captured: returns the first line of the
- * first error (NULL if none). */
-static const char *quiet_resema(LeirCtx *ctx, IrProgram *q) {
+const char *pass_quiet_resema(LeirCtx *ctx, IrProgram *q) {
   FILE *saved = ctx->diag_out;
   int ne = ctx->nerrors, nw = ctx->nwarnings;
   bool nowarn = ctx->no_warnings, werror = ctx->werror, qc = ctx->quiet_caret;
@@ -312,7 +310,7 @@ static IrProgram *apply_checked(PassCtx *pc, PassCand *c, bool verify, const cha
     *reason = bad;
     return NULL;
   }
-  bad = quiet_resema(ctx, q);
+  bad = pass_quiet_resema(ctx, q);
   if (bad) {
     *reason = arena_printf(&ctx->arena, "internal error: the transformed program does not analyse: %s", bad);
     return NULL;

@@ -113,6 +113,8 @@ IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self);
  * every step, so sums of partial sums differ (fuzz_passes: a u32 sum of
  * f16 products, 122 split into 423). */
 const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op);
+/* The test behind it: does the op (+ - *) update convert at every step? */
+bool rw_accum_converts(const IrStmt *s, IrReduceOp op);
 
 /* Refs of a statement in text order (left side first, then the right side,
  * nested subscript reads after their parent). */
