@@ -907,6 +907,16 @@ const char *mp_match_max(PassCtx *pc, const IrProgram *p, int k, bool strict, Mp
   return NULL;
 }
 
+const char *mp_max_not_float(PassCtx *pc, const MpMax *mx) {
+  /* in a u16 statement inf is 65535, negated in max's u32 arithmetic
+     4294901761, which wins every max and stores as 1 (fuzz_passes: with
+     the maximum at a = 0, 15 became 14) */
+  IrDType mt = rw_ref_dtype(mx->m);
+  if (ir_dtype_is_float(mt)) return NULL;
+  return pass_reason(pc, "'%s' is %s: the prefix form's -inf (at %s = 0) is no identity in an integer type",
+                     mx->m->name, ir_dtype_name(mt), mx->r);
+}
+
 static bool is_ref_like(LeirCtx *ctx, const IrExpr *e, const IrRef *want) {
   return e->kind == E_REF && mp_ref_same(ctx, e->u.ref, want);
 }
@@ -923,7 +933,7 @@ const char *mp_match_softmax(PassCtx *pc, const IrProgram *p, int k, MpSoftmax *
   LeirCtx *ctx = pc->ctx;
   memset(out, 0, sizeof *out);
   const char *why = mp_match_max(pc, p, k, true, &out->mx);
-  if (why) return why;
+  if (why || (why = mp_max_not_float(pc, &out->mx))) return why;
   if (k + 1 >= p->nnests) return pass_reason(pc, "nest %d is the last nest: no exp-sum follows the max", k);
   IrNest *n2 = rw_top_nest(pc, p, k + 1, &why);
   if (!n2) return why;

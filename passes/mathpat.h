@@ -136,6 +136,10 @@ typedef struct MpMax {
 /* NULL, or a reason.  With `strict`, every loop of extent > 1 must be used
  * by the statement (a repeated sum would count twice). */
 const char *mp_match_max(PassCtx *pc, const IrProgram *p, int k, bool strict, MpMax *out);
+/* NULL if M is a float type, else a reason: the running forms' guard
+ * supplies -inf at r = 0, which is no identity in an integer type (SPEC 9.5
+ * initialises an integer max with the dtype's minimum instead). */
+const char *mp_max_not_float(PassCtx *pc, const MpMax *mx);
 
 /* The max of nest k followed by `S=S+exp(X-M)` in nest k+1 (§4.18). */
 typedef struct MpSoftmax {
@@ -143,6 +147,8 @@ typedef struct MpSoftmax {
   IrStmt *ssum;
   IrRef *sref;          /* S (left side of the sum) */
 } MpSoftmax;
+/* The max of mp_match_max (strict, M a float type: mp_max_not_float) and
+ * the exp-sum of nest k+1.  NULL, or a reason. */
 const char *mp_match_softmax(PassCtx *pc, const IrProgram *p, int k, MpSoftmax *out);
 /* Is e exactly `exp(X-M)/S` with the refs of the chain (as text)? */
 bool mp_is_division(LeirCtx *ctx, const IrExpr *e, const MpSoftmax *sm);

@@ -57,15 +57,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   MpMax mx;
   if ((why = mp_match_max(pc, pc->prog, c->nest, false, &mx))) return why;
   c->site = mx.s->loc;
-  /* the guard's -inf is the identity only in a float type (SPEC 9.5
-     initialises an integer max with the dtype's minimum instead): in a u16
-     statement inf is 65535, negated in max's u32 arithmetic 4294901761,
-     which wins every max and stores as 1 (fuzz_passes: with the maximum
-     at a = 0, 15 became 14) */
-  IrDType mt = rw_ref_dtype(mx.m);
-  if (!ir_dtype_is_float(mt))
-    return pass_reason(pc, "'%s' is %s: the prefix form's -inf (at %s = 0) is no identity in an integer type",
-                       mx.m->name, ir_dtype_name(mt), mx.r);
+  if ((why = mp_max_not_float(pc, &mx))) return why;
   const char *renamed;
   if (!copy_nest(pc, n, &mx, &renamed, &why)) return why;
   c->why = pass_reason(pc, "nest %d computes '%s' as the maximum of '%s' over the reduction index '%s' (extent %lld); "
