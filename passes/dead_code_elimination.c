@@ -48,9 +48,10 @@ static const char *shape_text(PassCtx *pc, const IrTensor *t) {
  * an earlier nest reads a tensor that nest k writes, deleting nest k must
  * leave that shape as it is, or the earlier reads would index a smaller
  * tensor (fuzz_passes: nest 0 wrote E at 0..3 and the dead nest 2 at 0..7,
- * which nest 1 read; without nest 2 the read was out of bounds).  Tried on
- * a copy: sema's inference, ranges from conditions included, decides. */
-static const char *shape_kept(PassCtx *pc, const DataFlow *df, int k) {
+ * which nest 1 read; without nest 2 the read was out of bounds), and
+ * deleting its only writer would make it an input of the program.  Tried
+ * on a copy: sema's inference, ranges from conditions included, decides. */
+static const char *earlier_reads_kept(PassCtx *pc, const DataFlow *df, int k) {
   const IrProgram *p = pc->prog;
   const DfNest *d = &df->nests[k];
   IrProgram *q = NULL;
@@ -68,6 +69,9 @@ static const char *shape_kept(PassCtx *pc, const DataFlow *df, int k) {
                            a->ref->name, at, k, bad);
     }
     const IrTensor *u = ir_find_tensor(q, t->name);
+    if (u && u->role != ROLE_TMP) /* (fuzz_passes: E read by nest 0, written only by nest 1) */
+      return pass_reason(pc, "'%s' is read by nest %d and nest %d is its only writer: without it '%s' would become an "
+                         "input of the program", t->name, at, k, t->name);
     bool same = u && u->shape_known == t->shape_known && u->rank == t->rank;
     for (int j = 0; same && t->shape_known && j < t->rank; j++) same = u->shape[j] == t->shape[j];
     if (!same)
@@ -103,7 +107,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
       return pass_reason(pc, "'%s' is read by nest %d (%s)", a->ref->name, at, gx_ref_text(pc->ctx, r->ref));
     }
   }
-  if ((why = shape_kept(pc, df, k))) return why;
+  if ((why = earlier_reads_kept(pc, df, k))) return why;
   SBuf b = {0};
   for (int i = 0; i < d->naccess; i++)
     if (d->access[i].write && (!b.s || !strstr(b.s, pass_reason(pc, "'%s'", d->access[i].ref->name))))
