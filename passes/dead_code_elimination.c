@@ -72,13 +72,13 @@ static const char *earlier_reads_kept(PassCtx *pc, const DataFlow *df, int k) {
     if (u && u->role != ROLE_TMP) /* (fuzz_passes: E read by nest 0, written only by nest 1) */
       return pass_reason(pc, "'%s' is read by nest %d and nest %d is its only writer: without it '%s' would become an "
                          "input of the program", t->name, at, k, t->name);
-    bool same = u && u->shape_known == t->shape_known && u->rank == t->rank;
-    for (int j = 0; same && t->shape_known && j < t->rank; j++) same = u->shape[j] == t->shape[j];
+    /* (shapes are known after analysis: ir.h's invariants) */
+    bool same = u && u->rank == t->rank;
+    for (int j = 0; same && j < t->rank; j++) same = u->shape[j] == t->shape[j];
     if (!same)
       return pass_reason(pc, "'%s' is read by nest %d and its shape %s is inferred from its writes: without the "
                          "writes of nest %d it would be %s",
-                         t->name, at, t->shape_known ? shape_text(pc, t) : "(unknown)", k,
-                         u && u->shape_known ? shape_text(pc, u) : "unknown");
+                         t->name, at, shape_text(pc, t), k, u ? shape_text(pc, u) : "gone");
   }
   return NULL;
 }

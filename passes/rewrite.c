@@ -428,13 +428,12 @@ static void count_refs(IrExpr *e, void *u) {
 
 bool rw_accum_converts(const IrStmt *s, IrReduceOp op) {
   if (op != RED_ADD && op != RED_MUL) return false;
-  IrDType acc = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag;
-  return !ir_dtype_is_float(acc) && ir_dtype_is_float(s->rhs->type);
+  return !ir_dtype_is_float(rw_ref_dtype(s->lhs)) && ir_dtype_is_float(s->rhs->type);
 }
 
 const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op) {
   if (!rw_accum_converts(s, op)) return NULL;
-  IrDType acc = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag;
+  IrDType acc = rw_ref_dtype(s->lhs);
   return pass_reason(pc, "'%s' is %s but its update is computed in %s: every step converts the sum to %s, so partial "
                      "results do not recombine to the same value",
                      s->lhs->name, ir_dtype_name(acc), ir_dtype_name(s->rhs->type), ir_dtype_name(acc));
