@@ -75,31 +75,28 @@ static int float_digits(IrDType t) {
   }
 }
 
-static double literal_number(const IrExpr *e) {
-  return e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
-}
-
-/* A literal (rw_find_literal's test) that is not finite in the dtype *u,
- * or, outside comparisons, beyond 2^digits in magnitude, where that dtype
- * does not hold every integer.  The algebra takes literals as exact
- * numbers: with 1e505 (inf in any dtype) in a denominator, cancellation's
- * common denominator makes inf/inf = NaN of a finite value;
- * (m+1)*(m+21474836481) expanded into terms of 2e10 that cancel where
- * m = -1 leaves f32's rounding of them, O(1), and even f64's, 1e-6
- * (fuzz_passes).  Comparisons are integer (i64) where their literals
- * matter: only finiteness is asked of them. */
-static bool bad_literal(const IrExpr *e, bool in_cmp, void *u) {
+/* A literal or constant sub-expression of value v (rw_find_constant's
+ * test) that is not finite in the dtype *u, or, outside comparisons, beyond
+ * 2^digits in magnitude, where that dtype does not hold every integer.  The
+ * algebra takes constants as exact numbers: with 1e505 or 2000**4288961
+ * (inf in any dtype) in a denominator, cancellation's common denominator
+ * makes inf/inf = NaN of a finite value; (m+1)*(m+21474836481) expanded
+ * into terms of 2e10 that cancel where m = -1 leaves f32's rounding of
+ * them, O(1), and even f64's, 1e-6 (fuzz_passes).  Comparisons are integer
+ * (i64) where their literals matter: only finiteness is asked of them. */
+static bool bad_constant(const IrExpr *e, double v, bool in_cmp, void *u) {
+  (void)e;
   IrDType t = *(const IrDType *)u;
-  double v = literal_number(e);
   return !ir_dtype_value_finite(t, v) || (!in_cmp && fabs(v) > ldexp(1, float_digits(t)));
 }
 
-/* Does e have a literal that can make its value huge in the dtype t
- * (bad_literal's test), outside comparisons and divisors (a mean's
+/* Does e have a constant that can make its value huge in the dtype t
+ * (bad_constant's test), outside comparisons and divisors (a mean's
  * /107520 makes values smaller)? */
 static bool huge_literal(const IrExpr *e, IrDType t) {
+  double v;
+  if (rw_const_value(e, &v)) return bad_constant(e, v, false, &t);
   switch (e->kind) {
-  case E_INT: case E_FLOAT: return bad_literal(e, false, &t);
   case E_PAREN: return huge_literal(e->u.paren, t);
   case E_UNARY: return huge_literal(e->u.unary.a, t);
   case E_BINARY:
@@ -122,16 +119,19 @@ static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   if (!ir_dtype_is_float(t))
     return pass_reason(pc, "'%s' is %s; the algebra rewrites floating-point statements only", s->lhs->name,
                        ir_dtype_name(t));
-  const IrExpr *big = rw_find_literal(s->rhs, bad_literal, &t);
+  const IrExpr *big = rw_find_constant(s->rhs, bad_constant, &t);
   if (big) {
-    const char *lit = big->kind == E_FLOAT ? big->u.flit.text : big->u.ilit.text;
-    if (!lit) lit = rw_text(ctx, big);
-    double v = literal_number(big);
+    bool lit = big->kind == E_INT || big->kind == E_FLOAT;
+    const char *text = big->kind == E_FLOAT ? big->u.flit.text : big->kind == E_INT ? big->u.ilit.text : NULL;
+    if (!text) text = rw_text(ctx, big);
+    double v;
+    rw_const_value(big, &v);
     if (!ir_dtype_value_finite(t, v))
-      return pass_reason(pc, "the literal %s is not finite in %s; the algebra takes literals as exact numbers", lit,
-                         ir_dtype_name(t));
-    return pass_reason(pc, "the literal %s is beyond 2^%d, where %s does not hold every integer; the algebra takes "
-                       "literals as exact numbers", lit, float_digits(t), ir_dtype_name(t));
+      return pass_reason(pc, "the %s %s is not finite in %s; the algebra takes %ss as exact numbers",
+                         lit ? "literal" : "constant", text, ir_dtype_name(t), lit ? "literal" : "constant");
+    return pass_reason(pc, "the %s %s is beyond 2^%d, where %s does not hold every integer; the algebra takes "
+                       "%ss as exact numbers", lit ? "literal" : "constant", text, float_digits(t),
+                       ir_dtype_name(t), lit ? "literal" : "constant");
   }
   /* ... nor in the definitions of the tensors it reads: a leaf of 9e18
      absorbs the other terms once they are rearranged (fuzz_passes:

@@ -5,6 +5,8 @@
 #include "passes/graph.h"
 
 #include "ir/range.h"
+#include "ir/mathlib.h"
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -367,27 +369,113 @@ bool rw_used_as_index(const IrProgram *p, const char *name) {
   return s.found;
 }
 
-static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool (*bad)(const IrExpr *, bool, void *), void *u) {
-  const IrExpr *x = NULL;
+bool rw_const_value(const IrExpr *e, double *v) {
+  double a = 0, b;
   switch (e->kind) {
-  case E_INT: case E_FLOAT: return bad(e, in_cmp, u) ? e : NULL;
-  case E_PAREN: return find_literal(e->u.paren, in_cmp, bad, u);
-  case E_UNARY: return find_literal(e->u.unary.a, in_cmp, bad, u);
+  case E_INT: *v = (double)e->u.ilit.value; return true;
+  case E_FLOAT: *v = e->u.flit.value; return true;
+  case E_PAREN: return rw_const_value(e->u.paren, v);
+  case E_UNARY:
+    if (!rw_const_value(e->u.unary.a, &a)) return false;
+    *v = e->u.unary.op == OP_NEG ? -a : a;
+    return true;
   case E_BINARY:
-    x = find_literal(e->u.bin.a, in_cmp, bad, u);
-    return x ? x : find_literal(e->u.bin.b, in_cmp, bad, u);
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n && !x; i++) x = find_literal(e->u.cmp.operand[i], true, bad, u);
-    return x;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs && !x; i++) x = find_literal(e->u.call.args[i], in_cmp, bad, u);
-    return x;
-  default: return NULL;
+    if (!rw_const_value(e->u.bin.a, &a) || !rw_const_value(e->u.bin.b, &b)) return false;
+    switch (e->u.bin.op) {
+    case OP_ADD: *v = a + b; return true;
+    case OP_SUB: *v = a - b; return true;
+    case OP_MUL: *v = a * b; return true;
+    case OP_DIV: *v = a / b; return true;
+    case OP_FLOORDIV: *v = floor(a / b); return true;
+    case OP_MOD: *v = a - b * floor(a / b); return true;
+    case OP_POW: *v = leir_pow(a, b); return true;
+    default: return false; /* & and | */
+    }
+  case E_CMP: {
+    bool t = true;
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      if (!rw_const_value(e->u.cmp.operand[i], &b)) return false;
+      if (i > 0) switch (e->u.cmp.op[i - 1]) {
+        case OP_LT: t = t && a < b; break;
+        case OP_LE: t = t && a <= b; break;
+        case OP_GT: t = t && a > b; break;
+        case OP_GE: t = t && a >= b; break;
+        case OP_EQ: t = t && a == b; break;
+        default: t = t && a != b; break;
+        }
+      a = b;
+    }
+    *v = t;
+    return true;
+  }
+  case E_CALL: {
+    double x[3];
+    int n = e->u.call.nargs;
+    if (n > 3) return false;
+    for (int i = 0; i < n; i++)
+      if (!rw_const_value(e->u.call.args[i], &x[i])) return false;
+    switch (e->u.call.func) {
+    case F_EXP: *v = leir_exp(x[0]); return true;
+    case F_LOG: *v = leir_log(x[0]); return true;
+    case F_SQRT: *v = sqrt(x[0]); return true;
+    case F_ABS: *v = fabs(x[0]); return true;
+    case F_ERF: *v = leir_erf(x[0]); return true;
+    case F_MAX: *v = x[0] > x[1] ? x[0] : x[1]; return true;
+    case F_MIN: *v = x[0] < x[1] ? x[0] : x[1]; return true;
+    case F_ITE: *v = x[0] != 0 ? x[1] : x[2]; return true;
+    }
+    return false;
+  }
+  default: return false; /* inf, references and indices */
   }
 }
 
+/* consts: also composite constant sub-expressions, each with its value */
+static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool consts,
+                                  bool (*bad)(const IrExpr *, double, bool, void *), void *u) {
+  const IrExpr *x = NULL;
+  double v;
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: rw_const_value(e, &v); return bad(e, v, in_cmp, u) ? e : NULL;
+  case E_PAREN: return find_literal(e->u.paren, in_cmp, consts, bad, u);
+  case E_UNARY:
+    x = find_literal(e->u.unary.a, in_cmp, consts, bad, u);
+    break;
+  case E_BINARY:
+    x = find_literal(e->u.bin.a, in_cmp, consts, bad, u);
+    if (!x) x = find_literal(e->u.bin.b, in_cmp, consts, bad, u);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && !x; i++) x = find_literal(e->u.cmp.operand[i], true, consts, bad, u);
+    return x;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && !x; i++) x = find_literal(e->u.call.args[i], in_cmp, consts, bad, u);
+    break;
+  default: return NULL;
+  }
+  if (!x && consts && rw_const_value(e, &v) && bad(e, v, in_cmp, u)) x = e;
+  return x;
+}
+
+typedef struct LitTest {
+  bool (*bad)(const IrExpr *, bool, void *);
+  void *u;
+} LitTest;
+
+static bool literal_only(const IrExpr *e, double v, bool in_cmp, void *u) {
+  (void)v;
+  const LitTest *t = u;
+  return t->bad(e, in_cmp, t->u);
+}
+
 const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bool in_cmp, void *u), void *u) {
-  return find_literal(e, false, bad, u);
+  LitTest t = {bad, u};
+  return find_literal(e, false, false, literal_only, &t);
+}
+
+const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u),
+                               void *u) {
+  return find_literal(e, false, true, bad, u);
 }
 
 int rw_unbounded_item(const IrRef *r) {

@@ -81,6 +81,14 @@ bool rw_has_const_minus(LeirCtx *ctx, const IrRef *r);
 /* The first literal of e, outside subscripts, for which bad(lit, in_cmp,
  * u) holds (in_cmp: an operand of a comparison), or NULL. */
 const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bool in_cmp, void *u), void *u);
+/* The value of e computed in f64 (leirc's mathlib) when e is constant: it
+ * reads no tensor and no index (nor `inf`, `&` or `|`). */
+bool rw_const_value(const IrExpr *e, double *v);
+/* rw_find_literal over literals and constant sub-expressions (innermost
+ * first), each with its f64 value v: 2000**4288961 is inf though each of
+ * its literals is finite. */
+const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u),
+                               void *u);
 /* Does an item of some subscript in p read tensor `name` (an index
  * tensor: sema bounds the shapes it indexes by its writers' right sides)? */
 bool rw_used_as_index(const IrProgram *p, const char *name);
