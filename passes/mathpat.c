@@ -400,6 +400,9 @@ const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *se
 
 /* ------------------------------------------------------------ a divisor that may be infinite */
 
+/* The largest exponent a divisor's powers may have. */
+#define MP_MAX_DIV_EXP 8
+
 typedef struct DivSearch {
   PassCtx *pc;
   const IrProgram *p;
@@ -439,8 +442,13 @@ static bool div_binary(DivSearch *s, const IrExpr *e) {
     return div_expr(s, a);
   case OP_POW: {
     int64_t n; /* (top: the algebra's integer powers, alg_int_exponent) */
-    if (!nonneg_literal(b) && !(s->top && alg_int_exponent(b, &n)))
-      return div_found(s, "a power with a negative or non-constant exponent");
+    bool own = s->top && alg_int_exponent(b, &n);
+    if (!nonneg_literal(b) && !own) return div_found(s, "a power with a negative or non-constant exponent");
+    /* a moderate base (up to 10^4) to a power above 8 may overflow even
+       f32: (1-A)**1020.7 was inf, and together's common denominator
+       made inf/inf = NaN of 1/inf-1/A (fuzz_passes finding 41) */
+    if (fabs(own ? (double)n : literal_value(b)) > MP_MAX_DIV_EXP)
+      return div_found(s, "a power with an exponent above 8, which may overflow");
     return div_expr(s, a);
   }
   default: return div_expr(s, a) || div_expr(s, b);
