@@ -17,7 +17,9 @@
  * magnitude (mp_immoderate: not computed with exp, log, powers,
  * reductions, products or quotients of non-constants), since exp(x-y) or
  * exp(y) overflows in f32 beyond 88 (the corpus's matmul-then-softmax
- * programs give NaN); a nest with nested nests is refused.
+ * programs give NaN); a nest with nested nests is refused; unless
+ * --unsafe-math, the exp may not be inside a divisor not proved positive,
+ * nor may the statement's result reach one (mp_divisor_rule).
  * Rewrite, with U = the sum of P up to and including X and R the rest:
  *   form=mul  exp(U-y)*exp(y R)
  *   form=div  exp(U-y)/exp(t-y)            when R is `-t`
@@ -228,6 +230,9 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (im)
     return pass_reason(pc, "the exp's argument may be huge (%s), so exp(x-y) or exp(y) may overflow (--unsafe-math "
                        "accepts it)", im);
+  if (!pc->ctx->unsafe_math &&
+      (why = mp_divisor_rule(pc, pc->prog, st.s, *st.slot, NULL, div ? "exp(x-y)/exp(t-y) rounds" : "exp(x-y)*exp(y) rounds")))
+    return why;
   c->note = "exp(x-y) or exp(y) may overflow where exp(x) does not (|x-y| is not bounded)";
   c->why = pass_reason(pc, "the statement writing '%s' has exp(...) with '%s' in its argument (not '%s' itself), y=%s "
                        "passes the split rule and the argument is %s, so the exp splits into two exps (form=%s) "

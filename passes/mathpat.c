@@ -657,6 +657,90 @@ int mp_sign_expr(const IrProgram *p, const IrExpr *e) {
   return pos_expr(&s, e);
 }
 
+/* ------------------------------------------------------------ a split that reaches a divisor */
+
+typedef struct Taint {
+  const bool *tainted; /* by tensor id */
+  const IrExpr *node;  /* the rewritten node, or NULL */
+  const IrRef *ref;    /* the rewritten reference, or NULL */
+  bool found;
+} Taint;
+
+static void taint_walk(IrExpr *e, void *u) {
+  Taint *t = u;
+  if (e == t->node) t->found = true;
+  if (e->kind == E_REF && (e->u.ref == t->ref || (e->u.ref->tensor && t->tainted[e->u.ref->tensor->id])))
+    t->found = true;
+}
+
+static bool reads_tainted(const Taint *t0, const IrExpr *e) {
+  Taint t = *t0;
+  t.found = false;
+  ir_walk_expr((IrExpr *)e, taint_walk, &t);
+  return t.found;
+}
+
+/* The first divisor in e (the right operand of / // %, or the base of a
+ * power whose exponent is not a constant >= 0) that reads a tainted tensor
+ * (or holds the rewritten node) and is not proved positive, or NULL. */
+static const IrExpr *tainted_divisor(const IrProgram *p, const IrExpr *e, const Taint *t) {
+  const IrExpr *d = NULL;
+  double v;
+  switch (e->kind) {
+  case E_PAREN: return tainted_divisor(p, e->u.paren, t);
+  case E_UNARY: return tainted_divisor(p, e->u.unary.a, t);
+  case E_BINARY: {
+    IrOp op = e->u.bin.op;
+    const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
+    if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && reads_tainted(t, b) && mp_sign_expr(p, b) != SIGN_POS)
+      return b;
+    if (op == OP_POW && !(rw_const_value(b, &v) && v >= 0) && reads_tainted(t, a) && mp_sign_expr(p, a) != SIGN_POS)
+      return a;
+    if ((d = tainted_divisor(p, a, t))) return d;
+    return tainted_divisor(p, b, t);
+  }
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n && !d; i++) d = tainted_divisor(p, e->u.cmp.operand[i], t);
+    return d;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && !d; i++) d = tainted_divisor(p, e->u.call.args[i], t);
+    return d;
+  default: return NULL;
+  }
+}
+
+const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, const IrExpr *node, const IrRef *ref,
+                            const char *form) {
+  LeirCtx *ctx = pc->ctx;
+  bool *tainted = arena_alloc(&ctx->arena, sizeof(bool) * (size_t)(p->ntensors + 1));
+  memset(tainted, 0, sizeof(bool) * (size_t)(p->ntensors + 1));
+  Taint t = {tainted, node, ref, false};
+  const IrExpr *d = tainted_divisor(p, s->rhs, &t);
+  if (d && ref)
+    return pass_reason(pc, "'%s' is read in the divisor %s, which is not proved positive: %s, which a divisor near "
+                       "zero amplifies without bound (--unsafe-math allows it)", ref->name, rw_text(ctx, d), form);
+  if (d)
+    return pass_reason(pc, "%s is in the divisor %s, which is not proved positive: %s, which a divisor near zero "
+                       "amplifies without bound (--unsafe-math allows it)", rw_text(ctx, node), rw_text(ctx, d), form);
+  if (!s->lhs->tensor) return NULL;
+  t.node = NULL;
+  t.ref = NULL;
+  tainted[s->lhs->tensor->id] = true;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < p->nstmts; i++) {
+      const IrStmt *u = p->stmts[i];
+      if (u == s || !reads_tainted(&t, u->rhs)) continue;
+      if ((d = tainted_divisor(p, u->rhs, &t)))
+        return pass_reason(pc, "'%s' reaches the divisor %s in the statement writing '%s', which is not proved "
+                           "positive: %s, which a divisor near zero amplifies without bound (--unsafe-math allows "
+                           "it)", s->lhs->name, rw_text(ctx, d), u->lhs->name, form);
+      if (u->lhs->tensor && !tainted[u->lhs->tensor->id]) tainted[u->lhs->tensor->id] = grew = true;
+    }
+  }
+  return NULL;
+}
+
 /* ------------------------------------------------------------ moderate magnitude */
 
 typedef struct ModSearch {

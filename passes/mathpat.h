@@ -104,6 +104,18 @@ bool mp_positive_tensor(const IrProgram *p, const char *name);
 enum { SIGN_UNKNOWN = 0, SIGN_NONNEG = 1, SIGN_POS = 2 };
 int mp_sign_expr(const IrProgram *p, const IrExpr *e);
 
+/* The rule of the three splits (§4.15-§4.17): their forms round (and
+ * X+y-y turns -0 into +0), which a divisor near zero amplifies without
+ * bound (fuzz_passes: 1/(-exp(-C)+exp(-C)) was inf and became 630 after
+ * one exp was split).  A reason when the rewritten part of s (the node
+ * `node`, or the reference `ref`) is inside a divisor of s (the right
+ * operand of / // %, or the base of a power whose exponent is not a
+ * constant >= 0) not proved positive (mp_sign_expr), or when s's result,
+ * or a tensor computed from it (transitively, anywhere in p), is read in
+ * such a divisor; NULL otherwise.  form: "X+y-y rounds" or the like. */
+const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, const IrExpr *node, const IrRef *ref,
+                            const char *form);
+
 /* Of moderate magnitude: values of the order of the inputs' (inputs and
  * parameters are; so are literals up to 10000 in magnitude, index values, comparisons, erf, and
  * +, -, max, min, abs, if_then_else of moderate operands, sqrt of a

@@ -15,9 +15,9 @@
  * corpus's GELU); mul: the statement's type is a float type (integer
  * division would truncate) and y is provably nonzero (mp_positive_tensor:
  * exp, sqrt(..+eps), sums of exp, ...) unless --unsafe-math; add: the
- * statement's type is not bool, and (unless --unsafe-math) neither X nor
+ * statement's type is not bool; both: (unless --unsafe-math) neither X nor
  * what is computed from the statement's result is read in a divisor not
- * proved positive (split_reaches_divisor).
+ * proved positive (mathpat.c, mp_divisor_rule).
  * Rewrite: X becomes `X/y*y` / `X+y-y`, in parentheses when the text has
  * `-`, `*` or `/` just before X or `*` or `/` just after it (as REF writes
  * it: `A-C` becomes `A+y-y-C`).  When X is the right
@@ -175,92 +175,6 @@ void mp_vsplit_enumerate(PassCtx *pc, MpSplitKind kind) {
   }
 }
 
-/* ------------------------------------------------------------ divisors */
-
-typedef struct Taint {
-  const bool *tainted; /* by tensor id */
-  bool found;
-} Taint;
-
-static void taint_walk(IrExpr *e, void *u) {
-  Taint *t = u;
-  if (e->kind == E_REF && e->u.ref->tensor && t->tainted[e->u.ref->tensor->id]) t->found = true;
-}
-
-static bool reads_tainted(const IrExpr *e, const bool *tainted) {
-  Taint t = {tainted, false};
-  ir_walk_expr((IrExpr *)e, taint_walk, &t);
-  return t.found;
-}
-
-/* The first divisor in e (the right operand of / // %, or the base of a
- * power whose exponent is not a constant >= 0) that reads a tainted tensor
- * and is not proved positive, or NULL. */
-static const IrExpr *tainted_divisor(const IrProgram *p, const IrExpr *e, const bool *tainted) {
-  const IrExpr *d = NULL;
-  double v;
-  switch (e->kind) {
-  case E_PAREN: return tainted_divisor(p, e->u.paren, tainted);
-  case E_UNARY: return tainted_divisor(p, e->u.unary.a, tainted);
-  case E_BINARY: {
-    IrOp op = e->u.bin.op;
-    const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
-    if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && reads_tainted(b, tainted) &&
-        mp_sign_expr(p, b) != SIGN_POS)
-      return b;
-    if (op == OP_POW && !(rw_const_value(b, &v) && v >= 0) && reads_tainted(a, tainted) &&
-        mp_sign_expr(p, a) != SIGN_POS)
-      return a;
-    if ((d = tainted_divisor(p, a, tainted))) return d;
-    return tainted_divisor(p, b, tainted);
-  }
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n && !d; i++) d = tainted_divisor(p, e->u.cmp.operand[i], tainted);
-    return d;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs && !d; i++) d = tainted_divisor(p, e->u.call.args[i], tainted);
-    return d;
-  default: return NULL;
-  }
-}
-
-/* X+y-y rounds, and turns a -0 into +0: a divisor near zero amplifies
- * that without bound (fuzz_passes: O=Q+y-y with Q=-tx, read by 2/O in a
- * comparison: -inf became +inf and the output 0 became 1).  The first
- * divisor, not proved positive, that reads X inside the statement s or a
- * tensor computed from s's result (transitively, in any later or earlier
- * statement), with the statement *at that reads it; NULL if none. */
-static const IrExpr *split_reaches_divisor(LeirCtx *ctx, const IrProgram *p, const IrStmt *s, const IrRef *x,
-                                           const IrStmt **at) {
-  bool *tainted = arena_alloc(&ctx->arena, sizeof(bool) * (size_t)(p->ntensors + 1));
-  memset(tainted, 0, sizeof(bool) * (size_t)(p->ntensors + 1));
-  const IrExpr *d = NULL;
-  if (x->tensor) {
-    tainted[x->tensor->id] = true;
-    d = tainted_divisor(p, s->rhs, tainted);
-    tainted[x->tensor->id] = false;
-  }
-  if (d) {
-    *at = s;
-    return d;
-  }
-  if (!s->lhs->tensor) return NULL;
-  tainted[s->lhs->tensor->id] = true;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (int i = 0; i < p->nstmts; i++) {
-      const IrStmt *t = p->stmts[i];
-      if (t == s || !reads_tainted(t->rhs, tainted)) continue;
-      if ((d = tainted_divisor(p, t->rhs, tainted))) {
-        *at = t;
-        return d;
-      }
-      if (t->lhs->tensor && !tainted[t->lhs->tensor->id]) tainted[t->lhs->tensor->id] = grew = true;
-    }
-  }
-  return NULL;
-}
-
 const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
   IrStmt *s;
   IrRef *x;
@@ -313,17 +227,9 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
   if (!ir_dtype_is_float(dt) && (ir_dtype_is_float(xt) || ir_dtype_is_float(yt)))
     return pass_reason(pc, "the statement stores %s, but X+y-y computes in %s: its rounding would survive the "
                        "conversion", ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(xt, yt)));
-  const IrStmt *at = NULL;
-  const IrExpr *dv = kind == MP_ADD && !pc->ctx->unsafe_math ? split_reaches_divisor(pc->ctx, pc->prog, s, x, &at)
-                                                              : NULL;
-  if (dv && at == s)
-    return pass_reason(pc, "'%s' is read in the divisor %s, which is not proved positive: X+y-y rounds and turns -0 "
-                       "into +0, which a divisor near zero amplifies without bound (--unsafe-math allows it)",
-                       x->name, rw_text(pc->ctx, dv));
-  if (dv)
-    return pass_reason(pc, "'%s' reaches the divisor %s in the statement writing '%s', which is not proved positive: "
-                       "X+y-y rounds and turns -0 into +0, which a divisor near zero amplifies without bound "
-                       "(--unsafe-math allows it)", s->lhs->name, rw_text(pc->ctx, dv), at->lhs->name);
+  if (!pc->ctx->unsafe_math &&
+      (why = mp_divisor_rule(pc, pc->prog, s, NULL, x, kind == MP_MUL ? "X/y*y rounds" : "X+y-y rounds and turns -0 into +0")))
+    return why;
   c->why = pass_reason(pc,
                        "'%s' occurs exactly once in the statement writing '%s', nest %d reads it with one subscript "
                        "throughout, the statement uses no min, max, sqrt, abs, exp, log, if_then_else, erf or **, "
