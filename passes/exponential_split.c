@@ -231,7 +231,8 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "the exp's argument may be huge (%s), so exp(x-y) or exp(y) may overflow (--unsafe-math "
                        "accepts it)", im);
   if (!pc->ctx->unsafe_math &&
-      (why = mp_divisor_rule(pc, pc->prog, st.s, *st.slot, NULL, div ? "exp(x-y)/exp(t-y) rounds" : "exp(x-y)*exp(y) rounds")))
+      (why = mp_divisor_rule(pc, pc->prog, st.s, *st.slot, NULL,
+                             div ? "exp(x-y)/exp(t-y) rounds" : "exp(x-y)*exp(y) rounds")))
     return why;
   c->note = "exp(x-y) or exp(y) may overflow where exp(x) does not (|x-y| is not bounded)";
   c->why = pass_reason(pc, "the statement writing '%s' has exp(...) with '%s' in its argument (not '%s' itself), y=%s "

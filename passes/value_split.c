@@ -228,7 +228,8 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
     return pass_reason(pc, "the statement stores %s, but X+y-y computes in %s: its rounding would survive the "
                        "conversion", ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(xt, yt)));
   if (!pc->ctx->unsafe_math &&
-      (why = mp_divisor_rule(pc, pc->prog, s, NULL, x, kind == MP_MUL ? "X/y*y rounds" : "X+y-y rounds and turns -0 into +0")))
+      (why = mp_divisor_rule(pc, pc->prog, s, NULL, x,
+                             kind == MP_MUL ? "X/y*y rounds" : "X+y-y rounds and turns -0 into +0")))
     return why;
   c->why = pass_reason(pc,
                        "'%s' occurs exactly once in the statement writing '%s', nest %d reads it with one subscript "
