@@ -13,11 +13,13 @@
  * else the reference's text split changes the value; the shift needs k to
  * be a loop of the nest and X not written in it (so X_{..,k-1} is
  * defined); y may not be infinite (mathpat.c, mp_may_be_inf: inf-inf is
- * NaN); unless --unsafe-math, y and the exp's argument must be of moderate
- * magnitude (mp_immoderate: not computed with exp, log, powers,
- * reductions, products or quotients of non-constants), since exp(x-y) or
- * exp(y) overflows in f32 beyond 88 (the corpus's matmul-then-softmax
- * programs give NaN); a nest with nested nests is refused; unless
+ * NaN), nor bring an index into an initialised reduction (mp_split_y);
+ * neither U-y nor y±rest may compute in an unsigned type (the shift's
+ * literal 0 has the statement type); unless --unsafe-math, y and the
+ * exp's argument must be of moderate magnitude (mp_immoderate: not
+ * computed with exp, log, powers, reductions, products or quotients of
+ * non-constants), since exp(x-y) or exp(y) overflows in f32 beyond 88
+ * (the corpus's matmul-then-softmax programs give NaN); a nest with nested nests is refused; unless
  * --unsafe-math, the exp may not be inside a divisor not proved positive,
  * nor may the statement's result reach one (mp_divisor_rule).
  * Rewrite, with U = the sum of P up to and including X and R the rest:
@@ -212,13 +214,21 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (!strcmp(y, "shift") && ir_dtype_usual(at, dt) != at)
     return pass_reason(pc, "the exp computes in %s but the shift's literal 0 has the statement type %s: the split "
                        "exps would compute in %s", ir_dtype_name(at), ir_dtype_name(dt), ir_dtype_name(ir_dtype_usual(at, dt)));
-  /* x-y in an unsigned type wraps where y > x: exp(x-y) of a huge number
-     (fuzz_passes: exp of a u64 tensor split by a u64 y, inf) */
+  /* U-y (and y±rest) in an unsigned type wraps where y > U: exp(U-y) of a
+     huge number (fuzz_passes: exp of a u64 tensor split by a u64 y, inf;
+     exp(C-G) with C i32 split by the shift of a u32 statement, whose
+     literal 0 makes the shift u32) */
   const IrTensor *yt = ir_find_tensor(pc->prog, y);
   IrDType xt = st.sum.x->tensor ? st.sum.x->tensor->dtype : st.sum.x->dt_tag;
-  IrDType dy = ir_dtype_usual(xt, yt ? yt->dtype : xt); /* (the split writes x-y without the rest of the sum) */
-  if (ir_dtype_is_unsigned_int(dy))
-    return pass_reason(pc, "the split's x-y computes in %s, where it wraps below 0", ir_dtype_name(dy));
+  IrDType ty = !strcmp(y, "shift") ? ir_dtype_usual(dt, xt) : yt ? yt->dtype : xt;
+  const Sum *sm = &st.sum;
+  IrDType t1 = ir_dtype_usual((sm->j == 0 ? sm->term[0] : sm->spine[sm->j])->type, ty), t2 = ty;
+  for (int i = sm->j + 1; i < sm->n; i++) t2 = ir_dtype_usual(t2, sm->term[i]->type);
+  if (ir_dtype_is_unsigned_int(t1))
+    return pass_reason(pc, "the split's x-y computes in %s, where it wraps below 0", ir_dtype_name(t1));
+  if (ir_dtype_is_unsigned_int(t2))
+    return pass_reason(pc, "the split's second exponent (y and the rest of the sum) computes in %s, where it wraps "
+                       "below 0", ir_dtype_name(t2));
   /* in f16/bf16 the split's x-y and exp(x-y)*exp(y) round at 2^-11 (2^-8)
      relative: beyond the class-T tolerance of the f32 outputs such an exp
      usually feeds (fuzz: exp of an f16 copy in an f32 statement, 8192 ulp),

@@ -1216,6 +1216,19 @@ static const char *covers_output(PassCtx *pc, const IrStmt *s, const IrRef *y, c
   return NULL;
 }
 
+/* A reason if y names an index the statement s does not mention while s
+ * is an implicitly initialised reduction, else NULL. */
+static const char *keeps_reduction_indices(PassCtx *pc, const IrStmt *s, const IrRef *y, const char *yname) {
+  if (s->init != INIT_REDUCE) return NULL;
+  const char *names[64];
+  int n = rw_names_in_ref(y, names, 64);
+  for (int i = 0; i < n; i++)
+    if (!rw_stmt_mentions(s, names[i]))
+      return pass_reason(pc, "%s uses index '%s', which the statement does not mention: it would become a reduction "
+                         "index of '%s' (SPEC 9.5)", yname, names[i], s->lhs->name);
+  return NULL;
+}
+
 /* The left sides of earlier nests with nest k's header: into refs[] /
  * from[] (nest index); the names written by excluded ones into bad[]. */
 typedef struct YScan {
@@ -1372,6 +1385,10 @@ static const char *check_named(PassCtx *pc, const IrProgram *p, int k, const IrS
   const char *yname = pass_reason(pc, "y=%s", spell);
   const char *why = covers_output(pc, s, y, yname);
   if (why) return why;
+  /* an index y brings into an initialised reduction becomes one of its
+     reduction indices (SPEC 9.5 rule 3): `D=D+E_{tx,2}` in a loop over a
+     re-initialises D at every a; with y=E_{tx,a} it sums over a (fuzz) */
+  if ((why = keeps_reduction_indices(pc, s, y, yname))) return why;
   const IrTensor *t = ir_find_tensor(p, name);
   if (t && t->dtype == DT_BOOL) return pass_reason(pc, "y=%s: '%s' is a bool tensor", spell, name);
   const char *inf = mp_may_be_inf(pc, p, name);

@@ -195,7 +195,10 @@ typedef enum MpSplitKind { MP_EXP, MP_MUL, MP_ADD } MpSplitKind;
  * go to out[] (at most max); returns the count. */
 int mp_split_ys(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, const IrRef *x, MpSplitKind kind,
                 const char **out, int max);
-/* Checks one y spelling ("shift" or a tensor name): NULL or a reason. */
+/* Checks one y spelling ("shift" or a tensor name): NULL or a reason.  A
+ * named y must use every index of s's left side, and, when s is an
+ * implicitly initialised reduction, no index s does not mention (it would
+ * become a reduction index, SPEC 9.5). */
 const char *mp_split_y(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, const IrRef *x, MpSplitKind kind,
                        const char *spell);
 /* Builds y (a fresh tree) without the checks, for apply; NULL when the
