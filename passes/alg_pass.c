@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "passes/alg.h"
+#include "passes/graph.h"
 #include "passes/mathpat.h"
 #include "passes/rewrite.h"
 
@@ -59,6 +60,7 @@ static AlgExpr *rest_of(AlgCtx *A, const IrExpr *e, const IrExpr *head) {
 /* What a candidate rewrites: the right side, or `rest`. */
 typedef struct Site {
   const IrStmt *s;
+  const IrNest *n;       /* its nest (NULL: not known, no reduction check) */
   const char *lhs, *rhs; /* texts */
   const IrExpr *head;    /* X=X+rest: see self_head */
   const char *etext;     /* the text of the rewritten part */
@@ -115,6 +117,7 @@ static bool huge_definition(const IrExpr *rhs, void *u) { return huge_literal(rh
 static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   LeirCtx *ctx = pc->ctx;
   st->s = s;
+  st->n = NULL;
   IrDType t = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag;
   if (!ir_dtype_is_float(t))
     return pass_reason(pc, "'%s' is %s; the algebra rewrites floating-point statements only", s->lhs->name,
@@ -300,6 +303,26 @@ static AlgExpr *apply_rule(AlgCtx *A, AlgPassKind k, const PassCand *c, AlgExpr 
   return r;
 }
 
+/* The rewrite keeps an initialised reduction's reduction indices (SPEC 9.5
+ * rule 3): cancelling exp(A_{tx,a})/exp(A_{tx,a}) in `D=D+...` drops a, and
+ * D would be re-initialised at every a instead of summed over it (issue 11,
+ * fuzz: the same for the splits' y). */
+static void keep_reduction_indices(AlgCtx *A, const Site *st, IrExpr *nr) {
+  if (!st->n || st->s->init != INIT_REDUCE) return;
+  IrStmt t = *st->s;
+  t.rhs = nr;
+  uint64_t before = gx_red_mask(st->n, st->s), after = gx_red_mask(st->n, &t);
+  for (int k = 0; k < st->n->nloops && k < 64; k++) {
+    if (!(((before ^ after) >> k) & 1)) continue;
+    const char *x = st->n->loops[k]->index, *d = st->s->lhs->name;
+    if ((before >> k) & 1)
+      alg_fail(A, "the rewrite drops index '%s', a reduction index of '%s' (SPEC 9.5: the reduction would no longer "
+               "sum over it)", x, d);
+    alg_fail(A, "the rewrite brings index '%s' into the statement, where it would become a reduction index of '%s' "
+             "(SPEC 9.5)", x, d);
+  }
+}
+
 /* Checks candidate c on statement s; with `out`, also builds the new right
  * side in pc->ctx. */
 static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const PassCand *c, IrExpr **out,
@@ -307,11 +330,13 @@ static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const Pa
   AlgExpr *e = site_expr(A, st);
   AlgExpr *r = apply_rule(A, k, c, e, st->etext);
   SBuf b = {0};
-  ir_print_expr(&b, site_rhs(A, &A->scratch, st, r));
+  IrExpr *nr = site_rhs(A, &A->scratch, st, r);
+  ir_print_expr(&b, nr);
   bool same = !strcmp(b.s ? b.s : "", st->rhs);
   if (newtext && !same) *newtext = arena_strdup(&A->ctx->arena, b.s ? b.s : "");
   sbuf_free(&b);
   if (same) alg_fail(A, "the rewrite leaves the statement unchanged");
+  keep_reduction_indices(A, st, nr);
   if (k == ALG_CANCELLATION || k == ALG_TOGETHER || k == ALG_LOGSIMP || k == ALG_COLLECT)
     other_forms(A, k, e, alg_text(A, r));
   if (out) *out = site_rhs(A, A->ctx, st, r);
@@ -335,6 +360,7 @@ static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const Pa
   Site st;
   const char *why = site_init(pc, s, &st);
   if (why) return why;
+  st.n = pc->prog->nests[c->nest];
   AlgCtx A;
   alg_init(&A, pc->ctx);
   if (!pc->ctx->unsafe_math) {

@@ -12,7 +12,10 @@
  * A statement `X=X+rest` (its text starts with the left side and `+`) has
  * only `rest` rewritten; `X+` stays in front, so the reduction keeps its
  * initialisation (SPEC §9.5).  Any other statement that reads its own left
- * tensor is refused: reordering it could change that initialisation.
+ * tensor is refused: reordering it could change that initialisation.  The
+ * rewrite may neither drop nor add a reduction index (an index of the
+ * statement outside its left subscript): cancelling exp(B_a)/exp(B_a) in
+ * `D=D+...` would re-initialise D at every a instead of summing over it.
  *
  * Every pass refuses when its rule does not apply, when the rewritten
  * statement prints exactly as before, and, where REF has them, when the
