@@ -77,15 +77,18 @@ static int float_digits(IrDType t) {
   }
 }
 
-/* A literal or constant sub-expression of value v (rw_find_constant's
- * test) that is not finite in the dtype *u, or, outside comparisons, beyond
- * 2^digits in magnitude, where that dtype does not hold every integer.  The
- * algebra takes constants as exact numbers: with 1e505 or 2000**4288961
- * (inf in any dtype) in a denominator, cancellation's common denominator
- * makes inf/inf = NaN of a finite value; (m+1)*(m+21474836481) expanded
- * into terms of 2e10 that cancel where m = -1 leaves f32's rounding of
- * them, O(1), and even f64's, 1e-6 (fuzz_passes).  Comparisons are integer
- * (i64) where their literals matter: only finiteness is asked of them. */
+/* A literal, or a sub-expression reading no tensor, whose magnitude (over
+ * its loop indices' ranges: rw_find_constant's test) is v, that is not
+ * finite in the dtype *u, or, outside comparisons, beyond 2^digits, where
+ * that dtype does not hold every integer.  The algebra takes such values as
+ * exact numbers: with 1e505 or 2000**4288961 (inf in any dtype) in a
+ * denominator, cancellation's common denominator makes inf/inf = NaN of a
+ * finite value; (m+1)*(m+21474836481) expanded into terms of 2e10 that
+ * cancel where m = -1 leaves f32's rounding of them, O(1), and even f64's,
+ * 1e-6; (min(0,29-21**c)+1)*(min(1,29-2*c)+1), 0 at c = 15, expanded into
+ * terms of 7e19 that lost the 1 in f64 (fuzz_passes).  Comparisons are
+ * integer (i64) where their literals matter: only finiteness is asked of
+ * them. */
 static bool bad_constant(const IrExpr *e, double v, bool in_cmp, void *u) {
   (void)e;
   IrDType t = *(const IrDType *)u;
@@ -97,7 +100,7 @@ static bool bad_constant(const IrExpr *e, double v, bool in_cmp, void *u) {
  * /107520 makes values smaller)? */
 static bool huge_literal(const IrExpr *e, IrDType t) {
   double v;
-  if (rw_const_value(e, &v)) return bad_constant(e, v, false, &t);
+  if (rw_value_bound(e, &v)) return bad_constant(e, v, false, &t);
   switch (e->kind) {
   case E_PAREN: return huge_literal(e->u.paren, t);
   case E_UNARY: return huge_literal(e->u.unary.a, t);
@@ -128,7 +131,12 @@ static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
     const char *text = big->kind == E_FLOAT ? big->u.flit.text : big->kind == E_INT ? big->u.ilit.text : NULL;
     if (!text) text = rw_text(ctx, big);
     double v;
-    rw_const_value(big, &v);
+    if (!rw_const_value(big, &v)) {
+      rw_value_bound(big, &v);
+      return pass_reason(pc, "%s may reach %.3g over its loops' ranges, %s in %s; the algebra takes its values as "
+                         "exact numbers", text, v, ir_dtype_value_finite(t, v) ? "where not every integer is exact"
+                         : "not finite", ir_dtype_name(t));
+    }
     if (!ir_dtype_value_finite(t, v))
       return pass_reason(pc, "the %s %s is not finite in %s; the algebra takes %ss as exact numbers",
                          lit ? "literal" : "constant", text, ir_dtype_name(t), lit ? "literal" : "constant");

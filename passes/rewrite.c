@@ -430,6 +430,64 @@ bool rw_const_value(const IrExpr *e, double *v) {
   }
 }
 
+bool rw_value_bound(const IrExpr *e, double *m) {
+  double v, a, b;
+  if (rw_const_value(e, &v)) {
+    *m = fabs(v);
+    return !isnan(v);
+  }
+  IrRange r = ir_expr_range(e);
+  if (r.ok) {
+    *m = fmax(fabs((double)r.lo), fabs((double)r.hi));
+    return true;
+  }
+  switch (e->kind) {
+  case E_PAREN: return rw_value_bound(e->u.paren, m);
+  case E_UNARY: return rw_value_bound(e->u.unary.a, m);
+  case E_CMP: *m = 1; return true;
+  case E_BINARY:
+    if (!rw_value_bound(e->u.bin.a, &a)) return false;
+    switch (e->u.bin.op) {
+    case OP_ADD: case OP_SUB: case OP_MUL:
+      if (!rw_value_bound(e->u.bin.b, &b)) return false;
+      *m = e->u.bin.op == OP_MUL ? a * b : a + b;
+      return true;
+    case OP_DIV: case OP_FLOORDIV:
+      /* only by a constant away from 0: a divisor near 0 has no bound */
+      if (!rw_const_value(e->u.bin.b, &v) || !(fabs(v) >= 1)) return false;
+      *m = a / fabs(v) + (e->u.bin.op == OP_FLOORDIV);
+      return true;
+    case OP_POW: {
+      /* a base up to a, to an exponent in [0, hi] */
+      IrRange x = ir_expr_range(e->u.bin.b);
+      if (rw_const_value(e->u.bin.b, &v)) x = (IrRange){v >= 0, 0, 0}, b = v;
+      else b = (double)x.hi;
+      if (!x.ok || x.lo < 0) return false;
+      *m = leir_pow(fmax(a, 1), b);
+      return true;
+    }
+    default: return false;
+    }
+  case E_CALL: {
+    double x[3] = {0, 0, 0};
+    int n = e->u.call.nargs;
+    if (n > 3) return false;
+    for (int i = 0; i < n; i++)
+      if (!rw_value_bound(e->u.call.args[i], &x[i])) return false;
+    switch (e->u.call.func) {
+    case F_EXP: *m = leir_exp(x[0]); return true;
+    case F_SQRT: *m = sqrt(x[0]); return true;
+    case F_ABS: *m = x[0]; return true;
+    case F_ERF: *m = 1; return true;
+    case F_MAX: case F_MIN: *m = fmax(x[0], x[1]); return true;
+    case F_ITE: *m = fmax(x[1], x[2]); return true;
+    default: return false; /* log near 0 */
+    }
+  }
+  default: return false; /* inf, references */
+  }
+}
+
 /* consts: also composite constant sub-expressions, each with its value */
 static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool consts,
                                   bool (*bad)(const IrExpr *, double, bool, void *), void *u) {
@@ -453,7 +511,7 @@ static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool consts,
     break;
   default: return NULL;
   }
-  if (!x && consts && rw_const_value(e, &v) && bad(e, v, in_cmp, u)) x = e;
+  if (!x && consts && rw_value_bound(e, &v) && bad(e, v, in_cmp, u)) x = e;
   return x;
 }
 

@@ -84,9 +84,16 @@ const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bo
 /* The value of e computed in f64 (leirc's mathlib) when e is constant: it
  * reads no tensor and no index (nor `inf`, `&` or `|`). */
 bool rw_const_value(const IrExpr *e, double *v);
-/* rw_find_literal over literals and constant sub-expressions (innermost
- * first), each with its f64 value v: 2000**4288961 is inf though each of
- * its literals is finite. */
+/* A bound on |e| over the ranges of the loop indices e reads (as the
+ * value of e computed exactly; with rw_const_value's value when e is
+ * constant), when e reads no tensor and the bound is known: false for
+ * `inf`, references, log, & |, and divisions or negative powers of values
+ * that may be near 0.  21**c with c < 30 is bounded by 21**29. */
+bool rw_value_bound(const IrExpr *e, double *m);
+/* rw_find_literal over literals and sub-expressions that read no tensor
+ * (innermost first), each with the magnitude v of its value
+ * (rw_value_bound): 2000**4288961 is inf though each of its literals is
+ * finite, and 21**c reaches 2e38 over c < 30. */
 const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u),
                                void *u);
 /* Does an item of some subscript in p read tensor `name` (an index
