@@ -95,25 +95,11 @@ static bool bad_constant(const IrExpr *e, double v, bool in_cmp, void *u) {
   return !ir_dtype_value_finite(t, v) || (!in_cmp && fabs(v) > ldexp(1, float_digits(t)));
 }
 
-/* Does e have a constant that can make its value huge in the dtype t
- * (bad_constant's test), outside comparisons and divisors (a mean's
- * /107520 makes values smaller)? */
-static bool huge_literal(const IrExpr *e, IrDType t) {
-  double v;
-  if (rw_value_bound(e, &v)) return bad_constant(e, v, false, &t);
-  switch (e->kind) {
-  case E_PAREN: return huge_literal(e->u.paren, t);
-  case E_UNARY: return huge_literal(e->u.unary.a, t);
-  case E_BINARY:
-    if (huge_literal(e->u.bin.a, t)) return true;
-    return e->u.bin.op != OP_DIV && e->u.bin.op != OP_FLOORDIV && e->u.bin.op != OP_MOD && huge_literal(e->u.bin.b, t);
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (huge_literal(e->u.call.args[i], t)) return true;
-    return false;
-  default: return false; /* references, indices, comparisons (0 or 1) */
-  }
-}
+/* Does e have a constant (or a bounded sub-expression of literals and
+ * indices) that can make its value huge in the dtype t (bad_constant's
+ * test), outside comparisons and divisors (a mean's /107520 makes values
+ * smaller)? */
+static bool huge_literal(const IrExpr *e, IrDType t) { return rw_find_huge(e, bad_constant, &t) != NULL; }
 
 static bool huge_definition(const IrExpr *rhs, void *u) { return huge_literal(rhs, *(const IrDType *)u); }
 

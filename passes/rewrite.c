@@ -369,150 +369,190 @@ bool rw_used_as_index(const IrProgram *p, const char *name) {
   return s.found;
 }
 
-bool rw_const_value(const IrExpr *e, double *v) {
-  double a = 0, b;
+/* ------------------------------------------------------------ constants and bounds */
+
+/* What a sub-expression that reads no tensor is worth: its exact value when
+ * constant (c), and an interval [lo, hi] holding every value it takes over
+ * its loop indices' ranges (ok). */
+typedef struct Val {
+  bool c, ok;
+  double v, lo, hi;
+} Val;
+
+static Val val_exact(double v) { return (Val){true, !isnan(v), v, v, v}; }
+static Val val_range(double lo, double hi) {
+  return (Val){false, !isnan(lo) && !isnan(hi), 0, lo, hi};
+}
+static const Val val_none = {false, false, 0, 0, 0};
+
+static double mag(Val x) { return fmax(fabs(x.lo), fabs(x.hi)); }
+
+static bool cmp_holds(IrOp op, double a, double b) {
+  switch (op) {
+  case OP_LT: return a < b;
+  case OP_LE: return a <= b;
+  case OP_GT: return a > b;
+  case OP_GE: return a >= b;
+  case OP_EQ: return a == b;
+  default: return a != b;
+  }
+}
+
+/* e's Val from its operands' (k: unary/binary a, b; call arguments),
+ * computed in f64 with leirc's mathlib. */
+static Val val_combine(const IrExpr *e, const Val *k) {
   switch (e->kind) {
-  case E_INT: *v = (double)e->u.ilit.value; return true;
-  case E_FLOAT: *v = e->u.flit.value; return true;
-  case E_PAREN: return rw_const_value(e->u.paren, v);
+  case E_PAREN: return k[0];
   case E_UNARY:
-    if (!rw_const_value(e->u.unary.a, &a)) return false;
-    *v = e->u.unary.op == OP_NEG ? -a : a;
-    return true;
-  case E_BINARY:
-    if (!rw_const_value(e->u.bin.a, &a) || !rw_const_value(e->u.bin.b, &b)) return false;
-    switch (e->u.bin.op) {
-    case OP_ADD: *v = a + b; return true;
-    case OP_SUB: *v = a - b; return true;
-    case OP_MUL: *v = a * b; return true;
-    case OP_DIV: *v = a / b; return true;
-    case OP_FLOORDIV: *v = floor(a / b); return true;
-    case OP_MOD: *v = a - b * floor(a / b); return true;
-    case OP_POW: *v = leir_pow(a, b); return true;
-    default: return false; /* & and | */
+    if (e->u.unary.op != OP_NEG) return k[0];
+    return k[0].c ? val_exact(-k[0].v) : k[0].ok ? val_range(-k[0].hi, -k[0].lo) : val_none;
+  case E_BINARY: {
+    Val a = k[0], b = k[1];
+    IrOp op = e->u.bin.op;
+    if (a.c && b.c) switch (op) {
+      case OP_ADD: return val_exact(a.v + b.v);
+      case OP_SUB: return val_exact(a.v - b.v);
+      case OP_MUL: return val_exact(a.v * b.v);
+      case OP_DIV: return val_exact(a.v / b.v);
+      case OP_FLOORDIV: return val_exact(floor(a.v / b.v));
+      case OP_MOD: return val_exact(a.v - b.v * floor(a.v / b.v));
+      case OP_POW: return val_exact(leir_pow(a.v, b.v));
+      default: return val_none; /* & and | */
+      }
+    if (!a.ok) return val_none;
+    switch (op) {
+    case OP_ADD: return b.ok ? val_range(a.lo + b.lo, a.hi + b.hi) : val_none;
+    case OP_SUB: return b.ok ? val_range(a.lo - b.hi, a.hi - b.lo) : val_none;
+    case OP_MUL: {
+      if (!b.ok) return val_none;
+      double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi}, lo = p[0], hi = p[0];
+      for (int i = 1; i < 4; i++) lo = fmin(lo, p[i]), hi = fmax(hi, p[i]);
+      return val_range(lo, hi);
     }
-  case E_CMP: {
-    bool t = true;
-    for (int i = 0; i < e->u.cmp.n; i++) {
-      if (!rw_const_value(e->u.cmp.operand[i], &b)) return false;
-      if (i > 0) switch (e->u.cmp.op[i - 1]) {
-        case OP_LT: t = t && a < b; break;
-        case OP_LE: t = t && a <= b; break;
-        case OP_GT: t = t && a > b; break;
-        case OP_GE: t = t && a >= b; break;
-        case OP_EQ: t = t && a == b; break;
-        default: t = t && a != b; break;
-        }
-      a = b;
+    case OP_DIV: case OP_FLOORDIV: {
+      /* only by a constant away from 0: a divisor near 0 has no bound */
+      if (!b.c || !(fabs(b.v) >= 1)) return val_none;
+      double m = mag(a) / fabs(b.v) + (op == OP_FLOORDIV);
+      return val_range(-m, m);
     }
-    *v = t;
-    return true;
+    case OP_MOD: return b.c && b.v != 0 ? val_range(-fabs(b.v), fabs(b.v)) : val_none;
+    case OP_POW: {
+      /* a base of magnitude up to mag(a), to an exponent in [0, hi] */
+      if (!b.ok || b.lo < 0) return val_none;
+      double m = leir_pow(fmax(mag(a), 1), b.hi);
+      return val_range(-m, m);
+    }
+    default: return val_none;
+    }
   }
   case E_CALL: {
-    double x[3];
     int n = e->u.call.nargs;
-    if (n > 3) return false;
-    for (int i = 0; i < n; i++)
-      if (!rw_const_value(e->u.call.args[i], &x[i])) return false;
+    if (n > 3) return val_none;
+    bool all = true;
+    for (int i = 0; i < n && all; i++) all = k[i].c;
+    if (all) switch (e->u.call.func) {
+      case F_EXP: return val_exact(leir_exp(k[0].v));
+      case F_LOG: return val_exact(leir_log(k[0].v));
+      case F_SQRT: return val_exact(sqrt(k[0].v));
+      case F_ABS: return val_exact(fabs(k[0].v));
+      case F_ERF: return val_exact(leir_erf(k[0].v));
+      case F_MAX: return val_exact(k[0].v > k[1].v ? k[0].v : k[1].v);
+      case F_MIN: return val_exact(k[0].v < k[1].v ? k[0].v : k[1].v);
+      case F_ITE: return val_exact(k[0].v != 0 ? k[1].v : k[2].v);
+      }
     switch (e->u.call.func) {
-    case F_EXP: *v = leir_exp(x[0]); return true;
-    case F_LOG: *v = leir_log(x[0]); return true;
-    case F_SQRT: *v = sqrt(x[0]); return true;
-    case F_ABS: *v = fabs(x[0]); return true;
-    case F_ERF: *v = leir_erf(x[0]); return true;
-    case F_MAX: *v = x[0] > x[1] ? x[0] : x[1]; return true;
-    case F_MIN: *v = x[0] < x[1] ? x[0] : x[1]; return true;
-    case F_ITE: *v = x[0] != 0 ? x[1] : x[2]; return true;
+    case F_EXP: return k[0].ok ? val_range(leir_exp(k[0].lo), leir_exp(k[0].hi)) : val_none;
+    case F_SQRT: return k[0].ok ? val_range(0, sqrt(fmax(k[0].hi, 0))) : val_none;
+    case F_ABS: return k[0].ok ? val_range(0, mag(k[0])) : val_none;
+    case F_ERF: return val_range(-1, 1);
+    case F_MAX: return k[0].ok && k[1].ok ? val_range(fmax(k[0].lo, k[1].lo), fmax(k[0].hi, k[1].hi)) : val_none;
+    case F_MIN: return k[0].ok && k[1].ok ? val_range(fmin(k[0].lo, k[1].lo), fmin(k[0].hi, k[1].hi)) : val_none;
+    case F_ITE: return k[1].ok && k[2].ok ? val_range(fmin(k[1].lo, k[2].lo), fmax(k[1].hi, k[2].hi)) : val_none;
+    default: return val_none; /* log near 0 */
     }
-    return false;
   }
-  default: return false; /* inf, references and indices */
+  default: return val_none;
   }
+}
+
+/* The operands val_combine takes, in order (at most 3). */
+static int operands(const IrExpr *e, const IrExpr **o) {
+  switch (e->kind) {
+  case E_PAREN: o[0] = e->u.paren; return 1;
+  case E_UNARY: o[0] = e->u.unary.a; return 1;
+  case E_BINARY: o[0] = e->u.bin.a, o[1] = e->u.bin.b; return 2;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs && i < 3; i++) o[i] = e->u.call.args[i];
+    return e->u.call.nargs;
+  default: return 0;
+  }
+}
+
+/* The finder: every node of e outside subscripts, once, bottom up.  A node
+ * is tested (innermost first) unless `quiet`; in skip_div mode the right
+ * operand of / // % and comparisons are quiet. */
+typedef struct Finder {
+  bool consts, skip_div;
+  bool (*bad)(const IrExpr *, double, bool, void *);
+  void *u;
+  const IrExpr *found;
+} Finder;
+
+static Val find_walk(Finder *f, const IrExpr *e, bool in_cmp, bool quiet) {
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: {
+    Val v = val_exact(e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value);
+    if (!quiet && !f->found && f->bad(e, fabs(v.v), in_cmp, f->u)) f->found = e;
+    return v;
+  }
+  case E_INDEX:
+    return e->u.index.loop ? val_range(0, (double)(e->u.index.loop->extent - 1)) : val_none;
+  default: break;
+  }
+  Val v;
+  if (e->kind == E_CMP) { /* 0 or 1; its operands are in_cmp */
+    bool all = true, t = true;
+    double prev = 0;
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      Val x = find_walk(f, e->u.cmp.operand[i], true, quiet || f->skip_div);
+      if (!x.c) all = false;
+      else if (all && i > 0) t = t && cmp_holds(e->u.cmp.op[i - 1], prev, x.v);
+      prev = x.v;
+    }
+    v = all ? val_exact(t) : val_range(0, 1);
+  } else {
+    const IrExpr *o[3];
+    Val k[3];
+    int n = operands(e, o);
+    if (n <= 0 || n > 3) return val_none; /* references (subscripts are not searched), inf */
+    for (int i = 0; i < n; i++) {
+      bool q = quiet || (f->skip_div && e->kind == E_BINARY && i == 1 &&
+                         (e->u.bin.op == OP_DIV || e->u.bin.op == OP_FLOORDIV || e->u.bin.op == OP_MOD));
+      k[i] = find_walk(f, o[i], in_cmp, q);
+    }
+    v = val_combine(e, k);
+  }
+  if (f->consts && !quiet && !f->found && e->kind != E_PAREN && (v.c || v.ok) &&
+      f->bad(e, v.c ? fabs(v.v) : mag(v), in_cmp, f->u))
+    f->found = e;
+  return v;
+}
+
+static Val val_of(const IrExpr *e) {
+  Finder f = {false, false, NULL, NULL, NULL};
+  return find_walk(&f, e, false, true);
+}
+
+bool rw_const_value(const IrExpr *e, double *v) {
+  Val x = val_of(e);
+  if (x.c) *v = x.v;
+  return x.c;
 }
 
 bool rw_value_bound(const IrExpr *e, double *m) {
-  double v, a, b;
-  if (rw_const_value(e, &v)) {
-    *m = fabs(v);
-    return !isnan(v);
-  }
-  IrRange r = ir_expr_range(e);
-  if (r.ok) {
-    *m = fmax(fabs((double)r.lo), fabs((double)r.hi));
-    return true;
-  }
-  switch (e->kind) {
-  case E_PAREN: return rw_value_bound(e->u.paren, m);
-  case E_UNARY: return rw_value_bound(e->u.unary.a, m);
-  case E_CMP: *m = 1; return true;
-  case E_BINARY:
-    if (!rw_value_bound(e->u.bin.a, &a)) return false;
-    switch (e->u.bin.op) {
-    case OP_ADD: case OP_SUB: case OP_MUL:
-      if (!rw_value_bound(e->u.bin.b, &b)) return false;
-      *m = e->u.bin.op == OP_MUL ? a * b : a + b;
-      return true;
-    case OP_DIV: case OP_FLOORDIV:
-      /* only by a constant away from 0: a divisor near 0 has no bound */
-      if (!rw_const_value(e->u.bin.b, &v) || !(fabs(v) >= 1)) return false;
-      *m = a / fabs(v) + (e->u.bin.op == OP_FLOORDIV);
-      return true;
-    case OP_POW: {
-      /* a base up to a, to an exponent in [0, hi] */
-      IrRange x = ir_expr_range(e->u.bin.b);
-      if (rw_const_value(e->u.bin.b, &v)) x = (IrRange){v >= 0, 0, 0}, b = v;
-      else b = (double)x.hi;
-      if (!x.ok || x.lo < 0) return false;
-      *m = leir_pow(fmax(a, 1), b);
-      return true;
-    }
-    default: return false;
-    }
-  case E_CALL: {
-    double x[3] = {0, 0, 0};
-    int n = e->u.call.nargs;
-    if (n > 3) return false;
-    for (int i = 0; i < n; i++)
-      if (!rw_value_bound(e->u.call.args[i], &x[i])) return false;
-    switch (e->u.call.func) {
-    case F_EXP: *m = leir_exp(x[0]); return true;
-    case F_SQRT: *m = sqrt(x[0]); return true;
-    case F_ABS: *m = x[0]; return true;
-    case F_ERF: *m = 1; return true;
-    case F_MAX: case F_MIN: *m = fmax(x[0], x[1]); return true;
-    case F_ITE: *m = fmax(x[1], x[2]); return true;
-    default: return false; /* log near 0 */
-    }
-  }
-  default: return false; /* inf, references */
-  }
-}
-
-/* consts: also composite constant sub-expressions, each with its value */
-static const IrExpr *find_literal(const IrExpr *e, bool in_cmp, bool consts,
-                                  bool (*bad)(const IrExpr *, double, bool, void *), void *u) {
-  const IrExpr *x = NULL;
-  double v;
-  switch (e->kind) {
-  case E_INT: case E_FLOAT: rw_const_value(e, &v); return bad(e, v, in_cmp, u) ? e : NULL;
-  case E_PAREN: return find_literal(e->u.paren, in_cmp, consts, bad, u);
-  case E_UNARY:
-    x = find_literal(e->u.unary.a, in_cmp, consts, bad, u);
-    break;
-  case E_BINARY:
-    x = find_literal(e->u.bin.a, in_cmp, consts, bad, u);
-    if (!x) x = find_literal(e->u.bin.b, in_cmp, consts, bad, u);
-    break;
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n && !x; i++) x = find_literal(e->u.cmp.operand[i], true, consts, bad, u);
-    return x;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs && !x; i++) x = find_literal(e->u.call.args[i], in_cmp, consts, bad, u);
-    break;
-  default: return NULL;
-  }
-  if (!x && consts && rw_value_bound(e, &v) && bad(e, v, in_cmp, u)) x = e;
-  return x;
+  Val x = val_of(e);
+  *m = x.c ? fabs(x.v) : mag(x);
+  return (x.c || x.ok) && !isnan(*m);
 }
 
 typedef struct LitTest {
@@ -528,12 +568,22 @@ static bool literal_only(const IrExpr *e, double v, bool in_cmp, void *u) {
 
 const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bool in_cmp, void *u), void *u) {
   LitTest t = {bad, u};
-  return find_literal(e, false, false, literal_only, &t);
+  Finder f = {false, false, literal_only, &t, NULL};
+  find_walk(&f, e, false, false);
+  return f.found;
 }
 
 const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u),
                                void *u) {
-  return find_literal(e, false, true, bad, u);
+  Finder f = {true, false, bad, u, NULL};
+  find_walk(&f, e, false, false);
+  return f.found;
+}
+
+const IrExpr *rw_find_huge(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u), void *u) {
+  Finder f = {true, true, bad, u, NULL};
+  find_walk(&f, e, false, false);
+  return f.found;
 }
 
 int rw_unbounded_item(const IrRef *r) {

@@ -93,9 +93,13 @@ bool rw_value_bound(const IrExpr *e, double *m);
 /* rw_find_literal over literals and sub-expressions that read no tensor
  * (innermost first), each with the magnitude v of its value
  * (rw_value_bound): 2000**4288961 is inf though each of its literals is
- * finite, and 21**c reaches 2e38 over c < 30. */
+ * finite, and 21**c reaches 2e38 over c < 30.  One walk, bottom up: linear
+ * in the size of e. */
 const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u),
                                void *u);
+/* rw_find_constant outside divisors (the right operand of / // %) and
+ * comparisons, whose values only make a value smaller or 0/1. */
+const IrExpr *rw_find_huge(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u), void *u);
 /* Does an item of some subscript in p read tensor `name` (an index
  * tensor: sema bounds the shapes it indexes by its writers' right sides)? */
 bool rw_used_as_index(const IrProgram *p, const char *name);
