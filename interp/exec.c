@@ -63,16 +63,6 @@ void vm_tree_flush(TreeInfo *ti) {
 
 /* ------------------------------------------------------------ the loop */
 
-static bool cmp_d(int op, double a, double b) {
-  switch (op) {
-  case OP_LT: return a < b;
-  case OP_LE: return a <= b;
-  case OP_GT: return a > b;
-  case OP_GE: return a >= b;
-  case OP_EQ: return a == b;
-  default: return a != b;
-  }
-}
 
 static bool cmp_i(int op, IrDType t, int64_t a, int64_t b) {
   switch (op) {
@@ -234,8 +224,8 @@ bool vm_exec(InterpProg *ip) {
     case I_SUB_L: r[in->d].u = r[in->a].u - r[in->b].u; in++; break;
     case I_MUL_L: r[in->d].u = r[in->a].u * r[in->b].u; in++; break;
 
-    case I_CMP_D: r[in->d].i = cmp_d(in->x, r[in->a].d, r[in->b].d); in++; break;
-    case I_CMP_F: r[in->d].i = cmp_d(in->x, r[in->a].f, r[in->b].f); in++; break;
+    case I_CMP_D: r[in->d].i = ir_cmp_f64((IrOp)in->x, r[in->a].d, r[in->b].d); in++; break;
+    case I_CMP_F: r[in->d].i = ir_cmp_f64((IrOp)in->x, r[in->a].f, r[in->b].f); in++; break;
     case I_CMP_I: r[in->d].i = cmp_i(in->x, in->ty, r[in->a].i, r[in->b].i); in++; break;
 
     case I_MUL_F_MM:

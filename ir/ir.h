@@ -211,6 +211,18 @@ typedef enum IrOp {
   OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE           /* comparisons */
 } IrOp;
 const char *ir_op_text(IrOp op); /* "+", "//", "<=", ... */
+/* a OP b for a comparison operator (the interpreter's and the passes'
+ * constant folding: NaN compares false but for !=). */
+static inline bool ir_cmp_f64(IrOp op, double a, double b) {
+  switch (op) {
+  case OP_LT: return a < b;
+  case OP_LE: return a <= b;
+  case OP_GT: return a > b;
+  case OP_GE: return a >= b;
+  case OP_EQ: return a == b;
+  default: return a != b;
+  }
+}
 
 typedef enum IrFunc {
   F_EXP, F_LOG, F_SQRT, F_ABS, F_ERF, F_MAX, F_MIN, F_ITE

@@ -387,17 +387,6 @@ static const Val val_none = {false, false, 0, 0, 0};
 
 static double mag(Val x) { return fmax(fabs(x.lo), fabs(x.hi)); }
 
-static bool cmp_holds(IrOp op, double a, double b) {
-  switch (op) {
-  case OP_LT: return a < b;
-  case OP_LE: return a <= b;
-  case OP_GT: return a > b;
-  case OP_GE: return a >= b;
-  case OP_EQ: return a == b;
-  default: return a != b;
-  }
-}
-
 /* e's Val from its operands' (k: unary/binary a, b; call arguments),
  * computed in f64 with leirc's mathlib. */
 static Val val_combine(const IrExpr *e, const Val *k) {
@@ -516,7 +505,7 @@ static Val find_walk(Finder *f, const IrExpr *e, bool in_cmp, bool quiet) {
     for (int i = 0; i < e->u.cmp.n; i++) {
       Val x = find_walk(f, e->u.cmp.operand[i], true, quiet || f->skip_div);
       if (!x.c) all = false;
-      else if (all && i > 0) t = t && cmp_holds(e->u.cmp.op[i - 1], prev, x.v);
+      else if (all && i > 0) t = t && ir_cmp_f64(e->u.cmp.op[i - 1], prev, x.v);
       prev = x.v;
     }
     v = all ? val_exact(t) : val_range(0, 1);
