@@ -95,13 +95,11 @@ static bool bad_constant(const IrExpr *e, double v, bool in_cmp, void *u) {
   return !ir_dtype_value_finite(t, v) || (!in_cmp && fabs(v) > ldexp(1, float_digits(t)));
 }
 
-/* Does e have a constant (or a bounded sub-expression of literals and
- * indices) that can make its value huge in the dtype t (bad_constant's
+/* Does rhs have a constant (or a bounded sub-expression of literals and
+ * indices) that can make its value huge in the dtype *u (bad_constant's
  * test), outside comparisons and divisors (a mean's /107520 makes values
  * smaller)? */
-static bool huge_literal(const IrExpr *e, IrDType t) { return rw_find_huge(e, bad_constant, &t) != NULL; }
-
-static bool huge_definition(const IrExpr *rhs, void *u) { return huge_literal(rhs, *(const IrDType *)u); }
+static bool huge_definition(const IrExpr *rhs, void *u) { return rw_find_huge(rhs, bad_constant, u) != NULL; }
 
 static const char *site_init(PassCtx *pc, const IrStmt *s, Site *st) {
   LeirCtx *ctx = pc->ctx;
@@ -302,19 +300,15 @@ static AlgExpr *apply_rule(AlgCtx *A, AlgPassKind k, const PassCand *c, AlgExpr 
  * D would be re-initialised at every a instead of summed over it (issue 11,
  * fuzz: the same for the splits' y). */
 static void keep_reduction_indices(AlgCtx *A, const Site *st, IrExpr *nr) {
-  if (!st->n || st->s->init != INIT_REDUCE) return;
-  IrStmt t = *st->s;
-  t.rhs = nr;
-  uint64_t before = gx_red_mask(st->n, st->s), after = gx_red_mask(st->n, &t);
-  for (int k = 0; k < st->n->nloops && k < 64; k++) {
-    if (!(((before ^ after) >> k) & 1)) continue;
-    const char *x = st->n->loops[k]->index, *d = st->s->lhs->name;
-    if ((before >> k) & 1)
-      alg_fail(A, "the rewrite drops index '%s', a reduction index of '%s' (SPEC 9.5: the reduction would no longer "
-               "sum over it)", x, d);
-    alg_fail(A, "the rewrite brings index '%s' into the statement, where it would become a reduction index of '%s' "
-             "(SPEC 9.5)", x, d);
-  }
+  bool dropped;
+  int k = st->n && st->s->init == INIT_REDUCE ? gx_red_change(st->n, st->s, nr, &dropped) : -1;
+  if (k < 0) return;
+  const char *x = st->n->loops[k]->index, *d = st->s->lhs->name;
+  if (dropped)
+    alg_fail(A, "the rewrite drops index '%s', a reduction index of '%s' (SPEC 9.5: the reduction would no longer "
+             "sum over it)", x, d);
+  alg_fail(A, "the rewrite brings index '%s' into the statement, where it would become a reduction index of '%s' "
+           "(SPEC 9.5)", x, d);
 }
 
 /* Checks candidate c on statement s; with `out`, also builds the new right

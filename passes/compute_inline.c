@@ -140,10 +140,9 @@ static const char *check_reductions(PassCtx *pc, const IrNest *b, const IrStmt *
   for (int s = 0; s < b->nitems; s++) {
     const IrStmt *st = b->items[s].u.stmt;
     if (st->init != INIT_REDUCE) continue;
-    IrStmt tmp = *st;
-    tmp.rhs = ir_expr_clone(ctx, st->rhs);
-    subst(&sb, &tmp.rhs);
-    if (gx_red_mask(b, st) != gx_red_mask(b, &tmp))
+    IrExpr *rhs = ir_expr_clone(ctx, st->rhs);
+    subst(&sb, &rhs);
+    if (gx_red_change(b, st, rhs, NULL) >= 0)
       return pass_reason(pc, "inlining '%s' would change the reduction indices of '%s' (SPEC 9.5)", prod->lhs->name,
                          st->lhs->name);
   }

@@ -146,6 +146,16 @@ uint64_t gx_red_mask(const IrNest *n, const IrStmt *s) {
   return m;
 }
 
+int gx_red_change(const IrNest *n, const IrStmt *s, IrExpr *rhs, bool *dropped) {
+  IrStmt t = *s;
+  t.rhs = rhs;
+  uint64_t before = gx_red_mask(n, s), diff = before ^ gx_red_mask(n, &t);
+  if (!diff) return -1;
+  int k = __builtin_ctzll(diff);
+  if (dropped) *dropped = (before >> k) & 1;
+  return k;
+}
+
 /* ------------------------------------------------------------ nests */
 
 IrNest *gx_nest_like(LeirCtx *ctx, const IrNest *n) {

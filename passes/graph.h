@@ -54,6 +54,10 @@ bool gx_stmt_typed_leaf(const IrExpr *e);
  * mentions outside its left subscript), restricted to loops of extent > 1:
  * bit k = loop k. */
 uint64_t gx_red_mask(const IrNest *n, const IrStmt *s);
+/* The first loop of n that is a reduction index of s but not of s with
+ * right side rhs (*dropped = true), or the reverse (false; dropped may be
+ * NULL); -1 when both have the same reduction indices. */
+int gx_red_change(const IrNest *n, const IrStmt *s, IrExpr *rhs, bool *dropped);
 
 /* A new nest with clones of n's loops (and n's location) and no body. */
 IrNest *gx_nest_like(LeirCtx *ctx, const IrNest *n);

@@ -521,8 +521,7 @@ static Val find_walk(Finder *f, const IrExpr *e, bool in_cmp, bool quiet) {
     }
     v = val_combine(e, k);
   }
-  if (f->consts && !quiet && !f->found && e->kind != E_PAREN && (v.c || v.ok) &&
-      f->bad(e, v.c ? fabs(v.v) : mag(v), in_cmp, f->u))
+  if (f->consts && !quiet && !f->found && e->kind != E_PAREN && (v.c || v.ok) && f->bad(e, mag(v), in_cmp, f->u))
     f->found = e;
   return v;
 }
@@ -540,8 +539,8 @@ bool rw_const_value(const IrExpr *e, double *v) {
 
 bool rw_value_bound(const IrExpr *e, double *m) {
   Val x = val_of(e);
-  *m = x.c ? fabs(x.v) : mag(x);
-  return (x.c || x.ok) && !isnan(*m);
+  *m = mag(x);
+  return x.ok;
 }
 
 typedef struct LitTest {
