@@ -102,6 +102,15 @@ IrDType ir_dtype_usual(IrDType a, IrDType b) {
   return ir_dtype_size(u) >= ir_dtype_size(sg) ? u : sg;
 }
 
+bool ir_dtype_convert_monotone(IrDType from, IrDType to) {
+  if (from == to || ir_dtype_is_float(to)) return true;
+  if (to == DT_BOOL) return ir_dtype_is_unsigned_int(from);
+  if (ir_dtype_is_float(from) || from == DT_BOOL) return true;
+  int fb = ir_dtype_size(from), tb = ir_dtype_size(to);
+  if (ir_dtype_is_signed_int(from)) return ir_dtype_is_signed_int(to) && tb >= fb;
+  return ir_dtype_is_signed_int(to) ? tb > fb : tb >= fb;
+}
+
 static const char *const scopes[SC__COUNT] = {"g", "s", "l"};
 const char *ir_scope_name(IrScope s) { return s >= 0 && s < SC__COUNT ? scopes[s] : "?"; }
 IrScope ir_scope_from_name(const char *s) {

@@ -132,6 +132,13 @@ bool ir_dtype_is_unsigned_int(IrDType t);
  * definition that sema, the interpreter and the code generators share. */
 IrDType ir_dtype_promote(IrDType t);
 IrDType ir_dtype_usual(IrDType a, IrDType b);
+/* Does converting a value of dtype `from` to dtype `to` keep order (x <= y
+ * gives conv(x) <= conv(y))?  Rounding to a float type and the saturating
+ * float -> integer conversion do (SPEC §9.4, interp/ops.h); an integer
+ * conversion does when `to` holds every value of `from` (otherwise it
+ * wraps: -4 in i64 becomes 4294967292 in u32); to bool (nonzero -> 1) only
+ * from bool and unsigned types. */
+bool ir_dtype_convert_monotone(IrDType from, IrDType to);
 /* Dtype codes that appear in the reference's table but leirc does not support. */
 bool ir_dtype_is_known_unsupported(const char *s);
 

@@ -219,10 +219,11 @@ NestDeps *deps_analyse(PassCtx *pc, const IrNest *n) {
       if (x->stmt == y->stmt) {
         IrRef *self = NULL;
         IrReduceOp op = rw_accum_op(ctx, x->stmt, &self);
-        /* an integer sum of float updates truncates at every step: its
-           order is part of its value, as for any other dependence
+        /* an integer sum of float updates truncates at every step, a bool
+           sum maps each nonzero sum to 1, a u32 minimum of i64 values wraps:
+           the order is part of the value, as for any other dependence
            (fuzz_passes: loop_reorder on an i32 sum of f32 products, class
-           T, changed 313 into 302) */
+           T, changed 313 into 302; finding 48, a wrapping minimum) */
         if (rw_accum_converts(x->stmt, op)) op = RED_NONE;
         bool pair_ok = (x->write && (y->write || y->ref == self)) || (y->write && x->ref == self);
         if (op != RED_NONE && pair_ok) {

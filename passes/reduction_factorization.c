@@ -10,7 +10,9 @@
  * initialisation, see check), the spine
  * of the update is one operator group (rw_accum_op: + and -, or *), and the
  * statement must be a reduction with the implicit initialisation of SPEC
- * §9.5 (so the partial results start from the identity too).
+ * §9.5 (so the partial results start from the identity too), whose
+ * per-step conversion to the output's dtype recombines exactly
+ * (rw_accum_not_associative).
  * Rewrite (r split at v1, v2 = n - v1): fresh P and Q (the output's tags):
  *   H[r:v1]     P_s = <rhs with Out -> P>
  *   H[r:v2]     Q_s = <rhs with Out -> Q, r -> r+v1 in the inputs>

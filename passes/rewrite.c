@@ -610,17 +610,29 @@ static void count_refs(IrExpr *e, void *u) {
   if (e->kind == E_REF && !strcmp(e->u.ref->name, c->name)) c->n++;
 }
 
-bool rw_accum_converts(const IrStmt *s, IrReduceOp op) {
-  if (op != RED_ADD && op != RED_MUL) return false;
-  return !ir_dtype_is_float(rw_ref_dtype(s->lhs)) && ir_dtype_is_float(s->rhs->type);
+/* What the conversion of every step to the accumulator's dtype does that
+ * makes the order of the updates part of the value, or NULL. */
+static const char *accum_conversion(const IrStmt *s, IrReduceOp op) {
+  IrDType acc = rw_ref_dtype(s->lhs), t = s->rhs->type;
+  if (op == RED_MAX || op == RED_MIN)
+    return ir_dtype_convert_monotone(t, acc) && ir_dtype_convert_monotone(acc, t) ? NULL : "does not keep the order of";
+  if (op != RED_ADD && op != RED_MUL) return NULL;
+  if (!ir_dtype_is_float(acc) && ir_dtype_is_float(t)) return "truncates or saturates";
+  if (op == RED_ADD && acc == DT_BOOL && t != DT_BOOL) return "maps every nonzero sum to 1";
+  return NULL;
 }
 
+bool rw_accum_converts(const IrStmt *s, IrReduceOp op) { return accum_conversion(s, op) != NULL; }
+
 const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op) {
-  if (!rw_accum_converts(s, op)) return NULL;
-  IrDType acc = rw_ref_dtype(s->lhs);
-  return pass_reason(pc, "'%s' is %s but its update is computed in %s: every step converts the sum to %s, so partial "
-                     "results do not recombine to the same value",
-                     s->lhs->name, ir_dtype_name(acc), ir_dtype_name(s->rhs->type), ir_dtype_name(acc));
+  const char *what = accum_conversion(s, op);
+  if (!what) return NULL;
+  const char *acc = ir_dtype_name(rw_ref_dtype(s->lhs)), *t = ir_dtype_name(s->rhs->type);
+  const char *val = op == RED_MAX ? "maximum" : op == RED_MIN ? "minimum" : op == RED_MUL ? "product" : "sum";
+  const char *tail = op == RED_MAX || op == RED_MIN ? pass_reason(pc, "%s %s values", what, t) : what;
+  return pass_reason(pc, "'%s' is %s but its update is computed in %s: every step converts the %s to %s, which %s, so "
+                     "partial results do not recombine to the same value",
+                     s->lhs->name, acc, t, val, acc, tail);
 }
 
 IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self) {

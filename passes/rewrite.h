@@ -127,12 +127,17 @@ IrRef *rw_first_read(IrExpr *e, const char *name);
  * otherwise.  *self receives the self-read ref. */
 IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self);
 /* Why the partial results of accumulation s (op = rw_accum_op) cannot be
- * recombined, or NULL: a + - * update of an integer or bool accumulator
- * computed in a floating-point type converts (truncates, saturates) at
- * every step, so sums of partial sums differ (fuzz_passes: a u32 sum of
- * f16 products, 122 split into 423). */
+ * recombined, or NULL: the update is computed in one dtype and converted to
+ * the accumulator's at every step, and that conversion does not commute
+ * with the op: a + - * update of an integer or bool accumulator computed
+ * in a floating-point type truncates or saturates (fuzz_passes: a u32 sum
+ * of f16 products, 122 split into 423); a bool sum maps each nonzero
+ * partial sum to 1; a max or min whose conversion does not keep order
+ * (ir_dtype_convert_monotone: fuzz_passes finding 48, a u32 minimum of i64
+ * values wraps, 4294967292 split into 6).  Integer sums and products that
+ * wrap recombine exactly (arithmetic modulo 2^N). */
 const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op);
-/* The test behind it: does the op (+ - *) update convert at every step? */
+/* The test behind it: does the update's conversion make the order matter? */
 bool rw_accum_converts(const IrStmt *s, IrReduceOp op);
 
 /* Refs of a statement in text order (left side first, then the right side,

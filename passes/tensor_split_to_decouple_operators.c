@@ -8,7 +8,8 @@
  * accumulates (`X+`, `X*`, `min(X`, `max(X`).  REC: a statement that
  * updates itself must be an accumulation (rw_accum_op) with the implicit
  * initialisation of SPEC §9.5, so that the partial tensors start from the
- * identity too; a reduce axis must be mentioned by the statement; every
+ * identity too, and whose per-step conversion to the output's dtype
+ * recombines exactly (rw_accum_not_associative); a reduce axis must be mentioned by the statement; every
  * subscript item that uses the axis is affine (so shifting the axis by v1
  * maps the second half's elements one to one); a split axis separates the
  * output's elements (two iterations that differ in it never write the same

@@ -20,6 +20,7 @@
 #include "interp/data.h"
 #include "interp/interp.h"
 #include "interp/npy.h"
+#include "interp/ops.h"
 #include "ir/mathlib.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -589,6 +590,42 @@ static void test_signature(void **state) {
   leir_ctx_free(&ctx);
 }
 
+/* ir_dtype_convert_monotone (the passes' rule for which max/min reductions
+ * may be split or reordered) against the interpreter's conversions: for
+ * every pair of dtypes, sampled values of `from` in ascending order keep
+ * their order after op_convert exactly when the rule says so (the samples
+ * hold a counterexample for every pair it refuses). */
+static double ival_double(IrDType t, IVal v) {
+  char c = op_class(t);
+  if (c == 'd') return v.d;
+  if (c == 'f') return v.f;
+  return ir_dtype_is_unsigned_int(t) ? (double)v.u : (double)v.i;
+}
+
+static void test_convert_monotone(void **state) {
+  (void)state;
+  static const double xs[] = {-1e30, -0x1p63, -0x1p31 - 5, -70000, -300, -129, -128, -4, -1, -0.5, 0, 0.5, 1,
+                              2,     127,     128,          255,    256,  300,  65535, 65536, 0x1p31, 0x1p32 - 1,
+                              0x1p32 + 3, 0x1p63, 1e30};
+  const size_t nx = sizeof xs / sizeof xs[0];
+  for (int f = 0; f < DT__COUNT; f++)
+    for (int t = 0; t < DT__COUNT; t++) {
+      bool kept = true;
+      double prev_in = -INFINITY, prev_out = -INFINITY;
+      for (size_t i = 0; i < nx; i++) {
+        IVal v = op_const(xs[i], (IrDType)f);
+        if (f == DT_BOOL) v.i = xs[i] > 0; /* 0 and 1 in order, not x != 0 */
+        double in = ival_double((IrDType)f, v), out = ival_double((IrDType)t, op_convert(v, (IrDType)f, (IrDType)t));
+        assert_true(in >= prev_in); /* the samples ascend in `from` */
+        if (in > prev_in && out < prev_out) kept = false;
+        prev_in = in;
+        prev_out = out;
+      }
+      if (kept != ir_dtype_convert_monotone((IrDType)f, (IrDType)t))
+        fail_msg("%s -> %s: the rule says %d", ir_dtype_name((IrDType)f), ir_dtype_name((IrDType)t), !kept);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_init_no_reduction_index),
@@ -615,6 +652,7 @@ int main(void) {
     cmocka_unit_test(test_random_inputs),
     cmocka_unit_test(test_check_step),
     cmocka_unit_test(test_signature),
+    cmocka_unit_test(test_convert_monotone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
