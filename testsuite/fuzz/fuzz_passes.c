@@ -56,7 +56,14 @@
  *     and |A|, |C| up to 10 loses all of X in f64 too where X < 1e-15,
  *     and a log after it turns that into a large difference).  (The f64
  *     check is the oracle for "equal as real numbers"; it cannot excuse a
- *     class E step.)  A program that does not run
+ *     class E step.)  Both f64 checks also excuse an element whose
+ *     difference is within 16 times the widened pair's rounding noise
+ *     there (rounding_noise: how far their difference moves when the
+ *     inputs move by 2^-40 relative), which is 0 where both are well
+ *     conditioned and about the rounding error where one cancels
+ *     catastrophically: an expanded (C+1)**8 near C = -1 cancels in f64
+ *     at more points than the fresh sets' rule could tell from a slip
+ *     (finding 49).  A program that does not run
  *     within FZ_MAX_STEPS steps ends the pipeline, as does a step after which
  *     it needs more than FZ_WORK_FACTOR times as many.
  *  4. No diagnostic reports an internal error.
@@ -176,13 +183,72 @@ static bool widen_buf(const InterpBuf *from, InterpBuf *to) {
  * anything (a class T step may assume finite math: cancelling tx/tx makes
  * 0/0 at tx=0 1).  Other dtypes: bit-equal. */
 static bool wide_elem_agree(const InterpBuf *x, const InterpBuf *y, const InterpBuf *nx, const InterpBuf *ny,
-                            int64_t k) {
+                            int64_t k, double noise) {
   if (x->t->dtype != DT_F64 || !ir_dtype_is_float(nx->t->dtype)) {
     size_t w = ir_dtype_size(x->t->dtype);
     return !memcmp((const char *)x->data + k * w, (const char *)y->data + k * w, w);
   }
   double a = elem(x, k), b = elem(y, k), d = fabs(a - b), nd = fabs(elem(nx, k) - elem(ny, k));
-  return !isfinite(a) || d <= 1e-6 * (fabs(a) + 1) || (isfinite(nd) && d <= 0x1p-8 * nd);
+  return !isfinite(a) || d <= 1e-6 * (fabs(a) + 1) || (isfinite(nd) && d <= 0x1p-8 * nd) || d <= 16 * noise;
+}
+
+/* The f64 rounding noise of the widened pair at each output element (all
+ * outputs, one after the other), or NULL: x and y rerun with their
+ * floating-point inputs scaled by 1+2^-40 and by 1-2^-41, and the noise is
+ * the larger |(y'-y) - (x'-x)|.  The two programs compute the same
+ * function, so the change of the function cancels and what is left is how
+ * much their rounding errors move when the inputs move by far more than an
+ * ulp: about the size of those errors where one of them cancels
+ * catastrophically (an expanded (C+1)**8 near C = -1: terms of 70 whose
+ * sum is 1e-8), and 0 where both are well conditioned, so an algebra slip
+ * at a well-conditioned point is never excused.  A NaN or infinite change
+ * excuses nothing. */
+static double *rounding_noise(Fz *wp, IrProgram *pw, Fz *wq, IrProgram *qw, InterpProg *x, InterpProg *y,
+                              int64_t total) {
+  InterpOptions ro = {.max_steps = FZ_WORK_FACTOR * FZ_MAX_STEPS};
+  double *noise = calloc((size_t)total + 1, sizeof *noise);
+  if (!noise) abort();
+  static const double scale[2] = {1 + 0x1p-40, 1 - 0x1p-41};
+  bool ok = true;
+  for (int s = 0; ok && s < 2; s++) {
+    InterpProg *x2 = interp_new(&wp->ctx, pw, &ro), *y2 = x2 ? interp_new(&wq->ctx, qw, &ro) : NULL;
+    ok = y2 != NULL;
+    for (int i = 0; ok && i < interp_ntensors(x); i++) {
+      InterpBuf *bx = interp_buf(x, i);
+      if (bx->t->role != ROLE_IN && bx->t->role != ROLE_PARAM) continue;
+      InterpBuf *bx2 = interp_find(x2, bx->t->name), *by2 = interp_find(y2, bx->t->name);
+      ok = bx2 && by2 && bx2->nbytes == bx->nbytes && by2->nbytes == bx->nbytes;
+      if (!ok) break;
+      memcpy(bx2->data, bx->data, bx->nbytes);
+      if (bx->t->dtype == DT_F64)
+        for (int64_t k = 0; k < bx->numel; k++) ((double *)bx2->data)[k] *= scale[s];
+      memcpy(by2->data, bx2->data, bx->nbytes);
+    }
+    ok = ok && interp_run(x2) && interp_run(y2);
+    int64_t at = 0;
+    for (int i = 0; ok && i < interp_ntensors(x); i++) {
+      InterpBuf *bx = interp_buf(x, i);
+      if (bx->t->role != ROLE_OUT) continue;
+      if (bx->t->dtype != DT_F64) { /* not a floating-point output: no noise */
+        at += bx->numel;
+        continue;
+      }
+      InterpBuf *by = interp_find(y, bx->t->name), *bx2 = interp_find(x2, bx->t->name), *by2 = interp_find(y2, bx->t->name);
+      ok = by && bx2 && by2 && by->t->dtype == DT_F64 && bx2->t->dtype == DT_F64 && by2->t->dtype == DT_F64 &&
+           by->numel == bx->numel && bx2->numel == bx->numel && by2->numel == bx->numel && at + bx->numel <= total;
+      for (int64_t k = 0; ok && k < bx->numel; k++, at++) {
+        double n = fabs((elem(by2, k) - elem(by, k)) - (elem(bx2, k) - elem(bx, k)));
+        if (isfinite(n) && n > noise[at]) noise[at] = n;
+      }
+    }
+    if (y2) interp_free(y2);
+    if (x2) interp_free(x2);
+  }
+  if (!ok) {
+    free(noise);
+    return NULL;
+  }
+  return noise;
 }
 
 /* The fresh-input fallback's record: how many of the fresh input sets each
@@ -250,6 +316,7 @@ static bool same_in_f64(Fz *f, const IrProgram *p, const IrProgram *q, uint64_t 
     if (!m->count) abort();
   }
   if (ok && m && m->n != total) abort();
+  double *noise = ok ? rounding_noise(&wp, pw, &wq, qw, x, y, total) : NULL;
   for (int i = 0; ok && i < interp_ntensors(x); i++) {
     InterpBuf *bx = interp_buf(x, i);
     if (bx->t->role != ROLE_OUT) continue;
@@ -257,13 +324,14 @@ static bool same_in_f64(Fz *f, const IrProgram *p, const IrProgram *q, uint64_t 
     ok = by && ba && bb && bx->nbytes == by->nbytes && bx->t->dtype == by->t->dtype && ba->numel == bx->numel &&
          bb->numel == bx->numel;
     for (int64_t k = 0; ok && k < bx->numel; k++, at++) {
-      if (wide_elem_agree(bx, by, ba, bb, k)) continue;
+      if (wide_elem_agree(bx, by, ba, bb, k, noise ? noise[at] : 0)) continue;
       differ++;
       if (m) m->count[at]++;
       else ok = false;
     }
   }
   if (m && ok && differ * 4 > total) m->wide_sets++;
+  free(noise);
   if (y) interp_free(y);
   if (x) interp_free(x);
   if (b) interp_free(b);
