@@ -233,7 +233,8 @@ static double *rounding_noise(Fz *wp, IrProgram *pw, Fz *wq, IrProgram *qw, Inte
         at += bx->numel;
         continue;
       }
-      InterpBuf *by = interp_find(y, bx->t->name), *bx2 = interp_find(x2, bx->t->name), *by2 = interp_find(y2, bx->t->name);
+      InterpBuf *by = interp_find(y, bx->t->name), *bx2 = interp_find(x2, bx->t->name);
+      InterpBuf *by2 = interp_find(y2, bx->t->name);
       ok = by && bx2 && by2 && by->t->dtype == DT_F64 && bx2->t->dtype == DT_F64 && by2->t->dtype == DT_F64 &&
            by->numel == bx->numel && bx2->numel == bx->numel && by2->numel == bx->numel && at + bx->numel <= total;
       for (int64_t k = 0; ok && k < bx->numel; k++, at++) {
