@@ -421,6 +421,13 @@ bool ir_sema(LeirCtx *ctx, IrProgram *p, const IrDeclList *side);
  * declared shapes of declared tensors. */
 bool ir_resema(LeirCtx *ctx, IrProgram *p);
 
+/* Whether the analysis (ir/shape.c) finds that index arithmetic e, evaluated
+ * for every value of the loops it mentions (no if_then_else guard narrowing
+ * them), overflows int64.  e reads no tensor (the range of a read is not
+ * known here) and is bound by ir_sema.  For a pass that moves an index
+ * expression out of a guard: the re-analysis would reject the result. */
+bool ir_index_overflows_unguarded(LeirCtx *ctx, const IrExpr *e);
+
 /* The IR verifier (ir/verify.c).  Returns NULL if every invariant holds, else
  * a description of the first violation (allocated in the arena). */
 const char *ir_verify(LeirCtx *ctx, const IrProgram *p);

@@ -76,7 +76,7 @@ static Interval interval_of(SemaCtx *sc, const IrExpr *e, bool *ovf) {
     if (a.lo == INT64_MIN) { *ovf = true; return unknown; }
     return iv(-a.hi, -a.lo, a.exact);
   case E_REF:
-    if (!e->u.ref->tensor) return unknown;
+    if (!e->u.ref->tensor || !sc->writers) return unknown;
     a = tensor_values(sc, e->u.ref->tensor, ovf);
     a.exact = false;
     return a;
@@ -117,6 +117,13 @@ static Interval interval_of(SemaCtx *sc, const IrExpr *e, bool *ovf) {
     return unknown;
   default: return unknown;
   }
+}
+
+bool ir_index_overflows_unguarded(LeirCtx *ctx, const IrExpr *e) {
+  SemaCtx sc = {.ctx = ctx}; /* no writers: a read's range is unknown */
+  bool ovf = false;
+  sema_interval(&sc, e, &ovf);
+  return ovf;
 }
 
 /* The values an integer index tensor can hold: the union over its writing

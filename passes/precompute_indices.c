@@ -8,6 +8,9 @@
  * fix-up) `Z_{names}=item` inserted before the nest; in the nest every
  * subscript item with that text becomes the ref Z_{names} (indirect
  * indexing).  Z holds exactly the values of the item: class E.
+ * Refused when the item's arithmetic overflows int64 over the whole ranges
+ * of its loops (legal in the program only under an if_then_else guard that
+ * keeps it in range; the table has no guard).
  * Params: item = the item's text (canonical spelling, e.g. c*2+g); one
  * candidate per distinct item text, in text order. */
 #include "passes/passes.h"
@@ -113,6 +116,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
   int nn = rw_names_in_expr(e, names, 64);
   if (nn == 0) return pass_reason(pc, "item '%s' uses no index", rw_text(pc->ctx, e));
   if (!rw_copy_loops(pc, n, names, nn, true, &renamed, &why)) return why;
+  if (ir_index_overflows_unguarded(pc->ctx, e)) /* fuzz (issue 11): the program checks it only under its guard */
+    return pass_reason(pc, "the index expression %s overflows int64 at some iteration of its loops: the program "
+                       "evaluates it only where its if_then_else guard holds, but the table would hold it for every "
+                       "iteration", rw_text(pc->ctx, e));
   c->why = pass_reason(pc, "the index expression %s uses %d loop ind%s of its nest and nothing else that changes, so "
                        "a table over those loops holds its value for every iteration",
                        rw_text(pc->ctx, e), nn, nn == 1 ? "ex" : "ices");
