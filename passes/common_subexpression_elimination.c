@@ -48,7 +48,18 @@ typedef struct Use {
   int nest, stmt, pattern;
   GxSite *site;
   const char *text;
+  uint64_t hash; /* of text: most texts differ, and a long common prefix makes strcmp slow */
 } Use;
+
+static uint64_t text_hash(const char *t) {
+  uint64_t h = 14695981039346656037u; /* FNV-1a */
+  for (; *t; t++) h = (h ^ (unsigned char)*t) * 1099511628211u;
+  return h;
+}
+
+static bool same_text(const Use *u, uint64_t hash, const char *text) {
+  return u->hash == hash && !strcmp(u->text, text);
+}
 
 static bool has_nested(const IrNest *n) {
   for (int i = 0; i < n->nitems; i++)
@@ -57,36 +68,56 @@ static bool has_nested(const IrNest *n) {
 }
 
 /* Every hoistable site of p (not the whole right side), in program order. */
-static void all_uses(LeirCtx *ctx, const IrProgram *p, PtrVec *out) {
+static void all_uses(PassCtx *pc, const IrProgram *p, PtrVec *out) {
+  LeirCtx *ctx = pc->ctx;
   for (int k = 0; k < p->nnests; k++) {
     const IrNest *n = p->nests[k];
     if (has_nested(n)) continue;
     for (int s = 0; s < n->nitems; s++) {
-      PtrVec sites = {0};
-      int ns = gx_sites(ctx, n->items[s].u.stmt, &sites);
-      for (int i = 1; i < ns; i++) {
-        GxSite *st = sites.v[i];
+      const PtrVec *sites = gx_sites_of(pc, p, n->items[s].u.stmt);
+      for (int i = 1; i < sites->n; i++) {
+        GxSite *st = sites->v[i];
         if (gx_not_hoistable(st->e)) continue;
         Use *u = arena_alloc(&ctx->arena, sizeof *u);
-        *u = (Use){k, s, i, st, rw_text(ctx, st->e)};
+        *u = (Use){k, s, i, st, rw_text(ctx, st->e), 0};
+        u->hash = text_hash(u->text);
         ptrvec_push(&ctx->arena, out, u);
       }
     }
   }
 }
 
+/* The uses of pc->prog, found once (a 1000-term sum has 1000 sub-expressions,
+   each printed, and every candidate's check needs them). */
+static PtrVec *prog_uses(PassCtx *pc) {
+  if (!pc->memo) {
+    pc->memo = arena_alloc(&pc->ctx->arena, sizeof(PtrVec)); /* zeroed */
+    all_uses(pc, pc->prog, pc->memo);
+  }
+  return pc->memo;
+}
+
 static void enumerate(PassCtx *pc) {
-  PtrVec uses = {0};
-  all_uses(pc->ctx, pc->prog, &uses);
-  for (int i = 0; i < uses.n; i++) {
-    const Use *u = uses.v[i];
-    bool first = true, again = false;
-    for (int j = 0; j < uses.n && first; j++)
-      if (j != i && !strcmp(((Use *)uses.v[j])->text, u->text)) {
-        if (j < i) first = false;
-        else again = true;
-      }
-    if (!first || !again) continue;
+  const PtrVec *uses = prog_uses(pc);
+  /* each text's first use and count, by open addressing on the hash (a
+     pairwise comparison of the uses took time quadratic in their number) */
+  size_t cap = 16;
+  while (cap < 2 * (size_t)uses->n) cap *= 2;
+  int *first = arena_alloc(&pc->ctx->arena, sizeof(int) * cap);
+  int *count = arena_alloc(&pc->ctx->arena, sizeof(int) * cap);
+  int *slot_of = arena_alloc(&pc->ctx->arena, sizeof(int) * (size_t)(uses->n ? uses->n : 1));
+  for (size_t b = 0; b < cap; b++) first[b] = -1;
+  for (int i = 0; i < uses->n; i++) {
+    const Use *u = uses->v[i];
+    size_t b = (size_t)u->hash & (cap - 1);
+    while (first[b] >= 0 && !same_text(uses->v[first[b]], u->hash, u->text)) b = (b + 1) & (cap - 1);
+    if (first[b] < 0) first[b] = i;
+    count[b]++;
+    slot_of[i] = (int)b;
+  }
+  for (int i = 0; i < uses->n; i++) {
+    const Use *u = uses->v[i];
+    if (first[slot_of[i]] != i || count[slot_of[i]] < 2) continue;
     PassCand *c = pass_cand_new(pc);
     pass_cand_set_int(pc->ctx, c, "nest", u->nest);
     pass_cand_set_int(pc->ctx, c, "stmt", u->stmt);
@@ -111,33 +142,24 @@ static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, Use **f
   if (r <= 0)
     return r == 0 ? "missing parameter 'pattern'"
                   : pass_reason(pc, "pattern=%s is not a sub-expression number", pass_cand_get(c, "pattern"));
-  PtrVec sites = {0};
-  int ns = gx_sites(pc->ctx, st, &sites);
-  if (k < 0 || k >= ns)
+  const PtrVec *sites = gx_sites_of(pc, p, st);
+  if (k < 0 || k >= sites->n)
     return pass_reason(pc, "pattern=%lld is out of range: the right side has sub-expressions 0..%d", (long long)k,
-                       ns - 1);
-  GxSite *site = sites.v[k];
+                       sites->n - 1);
+  GxSite *site = sites->v[k];
   if (site->e->loc.line) c->site = site->e->loc;
   const char *txt = rw_text(pc->ctx, site->e);
   if (k == 0) return "pattern=0 is the whole right side";
   const char *kind = gx_not_hoistable(site->e);
   if (kind) return pass_reason(pc, "sub-expression %s is %s", txt, kind);
-  /* every candidate's check needs the uses of pc->prog: found once (a
-     1000-term sum has 1000 sub-expressions, each printed) */
   PtrVec fresh = {0}, *all = &fresh;
-  if (p == pc->prog) {
-    if (!pc->memo) {
-      pc->memo = arena_alloc(&pc->ctx->arena, sizeof(PtrVec)); /* zeroed */
-      all_uses(pc->ctx, p, pc->memo);
-    }
-    all = pc->memo;
-  } else {
-    all_uses(pc->ctx, p, all);
-  }
+  if (p == pc->prog) all = prog_uses(pc);
+  else all_uses(pc, p, all);
+  uint64_t hash = text_hash(txt);
   *first = NULL;
   for (int i = 0; i < all->n; i++) {
     Use *u = all->v[i];
-    if (strcmp(u->text, txt)) continue;
+    if (!same_text(u, hash, txt)) continue;
     if (!*first && (u->nest != c->nest || u->stmt != s || u->pattern != k))
       return pass_reason(pc, "sub-expression %s occurs first in nest %d, statement %d (pattern=%d)", txt, u->nest,
                          u->stmt, u->pattern);

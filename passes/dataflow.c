@@ -43,11 +43,13 @@ static void analyse_nest(LeirCtx *ctx, const IrNest *n, DfNest *d) {
 
 const DataFlow *df_analyse(PassCtx *pc, const IrProgram *p) {
   LeirCtx *ctx = pc->ctx;
+  if (p == pc->prog && pc->dataflow) return pc->dataflow; /* a check per candidate: O(n) each, not kept n times */
   DataFlow *df = arena_alloc(&ctx->arena, sizeof *df);
   df->prog = p;
   df->nnests = p->nnests;
   df->nests = arena_alloc(&ctx->arena, sizeof(DfNest) * (size_t)(p->nnests ? p->nnests : 1));
   for (int k = 0; k < p->nnests; k++) analyse_nest(ctx, p->nests[k], &df->nests[k]);
+  if (p == pc->prog) pc->dataflow = df;
   return df;
 }
 

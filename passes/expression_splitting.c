@@ -43,10 +43,9 @@ static void enumerate(PassCtx *pc) {
   for (int k = 0; k < p->nnests; k++) {
     IrStmt *s = rw_single_stmt(p->nests[k]);
     if (!s) continue;
-    PtrVec sites = {0};
-    int n = gx_sites(pc->ctx, s, &sites);
-    for (int i = 1; i < n; i++) {
-      const GxSite *st = sites.v[i];
+    const PtrVec *sites = gx_sites_of(pc, p, s);
+    for (int i = 1; i < sites->n; i++) {
+      const GxSite *st = sites->v[i];
       if (gx_not_hoistable(st->e) || st->lazy) continue;
       PassCand *c = pass_cand_new(pc);
       pass_cand_set_int(pc->ctx, c, "nest", k);
@@ -69,14 +68,13 @@ static const char *resolve(PassCtx *pc, const IrProgram *p, PassCand *c, IrNest 
   if (r <= 0)
     return r == 0 ? "missing parameter 'pattern'"
                   : pass_reason(pc, "pattern=%s is not a sub-expression number", pass_cand_get(c, "pattern"));
-  PtrVec sites = {0};
-  int ns = gx_sites(pc->ctx, s, &sites);
-  if (k < 0 || k >= ns)
+  const PtrVec *sites = gx_sites_of(pc, p, s);
+  if (k < 0 || k >= sites->n)
     return pass_reason(pc, "pattern=%lld is out of range: the right side has sub-expressions 0..%d", (long long)k,
-                       ns - 1);
+                       sites->n - 1);
   *np = n;
   *sp = s;
-  *site = sites.v[k];
+  *site = sites->v[k];
   if ((*site)->e->loc.line) c->site = (*site)->e->loc;
   return NULL;
 }

@@ -42,12 +42,24 @@ int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out) {
   return out->n;
 }
 
+const PtrVec *gx_sites_of(PassCtx *pc, const IrProgram *p, IrStmt *s) {
+  PtrVec *v;
+  if (p != pc->prog || s->id < 0 || s->id >= p->nstmts || p->stmts[s->id] != s) {
+    v = arena_alloc(&pc->ctx->arena, sizeof *v); /* zeroed */
+    gx_sites(pc->ctx, s, v);
+    return v;
+  }
+  if (!pc->sites) pc->sites = arena_alloc(&pc->ctx->arena, sizeof(PtrVec) * (size_t)p->nstmts); /* zeroed */
+  v = (PtrVec *)pc->sites + s->id;
+  if (!v->n) gx_sites(pc->ctx, s, v); /* every right side has site 0 */
+  return v;
+}
+
 const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r) {
-  PtrVec sites = {0};
-  gx_sites(pc->ctx, s, &sites);
+  const PtrVec *sites = gx_sites_of(pc, pc->prog, s);
   bool lazy = false;
-  for (int i = 0; i < sites.n && !lazy; i++) {
-    const GxSite *g = sites.v[i];
+  for (int i = 0; i < sites->n && !lazy; i++) {
+    const GxSite *g = sites->v[i];
     lazy = g->lazy && g->e->kind == E_REF && g->e->u.ref == r;
   }
   if (!lazy) return NULL;

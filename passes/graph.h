@@ -24,6 +24,12 @@ typedef struct GxSite {
 /* The sites of s's right side (GxSite*), in order; returns their number. */
 int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out);
 
+/* The sites of s, a statement of p: for p == pc->prog computed once per
+ * statement and kept in pc (a check resolves each candidate again, and a
+ * right side of n sub-expressions has up to n candidates: quadratic memory
+ * otherwise), else computed afresh.  Read-only. */
+const PtrVec *gx_sites_of(PassCtx *pc, const IrProgram *p, IrStmt *s);
+
 /* NULL if e may become a tensor of its own (a call, or an arithmetic
  * operator), else what it is: "a single operand", "a comparison", ... */
 const char *gx_not_hoistable(const IrExpr *e);

@@ -151,6 +151,8 @@ struct PassCtx {
   void **deps_cache;       /* per top-level nest */
   void *memo;              /* a pass's own cache of what it finds in prog
                               (common_subexpression_elimination: the uses) */
+  void *sites;             /* graph.c's gx_sites_of: prog's sites per statement */
+  const void *dataflow;    /* df_analyse's result for prog, found once */
   int depth;               /* the manager's: prog's expression depth + 1
                               (0 until asked) */
 };

@@ -2,7 +2,8 @@
  * the regressions the fuzzer and its review found: nesting bounds at their
  * exact boundary (IR_MAX_DEPTH), the parser stack, linear-size trees for
  * long bodies and comparison chains, linear-time value ranges of chains of
- * index tensors, reductions over many loops, and the verifier's own bounds.
+ * index tensors, reductions over many loops, linear memory for the
+ * candidates of a long right side, and the verifier's own bounds.
  * Inputs are generated here (they are too large or too regular to keep as
  * files).  Every test runs under alarm(): a regression to exponential or
  * quadratic work fails instead of hanging `make check`. */
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "ir/ir.h"
+#include "passes/pass.h"
 #include "testsuite/unit/unit_fx.h"
 
 enum { SECONDS = 30 };
@@ -243,6 +245,38 @@ static void test_reduction_over_many_loops(void **state) {
   sbuf_free(&b);
 }
 
+/* The candidates of the two passes numbering sub-expressions, on a right
+ * side of 4 parenthesised 900-term sums (7199 sub-expressions): each check
+ * kept its own list of the statement's sites (expression_splitting: 1.3 GB
+ * of arena here) and its own dataflow analysis, and leirc --list-applicable
+ * was killed for want of memory on 20 such sums (fuzz_passes: rss limit).
+ * Now the sites and the analysis are found once per program and the uses'
+ * texts compared by hash: about 28 and 40 MB here, mostly those texts. */
+static void test_subexpression_candidates_linear(void **state) {
+  Fx *fx = *state;
+  enum { SUMS = 4, TERMS = 900 };
+  SBuf b = {0};
+  sbuf_puts(&b, PRE);
+  for (int g = 0; g < SUMS; g++) {
+    sbuf_puts(&b, g ? "+(" : "(");
+    for (int i = 0; i < TERMS; i++) sbuf_puts(&b, i ? "+A^{f32,g}_{tx}" : "A^{f32,g}_{tx}");
+    sbuf_puts(&b, ")");
+  }
+  sbuf_puts(&b, ";];\n");
+  IrProgram *p = load(fx, b.s, true);
+  assert_non_null(p);
+  const char *names[] = {"expression_splitting", "common_subexpression_elimination"};
+  int want[] = {SUMS * (TERMS - 1) + SUMS - 2, TERMS - 1}; /* every sum but the whole; each prefix of a sum */
+  for (int k = 0; k < 2; k++) {
+    size_t before = fx->ctx.arena.total;
+    PtrVec legal = {0};
+    pass_enumerate_legal(&fx->ctx, p, pass_lookup(names[k]), &legal);
+    assert_int_equal(legal.n, want[k]);
+    assert_true(fx->ctx.arena.total - before < (size_t)128 << 20);
+  }
+  sbuf_free(&b);
+}
+
 /* A pass may build a tree deeper than the parser allows: the verifier
  * reports it (and does not overflow its own stack on it). */
 static void test_verify_deep_tree(void **state) {
@@ -279,6 +313,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_long_comparison_chain_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_index_tensor_chain_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_reduction_over_many_loops, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_subexpression_candidates_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_deep_tree, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_iterations, setup, teardown),
   };
