@@ -234,15 +234,44 @@ bool rw_index_is_value(const IrNest *n, const char *name) {
 
 /* ------------------------------------------------------------ REF rules */
 
+/* A set of names in insertion order, hashed (a program may have thousands
+   of tensors, and a nest may read or write any number of them). */
 typedef struct NameSet {
-  const char *v[256];
-  int n;
+  Arena *arena;
+  PtrVec order;      /* const char *, first insertion first */
+  const char **tab;  /* open addressing, NULL = empty */
+  size_t cap;        /* 0 or a power of two above twice order.n */
 } NameSet;
 
+static size_t name_hash(const char *s) {
+  size_t h = 5381;
+  for (; *s; s++) h = h * 33 + (unsigned char)*s;
+  return h;
+}
+
+static bool nameset_has(const NameSet *s, const char *name) {
+  if (!s->cap) return false;
+  for (size_t b = name_hash(name) & (s->cap - 1); s->tab[b]; b = (b + 1) & (s->cap - 1))
+    if (!strcmp(s->tab[b], name)) return true;
+  return false;
+}
+
 static void nameset_add(NameSet *s, const char *name) {
-  for (int i = 0; i < s->n; i++)
-    if (!strcmp(s->v[i], name)) return;
-  if (s->n < 256) s->v[s->n++] = name;
+  if (nameset_has(s, name)) return;
+  if (2 * (size_t)(s->order.n + 1) > s->cap) { /* rehash into a table twice the size */
+    size_t cap = s->cap ? 2 * s->cap : 16;
+    s->tab = arena_alloc(s->arena, sizeof(const char *) * cap); /* zeroed */
+    s->cap = cap;
+    for (int i = 0; i < s->order.n; i++) {
+      size_t b = name_hash(s->order.v[i]) & (cap - 1);
+      while (s->tab[b]) b = (b + 1) & (cap - 1);
+      s->tab[b] = s->order.v[i];
+    }
+  }
+  size_t b = name_hash(name) & (s->cap - 1);
+  while (s->tab[b]) b = (b + 1) & (s->cap - 1);
+  s->tab[b] = name;
+  ptrvec_push(s->arena, &s->order, (void *)name);
 }
 
 static void collect_read_names(const IrExpr *e, NameSet *s) {
@@ -284,27 +313,40 @@ static void nest_names(const IrNest *n, NameSet *in, NameSet *out) {
 }
 
 /* REF: len(prev_outputs + this_inputs) > len(set(...)) -> skip, where
- * prev_outputs lists each earlier nest's output names once per nest. */
-const char *rw_fresh_inputs_rule(PassCtx *pc, const IrProgram *p, int k) {
-  NameSet *in = arena_alloc(&pc->ctx->arena, sizeof *in);
-  nest_names(p->nests[k], in, NULL);
-  NameSet *seen = arena_alloc(&pc->ctx->arena, sizeof *seen);
-  for (int j = 0; j < k; j++) {
-    NameSet *out = arena_alloc(&pc->ctx->arena, sizeof *out);
-    nest_names(p->nests[j], NULL, out);
-    for (int i = 0; i < out->n; i++) {
-      for (int m = 0; m < seen->n; m++)
-        if (!strcmp(seen->v[m], out->v[i]))
-          return pass_reason(pc, "fresh-inputs rule: '%s' is written by two earlier nests", out->v[i]);
-      nameset_add(seen, out->v[i]);
+ * prev_outputs are the names written by the earlier top-level nests (each
+ * nest's once) and this_inputs the names nest k reads.  Found for every
+ * nest of p at once, in one walk of the program: a check per candidate
+ * walking every earlier nest took time and memory quadratic in the number
+ * of nests (fuzz, issue 11).  Cached in pc for pc->prog. */
+static const char **fresh_inputs_reasons(PassCtx *pc, const IrProgram *p) {
+  Arena *a = &pc->ctx->arena;
+  const char **why = arena_alloc(a, sizeof(const char *) * (size_t)(p->nnests ? p->nnests : 1)); /* zeroed */
+  NameSet seen = {a, {0}, NULL, 0};
+  const char *dup = NULL; /* two earlier nests write the same name: every later nest fails */
+  for (int k = 0; k < p->nnests; k++) {
+    if (dup) {
+      why[k] = dup;
+      continue;
+    }
+    NameSet in = {a, {0}, NULL, 0}, out = {a, {0}, NULL, 0};
+    nest_names(p->nests[k], &in, &out);
+    for (int i = 0; i < in.order.n && !why[k]; i++)
+      if (nameset_has(&seen, in.order.v[i]))
+        why[k] = pass_reason(pc, "fresh-inputs rule: nest %d reads '%s', which an earlier nest writes", k,
+                             (const char *)in.order.v[i]);
+    for (int i = 0; i < out.order.n && !dup; i++) {
+      if (nameset_has(&seen, out.order.v[i]))
+        dup = pass_reason(pc, "fresh-inputs rule: '%s' is written by two earlier nests", (const char *)out.order.v[i]);
+      nameset_add(&seen, out.order.v[i]);
     }
   }
-  for (int i = 0; i < in->n; i++)
-    for (int m = 0; m < seen->n; m++)
-      if (!strcmp(seen->v[m], in->v[i]))
-        return pass_reason(pc, "fresh-inputs rule: nest %d reads '%s', which an earlier nest writes", k,
-                           in->v[i]);
-  return NULL;
+  return why;
+}
+
+const char *rw_fresh_inputs_rule(PassCtx *pc, const IrProgram *p, int k) {
+  if (p != pc->prog) return fresh_inputs_reasons(pc, p)[k];
+  if (!pc->fresh_inputs) pc->fresh_inputs = fresh_inputs_reasons(pc, p);
+  return pc->fresh_inputs[k];
 }
 
 bool rw_is_pure_copy(const IrStmt *s) { return s->rhs->kind == E_REF || s->rhs->kind == E_INDEX; }

@@ -277,6 +277,35 @@ static void test_subexpression_candidates_linear(void **state) {
   sbuf_free(&b);
 }
 
+/* A chain of 400 one-statement nests, each reading the previous one's
+ * output: the fresh-inputs rule (cache_read_write, reduction_factorization,
+ * tensor_split_to_decouple_operators) walked every earlier nest for each
+ * candidate, with a 2 KB name set per nest (670 MB for this test, 5.8 GB
+ * for --list-applicable on 1000 such nests), and the set of earlier
+ * outputs kept at most 256 names, so from nest 257 on the rule passed
+ * every candidate (576 here).  It is found once for all nests now, with
+ * sets of any size. */
+static void test_fresh_inputs_rule_linear(void **state) {
+  Fx *fx = *state;
+  enum { N = 400 };
+  SBuf b = {0};
+  char prev[8] = "A", cur[8];
+  for (int i = 0; i < N; i++) {
+    snprintf(cur, sizeof cur, "T%c%c", 'a' + i / 26, 'a' + i % 26);
+    sbuf_printf(&b, "B^{4}_{tx=0}[%s^{f32,g}_{tx}=%s^{f32,g}_{tx}*2;];", cur, prev);
+    memcpy(prev, cur, sizeof prev);
+  }
+  sbuf_puts(&b, "\n");
+  IrProgram *p = load(fx, b.s, true);
+  assert_non_null(p);
+  size_t before = fx->ctx.arena.total;
+  PtrVec legal = {0};
+  pass_enumerate_legal(&fx->ctx, p, pass_lookup("cache_read_write"), &legal);
+  assert_int_equal(legal.n, 4); /* the first nest's read of A and the last's write, in l and s */
+  assert_true(fx->ctx.arena.total - before < (size_t)16 << 20);
+  sbuf_free(&b);
+}
+
 /* A pass may build a tree deeper than the parser allows: the verifier
  * reports it (and does not overflow its own stack on it). */
 static void test_verify_deep_tree(void **state) {
@@ -314,6 +343,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_index_tensor_chain_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_reduction_over_many_loops, setup, teardown),
     cmocka_unit_test_setup_teardown(test_subexpression_candidates_linear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_fresh_inputs_rule_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_deep_tree, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_iterations, setup, teardown),
   };
