@@ -154,6 +154,7 @@ struct PassCtx {
   void *sites;             /* graph.c's gx_sites_of: prog's sites per statement */
   const void *dataflow;    /* df_analyse's result for prog, found once */
   const char **fresh_inputs; /* rw_fresh_inputs_rule per nest of prog, found once */
+  const char **index_flow;   /* rw_index_bound per tensor id of prog, found once */
   int depth;               /* the manager's: prog's expression depth + 1
                               (0 until asked) */
 };

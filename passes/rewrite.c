@@ -378,37 +378,81 @@ bool rw_ref_has_nested_ref(const IrRef *r) {
   return false;
 }
 
-typedef struct InSub {
-  const char *name;
-  bool found;
-} InSub;
+static const IrTensor *ref_tensor(const IrProgram *p, const IrRef *r) {
+  return r->tensor ? r->tensor : ir_find_tensor(p, r->name);
+}
 
-/* Every ref of e and, through ir_walk_expr, of its subscripts: does an
-   item of a subscript read the tensor? */
-static void sub_reads(IrExpr *e, void *u) {
-  InSub *s = u;
+typedef struct IndexFlow {
+  const IrProgram *p;
+  const char **bound; /* by tensor id: the subscript-read tensor its values reach */
+  PtrVec work;        /* IrTensor*: bound, their writers not yet walked */
+  Arena *a;
+} IndexFlow;
+
+static void flow_mark(IndexFlow *f, const IrTensor *t, const char *index) {
+  if (!t || f->bound[t->id]) return;
+  f->bound[t->id] = index;
+  ptrvec_push(f->a, &f->work, (void *)t);
+}
+
+/* Every tensor read by a subscript item (through ir_walk_expr, nested
+   subscripts too) is an index tensor of its own. */
+static void flow_sub_item(IrExpr *e, void *u) {
+  IndexFlow *f = u;
   if (e->kind != E_REF) return;
-  for (int i = 0; i < e->u.ref->nsub && !s->found; i++) s->found = gx_reads(e->u.ref->sub[i], s->name);
+  const IrTensor *t = ref_tensor(f->p, e->u.ref);
+  flow_mark(f, t, t ? t->name : NULL);
 }
 
-static void nest_sub_reads(const IrNest *n, InSub *s) {
-  for (int i = 0; i < n->nitems && !s->found; i++) {
-    if (n->items[i].kind == ITEM_NEST) {
-      nest_sub_reads(n->items[i].u.nest, s);
-      continue;
-    }
-    const IrStmt *t = n->items[i].u.stmt;
+static void flow_subs(IrExpr *e, void *u) {
+  if (e->kind != E_REF) return;
+  for (int i = 0; i < e->u.ref->nsub; i++) ir_walk_expr(e->u.ref->sub[i], flow_sub_item, u);
+}
+
+typedef struct FlowRead {
+  IndexFlow *f;
+  const char *index;
+} FlowRead;
+
+static void flow_read(IrExpr *e, void *u) {
+  FlowRead *r = u;
+  if (e->kind == E_REF) flow_mark(r->f, ref_tensor(r->f->p, e->u.ref), r->index);
+}
+
+/* For each tensor of p, the tensor read inside a subscript whose range its
+ * values bound, or NULL.  sema bounds a shape indexed by an index tensor by
+ * the range of its writers' right sides, and the range of a read in them by
+ * the read tensor's writers, and so on (ir/shape.c, tensor_values): the
+ * values of every tensor on such a chain bound the shape.  One walk: each
+ * tensor's writers are walked once, when it is first reached. */
+static const char **index_flow(PassCtx *pc, const IrProgram *p) {
+  IndexFlow f = {p, NULL, {0}, &pc->ctx->arena};
+  f.bound = arena_alloc(f.a, sizeof(const char *) * (size_t)(p->ntensors ? p->ntensors : 1)); /* zeroed */
+  for (int i = 0; i < p->nstmts; i++) {
     IrExpr lhs = {.kind = E_REF};
-    lhs.u.ref = t->lhs;
-    sub_reads(&lhs, s);
-    ir_walk_expr(t->rhs, sub_reads, s);
+    lhs.u.ref = p->stmts[i]->lhs;
+    flow_subs(&lhs, &f);
+    ir_walk_expr(p->stmts[i]->rhs, flow_subs, &f);
   }
+  PtrVec *writers = arena_alloc(f.a, sizeof(PtrVec) * (size_t)(p->ntensors ? p->ntensors : 1));
+  for (int i = 0; i < p->nstmts; i++) {
+    const IrTensor *t = ref_tensor(p, p->stmts[i]->lhs);
+    if (t) ptrvec_push(f.a, &writers[t->id], p->stmts[i]);
+  }
+  for (int w = 0; w < f.work.n; w++) {
+    const IrTensor *t = f.work.v[w];
+    FlowRead r = {&f, f.bound[t->id]};
+    for (int i = 0; i < writers[t->id].n; i++) ir_walk_expr(((IrStmt *)writers[t->id].v[i])->rhs, flow_read, &r);
+  }
+  return f.bound;
 }
 
-bool rw_used_as_index(const IrProgram *p, const char *name) {
-  InSub s = {name, false};
-  for (int k = 0; k < p->nnests && !s.found; k++) nest_sub_reads(p->nests[k], &s);
-  return s.found;
+const char *rw_index_bound(PassCtx *pc, const IrProgram *p, const char *name) {
+  const IrTensor *t = ir_find_tensor(p, name);
+  if (!t) return NULL;
+  if (p != pc->prog) return index_flow(pc, p)[t->id];
+  if (!pc->index_flow) pc->index_flow = index_flow(pc, p);
+  return pc->index_flow[t->id];
 }
 
 /* ------------------------------------------------------------ constants and bounds */

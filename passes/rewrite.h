@@ -100,9 +100,13 @@ const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, dou
 /* rw_find_constant outside divisors (the right operand of / // %) and
  * comparisons, whose values only make a value smaller or 0/1. */
 const IrExpr *rw_find_huge(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u), void *u);
-/* Does an item of some subscript in p read tensor `name` (an index
- * tensor: sema bounds the shapes it indexes by its writers' right sides)? */
-bool rw_used_as_index(const IrProgram *p, const char *name);
+/* The index tensor whose range the values of tensor `name` bound: `name`
+ * itself if an item of some subscript in p reads it, else a tensor read so
+ * whose writers' right sides read `name`, directly or through other
+ * writers (sema bounds the shapes an index tensor indexes by the range of
+ * its writers' right sides, ir/shape.c); NULL if none.  Found for every
+ * tensor at once, cached in pc for pc->prog. */
+const char *rw_index_bound(PassCtx *pc, const IrProgram *p, const char *name);
 /* Does an item of r's subscript read a tensor? */
 bool rw_ref_has_nested_ref(const IrRef *r);
 /* The position of the first item of r's subscript whose range is not

@@ -208,9 +208,14 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
      tensor's writers; X+y-y (a shift's if_then_else, a float y) has none
      (fuzz_passes: Y_{tx,a}=Z_{tx,a} feeding X_{Y_{tx,a}}, split with the
      shift, left X's shape uninferable) */
-  if (rw_used_as_index(pc->prog, s->lhs->name))
+  const char *index = rw_index_bound(pc, pc->prog, s->lhs->name);
+  if (index && !strcmp(index, s->lhs->name))
     return pass_reason(pc, "'%s' is read inside a subscript: the shapes it indexes are bounded by the range of its "
-                       "right side, which %s would lose", s->lhs->name, kind == MP_MUL ? "X/y*y" : "X+y-y");
+                       "right side, which %s would lose", index, kind == MP_MUL ? "X/y*y" : "X+y-y");
+  /* ... and by the ranges of the writers it reads (fuzz_passes: Z_{tx,a}=Aa_{tx,a}, read by Y's writer) */
+  if (index)
+    return pass_reason(pc, "'%s' is read inside a subscript, and its range is bounded by the values of '%s', which "
+                       "%s would leave unbounded", index, s->lhs->name, kind == MP_MUL ? "X/y*y" : "X+y-y");
   if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
   const IrTensor *ytt = ir_find_tensor(pc->prog, y);
   IrDType yt = ytt ? ytt->dtype : xt;
