@@ -528,19 +528,39 @@ const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e)
 
 /* ------------------------------------------------------------ positivity */
 
+/* The signs of the tensors an expression reads, as the least fixed point of
+ * their writers' signs (each tensor's: the lowest of its writes'), found by
+ * chaotic iteration from SIGN_UNKNOWN: every rule below is monotone in the
+ * order UNKNOWN < NONNEG < POS, so each tensor's sign only rises, at most
+ * twice, and a tensor's writers are re-evaluated only when a tensor they
+ * read has risen.  A fixed point is a claim every write keeps given that
+ * the writes before it kept theirs; the least one claims nothing a cycle
+ * does not prove (A = B, B = A stays unknown; A = max(B,1) is positive).
+ * Linear in the part of the program the expression reaches (a search that
+ * cut cycles and remembered only the results computed without a cut took
+ * time exponential in a chain of tensors each read twice by the next once
+ * the chain had a cycle: fuzz_passes, issue 11). */
 typedef struct PosSearch {
   const IrProgram *p;
-  const char *stack[MP_MAX_DEPTH];
-  int depth;
-  int cuts;    /* cycles cut so far (a result computed across one is not kept) */
-  MpMemo sign; /* settled tensors' signs */
+  signed char *sign;  /* by tensor id; -1: not reached */
+  PtrVec *writers;    /* by tensor id */
+  PtrVec *readers;    /* by tensor id: the reached tensors whose writers read it */
+  PtrVec work;        /* reached tensors to (re-)evaluate */
+  bool *queued;       /* by tensor id */
+  Arena scratch;
 } PosSearch;
 
 static int pos_expr(PosSearch *s, const IrExpr *e);
 
-static int pos_tensor(PosSearch *s, const char *name);
-
 static int lo(int a, int b) { return a < b ? a : b; }
+
+/* p's own tensor for a reference (a ref built outside p, or unbound, is
+   looked up by name). */
+static const IrTensor *pos_ref_tensor(const IrProgram *p, const IrRef *r) {
+  const IrTensor *t = r->tensor;
+  if (t && t->id >= 0 && t->id < p->ntensors && p->tensors[t->id] == t) return t;
+  return ir_find_tensor(p, r->name);
+}
 
 static int pos_binary(PosSearch *s, const IrExpr *e) {
   int a = pos_expr(s, e->u.bin.a), b;
@@ -583,6 +603,13 @@ static int pos_call(PosSearch *s, const IrExpr *e) {
   }
 }
 
+/* A read's sign: its tensor's current one (inputs, parameters and tensors
+   nothing writes are unknown). */
+static int pos_ref(PosSearch *s, const IrRef *r) {
+  const IrTensor *t = pos_ref_tensor(s->p, r);
+  return t && s->sign[t->id] > 0 ? s->sign[t->id] : SIGN_UNKNOWN;
+}
+
 static int pos_expr(PosSearch *s, const IrExpr *e) {
   switch (e->kind) {
   case E_INT: return e->u.ilit.value > 0 ? SIGN_POS : e->u.ilit.value == 0 ? SIGN_NONNEG : SIGN_UNKNOWN;
@@ -592,7 +619,7 @@ static int pos_expr(PosSearch *s, const IrExpr *e) {
   case E_UNARY: return e->u.unary.op == OP_POS ? pos_expr(s, e->u.unary.a) : SIGN_UNKNOWN;
   case E_BINARY: return pos_binary(s, e);
   case E_CALL: return pos_call(s, e);
-  case E_REF: return pos_tensor(s, e->u.ref->name);
+  case E_REF: return pos_ref(s, e->u.ref);
   default: return SIGN_UNKNOWN;
   }
 }
@@ -613,49 +640,74 @@ static int pos_write(PosSearch *s, const IrStmt *st) {
   return pos_expr(s, e);
 }
 
-static int pos_in_nest(PosSearch *s, const IrNest *n, const char *name, bool *any) {
-  int v = SIGN_POS;
-  for (int i = 0; i < n->nitems && v != SIGN_UNKNOWN; i++) {
-    if (n->items[i].kind == ITEM_NEST) {
-      v = lo(v, pos_in_nest(s, n->items[i].u.nest, name, any));
-      continue;
-    }
-    const IrStmt *st = n->items[i].u.stmt;
-    if (strcmp(st->lhs->name, name)) continue;
-    *any = true;
-    v = lo(v, pos_write(s, st));
+static void pos_queue(PosSearch *s, const IrTensor *t) {
+  if (s->queued[t->id]) return;
+  s->queued[t->id] = true;
+  ptrvec_push(&s->scratch, &s->work, (void *)t);
+}
+
+typedef struct PosReach {
+  PosSearch *s;
+  const IrTensor *reader; /* the tensor whose writer reads, or NULL (the expression) */
+} PosReach;
+
+/* Reaches the tensor a reference reads: computed tensors join the search
+   (sign 0 = unknown, to be raised), and the reader is noted as theirs. */
+static void pos_reach(IrExpr *e, void *u) {
+  PosReach *r = u;
+  PosSearch *s = r->s;
+  if (e->kind != E_REF) return;
+  const IrTensor *t = pos_ref_tensor(s->p, e->u.ref);
+  if (!t || t->role == ROLE_IN || t->role == ROLE_PARAM || !s->writers[t->id].n) return;
+  if (r->reader) ptrvec_push(&s->scratch, &s->readers[t->id], (void *)r->reader);
+  if (s->sign[t->id] >= 0) return;
+  s->sign[t->id] = SIGN_UNKNOWN;
+  pos_queue(s, t);
+}
+
+static int pos_search(const IrProgram *p, const IrExpr *e, const char *name) {
+  PosSearch s = {.p = p};
+  size_t n = (size_t)(p->ntensors ? p->ntensors : 1);
+  s.sign = arena_alloc(&s.scratch, n);
+  memset(s.sign, -1, n);
+  s.writers = arena_alloc(&s.scratch, sizeof(PtrVec) * n);
+  s.readers = arena_alloc(&s.scratch, sizeof(PtrVec) * n);
+  s.queued = arena_alloc(&s.scratch, sizeof(bool) * n);
+  for (int i = 0; i < p->nstmts; i++) {
+    const IrTensor *t = pos_ref_tensor(p, p->stmts[i]->lhs);
+    if (t) ptrvec_push(&s.scratch, &s.writers[t->id], p->stmts[i]);
   }
+  const IrTensor *named = name ? ir_find_tensor(p, name) : NULL;
+  IrExpr ref = {.kind = E_REF};
+  IrRef r = {.name = name, .tensor = (IrTensor *)named};
+  ref.u.ref = &r;
+  PosReach top = {&s, NULL};
+  if (name) pos_reach(&ref, &top);
+  else ir_walk_expr((IrExpr *)e, pos_reach, &top);
+  /* reach everything first (the reader lists must be whole before a
+     sign rises), then iterate */
+  for (int w = 0; w < s.work.n; w++) {
+    const IrTensor *t = s.work.v[w];
+    PosReach rd = {&s, t};
+    for (int i = 0; i < s.writers[t->id].n; i++) ir_walk_expr(((IrStmt *)s.writers[t->id].v[i])->rhs, pos_reach, &rd);
+  }
+  for (int w = 0; w < s.work.n; w++) {
+    const IrTensor *t = s.work.v[w];
+    s.queued[t->id] = false;
+    int v = SIGN_POS;
+    for (int i = 0; i < s.writers[t->id].n && v != SIGN_UNKNOWN; i++) v = lo(v, pos_write(&s, s.writers[t->id].v[i]));
+    if (v <= s.sign[t->id]) continue;
+    s.sign[t->id] = (signed char)v;
+    for (int i = 0; i < s.readers[t->id].n; i++) pos_queue(&s, s.readers[t->id].v[i]);
+  }
+  int v = name ? pos_ref(&s, &r) : pos_expr(&s, e);
+  arena_free_all(&s.scratch);
   return v;
 }
 
-static int pos_tensor(PosSearch *s, const char *name) {
-  const IrTensor *t = ir_find_tensor(s->p, name);
-  if (!t || t->role == ROLE_IN || t->role == ROLE_PARAM || s->depth == MP_MAX_DEPTH) return SIGN_UNKNOWN;
-  for (int i = 0; i < s->depth; i++)
-    if (!strcmp(s->stack[i], name)) {
-      s->cuts++;
-      return SIGN_UNKNOWN;
-    }
-  int v = SIGN_POS, cuts = s->cuts;
-  if (memo_get(&s->sign, name, &v)) return v;
-  s->stack[s->depth++] = name;
-  bool any = false;
-  for (int k = 0; k < s->p->nnests && v != SIGN_UNKNOWN; k++) v = lo(v, pos_in_nest(s, s->p->nests[k], name, &any));
-  s->depth--;
-  v = any ? v : SIGN_UNKNOWN;
-  if (s->cuts == cuts) memo_put(&s->sign, name, v);
-  return v;
-}
+bool mp_positive_tensor(const IrProgram *p, const char *name) { return pos_search(p, NULL, name) == SIGN_POS; }
 
-bool mp_positive_tensor(const IrProgram *p, const char *name) {
-  PosSearch s = {.p = p};
-  return pos_tensor(&s, name) == SIGN_POS;
-}
-
-int mp_sign_expr(const IrProgram *p, const IrExpr *e) {
-  PosSearch s = {.p = p};
-  return pos_expr(&s, e);
-}
+int mp_sign_expr(const IrProgram *p, const IrExpr *e) { return pos_search(p, e, NULL); }
 
 /* ------------------------------------------------------------ a split that reaches a divisor */
 

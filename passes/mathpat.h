@@ -97,7 +97,10 @@ const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e)
  * sqrt(nonnegative + positive), sums, products and quotients of positive
  * terms, max(positive, ...), abs(..)+positive, even integer powers plus a
  * positive term, and tensors every write of which is positive (an
- * accumulation `T=T+e`, `T=T*e` or `max(T,e)` with e positive included). */
+ * accumulation `T=T+e`, `T=T*e` or `max(T,e)` with e positive included).
+ * Tensors that read one another in a cycle get the least signs their
+ * writes keep (a cycle alone proves nothing).  Linear in the part of p the
+ * tensor is computed from. */
 bool mp_positive_tensor(const IrProgram *p, const char *name);
 /* The sign of e as far as the definitions of the tensors it reads prove it:
  * SIGN_POS (> 0 or NaN), SIGN_NONNEG (>= 0 or NaN) or SIGN_UNKNOWN. */

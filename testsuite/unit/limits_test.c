@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ir/ir.h"
+#include "passes/mathpat.h"
 #include "passes/pass.h"
 #include "testsuite/unit/unit_fx.h"
 
@@ -306,6 +307,52 @@ static void test_fresh_inputs_rule_linear(void **state) {
   sbuf_free(&b);
 }
 
+/* The sign analysis (mathpat.c: is a divisor, a log's argument, a split's
+ * y positive?) on programs whose tensors read one another in a cycle (a
+ * read before the write gives the tensor's initial value): the signs are
+ * the least fixed point of the writers' rules, so a cycle proves nothing by
+ * itself (Ra = Rb, Rb = Ra*2 stay unknown) but max(Mb, 1) is positive
+ * whatever Mb is (Ma, and Mb = Ma+Ma from it).  On a chain of 60 tensors
+ * each read twice by the next, with a cycle at its foot, the fixed point
+ * is linear: the search it replaces gave up 32 tensors deep, and it cut
+ * cycles and remembered no result computed across a cut, so a chain of 30
+ * took it 2^28 steps (fuzz_passes: a timeout). */
+static void test_sign_analysis_cycles(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx,
+                      "%in X : f32[4]\n%out F : f32[4]\n"
+                      "B^{4}_{tx=0}[Ma^{f32,g}_{tx}=max(Mb^{f32,g}_{tx},1);];"
+                      "B^{4}_{tx=0}[Mb^{f32,g}_{tx}=Ma^{f32,g}_{tx}+Ma^{f32,g}_{tx};];"
+                      "B^{4}_{tx=0}[Ra^{f32,g}_{tx}=Rb^{f32,g}_{tx};];"
+                      "B^{4}_{tx=0}[Rb^{f32,g}_{tx}=Ra^{f32,g}_{tx}*2;];"
+                      "B^{4}_{tx=0}[F^{f32,g}_{tx}=Mb^{f32,g}_{tx}+Ra^{f32,g}_{tx}+X^{f32,g}_{tx};];\n",
+                      true);
+  assert_non_null(p);
+  assert_true(mp_positive_tensor(p, "Ma"));
+  assert_true(mp_positive_tensor(p, "Mb"));
+  assert_false(mp_positive_tensor(p, "Ra"));
+  assert_false(mp_positive_tensor(p, "Rb"));
+  assert_false(mp_positive_tensor(p, "X"));
+  assert_int_equal(mp_sign_expr(p, p->stmts[4]->rhs), SIGN_UNKNOWN);
+  assert_int_equal(mp_sign_expr(p, p->stmts[1]->rhs), SIGN_POS);
+
+  enum { N = 60 };
+  SBuf b = {0};
+  sbuf_puts(&b, "%in A : f32[4]\n%out F : f32[4]\nB^{4}_{tx=0}[Taa^{f32,g}_{tx}=exp(A^{f32,g}_{tx});];");
+  sbuf_puts(&b, "B^{4}_{tx=0}[Tab^{f32,g}_{tx}=max(Tac^{f32,g}_{tx},Taa^{f32,g}_{tx});];");
+  for (int i = 2; i < N; i++)
+    sbuf_printf(&b, "B^{4}_{tx=0}[T%c%c^{f32,g}_{tx}=T%c%c^{f32,g}_{tx}+T%c%c^{f32,g}_{tx};];", 'a' + i / 26,
+                'a' + i % 26, 'a' + (i - 1) / 26, 'a' + (i - 1) % 26, 'a' + (i - 1) / 26, 'a' + (i - 1) % 26);
+  sbuf_printf(&b, "B^{4}_{tx=0}[F^{f32,g}_{tx}=T%c%c^{f32,g}_{tx};];\n", 'a' + (N - 1) / 26, 'a' + (N - 1) % 26);
+  p = load(fx, b.s, true);
+  assert_non_null(p);
+  char last[4];
+  snprintf(last, sizeof last, "T%c%c", 'a' + (N - 1) / 26, 'a' + (N - 1) % 26);
+  assert_true(mp_positive_tensor(p, last));
+  assert_int_equal(mp_sign_expr(p, p->stmts[N]->rhs), SIGN_POS);
+  sbuf_free(&b);
+}
+
 /* A pass may build a tree deeper than the parser allows: the verifier
  * reports it (and does not overflow its own stack on it). */
 static void test_verify_deep_tree(void **state) {
@@ -344,6 +391,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_reduction_over_many_loops, setup, teardown),
     cmocka_unit_test_setup_teardown(test_subexpression_candidates_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_fresh_inputs_rule_linear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sign_analysis_cycles, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_deep_tree, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_iterations, setup, teardown),
   };
