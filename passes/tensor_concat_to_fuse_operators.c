@@ -14,7 +14,10 @@
  * updates itself is an accumulation with its implicit initialisation
  * (SPEC §9.5), in both nests; equal output dtypes and equal dtypes of each
  * concatenated pair; no nested nests; the fused nest within the hardware
- * limits (REC: tx <= 1024).
+ * limits (REC: tx <= 1024); every item of a concatenated read and of the
+ * output has a bounded range, and the tensors written there with the K
+ * extents summed (the concat tensors, the fused output) have at most
+ * IR_MAX_NUMEL elements (else the result would not analyse: fuzz_passes).
  * Rewrite, with E1 the extents of nest i and shift(k) = k+E1 at K:
  *   H(i)[Z1_{s}=X1_{s};...]   H(i+1)[Z1_{shift(s)}=X2_{s};...]
  *   H(i) with K extents summed [O_{o}=expr(Z...)]
@@ -27,6 +30,7 @@
 #include "passes/dataflow.h"
 #include "passes/graph.h"
 #include "passes/rewrite.h"
+#include "ir/range.h"
 
 #include <string.h>
 
@@ -132,6 +136,30 @@ static const char *k_inside_item(LeirCtx *ctx, const Plan *pl, const IrRef *r) {
 }
 
 static bool is_self(const IrStmt *s, const IrRef *r) { return !strcmp(r->name, s->lhs->name); }
+
+/* Whether a fresh tensor written at r's subscript with the K extents
+ * summed (a concat tensor, or the fused output) has an inferable shape of
+ * at most IR_MAX_NUMEL elements: else the reason.  K items are bare
+ * indices (k_inside_item), so only they grow, to E1+E2. */
+static const char *fresh_shape(PassCtx *pc, const Plan *pl, const IrRef *r, const char *what) {
+  int64_t n = 1;
+  for (int d = 0; d < r->nsub; d++) {
+    IrRange g = ir_expr_range(r->sub[d]);
+    if (!g.ok) /* (fuzz_passes: f//+h, h from 0) */
+      return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the shape of %s cannot be inferred", d,
+                         r->name, rw_sub_text(pc->ctx, r), what);
+    int64_t e = g.hi < 0 ? 1 : g.hi >= IR_MAX_NUMEL ? IR_MAX_NUMEL + 1 : g.hi + 1;
+    const IrExpr *x = r->sub[d];
+    while (x->kind == E_PAREN) x = x->u.paren;
+    for (int k = 0; k < pl->nk && x->kind == E_INDEX; k++)
+      if (!strcmp(x->u.index.name, pl->a->loops[pl->kpos[k]]->index))
+        e = pl->a->loops[pl->kpos[k]]->extent + pl->b->loops[pl->kpos[k]]->extent;
+    if (__builtin_mul_overflow(n, e, &n) || n > IR_MAX_NUMEL)
+      return pass_reason(pc, "%s, written at the subscript of '%s' (%s) with the concatenated extents, would have more "
+                         "than %lld elements", what, r->name, rw_sub_text(pc->ctx, r), (long long)IR_MAX_NUMEL);
+  }
+  return NULL;
+}
 
 static IrDType dtype_of(const IrRef *r) { return r->tensor ? r->tensor->dtype : r->dt_tag; }
 
@@ -241,6 +269,14 @@ static const char *check(PassCtx *pc, PassCand *c) {
   Plan pl;
   const char *why = analyse(pc, pc->prog, c, &pl);
   if (why) return why;
+  /* the ranges need the analysed program: here, not in analyse (which
+     apply runs on the copy); a pair's items have the same text and, off
+     K, the same ranges */
+  for (int r = 0; r < pl.pr.a.n; r++) {
+    const IrRef *x = pl.pr.a.v[r];
+    if (!is_self(pl.sa, x) && uses_k(&pl, x) && (why = fresh_shape(pc, &pl, x, "the concatenated copy"))) return why;
+  }
+  if ((why = fresh_shape(pc, &pl, pl.sa->lhs, "the fused output"))) return why;
   SBuf k = {0};
   for (int i = 0; i < pl.nk; i++) sbuf_printf(&k, "%s'%s'", i ? ", " : "", pl.a->loops[pl.kpos[i]]->index);
   c->why = pass_reason(pc, "nests %d and %d are single-statement nests computing the same tree (%s) up to the tensors "
