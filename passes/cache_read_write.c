@@ -132,7 +132,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the cache's shape cannot be inferred", ub,
                        r->name, rw_sub_text(pc->ctx, r));
   int64_t hi;
-  if ((ub = rw_oversized_item(r, &hi)) >= 0) /* (fuzz_passes: (tx*4686018427387904*4)//4+tx) */
+  if ((ub = rw_oversized_item(r, NULL, &hi)) >= 0) /* (fuzz_passes: (tx*4686018427387904*4)//4+tx) */
     return pass_reason(pc, "item %d of '%s' (%s) reaches %lld: the cache would have more than %lld elements", ub,
                        r->name, rw_sub_text(pc->ctx, r), (long long)hi, (long long)IR_MAX_NUMEL);
   if (write) {

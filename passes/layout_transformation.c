@@ -202,7 +202,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the copy's shape cannot be inferred", ub,
                        pl.x->name, rw_sub_text(pc->ctx, pl.x));
   int64_t hi;
-  if ((ub = rw_oversized_item(pl.x, &hi)) >= 0)
+  if ((ub = rw_oversized_item(pl.x, NULL, &hi)) >= 0)
     return pass_reason(pc, "item %d of '%s' (%s) reaches %lld: the copy would have more than %lld elements", ub,
                        pl.x->name, rw_sub_text(pc->ctx, pl.x), (long long)hi, (long long)IR_MAX_NUMEL);
   const char *renamed;

@@ -681,11 +681,12 @@ int rw_unbounded_item(const IrRef *r) {
   return -1;
 }
 
-int rw_oversized_item(const IrRef *r, int64_t *hi) {
+int rw_oversized_item(const IrRef *r, const int64_t *extent, int64_t *hi) {
   int64_t n = 1;
   for (int i = 0; i < r->nsub; i++) {
     IrRange g = ir_expr_range(r->sub[i]);
     int64_t d = g.hi < 0 ? 1 : g.hi >= IR_MAX_NUMEL ? IR_MAX_NUMEL + 1 : g.hi + 1;
+    if (extent && extent[i] > 0) d = extent[i];
     if (__builtin_mul_overflow(n, d, &n) || n > IR_MAX_NUMEL) {
       *hi = g.hi;
       return i;

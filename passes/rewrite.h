@@ -116,9 +116,10 @@ bool rw_ref_has_nested_ref(const IrRef *r);
 int rw_unbounded_item(const IrRef *r);
 /* For a subscript whose items are all bounded: the position of the first
  * item at which a fresh tensor written there would pass IR_MAX_NUMEL
- * elements (the product of the items' upper bounds + 1 so far), or -1.
- * Its upper bound in *hi.  sema refuses such a shape. */
-int rw_oversized_item(const IrRef *r, int64_t *hi);
+ * elements (the product of the items' extents so far: upper bound + 1, or
+ * extent[i] where extent is not NULL and extent[i] > 0), or -1.  Its
+ * upper bound in *hi.  sema refuses such a shape. */
+int rw_oversized_item(const IrRef *r, const int64_t *extent, int64_t *hi);
 /* The first reference to `name` in e (text order, if_then_else branches
  * included); NULL if none. */
 IrRef *rw_first_read(IrExpr *e, const char *name);

@@ -142,22 +142,21 @@ static bool is_self(const IrStmt *s, const IrRef *r) { return !strcmp(r->name, s
  * at most IR_MAX_NUMEL elements: else the reason.  K items are bare
  * indices (k_inside_item), so only they grow, to E1+E2. */
 static const char *fresh_shape(PassCtx *pc, const Plan *pl, const IrRef *r, const char *what) {
-  int64_t n = 1;
-  for (int d = 0; d < r->nsub; d++) {
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!g.ok) /* (fuzz_passes: f//+h, h from 0) */
-      return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the shape of %s cannot be inferred", d,
-                         r->name, rw_sub_text(pc->ctx, r), what);
-    int64_t e = g.hi < 0 ? 1 : g.hi >= IR_MAX_NUMEL ? IR_MAX_NUMEL + 1 : g.hi + 1;
+  int d = rw_unbounded_item(r);
+  if (d >= 0) /* (fuzz_passes: f//+h, h from 0) */
+    return pass_reason(pc, "item %d of '%s' (%s) has no bounded range, so the shape of %s cannot be inferred", d,
+                       r->name, rw_sub_text(pc->ctx, r), what);
+  int64_t *extent = arena_alloc(&pc->ctx->arena, (size_t)(r->nsub + 1) * sizeof *extent), hi;
+  for (d = 0; d < r->nsub; d++) {
     const IrExpr *x = r->sub[d];
     while (x->kind == E_PAREN) x = x->u.paren;
     for (int k = 0; k < pl->nk && x->kind == E_INDEX; k++)
       if (!strcmp(x->u.index.name, pl->a->loops[pl->kpos[k]]->index))
-        e = pl->a->loops[pl->kpos[k]]->extent + pl->b->loops[pl->kpos[k]]->extent;
-    if (__builtin_mul_overflow(n, e, &n) || n > IR_MAX_NUMEL)
-      return pass_reason(pc, "%s, written at the subscript of '%s' (%s) with the concatenated extents, would have more "
-                         "than %lld elements", what, r->name, rw_sub_text(pc->ctx, r), (long long)IR_MAX_NUMEL);
+        extent[d] = pl->a->loops[pl->kpos[k]]->extent + pl->b->loops[pl->kpos[k]]->extent;
   }
+  if (rw_oversized_item(r, extent, &hi) >= 0)
+    return pass_reason(pc, "%s, written at the subscript of '%s' (%s) with the concatenated extents, would have more "
+                       "than %lld elements", what, r->name, rw_sub_text(pc->ctx, r), (long long)IR_MAX_NUMEL);
   return NULL;
 }
 

@@ -212,7 +212,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
       return pass_reason(pc, "item %d of '%s' (%s) has no bounded range: the shapes of the tensors the split writes "
                          "there cannot be inferred", ub, r->name, rw_sub_text(pc->ctx, r));
     int64_t hi;
-    if ((ub = rw_oversized_item(r, &hi)) >= 0)
+    if ((ub = rw_oversized_item(r, NULL, &hi)) >= 0)
       return pass_reason(pc, "item %d of '%s' (%s) reaches %lld: a tensor the split writes there would have more "
                          "than %lld elements", ub, r->name, rw_sub_text(pc->ctx, r), (long long)hi,
                          (long long)IR_MAX_NUMEL);
