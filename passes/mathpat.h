@@ -120,8 +120,9 @@ const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, co
                             const char *form);
 
 /* Of moderate magnitude: values of the order of the inputs' (inputs and
- * parameters are; so are literals up to 10000 in magnitude, index values, comparisons, erf, and
- * +, -, max, min, abs, if_then_else of moderate operands, sqrt of a
+ * parameters are; so are literals up to 10000 in magnitude, index values, comparisons, and
+ * erf, +, -, max, min, abs, if_then_else of moderate operands (erf is
+ * bounded, but NaN where its argument is), sqrt of a
  * moderate operand proved >= 0 (mp_sign_expr), products and quotients with
  * a literal (not 0), copies, and max/min reductions and their prefix
  * forms).  Not moderate: exp, log, **, sqrt of what may be negative (NaN),
