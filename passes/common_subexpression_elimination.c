@@ -17,7 +17,9 @@
  * Z's dtype as in each user's statement (SPEC 5.4: literals take their
  * statement's type); when a user's statement type is not Z's and the
  * sub-expression has literals or index values, both types are float types
- * (the arithmetic around them changes type: class T).
+ * (the arithmetic around them changes type: class T); no occurrence in an
+ * if_then_else condition has index values or integer literals (i64 there,
+ * Z's dtype in Z's statement) unless Z is i64.
  * Rewrite: fresh Z (dtype of the first tensor read inside, else the first
  * user's output; its scope g) indexed by the sub-expression's index names
  * in the first user's nest order; a new nest over those loops of the first
@@ -284,6 +286,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
     if (retyped && !(ir_dtype_is_float(ts) && ir_dtype_is_float(tz)))
       return pass_reason(pc, "%s has literals or index values, which take the statement's type: %s in nest %d, "
                          "but %s in the new tensor's statement", txt, ir_dtype_name(ts), us->nest, ir_dtype_name(tz));
+    if ((why = gx_cond_retyped(pc, us->site, tz))) return why;
     IrDType te = ((Use *)users.v[u])->site->e->type;
     if (te != tz && !(gx_float_rank(te) && gx_float_rank(tz)))
       return pass_reason(pc, "sub-expression %s is computed in %s in nest %d, but the new tensor would be %s", txt,

@@ -24,7 +24,10 @@
  * is computed in Z's dtype (sema's type of the node), T when both are
  * float types, refused otherwise -- and refused when Z would be f16/bf16
  * and the sub-expression is computed in another type (its values may
- * overflow Z although the statement's do not), unless --unsafe-math. */
+ * overflow Z although the statement's do not), unless --unsafe-math;
+ * refused when it sits in an if_then_else condition and has index values
+ * or integer literals (i64 there, Z's dtype in Z's statement) unless Z is
+ * i64. */
 #include "passes/passes.h"
 #include "passes/dataflow.h"
 #include "passes/graph.h"
@@ -106,6 +109,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (te != tz && !(gx_float_rank(te) && gx_float_rank(tz)))
     return pass_reason(pc, "sub-expression %s is computed in %s, but '%s' would be %s", txt, ir_dtype_name(te),
                        s->lhs->name, ir_dtype_name(tz));
+  if ((why = gx_cond_retyped(pc, st, tz))) return why;
   /* a half-precision Z holding a value computed in another type: values
      the statement's result keeps (A*exp(W) in f32, stored as an f16 C)
      may overflow Z's range (fuzz: exp(W) > 65504 became inf) */

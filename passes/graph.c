@@ -149,6 +149,33 @@ bool gx_index_value(const IrExpr *e) { return value_walk(e, false); }
 
 bool gx_stmt_typed_leaf(const IrExpr *e) { return value_walk(e, true); }
 
+/* Index values and integer literals outside the conditions of e's own
+   if_then_else calls (those keep their typing wherever e goes). */
+static bool cond_walk(const IrExpr *e) {
+  switch (e->kind) {
+  case E_INDEX: case E_INT: return true;
+  case E_UNARY: return cond_walk(e->u.unary.a);
+  case E_BINARY: return cond_walk(e->u.bin.a) || cond_walk(e->u.bin.b);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (cond_walk(e->u.cmp.operand[i])) return true;
+    return false;
+  case E_CALL:
+    for (int i = e->u.call.func == F_ITE; i < e->u.call.nargs; i++)
+      if (cond_walk(e->u.call.args[i])) return true;
+    return false;
+  case E_PAREN: return cond_walk(e->u.paren);
+  default: return false;
+  }
+}
+
+const char *gx_cond_retyped(PassCtx *pc, const GxSite *site, IrDType tz) {
+  if (!site->cond || tz == DT_I64 || !cond_walk(site->e)) return NULL;
+  return pass_reason(pc, "sub-expression %s sits in an if_then_else condition, where its index values and integer "
+                     "literals are i64 (SPEC 5.4); in the new tensor's statement they would be %s",
+                     rw_text(pc->ctx, site->e), ir_dtype_name(tz));
+}
+
 uint64_t gx_red_mask(const IrNest *n, const IrStmt *s) {
   uint64_t m = 0;
   for (int k = 0; k < n->nloops && k < 64; k++) {

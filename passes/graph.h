@@ -55,6 +55,12 @@ bool gx_index_value(const IrExpr *e);
 /* Does e have a leaf that takes its statement's type (SPEC 5.4): a literal,
  * inf, or an index used as a value (outside subscripts)? */
 bool gx_stmt_typed_leaf(const IrExpr *e);
+/* NULL unless moving the site's sub-expression out of an if_then_else
+ * condition into a statement of type tz would retype it: inside a
+ * condition index values and integer literals are i64, elsewhere they take
+ * the statement's type (fuzz_passes: `A-tx/2<C` divides 5/2 as 2 in the
+ * condition, as 2.5 in an f32 statement); else the reason. */
+const char *gx_cond_retyped(PassCtx *pc, const GxSite *site, IrDType tz);
 
 /* Reduction indices of s in nest n (SPEC §9.5: loops the statement
  * mentions outside its left subscript), restricted to loops of extent > 1:
