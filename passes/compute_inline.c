@@ -9,7 +9,10 @@
  * producer writes every element once (dataflow.h: an injective subscript),
  * so the consumer's P_s is f of the same iteration; nest i+1 writes nothing
  * f reads; inlining leaves the reduction indices (SPEC §9.5) of the
- * consumer's accumulating statements unchanged; no nested nests.
+ * consumer's accumulating statements unchanged; no nested nests; where the
+ * consumer reads P in an if_then_else condition, f has no index values or
+ * integer literals outside its own conditions (i64 there, SPEC 5.4)
+ * unless P is i64.
  * Rewrite: every P_s of nest i+1 becomes f, parenthesised unless f is a
  * single ref, a number or a call without nested parentheses (REF's text
  * test); nest i is dropped; the header is the producer's, or the
@@ -152,9 +155,12 @@ static const char *check_reductions(PassCtx *pc, const IrNest *b, const IrStmt *
 /* The class (E or T), or a reason. */
 static const char *check_types(PassCtx *pc, PassCand *c, const IrNest *b, const IrStmt *prod, bool in_cond) {
   IrDType tp = prod->lhs->tensor ? prod->lhs->tensor->dtype : DT_NONE, tf = prod->rhs->type;
-  if (in_cond && gx_index_value(prod->rhs))
-    return pass_reason(pc, "'%s' is read inside an if_then_else condition and its expression uses an index as a value",
-                       prod->lhs->name);
+  /* in a condition they would be i64: H=A/2 in an f32 statement divides
+     as 2.5, inlined into a condition as 2 */
+  if (in_cond && tp != DT_I64 && gx_cond_typed_leaf(prod->rhs))
+    return pass_reason(pc, "'%s' is read inside an if_then_else condition, where index values and integer literals are "
+                       "i64 (SPEC 5.4), and its expression has some, which are %s in its own statement",
+                       prod->lhs->name, ir_dtype_name(tp));
   bool exact = tf == tp, ok = gx_float_rank(tp) && gx_float_rank(tf);
   for (int s = 0; s < b->nitems; s++) {
     const IrStmt *st = b->items[s].u.stmt;

@@ -124,53 +124,34 @@ bool gx_reads(const IrExpr *e, const char *name) {
   return r.found;
 }
 
-/* Index values and, with `literals`, literals and inf: the leaves that take
-   their statement's type (SPEC 5.4). */
-static bool value_walk(const IrExpr *e, bool literals) {
+/* The leaves that take their statement's type (SPEC 5.4): index values,
+   literals and inf; with `cond`, the ones that are i64 in a condition
+   instead (index values, integer literals), outside e's own conditions. */
+static bool typed_leaf(const IrExpr *e, bool cond) {
   switch (e->kind) {
-  case E_INDEX: return true;
-  case E_INT: case E_FLOAT: case E_INF: return literals;
-  case E_UNARY: return value_walk(e->u.unary.a, literals);
-  case E_BINARY: return value_walk(e->u.bin.a, literals) || value_walk(e->u.bin.b, literals);
+  case E_INDEX: case E_INT: return true;
+  case E_FLOAT: case E_INF: return !cond;
+  case E_UNARY: return typed_leaf(e->u.unary.a, cond);
+  case E_BINARY: return typed_leaf(e->u.bin.a, cond) || typed_leaf(e->u.bin.b, cond);
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++)
-      if (value_walk(e->u.cmp.operand[i], literals)) return true;
+      if (typed_leaf(e->u.cmp.operand[i], cond)) return true;
     return false;
   case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (value_walk(e->u.call.args[i], literals)) return true;
+    for (int i = cond && e->u.call.func == F_ITE; i < e->u.call.nargs; i++)
+      if (typed_leaf(e->u.call.args[i], cond)) return true;
     return false;
-  case E_PAREN: return value_walk(e->u.paren, literals);
+  case E_PAREN: return typed_leaf(e->u.paren, cond);
   default: return false; /* refs: their subscripts are not values */
   }
 }
 
-bool gx_index_value(const IrExpr *e) { return value_walk(e, false); }
+bool gx_stmt_typed_leaf(const IrExpr *e) { return typed_leaf(e, false); }
 
-bool gx_stmt_typed_leaf(const IrExpr *e) { return value_walk(e, true); }
-
-/* Index values and integer literals outside the conditions of e's own
-   if_then_else calls (those keep their typing wherever e goes). */
-static bool cond_walk(const IrExpr *e) {
-  switch (e->kind) {
-  case E_INDEX: case E_INT: return true;
-  case E_UNARY: return cond_walk(e->u.unary.a);
-  case E_BINARY: return cond_walk(e->u.bin.a) || cond_walk(e->u.bin.b);
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++)
-      if (cond_walk(e->u.cmp.operand[i])) return true;
-    return false;
-  case E_CALL:
-    for (int i = e->u.call.func == F_ITE; i < e->u.call.nargs; i++)
-      if (cond_walk(e->u.call.args[i])) return true;
-    return false;
-  case E_PAREN: return cond_walk(e->u.paren);
-  default: return false;
-  }
-}
+bool gx_cond_typed_leaf(const IrExpr *e) { return typed_leaf(e, true); }
 
 const char *gx_cond_retyped(PassCtx *pc, const GxSite *site, IrDType tz) {
-  if (!site->cond || tz == DT_I64 || !cond_walk(site->e)) return NULL;
+  if (!site->cond || tz == DT_I64 || !gx_cond_typed_leaf(site->e)) return NULL;
   return pass_reason(pc, "sub-expression %s sits in an if_then_else condition, where its index values and integer "
                      "literals are i64 (SPEC 5.4); in the new tensor's statement they would be %s",
                      rw_text(pc->ctx, site->e), ir_dtype_name(tz));

@@ -50,11 +50,14 @@ const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r);
 
 /* Does e read tensor `name` (subscripts included)? */
 bool gx_reads(const IrExpr *e, const char *name);
-/* Does e use an index as a value (outside subscripts)? */
-bool gx_index_value(const IrExpr *e);
 /* Does e have a leaf that takes its statement's type (SPEC 5.4): a literal,
  * inf, or an index used as a value (outside subscripts)? */
 bool gx_stmt_typed_leaf(const IrExpr *e);
+/* Does e have index values or integer literals outside the conditions of
+ * its own if_then_else calls?  Those leaves are i64 in a condition and take
+ * the statement's type elsewhere (SPEC 5.4); the ones in e's own
+ * conditions keep their typing wherever e goes. */
+bool gx_cond_typed_leaf(const IrExpr *e);
 /* NULL unless moving the site's sub-expression out of an if_then_else
  * condition into a statement of type tz would retype it: inside a
  * condition index values and integer literals are i64, elsewhere they take
