@@ -331,16 +331,22 @@ static const char *rewrite_in(AlgCtx *A, const Site *st, AlgPassKind k, const Pa
   return NULL;
 }
 
+/* The hooks' data: the pass and the statement's type (its literals'). */
+typedef struct Hook {
+  PassCtx *pc;
+  IrDType st;
+} Hook;
+
 /* The algebra's sign hook: the sign of a base as mp_sign_expr proves it. */
 static int base_sign(AlgCtx *A, const AlgExpr *x) {
-  const PassCtx *pc = A->sign_u;
-  return mp_sign_expr(pc->prog, alg_to_ir_in(A, &A->scratch, x));
+  const Hook *h = A->sign_u;
+  return mp_sign_expr(h->pc->prog, alg_to_ir_in(A, &A->scratch, x), h->st);
 }
 
 /* The algebra's divisor hook. */
 static const char *divisor_inf(AlgCtx *A, const IrExpr *r) {
-  PassCtx *pc = A->sign_u;
-  return mp_expr_may_be_inf(pc, pc->prog, r);
+  const Hook *h = A->sign_u;
+  return mp_expr_may_be_inf(h->pc, h->pc->prog, r, h->st);
 }
 
 static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const PassCand *c, IrExpr **out,
@@ -351,10 +357,11 @@ static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const Pa
   st.n = pc->prog->nests[c->nest];
   AlgCtx A;
   alg_init(&A, pc->ctx);
+  Hook h = {pc, rw_ref_dtype(s->lhs)};
   if (!pc->ctx->unsafe_math) {
     A.sign = base_sign;
     A.divisor_inf = divisor_inf;
-    A.sign_u = pc;
+    A.sign_u = &h;
   }
   if (setjmp(A.fail) == 0) why = rewrite_in(&A, &st, k, c, out, newtext);
   else why = A.err;

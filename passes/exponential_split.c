@@ -245,7 +245,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (ir_dtype_is_half(at) && !pc->ctx->unsafe_math)
     return pass_reason(pc, "the exp computes in %s, where the split's x-y and exp(x-y)*exp(y) round beyond the "
                        "class-T tolerance of a wider output (--unsafe-math allows it)", ir_dtype_name(at));
-  const char *im = pc->ctx->unsafe_math ? NULL : mp_immoderate(pc, pc->prog, (*st.slot)->u.call.args[0]);
+  const char *im = pc->ctx->unsafe_math ? NULL : mp_immoderate(pc, pc->prog, (*st.slot)->u.call.args[0], dt);
   if (im)
     return pass_reason(pc, "the exp's argument may be huge (%s), so exp(x-y) or exp(y) may overflow (--unsafe-math "
                        "accepts it)", im);

@@ -411,6 +411,7 @@ typedef struct DivSearch {
   const char *why;    /* the construct */
   const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
   bool top;           /* in e's own + - * / and integer powers (the algebra's) */
+  IrDType st;         /* the type of the statement being searched */
   MpMemo finite;      /* tensors found finite (reachability, as InfSearch) */
 } DivSearch;
 
@@ -470,13 +471,19 @@ static bool div_expr(DivSearch *s, const IrExpr *e) {
   }
   case E_CALL: {
     const IrExpr *x = e->u.call.nargs ? e->u.call.args[0] : NULL;
-    if (e->u.call.func == F_LOG && mp_sign_expr(s->p, x) != SIGN_POS)
+    if (e->u.call.func == F_LOG && mp_sign_expr(s->p, x, s->st) != SIGN_POS)
       return div_found(s, "log of a value that may be 0");
-    if (e->u.call.func == F_EXP && mp_immoderate(s->pc, s->p, x))
+    if (e->u.call.func == F_EXP && mp_immoderate(s->pc, s->p, x, s->st))
       return div_found(s, "exp of a value that may be large");
     bool top = s->top, found = false;
+    IrDType st = s->st;
     s->top = false;
-    for (int i = 0; i < e->u.call.nargs && !found; i++) found = div_expr(s, e->u.call.args[i]);
+    for (int i = 0; i < e->u.call.nargs && !found; i++) {
+      /* an if_then_else condition's literals and index values are i64 (SPEC 5.4) */
+      s->st = e->u.call.func == F_ITE && i == 0 ? DT_I64 : st;
+      found = div_expr(s, e->u.call.args[i]);
+    }
+    s->st = st;
     s->top = top;
     return found;
   }
@@ -493,7 +500,11 @@ static bool div_in_nest(DivSearch *s, const IrNest *n, const char *name) {
     const IrStmt *st = n->items[i].u.stmt;
     if (strcmp(st->lhs->name, name)) continue;
     const char *before = s->why;
-    if (div_expr(s, st->rhs)) {
+    IrDType outer = s->st;
+    s->st = rw_ref_dtype(st->lhs);
+    bool found = div_expr(s, st->rhs);
+    s->st = outer;
+    if (found) {
       if (!before && !s->tensor) s->tensor = name;
       return true;
     }
@@ -519,8 +530,8 @@ static bool div_tensor(DivSearch *s, const char *name) {
   return found;
 }
 
-const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e) {
-  DivSearch s = {.pc = pc, .p = p, .top = true};
+const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st) {
+  DivSearch s = {.pc = pc, .p = p, .top = true, .st = st};
   if (!div_expr(&s, e)) return NULL;
   if (s.tensor) return pass_reason(pc, "'%s' is computed with %s", s.tensor, s.why);
   return pass_reason(pc, "it has %s", s.why);
@@ -547,10 +558,11 @@ typedef struct PosSearch {
   PtrVec *readers;    /* by tensor id: the reached tensors whose writers read it */
   PtrVec work;        /* reached tensors to (re-)evaluate */
   bool *queued;       /* by tensor id */
+  IrDType st;         /* the type of the statement being evaluated */
   Arena scratch;
 } PosSearch;
 
-static int pos_expr(PosSearch *s, const IrExpr *e);
+static int pos_expr(PosSearch *s, const IrExpr *e, IrDType *ty);
 
 static int lo(int a, int b) { return a < b ? a : b; }
 
@@ -562,82 +574,174 @@ static const IrTensor *pos_ref_tensor(const IrProgram *p, const IrRef *r) {
   return ir_find_tensor(p, r->name);
 }
 
-static int pos_binary(PosSearch *s, const IrExpr *e) {
-  int a = pos_expr(s, e->u.bin.a), b;
-  switch (e->u.bin.op) {
-  case OP_ADD:
-    b = pos_expr(s, e->u.bin.b);
-    if (a == SIGN_UNKNOWN || b == SIGN_UNKNOWN) return SIGN_UNKNOWN;
-    return a == SIGN_POS || b == SIGN_POS ? SIGN_POS : SIGN_NONNEG;
-  case OP_MUL: b = pos_expr(s, e->u.bin.b); return lo(a, b);
-  case OP_DIV:
-    b = pos_expr(s, e->u.bin.b);
-    return b == SIGN_POS ? a : SIGN_UNKNOWN;
-  case OP_POW: {
-    if (a == SIGN_POS) return SIGN_POS;
-    const IrExpr *x = e->u.bin.b;
-    while (x->kind == E_PAREN) x = x->u.paren;
-    return x->kind == E_INT && x->u.ilit.value % 2 == 0 ? SIGN_NONNEG : SIGN_UNKNOWN;
-  }
-  default: return SIGN_UNKNOWN;
-  }
+/* ---- sign of a value through the types SPEC 5.4 gives it ---- */
+
+/* Every value of an unsigned or bool dtype is >= 0. */
+static int pos_floor(int v, IrDType t) {
+  return (ir_dtype_is_unsigned_int(t) || t == DT_BOOL) && v < SIGN_NONNEG ? SIGN_NONNEG : v;
 }
 
-static int pos_call(PosSearch *s, const IrExpr *e) {
-  int n = e->u.call.nargs, best = SIGN_UNKNOWN, worst = SIGN_POS;
-  switch (e->u.call.func) {
-  case F_EXP: return SIGN_POS;
-  case F_SQRT: return pos_expr(s, e->u.call.args[0]);
-  case F_ABS: return pos_expr(s, e->u.call.args[0]) == SIGN_POS ? SIGN_POS : SIGN_NONNEG;
-  case F_MAX:
-    for (int i = 0; i < n; i++) {
-      int v = pos_expr(s, e->u.call.args[i]);
-      if (v > best) best = v;
-    }
-    return best;
-  case F_MIN:
-    for (int i = 0; i < n; i++) worst = lo(worst, pos_expr(s, e->u.call.args[i]));
-    return worst;
-  case F_ITE: return lo(pos_expr(s, e->u.call.args[1]), pos_expr(s, e->u.call.args[2]));
-  default: return SIGN_UNKNOWN;
+/* The sign of a value of sign v in dtype `from` once converted to `to`
+ * (interp/ops.h): rounding to a float type keeps it (a value below the
+ * type's least subnormal rounds to 0 -- taken, as exp's underflow is, not
+ * to happen); a float becomes an integer by truncation (0.5 -> 0, NaN -> 0;
+ * to bool, NaN -> 0) and an integer a narrower one by wrapping; an integer
+ * becomes bool as nonzero -> 1. */
+static int pos_convert(int v, IrDType from, IrDType to) {
+  if (from == to || ir_dtype_is_float(to)) return v;
+  if (ir_dtype_is_float(from)) return pos_floor(lo(v, SIGN_NONNEG), to);
+  if (to == DT_BOOL) return v == SIGN_POS ? SIGN_POS : SIGN_NONNEG;
+  if (ir_dtype_convert_monotone(from, to)) return pos_floor(v, to);
+  return pos_floor(SIGN_UNKNOWN, to);
+}
+
+/* The sign of a sum or product that may wrap in dtype t: only 64-bit
+ * integer arithmetic is taken not to (a 32-bit one wraps a positive value
+ * to 0 or below). */
+static int pos_wrap(int v, IrDType t) {
+  if (ir_dtype_is_float(t) || t == DT_I64 || t == DT_U64) return v;
+  return pos_floor(SIGN_UNKNOWN, t);
+}
+
+/* The sign of the literal v (integral when `integral`) in the statement
+ * type st: rounded to a float type (1e-50 is 0 in f32), truncated to an
+ * integer type (0.5 is 0) or, for an integer literal, wrapped (256 is 0 in
+ * u8). */
+static int pos_literal(double v, bool integral, IrDType st) {
+  if (ir_dtype_is_float(st)) v = ir_dtype_literal_value(st, v);
+  else if (st == DT_BOOL) v = v != 0;
+  else if (!integral) v = trunc(v); /* saturating: a positive value stays >= 1 */
+  else if (ir_dtype_size(st) < 8 && ldexp(1.0, 8 * ir_dtype_size(st) - !ir_dtype_is_unsigned_int(st)) <= v)
+    return pos_floor(SIGN_UNKNOWN, st);
+  return v > 0 ? SIGN_POS : v == 0 ? SIGN_NONNEG : pos_floor(SIGN_UNKNOWN, st);
+}
+
+static int pos_binary(PosSearch *s, const IrExpr *e, IrDType *ty) {
+  IrDType ta, tb;
+  int a = pos_expr(s, e->u.bin.a, &ta), b = pos_expr(s, e->u.bin.b, &tb), v;
+  if (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR) {
+    *ty = DT_BOOL;
+    return SIGN_NONNEG;
   }
+  IrDType t = *ty = ir_dtype_usual(ta, tb);
+  bool integer = !ir_dtype_is_float(t);
+  a = pos_convert(a, ta, t);
+  b = pos_convert(b, tb, t);
+  switch (e->u.bin.op) {
+  case OP_ADD:
+    v = a == SIGN_UNKNOWN || b == SIGN_UNKNOWN ? SIGN_UNKNOWN : a == SIGN_POS || b == SIGN_POS ? SIGN_POS : SIGN_NONNEG;
+    v = pos_wrap(v, t);
+    break;
+  case OP_MUL: v = pos_wrap(lo(a, b), t); break;
+  case OP_DIV: /* integer division truncates: (tx+1)/3 is 0 at tx = 0 (fuzz_passes finding 59) */
+    v = b == SIGN_POS ? (integer ? lo(a, SIGN_NONNEG) : a) : SIGN_UNKNOWN;
+    break;
+  case OP_POW: {
+    const IrExpr *x = e->u.bin.b;
+    while (x->kind == E_PAREN) x = x->u.paren;
+    if (integer) v = SIGN_UNKNOWN; /* integer powers truncate (2**-1) and wrap */
+    else if (a == SIGN_POS) v = SIGN_POS;
+    else v = x->kind == E_INT && x->u.ilit.value % 2 == 0 ? SIGN_NONNEG : SIGN_UNKNOWN;
+    break;
+  }
+  default: v = SIGN_UNKNOWN; break;
+  }
+  return pos_floor(v, t);
+}
+
+/* Calls are typed as sema types them: the usual type of the arguments
+ * (of the two values for if_then_else), exp/log/sqrt/erf of an integer in
+ * the statement's float type or f64, abs promoted. */
+static int pos_call(PosSearch *s, const IrExpr *e, IrDType *ty) {
+  int n = e->u.call.nargs, first = e->u.call.func == F_ITE ? 1 : 0;
+  int *sign = arena_alloc(&s->scratch, sizeof(int) * (size_t)n);
+  IrDType *at = arena_alloc(&s->scratch, sizeof(IrDType) * (size_t)n), t = DT_NONE;
+  for (int i = first; i < n; i++) {
+    sign[i] = pos_expr(s, e->u.call.args[i], &at[i]);
+    t = i > first ? ir_dtype_usual(t, at[i]) : at[i];
+  }
+  IrFunc f = e->u.call.func;
+  if (t == DT_NONE) t = s->st;
+  if ((f == F_EXP || f == F_LOG || f == F_SQRT || f == F_ERF) && !ir_dtype_is_float(t))
+    t = ir_dtype_is_float(s->st) ? s->st : DT_F64;
+  if (f == F_ABS) t = ir_dtype_promote(t);
+  *ty = t;
+  for (int i = first; i < n; i++) sign[i] = pos_convert(sign[i], at[i], t);
+  int v = SIGN_UNKNOWN;
+  switch (f) {
+  case F_EXP: v = SIGN_POS; break;
+  case F_SQRT: v = sign[0]; break;
+  case F_ABS: /* abs of the least signed integer is itself */
+    v = sign[0] == SIGN_POS ? SIGN_POS : sign[0] == SIGN_NONNEG || ir_dtype_is_float(t) ? SIGN_NONNEG : SIGN_UNKNOWN;
+    break;
+  case F_MAX:
+    for (int i = 0; i < n; i++)
+      if (sign[i] > v) v = sign[i];
+    break;
+  case F_MIN:
+    v = SIGN_POS;
+    for (int i = 0; i < n; i++) v = lo(v, sign[i]);
+    break;
+  case F_ITE: v = lo(sign[1], sign[2]); break;
+  default: break;
+  }
+  return pos_floor(v, t);
 }
 
 /* A read's sign: its tensor's current one (inputs, parameters and tensors
-   nothing writes are unknown). */
-static int pos_ref(PosSearch *s, const IrRef *r) {
+   nothing writes are unknown, but for an unsigned or bool dtype). */
+static int pos_ref(PosSearch *s, const IrRef *r, IrDType *ty) {
   const IrTensor *t = pos_ref_tensor(s->p, r);
-  return t && s->sign[t->id] > 0 ? s->sign[t->id] : SIGN_UNKNOWN;
+  *ty = t ? t->dtype : s->st;
+  return pos_floor(t && s->sign[t->id] > 0 ? s->sign[t->id] : SIGN_UNKNOWN, *ty);
 }
 
-static int pos_expr(PosSearch *s, const IrExpr *e) {
+/* The sign of e and, in *ty, its type (sema's rules, SPEC 5.4, with s->st
+ * the statement type; e is never a condition, whose operands are i64). */
+static int pos_expr(PosSearch *s, const IrExpr *e, IrDType *ty) {
+  *ty = s->st;
   switch (e->kind) {
-  case E_INT: return e->u.ilit.value > 0 ? SIGN_POS : e->u.ilit.value == 0 ? SIGN_NONNEG : SIGN_UNKNOWN;
-  case E_FLOAT: return e->u.flit.value > 0 ? SIGN_POS : e->u.flit.value == 0 ? SIGN_NONNEG : SIGN_UNKNOWN;
-  case E_INDEX: return SIGN_NONNEG;
-  case E_PAREN: return pos_expr(s, e->u.paren);
-  case E_UNARY: return e->u.unary.op == OP_POS ? pos_expr(s, e->u.unary.a) : SIGN_UNKNOWN;
-  case E_BINARY: return pos_binary(s, e);
-  case E_CALL: return pos_call(s, e);
-  case E_REF: return pos_ref(s, e->u.ref);
-  default: return SIGN_UNKNOWN;
+  case E_INT: return pos_literal((double)e->u.ilit.value, true, s->st);
+  case E_FLOAT: return pos_literal(e->u.flit.value, false, s->st);
+  case E_INDEX: return pos_convert(SIGN_NONNEG, DT_I64, s->st);
+  case E_PAREN: return pos_expr(s, e->u.paren, ty);
+  case E_UNARY: {
+    IrDType ta;
+    int a = pos_expr(s, e->u.unary.a, &ta);
+    *ty = ir_dtype_promote(ta);
+    return pos_floor(e->u.unary.op == OP_POS ? pos_convert(a, ta, *ty) : SIGN_UNKNOWN, *ty);
+  }
+  case E_BINARY: return pos_binary(s, e, ty);
+  case E_CALL: return pos_call(s, e, ty);
+  case E_REF: return pos_ref(s, e->u.ref, ty);
+  case E_CMP: *ty = DT_BOOL; return SIGN_NONNEG;
+  default: return pos_floor(SIGN_UNKNOWN, s->st); /* inf */
   }
 }
 
-/* The sign of one write: accumulations combine the identity (or an earlier
- * write, itself required positive) with the new term. */
+/* The sign of one write, in its tensor's dtype: accumulations combine the
+ * identity (or an earlier write, itself required positive) with the new
+ * term, in their usual type, converted back. */
 static int pos_write(PosSearch *s, const IrStmt *st) {
   const IrExpr *e = st->rhs;
+  IrDType lt = rw_ref_dtype(st->lhs), tb;
+  s->st = lt;
   if (st->self_ref) {
+    const IrExpr *b = NULL;
+    bool sum = false;
     if (e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_MUL) && e->u.bin.a->kind == E_REF &&
         !strcmp(e->u.bin.a->u.ref->name, st->lhs->name))
-      return pos_expr(s, e->u.bin.b) == SIGN_POS ? SIGN_POS : SIGN_UNKNOWN;
+      b = e->u.bin.b, sum = true;
     if (e->kind == E_CALL && e->u.call.func == F_MAX && e->u.call.nargs == 2 && e->u.call.args[0]->kind == E_REF &&
         !strcmp(e->u.call.args[0]->u.ref->name, st->lhs->name))
-      return pos_expr(s, e->u.call.args[1]) == SIGN_POS ? SIGN_POS : SIGN_UNKNOWN;
-    return SIGN_UNKNOWN;
+      b = e->u.call.args[1];
+    if (!b || pos_expr(s, b, &tb) != SIGN_POS) return pos_floor(SIGN_UNKNOWN, lt);
+    IrDType t = ir_dtype_usual(lt, tb);
+    int v = pos_convert(SIGN_POS, tb, t);
+    return pos_convert(sum ? pos_wrap(v, t) : v, t, lt);
   }
-  return pos_expr(s, e);
+  int v = pos_expr(s, e, &tb);
+  return pos_convert(v, tb, lt);
 }
 
 static void pos_queue(PosSearch *s, const IrTensor *t) {
@@ -665,7 +769,7 @@ static void pos_reach(IrExpr *e, void *u) {
   pos_queue(s, t);
 }
 
-static int pos_search(const IrProgram *p, const IrExpr *e, const char *name) {
+static int pos_search(const IrProgram *p, const IrExpr *e, const char *name, IrDType st) {
   PosSearch s = {.p = p};
   size_t n = (size_t)(p->ntensors ? p->ntensors : 1);
   s.sign = arena_alloc(&s.scratch, n);
@@ -700,14 +804,16 @@ static int pos_search(const IrProgram *p, const IrExpr *e, const char *name) {
     s.sign[t->id] = (signed char)v;
     for (int i = 0; i < s.readers[t->id].n; i++) pos_queue(&s, s.readers[t->id].v[i]);
   }
-  int v = name ? pos_ref(&s, &r) : pos_expr(&s, e);
+  IrDType ty;
+  s.st = st;
+  int v = name ? pos_ref(&s, &r, &ty) : pos_expr(&s, e, &ty);
   arena_free_all(&s.scratch);
   return v;
 }
 
-bool mp_positive_tensor(const IrProgram *p, const char *name) { return pos_search(p, NULL, name) == SIGN_POS; }
+bool mp_positive_tensor(const IrProgram *p, const char *name) { return pos_search(p, NULL, name, DT_F32) == SIGN_POS; }
 
-int mp_sign_expr(const IrProgram *p, const IrExpr *e) { return pos_search(p, e, NULL); }
+int mp_sign_expr(const IrProgram *p, const IrExpr *e, IrDType st) { return pos_search(p, e, NULL, st); }
 
 /* ------------------------------------------------------------ a split that reaches a divisor */
 
@@ -735,27 +841,29 @@ static bool reads_tainted(const Taint *t0, const IrExpr *e) {
 /* The first divisor in e (the right operand of / // %, or the base of a
  * power whose exponent is not a constant >= 0) that reads a tainted tensor
  * (or holds the rewritten node) and is not proved positive, or NULL. */
-static const IrExpr *tainted_divisor(const IrProgram *p, const IrExpr *e, const Taint *t) {
+static const IrExpr *tainted_divisor(const IrProgram *p, const IrExpr *e, const Taint *t, IrDType st) {
   const IrExpr *d = NULL;
   double v;
   switch (e->kind) {
-  case E_PAREN: return tainted_divisor(p, e->u.paren, t);
-  case E_UNARY: return tainted_divisor(p, e->u.unary.a, t);
+  case E_PAREN: return tainted_divisor(p, e->u.paren, t, st);
+  case E_UNARY: return tainted_divisor(p, e->u.unary.a, t, st);
   case E_BINARY: {
     IrOp op = e->u.bin.op;
     const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
-    if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && reads_tainted(t, b) && mp_sign_expr(p, b) != SIGN_POS)
+    if ((op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD) && reads_tainted(t, b) &&
+        mp_sign_expr(p, b, st) != SIGN_POS)
       return b;
-    if (op == OP_POW && !(rw_const_value(b, &v) && v >= 0) && reads_tainted(t, a) && mp_sign_expr(p, a) != SIGN_POS)
+    if (op == OP_POW && !(rw_const_value(b, &v) && v >= 0) && reads_tainted(t, a) && mp_sign_expr(p, a, st) != SIGN_POS)
       return a;
-    if ((d = tainted_divisor(p, a, t))) return d;
-    return tainted_divisor(p, b, t);
+    if ((d = tainted_divisor(p, a, t, st))) return d;
+    return tainted_divisor(p, b, t, st);
   }
   case E_CMP:
-    for (int i = 0; i < e->u.cmp.n && !d; i++) d = tainted_divisor(p, e->u.cmp.operand[i], t);
+    for (int i = 0; i < e->u.cmp.n && !d; i++) d = tainted_divisor(p, e->u.cmp.operand[i], t, st);
     return d;
   case E_CALL:
-    for (int i = 0; i < e->u.call.nargs && !d; i++) d = tainted_divisor(p, e->u.call.args[i], t);
+    for (int i = 0; i < e->u.call.nargs && !d; i++) /* (an if_then_else condition is typed i64, SPEC 5.4) */
+      d = tainted_divisor(p, e->u.call.args[i], t, e->u.call.func == F_ITE && i == 0 ? DT_I64 : st);
     return d;
   default: return NULL;
   }
@@ -767,7 +875,7 @@ const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, co
   bool *tainted = arena_alloc(&ctx->arena, sizeof(bool) * (size_t)(p->ntensors + 1));
   memset(tainted, 0, sizeof(bool) * (size_t)(p->ntensors + 1));
   Taint t = {tainted, node, ref, false};
-  const IrExpr *d = tainted_divisor(p, s->rhs, &t);
+  const IrExpr *d = tainted_divisor(p, s->rhs, &t, rw_ref_dtype(s->lhs));
   if (d && ref)
     return pass_reason(pc, "'%s' is read in the divisor %s, which is not proved positive: %s, which a divisor near "
                        "zero amplifies without bound (--unsafe-math allows it)", ref->name, rw_text(ctx, d), form);
@@ -783,7 +891,7 @@ const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, co
     for (int i = 0; i < p->nstmts; i++) {
       const IrStmt *u = p->stmts[i];
       if (u == s || !reads_tainted(&t, u->rhs)) continue;
-      if ((d = tainted_divisor(p, u->rhs, &t)))
+      if ((d = tainted_divisor(p, u->rhs, &t, rw_ref_dtype(u->lhs))))
         return pass_reason(pc, "'%s' reaches the divisor %s in the statement writing '%s', which is not proved "
                            "positive: %s, which a divisor near zero amplifies without bound (--unsafe-math allows "
                            "it)", s->lhs->name, rw_text(ctx, d), u->lhs->name, form);
@@ -802,6 +910,7 @@ typedef struct ModSearch {
   const char *why;    /* the construct */
   const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
   MpMemo ok;          /* tensors found moderate (a cycle fails, so none across one) */
+  IrDType st;         /* the type of the statement being searched */
 } ModSearch;
 
 static bool mod_expr(ModSearch *s, const IrExpr *e);
@@ -865,7 +974,7 @@ static bool mod_call(ModSearch *s, const IrExpr *e) {
                  57: y the shifted erf((A**A+1)**3), NaN at A < 0) */
     return mod_expr(s, e->u.call.args[0]);
   case F_SQRT: /* NaN below 0: X+y-y is NaN where X alone is not (fuzz_passes) */
-    if (mp_sign_expr(s->p, e->u.call.args[0]) == SIGN_UNKNOWN)
+    if (mp_sign_expr(s->p, e->u.call.args[0], s->st) == SIGN_UNKNOWN)
       return fail(s, "sqrt of a value that may be negative");
     return mod_expr(s, e->u.call.args[0]);
   case F_ITE: return mod_expr(s, e->u.call.args[1]) && mod_expr(s, e->u.call.args[2]);
@@ -921,18 +1030,20 @@ static bool mod_writes(ModSearch *s, const IrNest *n, const char *name, bool *an
     const IrStmt *st = n->items[i].u.stmt;
     if (strcmp(st->lhs->name, name)) continue;
     *any = true;
+    IrDType outer = s->st;
+    s->st = rw_ref_dtype(st->lhs);
+    bool ok;
     if (st->self_ref) {
-      if (!mod_running(s, st)) {
+      if (!(ok = mod_running(s, st))) {
         if (!s->why) s->tensor = name;
-        return fail(s, "a reduction or recurrence");
+        fail(s, "a reduction or recurrence");
       }
     } else {
       const char *before = s->why;
-      if (!mod_expr(s, st->rhs)) {
-        if (!before && !s->tensor) s->tensor = name;
-        return false;
-      }
+      if (!(ok = mod_expr(s, st->rhs)) && !before && !s->tensor) s->tensor = name;
     }
+    s->st = outer;
+    if (!ok) return false;
   }
   return true;
 }
@@ -967,13 +1078,13 @@ static const char *mod_phrase(PassCtx *pc, const ModSearch *s) {
   return pass_reason(pc, "it uses %s", s->why);
 }
 
-const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e) {
-  ModSearch s = {.p = p};
+const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st) {
+  ModSearch s = {.p = p, .st = st};
   return mod_expr(&s, e) ? NULL : mod_phrase(pc, &s);
 }
 
 const char *mp_immoderate_tensor(PassCtx *pc, const IrProgram *p, const char *name) {
-  ModSearch s = {.p = p};
+  ModSearch s = {.p = p, .st = DT_F32};
   return mod_tensor(&s, name) ? NULL : mod_phrase(pc, &s);
 }
 

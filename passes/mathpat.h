@@ -90,10 +90,13 @@ const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *se
  * e's own quotients and integer powers, outside function arguments, are
  * the algebra's (X/(A/B) is X*B/A to it) and not counted.  The algebra
  * passes refuse a divisor that may be infinite: X/inf = 0, but a common
- * denominator makes it inf/inf = NaN.  Returns NULL, or a phrase such as
- * "'D' is computed with a division by a non-constant". */
-const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e);
-/* Provably positive tensor (> 0 in exact arithmetic): positive literals, exp,
+ * denominator makes it inf/inf = NaN.  st: the type of e's statement.
+ * Returns NULL, or a phrase such as "'D' is computed with a division by a
+ * non-constant". */
+const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st);
+/* Provably positive tensor (> 0 in exact arithmetic, and in its types:
+ * integer division, wrapping and truncating conversions count, SPEC 5.4):
+ * positive literals, exp,
  * sqrt(nonnegative + positive), sums, products and quotients of positive
  * terms, max(positive, ...), abs(..)+positive, even integer powers plus a
  * positive term, and tensors every write of which is positive (an
@@ -102,10 +105,11 @@ const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e)
  * writes keep (a cycle alone proves nothing).  Linear in the part of p the
  * tensor is computed from. */
 bool mp_positive_tensor(const IrProgram *p, const char *name);
-/* The sign of e as far as the definitions of the tensors it reads prove it:
- * SIGN_POS (> 0 or NaN), SIGN_NONNEG (>= 0 or NaN) or SIGN_UNKNOWN. */
+/* The sign of e, in a statement of type st (the type of its literals and
+ * index values), as far as the definitions of the tensors it reads prove
+ * it: SIGN_POS (> 0 or NaN), SIGN_NONNEG (>= 0 or NaN) or SIGN_UNKNOWN. */
 enum { SIGN_UNKNOWN = 0, SIGN_NONNEG = 1, SIGN_POS = 2 };
-int mp_sign_expr(const IrProgram *p, const IrExpr *e);
+int mp_sign_expr(const IrProgram *p, const IrExpr *e, IrDType st);
 
 /* The rule of the three splits (§4.15-§4.17): their forms round (and
  * X+y-y turns -0 into +0), which a divisor near zero amplifies without
@@ -131,8 +135,8 @@ const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, co
  * identities fail in floating point when a term is huge (exp overflow;
  * catastrophic cancellation, which a later normalisation can amplify;
  * inf/inf -- the corpus has all three).  NULL if e is moderate, else a phrase saying why
- * not ("'F' is computed with exp"). */
-const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e);
+ * not ("'F' is computed with exp").  st: the type of e's statement. */
+const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st);
 const char *mp_immoderate_tensor(PassCtx *pc, const IrProgram *p, const char *name);
 
 /* ------------------------------------------------------------ the max/sum chain */

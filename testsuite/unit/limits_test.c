@@ -333,8 +333,8 @@ static void test_sign_analysis_cycles(void **state) {
   assert_false(mp_positive_tensor(p, "Ra"));
   assert_false(mp_positive_tensor(p, "Rb"));
   assert_false(mp_positive_tensor(p, "X"));
-  assert_int_equal(mp_sign_expr(p, p->stmts[4]->rhs), SIGN_UNKNOWN);
-  assert_int_equal(mp_sign_expr(p, p->stmts[1]->rhs), SIGN_POS);
+  assert_int_equal(mp_sign_expr(p, p->stmts[4]->rhs, DT_F32), SIGN_UNKNOWN);
+  assert_int_equal(mp_sign_expr(p, p->stmts[1]->rhs, DT_F32), SIGN_POS);
 
   enum { N = 60 };
   SBuf b = {0};
@@ -349,8 +349,49 @@ static void test_sign_analysis_cycles(void **state) {
   char last[4];
   snprintf(last, sizeof last, "T%c%c", 'a' + (N - 1) / 26, 'a' + (N - 1) % 26);
   assert_true(mp_positive_tensor(p, last));
-  assert_int_equal(mp_sign_expr(p, p->stmts[N]->rhs), SIGN_POS);
+  assert_int_equal(mp_sign_expr(p, p->stmts[N]->rhs, DT_F32), SIGN_POS);
   sbuf_free(&b);
+}
+
+/* ... and through the types SPEC 5.4 gives values: integer division
+ * truncates ((tx+1)/3 is 0 at tx = 0: fuzz_passes finding 59, where
+ * multiplicative_split's y = H^{u16} gave X/0*0 = NaN), a float becomes an
+ * integer by truncation (0.5 is 0; 2.5 is 2), an integer literal wraps in a
+ * narrow type (256 is 0 in u8), 32-bit sums and products may wrap (u8*u8
+ * computes in i32), a float becomes bool as nonzero -> 1 but NaN -> 0;
+ * an unsigned or bool value is >= 0 whatever its writer. */
+static void test_sign_analysis_types(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = load(fx,
+                      "%in X : f32[4]\n%in U : u8[4]\n%out F : f32[4]\n"
+                      "B^{4}_{tx=0}[Hd^{u16,g}_{tx}=(tx+1)/3;Hf^{f32,g}_{tx}=(tx+1)/3;"
+                      "Hw^{u8,g}_{tx}=256;Hv^{u8,g}_{tx}=255;Ht^{i32,g}_{tx}=0.5;Hs^{i32,g}_{tx}=2.5;"
+                      "Hx^{i32,g}_{tx}=Hf^{f32,g}_{tx};Hm^{i64,g}_{tx}=Hv^{u8,g}_{tx}*Hv^{u8,g}_{tx};"
+                      "Hn^{i64,g}_{tx}=Hv^{u8,g}_{tx}*2;Hb^{bool,g}_{tx}=Hf^{f32,g}_{tx};"
+                      "Hc^{bool,g}_{tx}=Hv^{u8,g}_{tx};He^{f16,g}_{tx}=1e-10;"
+                      "F^{f32,g}_{tx}=X^{f32,g}_{tx}+Hd^{u16,g}_{tx}+Hw^{u8,g}_{tx}+Ht^{i32,g}_{tx}+Hs^{i32,g}_{tx}"
+                      "+Hx^{i32,g}_{tx}+Hm^{i64,g}_{tx}+Hn^{i64,g}_{tx}+Hb^{bool,g}_{tx}+Hc^{bool,g}_{tx}"
+                      "+He^{f16,g}_{tx};];\n",
+                      true);
+  assert_non_null(p);
+  assert_false(mp_positive_tensor(p, "Hd"));
+  assert_true(mp_positive_tensor(p, "Hf"));
+  assert_false(mp_positive_tensor(p, "Hw"));
+  assert_true(mp_positive_tensor(p, "Hv"));
+  assert_false(mp_positive_tensor(p, "Ht"));
+  assert_true(mp_positive_tensor(p, "Hs"));
+  assert_false(mp_positive_tensor(p, "Hx"));
+  assert_false(mp_positive_tensor(p, "Hm"));
+  assert_true(mp_positive_tensor(p, "Hn"));
+  assert_false(mp_positive_tensor(p, "Hb"));
+  assert_true(mp_positive_tensor(p, "Hc"));
+  assert_false(mp_positive_tensor(p, "He"));
+  /* (tx+1)/3 as a u16 statement's and as an f32 one's; an unsigned input */
+  assert_int_equal(mp_sign_expr(p, p->stmts[0]->rhs, DT_U16), SIGN_NONNEG);
+  assert_int_equal(mp_sign_expr(p, p->stmts[0]->rhs, DT_F32), SIGN_POS);
+  assert_int_equal(mp_sign_expr(p, p->stmts[0]->rhs, DT_I8), SIGN_UNKNOWN);
+  const IrExpr *u = ir_refexpr(&fx->ctx, ir_ref_new(&fx->ctx, "U", DT_U8, SC_G, 0, NULL));
+  assert_int_equal(mp_sign_expr(p, u, DT_F32), SIGN_NONNEG);
 }
 
 /* A pass may build a tree deeper than the parser allows: the verifier
@@ -392,6 +433,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_subexpression_candidates_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_fresh_inputs_rule_linear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_sign_analysis_cycles, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sign_analysis_types, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_deep_tree, setup, teardown),
     cmocka_unit_test_setup_teardown(test_verify_iterations, setup, teardown),
   };
