@@ -393,7 +393,7 @@ void sema_infer_shapes(SemaCtx *sc) {
 
 typedef struct RangeCk {
   SemaCtx *sc;
-  int guarded; /* inside a branch of if_then_else */
+  int guarded; /* inside a branch of if_then_else or the right operand of & or | */
 } RangeCk;
 
 static void check_ref(RangeCk *rc, IrRef *r, bool write) {
@@ -429,7 +429,18 @@ static void check_expr(RangeCk *rc, IrExpr *e) {
   case E_UNARY: check_expr(rc, e->u.unary.a); break;
   case E_BINARY:
     check_expr(rc, e->u.bin.a);
-    check_expr(rc, e->u.bin.b);
+    if (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR) {
+      /* short-circuit (REF lowers & and | to Python's and/or): the right
+         operand is evaluated only where the left one is true (false), a
+         guard as an if_then_else branch's condition is */
+      rc->guarded++;
+      int pushed = sema_push_ranges(rc->sc, e->u.bin.a, e->u.bin.op == OP_AND);
+      check_expr(rc, e->u.bin.b);
+      sema_pop_ranges(rc->sc, pushed);
+      rc->guarded--;
+    } else {
+      check_expr(rc, e->u.bin.b);
+    }
     break;
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++) check_expr(rc, e->u.cmp.operand[i]);

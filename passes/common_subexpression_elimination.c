@@ -239,7 +239,8 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (why) return why;
   const char *txt = first->text;
   if (users.n < 2) return pass_reason(pc, "sub-expression %s occurs only once", txt);
-  if (first->site->lazy) return pass_reason(pc, "sub-expression %s sits in an if_then_else branch (evaluated lazily)", txt);
+  if (first->site->lazy)
+    return pass_reason(pc, "sub-expression %s sits in %s (evaluated lazily)", txt, gx_lazy_place(first->site));
   if ((why = check_writes(pc, first, users.v[users.n - 1], txt))) return why;
   const IrProgram *p = pc->prog;
   const IrNest *n0 = p->nests[first->nest];

@@ -102,7 +102,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
   if (st->e == s->rhs || st->slot == &s->rhs) return "pattern=0 is the whole right side";
   const char *kind = gx_not_hoistable(st->e);
   if (kind) return pass_reason(pc, "sub-expression %s is %s", txt, kind);
-  if (st->lazy) return pass_reason(pc, "sub-expression %s sits in an if_then_else branch (evaluated lazily)", txt);
+  if (st->lazy) return pass_reason(pc, "sub-expression %s sits in %s (evaluated lazily)", txt, gx_lazy_place(st));
   if (gx_reads(st->e, s->lhs->name))
     return pass_reason(pc, "sub-expression %s reads the statement's own tensor '%s'", txt, s->lhs->name);
   IrDType tz = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag, te = st->e->type;

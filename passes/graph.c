@@ -9,36 +9,45 @@
 
 /* ------------------------------------------------------------ sites */
 
-static void sites_walk(LeirCtx *ctx, IrExpr **slot, bool lazy, bool cond, PtrVec *out) {
+/* lazy: 0, or where the outermost lazy context is: 1 an if_then_else
+   branch, 2 the right operand of & or | (both short-circuit: REF lowers them to Python and/or, SPEC 5.2) */
+static void sites_walk(LeirCtx *ctx, IrExpr **slot, int lazy, bool cond, PtrVec *out) {
   IrExpr *e = *slot;
   while (e->kind == E_PAREN) e = e->u.paren;
   GxSite *s = arena_alloc(&ctx->arena, sizeof *s);
   s->slot = slot;
   s->e = e;
-  s->lazy = lazy;
+  s->lazy = lazy != 0;
+  s->logic = lazy == 2;
   s->cond = cond;
   ptrvec_push(&ctx->arena, out, s);
   switch (e->kind) {
   case E_UNARY: sites_walk(ctx, &e->u.unary.a, lazy, cond, out); break;
-  case E_BINARY:
+  case E_BINARY: {
+    bool logic = e->u.bin.op == OP_AND || e->u.bin.op == OP_OR;
     sites_walk(ctx, &e->u.bin.a, lazy, cond, out);
-    sites_walk(ctx, &e->u.bin.b, lazy, cond, out);
+    sites_walk(ctx, &e->u.bin.b, lazy ? lazy : logic ? 2 : 0, cond, out);
     break;
+  }
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++) sites_walk(ctx, &e->u.cmp.operand[i], lazy, cond, out);
     break;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++) {
       bool ite = e->u.call.func == F_ITE;
-      sites_walk(ctx, &e->u.call.args[i], lazy || (ite && i > 0), cond || (ite && i == 0), out);
+      sites_walk(ctx, &e->u.call.args[i], lazy ? lazy : ite && i > 0 ? 1 : 0, cond || (ite && i == 0), out);
     }
     break;
   default: break;
   }
 }
 
+const char *gx_lazy_place(const GxSite *g) {
+  return g->logic ? "the right operand of & or |" : "an if_then_else branch";
+}
+
 int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out) {
-  sites_walk(ctx, &s->rhs, false, false, out);
+  sites_walk(ctx, &s->rhs, 0, false, out);
   return out->n;
 }
 
@@ -57,19 +66,19 @@ const PtrVec *gx_sites_of(PassCtx *pc, const IrProgram *p, IrStmt *s) {
 
 const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r) {
   const PtrVec *sites = gx_sites_of(pc, pc->prog, s);
-  bool lazy = false;
+  const GxSite *lazy = NULL;
   for (int i = 0; i < sites->n && !lazy; i++) {
     const GxSite *g = sites->v[i];
-    lazy = g->lazy && g->e->kind == E_REF && g->e->u.ref == r;
+    if (g->lazy && g->e->kind == E_REF && g->e->u.ref == r) lazy = g;
   }
   if (!lazy) return NULL;
   const IrTensor *t = r->tensor;
   for (int d = 0; d < r->nsub; d++) {
     IrRange g = ir_expr_range(r->sub[d]);
     if (!t || d >= t->rank || !g.ok || g.lo < 0 || g.hi >= t->shape[d])
-      return pass_reason(pc, "'%s' is read inside an if_then_else branch and item %d of its subscript (%s) is not "
-                         "provably in bounds over the whole loop ranges: the copy nest would read it unconditionally",
-                         r->name, d + 1, rw_sub_text(pc->ctx, r));
+      return pass_reason(pc, "'%s' is read inside %s and item %d of its subscript (%s) is not provably in bounds "
+                         "over the whole loop ranges: the copy nest would read it unconditionally", r->name,
+                         gx_lazy_place(lazy), d + 1, rw_sub_text(pc->ctx, r));
   }
   return NULL;
 }

@@ -17,9 +17,15 @@
 typedef struct GxSite {
   IrExpr **slot;
   IrExpr *e;   /* the sub-expression without its parentheses */
-  bool lazy;   /* inside the second or third argument of an if_then_else */
+  bool lazy;   /* evaluated lazily: inside the second or third argument of an if_then_else, or the right operand
+                  of & or | (both short-circuit) */
+  bool logic;  /* lazy, and the outermost lazy context is the right operand of & or | */
   bool cond;   /* inside the first argument of an if_then_else */
 } GxSite;
+
+/* Where a lazy site sits, for messages: "an if_then_else branch" or "the
+ * right operand of & or |". */
+const char *gx_lazy_place(const GxSite *g);
 
 /* The sites of s's right side (GxSite*), in order; returns their number. */
 int gx_sites(LeirCtx *ctx, IrStmt *s, PtrVec *out);
@@ -40,8 +46,8 @@ const char *gx_not_hoistable(const IrExpr *e);
 IrExpr *gx_wrap(LeirCtx *ctx, const IrExpr *e);
 
 /* A pass that copies what r reads in a nest of its own reads it for every
- * iteration: when r sits in an if_then_else branch of s (a lazy site,
- * evaluated only where taken) and a subscript item is not provably inside
+ * iteration: when r sits in an if_then_else branch of s or in the right
+ * operand of & or | (a lazy site, evaluated only where reached) and a subscript item is not provably inside
  * r's tensor over the whole loop ranges, the reason to refuse; else NULL
  * (fuzz: a 15-row input read at row tx < 16 only where A<0).  For an
  * analysed program (a pass's check): the ranges need the loops and tensors

@@ -102,47 +102,58 @@ static const char *check_affine(PassCtx *pc, const IrNest *n, IrStmt *s, const c
   return NULL;
 }
 
-/* Refs of e read along the axis, each with whether it sits in an
- * if_then_else branch (evaluated lazily). */
-static void axis_reads(LeirCtx *ctx, const IrExpr *e, const char *axis, bool lazy, PtrVec *refs, PtrVec *lazies) {
+#define LAZY_ITE "an if_then_else branch"
+#define LAZY_LOGIC "the right operand of & or |"
+
+/* Refs of e read along the axis, each with where it is evaluated lazily
+ * (NULL: eagerly; else "an if_then_else branch" or "the right operand of &
+ * or |", which short-circuit). */
+static void axis_reads(LeirCtx *ctx, const IrExpr *e, const char *axis, const char *lazy, PtrVec *refs,
+                       PtrVec *lazies) {
   switch (e->kind) {
   case E_REF:
     if (rw_ref_mentions(e->u.ref, axis)) {
       ptrvec_push(&ctx->arena, refs, e->u.ref);
-      ptrvec_push(&ctx->arena, lazies, lazy ? (void *)e : NULL);
+      ptrvec_push(&ctx->arena, lazies, (void *)lazy);
     }
     break;
   case E_UNARY: axis_reads(ctx, e->u.unary.a, axis, lazy, refs, lazies); break;
-  case E_BINARY:
+  case E_BINARY: {
+    bool logic = e->u.bin.op == OP_AND || e->u.bin.op == OP_OR;
     axis_reads(ctx, e->u.bin.a, axis, lazy, refs, lazies);
-    axis_reads(ctx, e->u.bin.b, axis, lazy, refs, lazies);
+    axis_reads(ctx, e->u.bin.b, axis, lazy ? lazy : logic ? LAZY_LOGIC : NULL, refs, lazies);
     break;
+  }
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++) axis_reads(ctx, e->u.cmp.operand[i], axis, lazy, refs, lazies);
     break;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++)
-      axis_reads(ctx, e->u.call.args[i], axis, lazy || (e->u.call.func == F_ITE && i > 0), refs, lazies);
+      axis_reads(ctx, e->u.call.args[i], axis,
+                 lazy ? lazy : e->u.call.func == F_ITE && i > 0 ? LAZY_ITE : NULL, refs, lazies);
     break;
   case E_PAREN: axis_reads(ctx, e->u.paren, axis, lazy, refs, lazies); break;
   default: break;
   }
 }
 
-/* An input read along the axis only inside if_then_else branches: the
- * copy nests would read it where the branch is not taken (possibly out of
- * bounds).  A ref also read unconditionally (e.g. in the condition) is
- * safe. */
-static const IrRef *lazy_only_read(LeirCtx *ctx, const IrStmt *s, const char *axis) {
+/* An input read along the axis only where evaluated lazily (*where says
+ * where): the copy nests would read it where the branch is not taken
+ * (possibly out of bounds).  A ref also read unconditionally (e.g. in the
+ * condition) is safe. */
+static const IrRef *lazy_only_read(LeirCtx *ctx, const IrStmt *s, const char *axis, const char **where) {
   PtrVec refs = {0}, lazies = {0};
-  axis_reads(ctx, s->rhs, axis, false, &refs, &lazies);
+  axis_reads(ctx, s->rhs, axis, NULL, &refs, &lazies);
   for (int i = 0; i < refs.n; i++) {
     const IrRef *r = refs.v[i];
     if (!lazies.v[i] || !strcmp(r->name, s->lhs->name)) continue;
     bool eager = false;
     for (int j = 0; j < refs.n && !eager; j++)
       eager = !lazies.v[j] && !strcmp(gx_ref_text(ctx, refs.v[j]), gx_ref_text(ctx, r));
-    if (!eager) return r;
+    if (!eager) {
+      *where = lazies.v[i];
+      return r;
+    }
   }
   return NULL;
 }
@@ -217,10 +228,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
                          "than %lld elements", ub, r->name, rw_sub_text(pc->ctx, r), (long long)hi,
                          (long long)IR_MAX_NUMEL);
   }
-  const IrRef *lz = lazy_only_read(pc->ctx, s, axis);
+  const char *where;
+  const IrRef *lz = lazy_only_read(pc->ctx, s, axis, &where);
   if (lz)
-    return pass_reason(pc, "'%s' is read only inside an if_then_else branch: its copy would read it where the branch "
-                       "is not taken", lz->name);
+    return pass_reason(pc, "'%s' is read only inside %s: its copy would read it where %s", lz->name, where,
+                       strcmp(where, LAZY_ITE) ? "the left operand decides the result" : "the branch is not taken");
   if (v1 < 1 || v1 >= l->extent)
     return pass_reason(pc, "split=%lld is out of range 1..%lld", (long long)v1, (long long)l->extent - 1);
   if (rw_extent_product(n, -1) > (int64_t)1 << 31)
