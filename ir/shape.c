@@ -420,6 +420,18 @@ static void check_ref(RangeCk *rc, IrRef *r, bool write) {
   }
 }
 
+static void check_expr(RangeCk *rc, IrExpr *e);
+
+/* e, evaluated only where cond has the value truth: no diagnostic for a
+   read that may be out of bounds, and the ranges cond implies. */
+static void check_guarded(RangeCk *rc, IrExpr *e, const IrExpr *cond, bool truth) {
+  rc->guarded++;
+  int pushed = sema_push_ranges(rc->sc, cond, truth);
+  check_expr(rc, e);
+  sema_pop_ranges(rc->sc, pushed);
+  rc->guarded--;
+}
+
 static void check_expr(RangeCk *rc, IrExpr *e) {
   switch (e->kind) {
   case E_REF:
@@ -429,18 +441,12 @@ static void check_expr(RangeCk *rc, IrExpr *e) {
   case E_UNARY: check_expr(rc, e->u.unary.a); break;
   case E_BINARY:
     check_expr(rc, e->u.bin.a);
-    if (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR) {
-      /* short-circuit (REF lowers & and | to Python's and/or): the right
-         operand is evaluated only where the left one is true (false), a
-         guard as an if_then_else branch's condition is */
-      rc->guarded++;
-      int pushed = sema_push_ranges(rc->sc, e->u.bin.a, e->u.bin.op == OP_AND);
+    /* & and | short-circuit (REF lowers them to Python's and/or): the right
+       operand is evaluated only where the left one is true (false) */
+    if (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR)
+      check_guarded(rc, e->u.bin.b, e->u.bin.a, e->u.bin.op == OP_AND);
+    else
       check_expr(rc, e->u.bin.b);
-      sema_pop_ranges(rc->sc, pushed);
-      rc->guarded--;
-    } else {
-      check_expr(rc, e->u.bin.b);
-    }
     break;
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++) check_expr(rc, e->u.cmp.operand[i]);
@@ -448,16 +454,10 @@ static void check_expr(RangeCk *rc, IrExpr *e) {
   case E_PAREN: check_expr(rc, e->u.paren); break;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++) {
-      int pushed = 0;
-      if (e->u.call.func == F_ITE && i > 0) {
-        rc->guarded++;
-        pushed = sema_push_ranges(rc->sc, e->u.call.args[0], i == 1);
-      }
-      check_expr(rc, e->u.call.args[i]);
-      if (e->u.call.func == F_ITE && i > 0) {
-        rc->guarded--;
-        sema_pop_ranges(rc->sc, pushed);
-      }
+      if (e->u.call.func == F_ITE && i > 0)
+        check_guarded(rc, e->u.call.args[i], e->u.call.args[0], i == 1);
+      else
+        check_expr(rc, e->u.call.args[i]);
     }
     break;
   default: break;

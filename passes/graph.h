@@ -47,8 +47,9 @@ IrExpr *gx_wrap(LeirCtx *ctx, const IrExpr *e);
 
 /* A pass that copies what r reads in a nest of its own reads it for every
  * iteration: when r sits in an if_then_else branch of s or in the right
- * operand of & or | (a lazy site, evaluated only where reached) and a subscript item is not provably inside
- * r's tensor over the whole loop ranges, the reason to refuse; else NULL
+ * operand of & or | (a lazy site, evaluated only where reached) and a
+ * subscript item is not provably inside r's tensor over the whole loop
+ * ranges, the reason to refuse; else NULL
  * (fuzz: a 15-row input read at row tx < 16 only where A<0).  For an
  * analysed program (a pass's check): the ranges need the loops and tensors
  * sema links. */

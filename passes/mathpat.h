@@ -96,11 +96,11 @@ const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *se
 const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st);
 /* Provably positive tensor (> 0 in exact arithmetic, and in its types:
  * integer division, wrapping and truncating conversions count, SPEC 5.4):
- * positive literals, exp,
- * sqrt(nonnegative + positive), sums, products and quotients of positive
- * terms, max(positive, ...), abs(..)+positive, even integer powers plus a
- * positive term, and tensors every write of which is positive (an
- * accumulation `T=T+e`, `T=T*e` or `max(T,e)` with e positive included).
+ * positive literals, exp, sqrt(nonnegative + positive), sums, products
+ * and quotients of positive terms, max(positive, ...), abs(..)+positive,
+ * even integer powers plus a positive term, and tensors every write of
+ * which is positive (an accumulation `T=T+e`, `T=T*e` or `max(T,e)` with
+ * e positive included).
  * Tensors that read one another in a cycle get the least signs their
  * writes keep (a cycle alone proves nothing).  Linear in the part of p the
  * tensor is computed from. */

@@ -102,58 +102,33 @@ static const char *check_affine(PassCtx *pc, const IrNest *n, IrStmt *s, const c
   return NULL;
 }
 
-#define LAZY_ITE "an if_then_else branch"
-#define LAZY_LOGIC "the right operand of & or |"
-
-/* Refs of e read along the axis, each with where it is evaluated lazily
- * (NULL: eagerly; else "an if_then_else branch" or "the right operand of &
- * or |", which short-circuit). */
-static void axis_reads(LeirCtx *ctx, const IrExpr *e, const char *axis, const char *lazy, PtrVec *refs,
-                       PtrVec *lazies) {
-  switch (e->kind) {
-  case E_REF:
-    if (rw_ref_mentions(e->u.ref, axis)) {
-      ptrvec_push(&ctx->arena, refs, e->u.ref);
-      ptrvec_push(&ctx->arena, lazies, (void *)lazy);
-    }
-    break;
-  case E_UNARY: axis_reads(ctx, e->u.unary.a, axis, lazy, refs, lazies); break;
-  case E_BINARY: {
-    bool logic = e->u.bin.op == OP_AND || e->u.bin.op == OP_OR;
-    axis_reads(ctx, e->u.bin.a, axis, lazy, refs, lazies);
-    axis_reads(ctx, e->u.bin.b, axis, lazy ? lazy : logic ? LAZY_LOGIC : NULL, refs, lazies);
-    break;
-  }
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++) axis_reads(ctx, e->u.cmp.operand[i], axis, lazy, refs, lazies);
-    break;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      axis_reads(ctx, e->u.call.args[i], axis,
-                 lazy ? lazy : e->u.call.func == F_ITE && i > 0 ? LAZY_ITE : NULL, refs, lazies);
-    break;
-  case E_PAREN: axis_reads(ctx, e->u.paren, axis, lazy, refs, lazies); break;
-  default: break;
+/* The sites of s's right side that read along the axis (GxSite*: a lazy
+ * one sits in an if_then_else branch or the right operand of & or |). */
+static void axis_reads(PassCtx *pc, IrStmt *s, const char *axis, PtrVec *out) {
+  const PtrVec *sites = gx_sites_of(pc, pc->prog, s);
+  for (int i = 0; i < sites->n; i++) {
+    const GxSite *g = sites->v[i];
+    if (g->e->kind == E_REF && rw_ref_mentions(g->e->u.ref, axis)) ptrvec_push(&pc->ctx->arena, out, (void *)g);
   }
 }
 
-/* An input read along the axis only where evaluated lazily (*where says
- * where): the copy nests would read it where the branch is not taken
- * (possibly out of bounds).  A ref also read unconditionally (e.g. in the
- * condition) is safe. */
-static const IrRef *lazy_only_read(LeirCtx *ctx, const IrStmt *s, const char *axis, const char **where) {
-  PtrVec refs = {0}, lazies = {0};
-  axis_reads(ctx, s->rhs, axis, NULL, &refs, &lazies);
-  for (int i = 0; i < refs.n; i++) {
-    const IrRef *r = refs.v[i];
-    if (!lazies.v[i] || !strcmp(r->name, s->lhs->name)) continue;
+/* The site of an input read along the axis only where evaluated lazily:
+ * the copy nests would read it where the branch is not taken (possibly out
+ * of bounds).  A ref also read unconditionally (e.g. in the condition) is
+ * safe. */
+static const GxSite *lazy_only_read(PassCtx *pc, IrStmt *s, const char *axis) {
+  PtrVec reads = {0};
+  axis_reads(pc, s, axis, &reads);
+  for (int i = 0; i < reads.n; i++) {
+    const GxSite *g = reads.v[i];
+    const IrRef *r = g->e->u.ref;
+    if (!g->lazy || !strcmp(r->name, s->lhs->name)) continue;
     bool eager = false;
-    for (int j = 0; j < refs.n && !eager; j++)
-      eager = !lazies.v[j] && !strcmp(gx_ref_text(ctx, refs.v[j]), gx_ref_text(ctx, r));
-    if (!eager) {
-      *where = lazies.v[i];
-      return r;
+    for (int j = 0; j < reads.n && !eager; j++) {
+      const GxSite *h = reads.v[j];
+      eager = !h->lazy && !strcmp(gx_ref_text(pc->ctx, h->e->u.ref), gx_ref_text(pc->ctx, r));
     }
+    if (!eager) return g;
   }
   return NULL;
 }
@@ -213,11 +188,11 @@ static const char *check(PassCtx *pc, PassCand *c) {
   /* the copies (and, on a spatial axis, the partial outputs) are written
      at these subscripts: an item without a bounded range (1%c, c from 0)
      leaves their shapes uninferable (fuzz_passes) */
-  PtrVec along = {0}, lazies = {0};
-  axis_reads(pc->ctx, s->rhs, axis, false, &along, &lazies);
-  if (spatial) ptrvec_push(&pc->ctx->arena, &along, s->lhs);
-  for (int i = 0; i < along.n; i++) {
-    const IrRef *r = along.v[i];
+  PtrVec along = {0};
+  axis_reads(pc, s, axis, &along);
+  int nalong = along.n + spatial;
+  for (int i = 0; i < nalong; i++) {
+    const IrRef *r = i < along.n ? ((const GxSite *)along.v[i])->e->u.ref : s->lhs;
     int ub = rw_unbounded_item(r);
     if (ub >= 0)
       return pass_reason(pc, "item %d of '%s' (%s) has no bounded range: the shapes of the tensors the split writes "
@@ -228,11 +203,10 @@ static const char *check(PassCtx *pc, PassCand *c) {
                          "than %lld elements", ub, r->name, rw_sub_text(pc->ctx, r), (long long)hi,
                          (long long)IR_MAX_NUMEL);
   }
-  const char *where;
-  const IrRef *lz = lazy_only_read(pc->ctx, s, axis, &where);
+  const GxSite *lz = lazy_only_read(pc, s, axis);
   if (lz)
-    return pass_reason(pc, "'%s' is read only inside %s: its copy would read it where %s", lz->name, where,
-                       strcmp(where, LAZY_ITE) ? "the left operand decides the result" : "the branch is not taken");
+    return pass_reason(pc, "'%s' is read only inside %s: its copy would read it where %s", lz->e->u.ref->name,
+                       gx_lazy_place(lz), lz->logic ? "the left operand decides the result" : "the branch is not taken");
   if (v1 < 1 || v1 >= l->extent)
     return pass_reason(pc, "split=%lld is out of range 1..%lld", (long long)v1, (long long)l->extent - 1);
   if (rw_extent_product(n, -1) > (int64_t)1 << 31)
