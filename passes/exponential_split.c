@@ -15,12 +15,13 @@
  * defined); y may not be infinite (mathpat.c, mp_may_be_inf: inf-inf is
  * NaN), nor bring an index into an initialised reduction (mp_split_y);
  * neither U-y nor y±rest may compute in an unsigned type (the shift's
- * literal 0 has the statement type), nor in a signed one narrower than 64
- * bits, nor may the sum beyond X (which the split re-associates); the statement type must be a float
- * (an integer one truncates the split's rounding); unless --unsafe-math, y and the
- * exp's argument must be of moderate magnitude (mp_immoderate: not
- * computed with exp, log, powers, reductions, products or quotients of
- * non-constants), since exp(x-y) or exp(y) overflows in f32 beyond 88
+ * literal 0 has the statement type); the statement type must be a float
+ * (an integer one truncates the split's rounding); neither U-y, y±rest
+ * nor the sum past X (which the split re-associates) may compute in an
+ * integer type that may wrap (any but i64: may_wrap); unless
+ * --unsafe-math, y and the exp's argument must be of moderate magnitude
+ * (mp_immoderate: not computed with exp, log, powers, reductions, products
+ * or quotients of non-constants), since exp(x-y) or exp(y) overflows in f32 beyond 88
  * (the corpus's matmul-then-softmax programs give NaN); a nest with nested
  * nests is refused; unless --unsafe-math, the exp may not be inside a
  * divisor not proved positive, nor may the statement's result reach one
@@ -194,6 +195,11 @@ static void enumerate(PassCtx *pc) {
   }
 }
 
+/* Integer arithmetic in t may wrap: unsigned below 0, signed narrower than
+ * 64 bits beyond its range (only i64 is taken not to, as mathpat.c's sign
+ * analysis takes it). */
+static bool may_wrap(IrDType t) { return !ir_dtype_is_float(t) && t != DT_I64; }
+
 static const char *check(PassCtx *pc, PassCand *c) {
   Site st;
   const char *why = find_site(pc, pc->prog, c, &st);
@@ -240,22 +246,21 @@ static const char *check(PassCtx *pc, PassCand *c) {
     return pass_reason(pc, "the statement stores %s, but the exp computes in %s: the split's rounding would survive "
                        "the conversion", ir_dtype_name(dt), ir_dtype_name((*st.slot)->type));
   /* the split re-associates the sum: U±rest becomes U-y and y±rest.  A
-     partial sum beyond X that computes in an integer type which may wrap
-     (unsigned below 0; signed narrower than 64 bits, as mathpat.c's sign
-     analysis takes it) wraps where the split's exponents need not
+     partial sum past X that computes in a type that may wrap wraps where
+     the split's exponents need not
      (fuzz_passes finding 61: exp(F-D) with F u32 and D u16 wraps below 0 to
      exp(4e9) = inf; exp(F-G)*exp(G-D) with G i64 does not), and a narrow
      signed x-y or y±rest may wrap where the sum did not */
   for (int i = sm->j + 1; i < sm->n; i++) {
     IrDType t = sm->spine[i]->type;
-    if (!ir_dtype_is_float(t) && t != DT_I64)
+    if (may_wrap(t))
       return pass_reason(pc, "the exp's argument sums past '%s' in %s, where it may wrap %s but the split's two "
                          "exponents need not", sm->x->name, ir_dtype_name(t),
                          ir_dtype_is_unsigned_int(t) ? "below 0" : "beyond its range");
   }
-  if (!ir_dtype_is_float(t1) && t1 != DT_I64)
+  if (may_wrap(t1))
     return pass_reason(pc, "the split's x-y computes in %s, where it may wrap beyond its range", ir_dtype_name(t1));
-  if (!ir_dtype_is_float(t2) && t2 != DT_I64)
+  if (may_wrap(t2))
     return pass_reason(pc, "the split's second exponent (y and the rest of the sum) computes in %s, where it may wrap "
                        "beyond its range", ir_dtype_name(t2));
   /* in f16/bf16 the split's x-y and exp(x-y)*exp(y) round at 2^-11 (2^-8)
