@@ -227,7 +227,7 @@ static const char *check(PassCtx *pc, PassCand *c) {
      huge number (fuzz_passes: exp of a u64 tensor split by a u64 y, inf;
      exp(C-G) with C i32 split by the shift of a u32 statement, whose
      literal 0 makes the shift u32) */
-  const IrTensor *yt = ir_find_tensor(pc->prog, y);
+  const IrTensor *yt = mp_split_y_tensor(pc, pc->prog, y);
   IrDType xt = st.sum.x->tensor ? st.sum.x->tensor->dtype : st.sum.x->dt_tag;
   IrDType ty = !strcmp(y, "shift") ? ir_dtype_usual(dt, xt) : yt ? yt->dtype : xt;
   const Sum *sm = &st.sum;

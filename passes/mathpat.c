@@ -1595,6 +1595,12 @@ const char *mp_split_y(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, 
   return check_named(pc, p, k, s, kind, spell, &r);
 }
 
+const IrTensor *mp_split_y_tensor(PassCtx *pc, const IrProgram *p, const char *spell) {
+  if (!strcmp(spell, "shift")) return NULL;
+  int idx;
+  return ir_find_tensor(p, parse_named(pc, spell, &idx));
+}
+
 IrExpr *mp_split_y_expr(PassCtx *pc, const IrProgram *p, int k, const IrRef *x, MpSplitKind kind, const char *spell) {
   LeirCtx *ctx = pc->ctx;
   if (!strcmp(spell, "shift")) {

@@ -209,6 +209,10 @@ int mp_split_ys(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, const I
  * become a reduction index, SPEC 9.5). */
 const char *mp_split_y(PassCtx *pc, const IrProgram *p, int k, const IrStmt *s, const IrRef *x, MpSplitKind kind,
                        const char *spell);
+/* The tensor a named y spelling ("D" or "D.1") reads; NULL for "shift" or
+ * a name that is no tensor.  (Look y's dtype up through this, never by
+ * the spelling itself: "D.1" names no tensor.) */
+const IrTensor *mp_split_y_tensor(PassCtx *pc, const IrProgram *p, const char *spell);
 /* Builds y (a fresh tree) without the checks, for apply; NULL when the
  * spelling names nothing. */
 IrExpr *mp_split_y_expr(PassCtx *pc, const IrProgram *p, int k, const IrRef *x, MpSplitKind kind, const char *spell);

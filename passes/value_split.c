@@ -217,11 +217,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
     return pass_reason(pc, "'%s' is read inside a subscript, and its range is bounded by the values of '%s', which "
                        "%s would leave unbounded", index, s->lhs->name, kind == MP_MUL ? "X/y*y" : "X+y-y");
   if ((why = mp_split_y(pc, pc->prog, c->nest, s, x, kind, y))) return why;
-  const IrTensor *ytt = ir_find_tensor(pc->prog, y);
+  const IrTensor *ytt = mp_split_y_tensor(pc, pc->prog, y);
   IrDType yt = ytt ? ytt->dtype : xt;
   /* integer X: X+y-y must stay in X's type, or the arithmetic around it
      changes (fuzz_passes: -W*2 with W u64 wraps; with the shift, whose
-     literal 0 has the f64 statement type, -(W+0-0)*2 was -16) */
+     literal 0 has the f64 statement type, -(W+0-0)*2 was -16; with
+     y=D.1, an f64 tensor spelled with its ref index, -(W+y-y)*2 was -30
+     where -W*2 is 8589934562) */
   IrDType ya = !strcmp(y, "shift") ? ir_dtype_usual(xt, dt) : yt;
   if (!ir_dtype_is_float(xt) && ir_dtype_usual(xt, ya) != xt)
     return pass_reason(pc, "'%s' is %s, but X+y-y would compute in %s", x->name, ir_dtype_name(xt),
