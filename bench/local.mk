@@ -66,7 +66,7 @@ EXTRA_PROGRAMS += bench/tvm_bench
 bench_tvm_bench_SOURCES = bench/tvm_bench.c
 bench_tvm_bench_LDADD = libleir.la
 EXTRA_DIST += bench/tvm_bench.py bench/tokens.py
-TVM_VENV = $(abs_top_builddir)/testsuite/tvm-venv
+TVM_VENV = $(abs_top_builddir)/testsuite/scratch/tvm-venv
 .PHONY: bench-interop
 bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	@if [ ! -x '$(TVM_VENV)/bin/python' ]; then \

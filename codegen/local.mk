@@ -33,7 +33,7 @@ EXTRA_DIST += testsuite/leirc.ptx
 ## CUDA C emitter (--emit=cuda)
 libleir_la_SOURCES += codegen/emit_cuda.c codegen/emit_cuda_math.h
 ## Opt-in, slow (issue 9): TVM as a third executor of the corpus (PyPI's
-## apache-tvm into $(top_builddir)/testsuite/tvm-venv) and nvcc over every
+## apache-tvm into $(top_builddir)/testsuite/scratch/tvm-venv) and nvcc over every
 ## corpus program's CUDA C.  Not part of `make check`.
 check-interop: leirc$(EXEEXT)
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

@@ -6,13 +6,24 @@
 # anything failed.
 #
 # Environment (set by `make check`): top_srcdir, top_builddir (absolute),
-# UNIT_TESTS (the unit test programs, relative to top_builddir), RUNTEST.
+# UNIT_TESTS (the unit test programs, relative to top_builddir), RUNTEST,
+# PYTHON (the interpreter configure found, ":" if none), LEIR_CORPUS (the
+# corpus; default $top_srcdir/../shared/corpus), SAN_LDFLAGS and CC (a
+# sanitizer build: pytest runs with the sanitizers' runtimes preloaded, since
+# it loads the instrumented libleir.so into an uninstrumented Python).
+#
+# Every file a test writes goes under $top_builddir/testsuite/scratch (the
+# DejaGnu tests and pytest run there); `make clean` removes that folder,
+# which is the one rule that keeps the build tree clean (make distcheck).
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 RUNTEST=${RUNTEST:-runtest}
-export top_srcdir top_builddir
+PYTHON=${PYTHON:-:}
+LEIR_CORPUS=${LEIR_CORPUS:-$top_srcdir/../shared/corpus}
+export top_srcdir top_builddir LEIR_CORPUS
 logdir=$top_builddir/testsuite
-mkdir -p "$logdir"
+scratch=$logdir/scratch
+mkdir -p "$scratch"
 
 pass=0 fail=0 skip=0
 
@@ -43,7 +54,7 @@ done
 # ---- DejaGnu ----------------------------------------------------------------
 if command -v "$RUNTEST" >/dev/null 2>&1; then
   rm -f "$logdir/leirc.sum"
-  (cd "$logdir" && "$RUNTEST" --tool leirc --srcdir "$top_srcdir/testsuite" \
+  (cd "$scratch" && "$RUNTEST" --tool leirc --srcdir "$top_srcdir/testsuite" \
      --outdir "$logdir" LEIRC="$top_builddir/leirc" >"$logdir/runtest.out" 2>&1)
   sum=$logdir/leirc.sum
   if [ -f "$sum" ]; then
@@ -65,6 +76,54 @@ if command -v "$RUNTEST" >/dev/null 2>&1; then
 else
   echo "DejaGnu: runtest not found"
   fail=$((fail + 1))
+fi
+
+# ---- pytest: the Python package (python/leir) -------------------------------
+# In a virtual environment over the system's packages (Debian's python3-torch,
+# python3-numpy, python3-pytest), with the optional PyPI packages of
+# testsuite/python/requirements.txt installed into it once; without network
+# they are missing and the tests that need them are skipped.
+pyrun() {
+  venv=$scratch/venv
+  req=$top_srcdir/testsuite/python/requirements.txt
+  if [ ! -x "$venv/bin/python" ]; then
+    "$PYTHON" -m venv --system-site-packages "$venv" >"$logdir/venv.log" 2>&1 || return 1
+  fi
+  if [ -f "$req" ] && ! cmp -s "$req" "$venv/requirements.txt"; then
+    if "$venv/bin/python" -m pip install -q --disable-pip-version-check --timeout 60 \
+         -r "$req" >>"$logdir/venv.log" 2>&1; then
+      cp "$req" "$venv/requirements.txt"
+    else
+      echo "    pytest: could not install $req (see testsuite/venv.log); tests that need it skip"
+    fi
+  fi
+  preload=""
+  case "${SAN_LDFLAGS:-}" in
+    *address*) preload=$(${CC:-cc} -print-file-name=libasan.so):$(${CC:-cc} -print-file-name=libubsan.so) ;;
+  esac
+  (cd "$scratch" && LD_PRELOAD=$preload ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
+     PYTHONPATH=$top_srcdir/python PYTHONDONTWRITEBYTECODE=1 \
+     LEIRC=$top_builddir/leirc LEIR_LIBDIR=$top_builddir/.libs \
+     "$venv/bin/python" -m pytest -q -rfEs -p no:cacheprovider --basetemp="$scratch/pytest" \
+       "$top_srcdir/testsuite/python") >"$logdir/pytest.log" 2>&1
+}
+if [ "$PYTHON" = ":" ] || ! "$PYTHON" -c 'import venv, pytest' 2>/dev/null; then
+  echo "pytest: no Python 3.11+ with venv and pytest (install python3-venv python3-pytest)"
+  fail=$((fail + 1))
+else
+  pyrun
+  rc=$?
+  last=$(grep -E '(passed|failed|skipped|error|no tests ran)' "$logdir/pytest.log" | tail -1)
+  num() { echo "$last" | tr ',' '\n' | sed -n "s/^[^0-9]*\([0-9][0-9]*\) $1.*/\1/p" | head -1; }
+  pp=$(num passed) pf=$(num failed) pe=$(num error) ps=$(num skipped)
+  pp=${pp:-0} pf=${pf:-0} pe=${pe:-0} ps=${ps:-0}
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && [ $((pf + pe)) -eq 0 ]; then pe=1; fi
+  pass=$((pass + pp)) fail=$((fail + pf + pe)) skip=$((skip + ps))
+  echo "pytest: $pp passed, $((pf + pe)) failed, $ps skipped (see testsuite/pytest.log)"
+  if [ $((pf + pe)) -gt 0 ]; then
+    grep -E '^(FAILED|ERROR)' "$logdir/pytest.log" | head -40 | sed 's/^/    /'
+    [ "$rc" -ne 1 ] && tail -20 "$logdir/pytest.log" | sed 's/^/    /'
+  fi
 fi
 
 if [ "$skip" -gt 0 ]; then

@@ -4,6 +4,23 @@
 #ifndef LEIR_TESTSUITE_CORPUS_WALK_H
 #define LEIR_TESTSUITE_CORPUS_WALK_H
 
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The corpus the tests read, into buf: $LEIR_CORPUS (testsuite/check.sh sets
+ * it; configure's LEIR_CORPUS, e.g. for make distcheck, whose source tree
+ * has no ../shared), else $top_srcdir/../shared/corpus, `dflt_top` standing
+ * in for an unset top_srcdir. */
+static inline const char *corpus_dir(char *buf, size_t n, const char *dflt_top) {
+  const char *env = getenv("LEIR_CORPUS");
+  const char *top = getenv("top_srcdir");
+  if (env && *env)
+    snprintf(buf, n, "%s", env);
+  else
+    snprintf(buf, n, "%s/../shared/corpus", top && *top ? top : dflt_top);
+  return buf;
+}
+
 /* One program: CORPUS/programs/levelN/NAME.leir. */
 typedef struct CorpusEntry {
   int level;         /* N: 1 or 2 */

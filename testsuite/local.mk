@@ -9,15 +9,23 @@ EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
 	testsuite/leirc.interop testsuite/interop
 EXTRA_DIST += testsuite/leirc.tune
 EXTRA_DIST += testsuite/leirc.cost
+EXTRA_DIST += testsuite/python
 
 check-local: leirc$(EXEEXT)
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	  RUNTEST='$(LEIR_RUNTEST)' \
 	  UNIT_TESTS='$(filter testsuite/unit/%,$(check_PROGRAMS))' \
+	  PYTHON='$(PYTHON)' LEIR_CORPUS='$(LEIR_CORPUS)' CC='$(CC)' SAN_LDFLAGS='$(SAN_LDFLAGS)' \
 	  $(SHELL) '$(srcdir)/testsuite/check.sh'
 
-CLEANFILES += testsuite/*.log testsuite/leirc.sum testsuite/runtest.out \
-	testsuite/leirc-stdout.tmp testsuite/leirc-stderr.tmp
+CLEANFILES += testsuite/*.log testsuite/leirc.sum testsuite/runtest.out
+
+## Everything the tests write lives under testsuite/scratch (the DejaGnu
+## tests, pytest and `make check-interop` run there): one rule removes it.
+clean-local: clean-testsuite-scratch
+.PHONY: clean-testsuite-scratch
+clean-testsuite-scratch:
+	-rm -rf testsuite/scratch
 
 ## Front-end unit tests
 check_PROGRAMS += testsuite/unit/frontend_test testsuite/unit/corpus_test

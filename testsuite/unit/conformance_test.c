@@ -32,6 +32,7 @@
 #include "interp/interp.h"
 #include "interp/npy.h"
 #include "ir/readfile.h"
+#include "testsuite/corpus_walk.h"
 
 /* Workloads known not to match PyTorch, with the reason.  Empty: every
  * workload with data matches. */
@@ -211,9 +212,8 @@ static int list_dirs(const char *dir, char ***out) {
 }
 
 int main(void) {
-  const char *top = getenv("top_srcdir");
   char corpus[1024], data[1100];
-  snprintf(corpus, sizeof corpus, "%s/../shared/corpus", top && *top ? top : ".");
+  corpus_dir(corpus, sizeof corpus, ".");
   snprintf(data, sizeof data, "%s/data", corpus);
   char **levels;
   int nl = list_dirs(data, &levels);

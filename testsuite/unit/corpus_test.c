@@ -15,12 +15,12 @@
 
 #include "ir/ir.h"
 #include "ir/readfile.h"
+#include "testsuite/corpus_walk.h"
 
 static char corpus[4096];
 
 static bool have_corpus(void) {
-  const char *top = getenv("top_srcdir");
-  snprintf(corpus, sizeof corpus, "%s/../shared/corpus", top ? top : ".");
+  corpus_dir(corpus, sizeof corpus, ".");
   DIR *d = opendir(corpus);
   if (d) closedir(d);
   return d != NULL;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "interp/npy.h"
+#include "testsuite/corpus_walk.h"
 
 /* ------------------------------------------------------------ fixtures */
 
@@ -704,11 +705,8 @@ static int check_workload(void **state, const char *dir)
 
 static void test_corpus_files(void **state)
 {
-  const char *top = getenv("top_srcdir");
-  char root[1024];
-  if (!top)
-    skip();
-  snprintf(root, sizeof root, "%s/../shared/corpus/data/level1", top);
+  char corpus[1024], root[1100];
+  snprintf(root, sizeof root, "%s/data/level1", corpus_dir(corpus, sizeof corpus, "."));
   DIR *d = opendir(root);
   if (!d)
     skip();

@@ -97,8 +97,7 @@ static char *body_text(const IrProgram *p) {
 
 static int setup(void **state) {
   (void)state;
-  const char *top = getenv("top_srcdir");
-  snprintf(corpus, sizeof corpus, "%s/../shared/corpus", top ? top : ".");
+  corpus_dir(corpus, sizeof corpus, ".");
   const char *lim = getenv("LEIR_VERIFY_LIMIT");
   if (lim) verify_limit = strtoll(lim, NULL, 10);
   return 0;

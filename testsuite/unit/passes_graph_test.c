@@ -138,8 +138,7 @@ static bool class_ok(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, PassC
 
 static int setup(void **state) {
   (void)state;
-  const char *top = getenv("top_srcdir");
-  snprintf(corpus, sizeof corpus, "%s/../shared/corpus", top ? top : ".");
+  corpus_dir(corpus, sizeof corpus, ".");
   const char *lim = getenv("LEIR_VERIFY_LIMIT");
   if (lim) verify_limit = strtoll(lim, NULL, 10);
   return 0;
