@@ -2,7 +2,8 @@
 # setup.sh -- sets up a leirc build on Debian 12: installs the Debian packages
 # that are missing (apt-get; sudo when not root), optionally NumPy for the
 # tests that use it (pip, skipped if unavailable), bootstraps, configures and
-# builds out of tree.
+# builds out of tree.  Debian's python3 with python3-torch, python3-numpy and
+# python3-pytest runs the Python package's tests (python/, testsuite/python).
 #
 #   tools/setup.sh [BUILD_DIR [CONFIGURE_ARGS...]]     (default BUILD_DIR: _build)
 #
@@ -14,7 +15,8 @@ build=${1:-_build}
 [ $# -gt 0 ] && shift
 
 packages="gcc make autoconf automake libtool pkg-config flex bison llvm-19-dev
-  libjansson-dev libcmocka-dev dejagnu zlib1g-dev gzip"
+  libjansson-dev libcmocka-dev dejagnu zlib1g-dev gzip
+  python3 python3-venv python3-pytest python3-numpy python3-torch"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -705,7 +705,7 @@ static int check_workload(void **state, const char *dir)
 
 static void test_corpus_files(void **state)
 {
-  char corpus[1024], root[1100];
+  char corpus[768], root[1024];
   snprintf(root, sizeof root, "%s/data/level1", corpus_dir(corpus, sizeof corpus, "."));
   DIR *d = opendir(root);
   if (!d)
