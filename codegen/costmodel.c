@@ -114,6 +114,7 @@
 #include "codegen/costmodel.h"
 
 #include "codegen/cg.h"
+#include "ir/strength.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -272,7 +273,7 @@ static double op_weight(const IrExpr *e) {
     switch (e->u.bin.op) {
     case OP_DIV: w = OPW_DIV; break;
     case OP_FLOORDIV: case OP_MOD: w = OPW_IDIV; break;
-    case OP_POW: w = OPW_POW; break;
+    case OP_POW: w = ir_pow_is_square(e) ? OPW_SIMPLE : OPW_POW; break; /* ir/strength.h */
     default: w = OPW_SIMPLE; break;
     }
     return w + op_weight(e->u.bin.a) + op_weight(e->u.bin.b);

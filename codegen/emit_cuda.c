@@ -23,6 +23,7 @@
 #include "codegen/emit.h"
 #include "codegen/emit_cuda_math.h"
 #include "ir/mathlib.h"
+#include "ir/strength.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -549,7 +550,12 @@ static void expr(Cu *c, SBuf *b, const IrExpr *e) {
     }
     SBuf x = {0}, y = {0};
     expr_as(c, &x, e->u.bin.a, e->type);
-    expr_as(c, &y, e->u.bin.b, e->type);
+    if (ir_pow_is_square(e)) { /* ir/strength.h */
+      op = OP_MUL;
+      sbuf_puts(&y, x.s);
+    } else {
+      expr_as(c, &y, e->u.bin.b, e->type);
+    }
     IrRange ra = ir_expr_range(e->u.bin.a), rb = ir_expr_range(e->u.bin.b);
     if ((op == OP_FLOORDIV || op == OP_MOD) && !ir_dtype_is_float(e->type) && ra.ok && ra.lo >= 0 && rb.ok &&
         rb.lo == rb.hi && rb.lo > 0) /* a >= 0, b > 0: floor and C's truncation agree */

@@ -4,18 +4,19 @@
  *
  * Each nest is a function leir_k<i>_entry(bufs, lo, hi).  When the plan
  * found the nest's outermost loop race-free (SPEC §9.8) and the nest is big
- * enough to be worth it, [0, N) is cut into contiguous ranges run by
- * pthreads; every element is still computed by one thread in loop order,
- * so the results do not depend on the number of threads.
+ * enough to be worth it, [0, N) is cut into contiguous ranges run by the
+ * program's worker pool (pool.h: made at the first parallel nest, kept for
+ * every later run); every element is still computed by one thread in loop
+ * order, so the results do not depend on the number of threads.
  */
 #include "codegen/cg.h"
+#include "codegen/pool.h"
 #include "ir/memlimit.h"
 
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ struct CgHostProgram {
   int64_t *par;  /* extent of the parallel loop, 0 = serial */
   int64_t *work; /* estimated iterations */
   int nthreads;
+  CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
 };
 
 static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
@@ -197,29 +199,28 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
 typedef struct Job {
   EntryFn fn;
   void **bufs;
-  int64_t lo, hi;
-  int64_t *err;
+  int64_t n;  /* [0, n) cut into nt contiguous ranges */
+  int nt;
+  int64_t *errs; /* one error slot per range */
 } Job;
 
-static void *run_job(void *arg) {
-  Job *j = arg;
-  j->fn(j->bufs, j->lo, j->hi, j->err);
-  return NULL;
+static void run_range(void *arg, int i) {
+  const Job *j = arg;
+  if (i < j->nt) j->fn(j->bufs, j->n * i / j->nt, j->n * (i + 1) / j->nt, &j->errs[i]);
 }
 
-/* Runs [0, n) over the workers; the calling thread takes the first range. */
+/* Runs [0, n) over the pool; the calling thread takes the first range.  The
+ * error reported is the first range's that has one, whatever the timing. */
 static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err) {
-  int nt = hp->nthreads < n ? hp->nthreads : (int)n;
-  Job jobs[MAX_WORKERS];
-  pthread_t th[MAX_WORKERS];
-  bool started[MAX_WORKERS] = {false};
-  for (int i = 0; i < nt; i++) jobs[i] = (Job){fn, bufs, n * i / nt, n * (i + 1) / nt, err};
-  for (int i = 1; i < nt; i++) started[i] = pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0;
-  run_job(&jobs[0]);
-  for (int i = 1; i < nt; i++) {
-    if (started[i]) pthread_join(th[i], NULL);
-    else run_job(&jobs[i]); /* no thread: do it here */
+  if (!hp->pool) hp->pool = cg_pool_new(hp->nthreads);
+  if (!hp->pool) {
+    fn(bufs, 0, n, err);
+    return true;
   }
+  int64_t errs[MAX_WORKERS] = {0};
+  Job job = {fn, bufs, n, hp->nthreads < n ? hp->nthreads : (int)n, errs};
+  cg_pool_run(hp->pool, run_range, &job);
+  for (int i = 0; i < job.nt && !*err; i++) *err = errs[i];
   return true;
 }
 
@@ -271,6 +272,7 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
 
 void cg_host_free(CgHostProgram *hp) {
   if (!hp) return;
+  cg_pool_free(hp->pool);
   if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
   free(hp->entry);
   free(hp->par);

@@ -13,6 +13,7 @@
 #include "codegen/cg.h"
 #include "codegen/mathlib_emit.h"
 #include "ir/mathlib.h"
+#include "ir/strength.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <math.h>
@@ -590,6 +591,7 @@ static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
     return lazy_logic(f, op == OP_AND, av, b);
   }
   LLVMValueRef av = cg_convert(f, cg_expr(f, a), a->type, e->type);
+  if (ir_pow_is_square(e)) return cg_binop(f, OP_MUL, av, av, e->type); /* ir/strength.h */
   LLVMValueRef bv = cg_convert(f, cg_expr(f, b), b->type, e->type);
   LLVMValueRef v = cg_binop(f, op, av, bv, e->type);
   if ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && LLVMIsAInstruction(v)) no_wrap(v, e);

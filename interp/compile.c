@@ -20,6 +20,7 @@
  * peephole pass (at the end of this file) can fuse load-op-store sequences.
  */
 #include "interp/vm.h"
+#include "ir/strength.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -412,6 +413,10 @@ static int cg_binary(Cg *g, const IrExpr *e) {
   if (op == OP_AND || op == OP_OR) return cg_cond(g, e);
   const IrExpr *A = e->u.bin.a, *B = e->u.bin.b;
   int a, b;
+  if (ir_pow_is_square(e)) { /* ir/strength.h */
+    a = conv(g, cg_expr(g, A), A->type, e->type);
+    return arith(g, OP_MUL, e->type, a, a);
+  }
   if (is_plain_load(A) && !is_plain_load(B)) {
     b = conv(g, cg_expr(g, B), B->type, e->type);
     a = conv(g, cg_expr(g, A), A->type, e->type);

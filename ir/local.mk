@@ -4,6 +4,7 @@ libleir_la_SOURCES += ir/ir.h ir/ir.c ir/arena.c ir/diag.c ir/print.c \
 libleir_la_SOURCES += ir/memlimit.h ir/memlimit.c
 libleir_la_SOURCES += ir/readfile.h ir/readfile.c
 libleir_la_SOURCES += ir/range.h ir/range.c
+libleir_la_SOURCES += ir/strength.h ir/strength.c
 libleir_la_SOURCES += ir/mathlib.c ir/mathlib.h
 
 ## leirc's own math routines (exp, log, erf, pow, f16/bf16 rounding)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "codegen/emit.h"
 #include "interp/compare.h"
 #include "interp/data.h"
 #include "interp/interp.h"
@@ -319,6 +320,11 @@ static void fill_specials(InterpProg *ip) {
   set_f32(ip, "C", w, 12);
 }
 
+static void fill_specials_a(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.4e38f};
+  set_f32(ip, "A", v, 8);
+}
+
 static void test_host_float_ops(void **state) {
   (void)state;
   host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12,16]\n"
@@ -473,6 +479,41 @@ static void test_emit_llvm_host(void **state) {
   assert_non_null(strstr(b.s, "leir_k0_entry:"));
   sbuf_free(&b);
   prog_free(&pr);
+}
+
+/* ir/strength.h: an f32/f16/bf16 `x ** 2` is one multiply in the LLVM
+ * module (no trace of the power routine, which LLVM inlines: its fma
+ * steps) and the CUDA C (no call of leir_pow); f64 and other exponents keep
+ * the routine.  Bit equality with the routine: mathlib_test; with the
+ * interpreter: test_host_float_ops and test_host_half. */
+static void test_pow2_square(void **state) {
+  (void)state;
+  static const struct { const char *text; bool square; } cases[] = {
+      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**2;];\n", true},
+      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=(A^{f32,g}_{tx}+1)**(2.0);];\n", true},
+      {"%in A : f16[8]\n%out D : f16[8]\nB^{8}_{tx=0}[D^{f16,g}_{tx}=A^{f16,g}_{tx}**2;];\n", true},
+      {"%in A : f64[8]\n%out D : f64[8]\nB^{8}_{tx=0}[D^{f64,g}_{tx}=A^{f64,g}_{tx}**2;];\n", false},
+      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**3;];\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Prog pr;
+    if (!prog_load(&pr, cases[i].text)) fail_msg("does not load: %s", pr.diag);
+    CgOptions o;
+    cg_options_init(&o);
+    o.target = CG_TARGET_HOST;
+    SBuf b = {0};
+    assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+    bool calls_pow = strstr(b.s, "llvm.fma") != NULL;
+    if (calls_pow == cases[i].square) fail_msg("case %zu: %s", i, calls_pow ? "calls pow" : "no pow call");
+    sbuf_free(&b);
+    assert_true(emit_cuda(&pr.ctx, pr.p, &b));
+    calls_pow = strstr(b.s, "leir_pow") != NULL;
+    if (calls_pow == cases[i].square) fail_msg("case %zu (CUDA C): %s", i, calls_pow ? "calls pow" : "no pow call");
+    sbuf_free(&b);
+    prog_free(&pr);
+  }
+  host_vs_interp(cases[0].text, fill_specials_a, 1);
+  host_vs_interp(cases[2].text, NULL, 1);
 }
 
 /* ------------------------------------------------------------ differential */
@@ -694,6 +735,7 @@ int main(void) {
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
       cmocka_unit_test(test_emit_llvm_host),
+      cmocka_unit_test(test_pow2_square),
       cmocka_unit_test(test_differential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

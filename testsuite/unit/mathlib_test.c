@@ -502,6 +502,37 @@ static void test_bf16_values(void **state) {
   }
 }
 
+/* ir/strength.h: x ** 2 in f32 (and f16/bf16, which round the same f32
+ * value) is x * x, bit for bit, for every f32 that is not a signalling NaN:
+ * every exponent and both signs, each with random and extreme significands,
+ * plus the specials. */
+static void check_square(float x) {
+  volatile float vx = x; /* a multiply at run time, not folded */
+  float p = leir_powf(x, 2.0f), m = vx * vx;
+  if (bits32(p) != bits32(m) && !(p != p && m != m)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "powf(%a, 2) = %a, x*x = %a", (double)x, (double)p, (double)m);
+    fail_msg("%s", msg);
+  }
+  if (p != p) assert_true(m != m); /* quiet NaNs: both NaN */
+}
+
+static void test_pow2_is_square(void **state) {
+  (void)state;
+  uint64_t s = 41;
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MIN, FLT_TRUE_MIN,
+                            -FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 0x1p64f, 0x1.fffffep63f};
+  for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) check_square(specials[i]);
+  for (uint32_t e = 0; e < 255; e++)
+    for (uint32_t sign = 0; sign < 2; sign++) {
+      const uint32_t fixed[] = {0, 1, 0x7fffff, 0x400000, 0x3504f3, 0x3504f4};
+      for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        check_square(f32_of(sign << 31 | e << 23 | fixed[k]));
+      for (int k = 0; k < 2000; k++)
+        check_square(f32_of(sign << 31 | e << 23 | (uint32_t)(next_rand(&s) & 0x7fffff)));
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exp_special),   cmocka_unit_test(test_log_special),
@@ -509,6 +540,7 @@ int main(void) {
       cmocka_unit_test(test_nan_bits),      cmocka_unit_test(test_accuracy_f64),
       cmocka_unit_test(test_accuracy_f32),  cmocka_unit_test(test_int_powers),
       cmocka_unit_test(test_f16_values),    cmocka_unit_test(test_bf16_values),
+      cmocka_unit_test(test_pow2_is_square),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
