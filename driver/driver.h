@@ -110,12 +110,8 @@ typedef struct DrvOptions {
   bool print_cost;        /* --print-cost (driver/cost_cli.c) */
 } DrvOptions;
 
-/* Reads `path` ("-" = stdin) into the context as the current source.
- * Returns false (after a diagnostic) on failure. */
-bool drv_read_source(LeirCtx *ctx, const char *path);
-
-/* Parses and analyses the current source with the options' declarations. */
-IrProgram *drv_load_program(LeirCtx *ctx, const DrvOptions *o);
+/* Reading and loading programs: ir_read_source and ir_load_program
+ * (ir/load.c), shared with libleir. */
 
 /* Opens -o (or stdout) for writing; NULL after a diagnostic. */
 FILE *drv_open_output(LeirCtx *ctx, const char *path);
@@ -123,11 +119,10 @@ bool drv_close_output(LeirCtx *ctx, FILE *f, const char *path);
 
 /* driver/run.c: --run and --compare. */
 void drv_run_defaults(DrvOptions *o);
-/* --input NAME=FILE, split in place (false if malformed); numbers of --seed,
- * --seeds and --max-steps; names of --tolerance. */
+/* --input NAME=FILE, split in place (false if malformed).  Numbers of
+ * --seed, --seeds and --max-steps: leir_parse_u64 (ir/memlimit.h); names
+ * of --tolerance: cmp_tolerance_from_name (interp/compare.h). */
 bool drv_add_input(DrvOptions *o, char *spec);
-bool drv_parse_u64(const char *s, uint64_t *v);
-bool drv_parse_tolerance(const char *s, int *tol);
 /* `leirc --run FILE`: exit status 0, 1 (an error in the input) or 2. */
 int drv_run(const DrvOptions *o);
 /* `leirc --compare A B`: 0 equal or close, 1 differ, 2 error. */

@@ -3,6 +3,7 @@
 #include "driver/driver.h"
 #include "codegen/emit.h"
 #include "codegen/codegen.h"
+#include "interp/compare.h"
 #include "ir/memlimit.h"
 
 #include <getopt.h>
@@ -278,20 +279,7 @@ static int emit_leir(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   FILE *f = drv_open_output(ctx, o->output);
   if (!f) return 1;
   SBuf b = {0};
-  if (o->print_decls)
-    ir_print_decls(&b, p, false);
-  else if (p->has_header) {
-    /* the header as given: the declared tensors in declaration order */
-    for (int i = 0; i < p->header.n; i++) {
-      IrTensor *t = ir_find_tensor(p, p->header.d[i].name);
-      if (!t) continue;
-      sbuf_printf(&b, "%%%-5s %s : %s[", ir_role_name(t->role), t->name, ir_dtype_name(t->dtype));
-      for (int d = 0; d < t->rank; d++) sbuf_printf(&b, "%s%lld", d ? "," : "", (long long)t->shape[d]);
-      sbuf_puts(&b, "]\n");
-    }
-  }
-  ir_print_body(&b, p);
-  sbuf_putc(&b, '\n');
+  ir_print_program(&b, p, o->print_decls);
   fwrite(b.s, 1, b.len, f);
   sbuf_free(&b);
   return drv_close_output(ctx, f, o->output) ? 0 : 1;
@@ -299,16 +287,10 @@ static int emit_leir(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
 
 /* --emit=ptx|llvm|asm: the LLVM back ends (codegen/). */
 static int emit_code(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
-  CgOptions co;
-  cg_options_init(&co);
-  co.gpu_sm = o->gpu_sm;
-  co.target = o->target == TARGET_HOST || o->emit == EMIT_ASM ? CG_TARGET_HOST : CG_TARGET_NVPTX;
+  static const char *const kind[] = {[EMIT_LLVM] = "llvm", [EMIT_ASM] = "asm", [EMIT_PTX] = "ptx",
+                                     [EMIT_TIR] = "tir", [EMIT_TIRX] = "tirx", [EMIT_CUDA] = "cuda"};
   SBuf b = {0};
-  EmitTirOptions to = {o->target == TARGET_HOST, o->emit == EMIT_TIRX};
-  bool ok = o->emit == EMIT_TIR || o->emit == EMIT_TIRX ? emit_tir(ctx, p, &to, &b)
-            : o->emit == EMIT_CUDA ? emit_cuda(ctx, p, &b)
-            : o->emit == EMIT_PTX ? cg_emit_ptx(ctx, p, &co, &b)
-            : o->emit == EMIT_ASM ? cg_emit_asm(ctx, p, &co, &b) : cg_emit_llvm(ctx, p, &co, &b);
+  bool ok = cg_emit_text(ctx, p, kind[o->emit], o->target == TARGET_HOST, o->gpu_sm, &b);
   FILE *f = ok ? drv_open_output(ctx, o->output) : NULL;
   if (f) {
     fwrite(b.s, 1, b.len, f);
@@ -356,15 +338,15 @@ int main(int argc, char **argv) {
       if (!drv_add_input(&o, optarg)) return usage_error("--input needs NAME=FILE, not '%s'", optarg);
       break;
     case OPT_SEED:
-      if (!drv_parse_u64(optarg, &o.run.seed)) return usage_error("bad --seed '%s'", optarg);
+      if (!leir_parse_u64(optarg, &o.run.seed)) return usage_error("bad --seed '%s'", optarg);
       o.passes.seed_given = true;
       break;
     case OPT_SEEDS:
-      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000) return usage_error("bad --seeds '%s'", optarg);
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000) return usage_error("bad --seeds '%s'", optarg);
       o.run.seeds = (int)n;
       break;
     case OPT_TOLERANCE:
-      if (!drv_parse_tolerance(optarg, &o.run.tolerance))
+      if (!cmp_tolerance_from_name(optarg, &o.run.tolerance))
         return usage_error("--tolerance must be exact, default or reference, not '%s'", optarg);
       break;
     case OPT_JSON: o.run.json = true; break;
@@ -375,12 +357,12 @@ int main(int argc, char **argv) {
       if (!leir_parse_size(optarg, &o.run.max_memory)) return usage_error("bad --max-memory '%s'", optarg);
       break;
     case OPT_MAX_STEPS:
-      if (!drv_parse_u64(optarg, &o.run.max_steps)) return usage_error("bad --max-steps '%s'", optarg);
+      if (!leir_parse_u64(optarg, &o.run.max_steps)) return usage_error("bad --max-steps '%s'", optarg);
       o.steps.max_steps_given = true;
       break;
     case OPT_EMIT_STEPS: o.steps.path = optarg; break;
     case OPT_SAMPLE:
-      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000000)
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000000)
         return usage_error("--sample must be a whole number from 1 to 1000000000, not '%s'", optarg);
       o.steps.sample = (int)n;
       break;
@@ -417,7 +399,7 @@ int main(int argc, char **argv) {
     case OPT_BUDGET: case OPT_BEAM_WIDTH: case OPT_MAX_DEPTH: {
       uint64_t n;
       const char *name = c == OPT_BUDGET ? "--budget" : c == OPT_BEAM_WIDTH ? "--beam-width" : "--max-depth";
-      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000) {
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000) {
         fprintf(stderr, "leirc: %s must be a whole number from 1 to 1000000, not '%s'\n"
                 "Try 'leirc --help' for more information.\n", name, optarg);
         return 2;
@@ -428,7 +410,7 @@ int main(int argc, char **argv) {
     case OPT_TRACE: o.tune.trace = optarg; break;
     case OPT_EXPAND: {
       uint64_t n;
-      if (!drv_parse_u64(optarg, &n) || n > 1000000) {
+      if (!leir_parse_u64(optarg, &n) || n > 1000000) {
         fprintf(stderr, "leirc: --expand must be a whole number from 0 to 1000000, not '%s'\n"
                 "Try 'leirc --help' for more information.\n", optarg);
         return 2;
@@ -438,7 +420,7 @@ int main(int argc, char **argv) {
     }
     case OPT_LOOKAHEAD: {
       uint64_t n;
-      if (!drv_parse_u64(optarg, &n) || n > TUNE_MAX_LOOKAHEAD) {
+      if (!leir_parse_u64(optarg, &n) || n > TUNE_MAX_LOOKAHEAD) {
         fprintf(stderr, "leirc: --lookahead must be a whole number from 0 to %d, not '%s'\n"
                 "Try 'leirc --help' for more information.\n", TUNE_MAX_LOOKAHEAD, optarg);
         return 2;
@@ -519,8 +501,8 @@ int main(int argc, char **argv) {
   ctx.unsafe_math = unsafe_math;
   ctx.max_memory = o.run.max_memory;
   int rc = 1;
-  if (drv_read_source(&ctx, o.input)) {
-    IrProgram *p = drv_load_program(&ctx, &o);
+  if (ir_read_source(&ctx, o.input)) {
+    IrProgram *p = ir_load_program(&ctx, o.decls, NULL);
     if (p) p = drv_pass_run(&ctx, &o, p); /* -O */
     if (p && o.tune.enabled && !o.passes.list_applicable) { /* after -O */
       int trc = 0;
