@@ -132,6 +132,19 @@ bool drv_parse_tolerance(const char *s, int *tol);
 int drv_run(const DrvOptions *o);
 /* `leirc --compare A B`: 0 equal or close, 1 differ, 2 error. */
 int drv_compare(const DrvOptions *o, const char *a, const char *b);
+/* The context as --run and --compare set it up from the options. */
+void drv_ctx_setup(LeirCtx *ctx, const DrvOptions *o);
+/* --run on a loaded program: --input files, random other inputs, the
+ * outputs written to --output-dir (or printed); 0, 1 or 77 as drv_run. */
+int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
+/* --compare on loaded programs (a and b name them in messages): 0 equal or
+ * close, 1 differ (*d filled in both cases), 2 error (reported). */
+struct InterpDiff;
+int drv_compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb, const DrvOptions *o,
+                       const char *a, const char *b, struct InterpDiff *d);
+/* The --compare --json object of *d (a new jansson reference). */
+struct json_t;
+struct json_t *drv_compare_json(const struct InterpDiff *d, const DrvOptions *o, const char *a, const char *b);
 
 /* driver/passes_cli.c: -O and the other pass options. */
 bool drv_pass_add_O(DrvOptions *o, const char *arg);
@@ -158,6 +171,9 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc);
  * line per quantity or one JSON object (--json), and with --cost=measure
  * --target=host the measured median too.  Returns 0, or 1 after an error. */
 int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
+/* What --print-cost prints, appended to *out (json: the one object);
+ * false after an error diagnostic. */
+bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool json, SBuf *out);
 
 /* driver/steps.c: --emit-steps.  --shard's I/N (false if malformed or not
  * 0 <= I < N); the run over o->steps.inputs: exit status 0, 1 (an input

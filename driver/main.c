@@ -1,6 +1,7 @@
 /* main.c -- the leirc command line. */
 #include "config.h"
 #include "driver/driver.h"
+#include "driver/serve.h"
 #include "codegen/emit.h"
 #include "codegen/codegen.h"
 #include "ir/memlimit.h"
@@ -164,6 +165,21 @@ static const char usage_text[] =
   "      --shard=I/N       write only records with id mod N = I (every\n"
   "                        shard must get the same files in the same order)\n"
   "\n"
+  "Server (JSON-RPC 2.0 over stdin/stdout, MCP conventions; see man leirc,\n"
+  "SERVER):\n"
+  "      --serve           answer requests, one JSON object a line, until end of\n"
+  "                        input: initialize, ping, tools/list, tools/call with\n"
+  "                        the tools load_program, show_program,\n"
+  "                        list_candidates, apply_step, check_step,\n"
+  "                        compare_programs, run_program, emit_ptx,\n"
+  "                        estimate_cost, measure and history; no FILE.\n"
+  "                        --max-memory and --max-steps (here default\n"
+  "                        1000000000) bound each request\n"
+  "      --max-programs=N  keep at most N programs, the least recently used\n"
+  "                        evicted first (default 1000)\n"
+  "      --max-request=SIZE  refuse request lines longer than SIZE bytes\n"
+  "                        (suffix K, M, G; default 16M)\n"
+  "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
   "      --no-caret        do not show the source line and caret under\n"
@@ -187,6 +203,8 @@ enum { OPT_GPU_ARCH = 768, OPT_TARGET };
 enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED };
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
+/* --serve (driver/serve.c) */
+enum { OPT_SERVE = 1792, OPT_MAX_PROGRAMS, OPT_MAX_REQUEST };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -240,6 +258,9 @@ static const struct option long_opts[] = {
   {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
   {"expand", required_argument, NULL, OPT_EXPAND},
   {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
+  {"serve", no_argument, NULL, OPT_SERVE},
+  {"max-programs", required_argument, NULL, OPT_MAX_PROGRAMS},
+  {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
   {NULL, 0, NULL, 0},
 };
 
@@ -329,7 +350,9 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false;
+  bool unsafe_math = false, serve = false;
+  int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
+  uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":ho:O:Vw", long_opts, NULL)) != -1) {
     switch (c) {
@@ -465,12 +488,30 @@ int main(int argc, char **argv) {
       else return usage_error("--cost must be measure or model, not '%s'", optarg);
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
+    case OPT_SERVE: serve = true; break;
+    case OPT_MAX_PROGRAMS:
+      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000)
+        return usage_error("--max-programs must be a whole number from 1 to 1000000, not '%s'", optarg);
+      max_programs = (int)n;
+      break;
+    case OPT_MAX_REQUEST:
+      if (!leir_parse_size(optarg, &max_request) || max_request < 1024 || max_request > ((uint64_t)1 << 32))
+        return usage_error("--max-request must be a size from 1K to 4G, not '%s'", optarg);
+      break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
   if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
+  if (serve) {
+    if (optind < argc || o.mode != MODE_COMPILE || o.tune.enabled || o.steps.path || o.passes.list_passes)
+      return usage_error("%s", "--serve takes no input file and no --run, --compare, --tune or --emit-steps");
+    o.unsafe_math = unsafe_math;
+    int rc = drv_serve(&o, max_programs, (size_t)max_request);
+    drv_pass_free(&o);
+    return rc;
+  }
   if (o.mode == MODE_COMPARE) {
     if (argc - optind != 2) return usage_error("%s", "--compare needs two files: A.leir B.leir");
     return drv_compare(&o, argv[optind], argv[optind + 1]);

@@ -403,6 +403,20 @@ void pass_list_table(FILE *out) {
   }
 }
 
+json_t *pass_cand_json(LeirCtx *ctx, const PassCand *c) {
+  json_t *o = json_object();
+  json_object_set_new(o, "strategy", json_string(c->pass->name));
+  json_object_set_new(o, "level", json_string(pass_level_name(c->pass->level)));
+  json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
+  json_object_set_new(o, "spelling", json_string(pass_cand_spelling(ctx, c)));
+  json_t *site = json_object();
+  json_object_set_new(site, "nest", json_integer(c->nest));
+  json_object_set_new(site, "line", json_integer(c->site.line));
+  json_object_set_new(site, "col", json_integer(c->site.col));
+  json_object_set_new(o, "site", site);
+  return o;
+}
+
 void pass_list_applicable(LeirCtx *ctx, const IrProgram *p, FILE *out, bool json) {
   for (int i = 0; i < pass_table_size; i++) {
     const PassInfo *pass = &pass_table[i];
@@ -410,21 +424,11 @@ void pass_list_applicable(LeirCtx *ctx, const IrProgram *p, FILE *out, bool json
     pass_enumerate_legal(ctx, p, pass, &legal);
     for (int k = 0; k < legal.n; k++) {
       PassCand *c = legal.v[k];
-      char *sp = pass_cand_spelling(ctx, c);
       if (!json) {
-        fprintf(out, "%s\n", sp);
+        fprintf(out, "%s\n", pass_cand_spelling(ctx, c));
         continue;
       }
-      json_t *o = json_object();
-      json_object_set_new(o, "strategy", json_string(pass->name));
-      json_object_set_new(o, "level", json_string(pass_level_name(pass->level)));
-      json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
-      json_object_set_new(o, "spelling", json_string(sp));
-      json_t *site = json_object();
-      json_object_set_new(site, "nest", json_integer(c->nest));
-      json_object_set_new(site, "line", json_integer(c->site.line));
-      json_object_set_new(site, "col", json_integer(c->site.col));
-      json_object_set_new(o, "site", site);
+      json_t *o = pass_cand_json(ctx, c);
       char *s = json_dumps(o, JSON_COMPACT);
       fprintf(out, "%s\n", s);
       free(s);
