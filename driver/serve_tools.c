@@ -143,7 +143,7 @@ static json_t *req_fail(Req *r, const char *what) {
   if (r->mem) fflush(r->mem);
   if (what) sbuf_printf(r->err, "%s%s", what, r->len ? "\n" : "");
   if (r->len) sbuf_puts(r->err, r->buf);
-  if (!what && !r->len) sbuf_puts(r->err, "failed (no diagnostic)");
+  if (!what && !r->len && !r->err->len) sbuf_puts(r->err, "failed (no diagnostic)");
   return NULL;
 }
 
@@ -276,14 +276,25 @@ static json_t *t_apply_step(Req *r, json_t *a) {
   return res;
 }
 
-/* A simple judge of a proposed step from `before` to the text `after`
- * (the verdict words of --check-step): does not parse, invalid,
- * unchanged, legal (some legal candidate, of `strategy` if given, gives the
- * same canonical program: *spelling), else equivalent or not equivalent by
- * running both on the same random inputs.  NULL after diagnostics when the
- * run cannot be made. */
-static const char *judge_step(Req *r, const IrProgram *before, const char *after, const char *strategy,
-                              const char **spelling, const char **reason) {
+/* The first error diagnosed in r so far, without its `file:line:col: error: `
+ * (in the arena), or NULL. */
+static const char *first_error(Req *r) {
+  if (!r->mem) return NULL;
+  fflush(r->mem);
+  const char *e = r->buf ? strstr(r->buf, "error: ") : NULL;
+  const char *nl = e ? strchr(e, '\n') : NULL;
+  return e ? arena_strndup(&r->ctx.arena, e + 7, nl ? (size_t)(nl - e - 7) : strlen(e + 7)) : NULL;
+}
+
+/* A simple judge of a proposed step from `before` (in r) to the text
+ * `after` (parsed in ra), with the verdict words of --check-step: does not
+ * parse, invalid, unchanged, legal (some legal candidate, of `strategy` if
+ * given, gives the same canonical program: *spelling), else equivalent or
+ * not equivalent by running both on the same random inputs (*diff: the
+ * first difference).  *reason: the first error, for the verdicts that have
+ * one.  NULL after diagnostics when the programs cannot be run. */
+static const char *judge_step(Req *r, Req *ra, const IrProgram *before, const char *after, const char *strategy,
+                              const char **spelling, const char **reason, json_t **diff) {
   const PassInfo *only = strategy ? pass_lookup(strategy) : NULL;
   if (strategy && !only) {
     diag_error(&r->ctx, (IrLoc){0, 0}, "unknown strategy '%s'", strategy);
@@ -291,18 +302,17 @@ static const char *judge_step(Req *r, const IrProgram *before, const char *after
   }
   char *want = body_text(before);
   SBuf src = {0};
-  int nerr = r->ctx.nerrors;
-  leir_ctx_set_source(&r->ctx, "<after>", after, strlen(after));
-  IrProgram *q = ps_parse(&r->ctx);
+  leir_ctx_set_source(&ra->ctx, "<after>", after, strlen(after));
+  IrProgram *q = ps_parse(&ra->ctx);
   const char *verdict = NULL;
   if (!q) verdict = "does not parse";
   else if (!q->has_header) { /* the declarations of `before` */
     ir_print_decls(&src, before, false);
     sbuf_puts(&src, after);
-    leir_ctx_set_source(&r->ctx, "<after>", src.s, src.len);
-    q = ps_parse(&r->ctx);
+    leir_ctx_set_source(&ra->ctx, "<after>", src.s, src.len);
+    q = ps_parse(&ra->ctx);
   }
-  if (!verdict && (!q || !ir_sema(&r->ctx, q, NULL) || ir_verify(&r->ctx, q))) verdict = "invalid";
+  if (!verdict && (!q || !ir_sema(&ra->ctx, q, NULL) || ir_verify(&ra->ctx, q))) verdict = "invalid";
   char *got = verdict ? NULL : body_text(q);
   if (!verdict && !strcmp(got, want)) verdict = "unchanged";
   for (int i = 0; !verdict && i < pass_table_size; i++) {
@@ -320,18 +330,18 @@ static const char *judge_step(Req *r, const IrProgram *before, const char *after
       free(tt);
     }
   }
-  if (verdict && strcmp(verdict, "legal") && strcmp(verdict, "unchanged") && r->mem) {
-    fflush(r->mem); /* the first diagnostic is the reason */
-    const char *nl = r->buf ? strchr(r->buf, '\n') : NULL;
-    *reason = r->buf ? arena_strndup(&r->ctx.arena, r->buf, nl ? (size_t)(nl - r->buf) : r->len) : NULL;
-  }
-  if (!verdict && !interp_same_signature(&r->ctx, before, q, "before", "after")) verdict = "not equivalent";
+  if (!verdict && !interp_same_signature(&ra->ctx, before, q, "before", "after")) verdict = "not equivalent";
   if (!verdict) {
     InterpDiff d;
-    int rc = drv_compare_loaded(&r->ctx, before, &r->ctx, q, &r->o, "before", "after", &d);
+    int rc = drv_compare_loaded(&r->ctx, before, &ra->ctx, q, &r->o, "before", "after", &d);
     verdict = rc == 0 ? "equivalent" : rc == 1 ? "not equivalent" : NULL;
+    if (rc == 1) {
+      json_t *j = drv_compare_json(&d, &r->o, "before", "after");
+      *diff = json_incref(json_object_get(j, "difference"));
+      json_decref(j);
+    }
   }
-  if (verdict && strcmp(verdict, "invalid") && strcmp(verdict, "does not parse")) r->ctx.nerrors = nerr;
+  if (verdict && strcmp(verdict, "legal") && strcmp(verdict, "unchanged")) *reason = first_error(ra);
   free(want);
   free(got);
   sbuf_free(&src);
@@ -342,11 +352,20 @@ static json_t *t_check_step(Req *r, json_t *a) {
   IrProgram *p = load_id(r, arg(a, "program"), NULL);
   if (!p) return NULL;
   const char *spelling = NULL, *reason = NULL;
-  const char *v = judge_step(r, p, arg(a, "after"), arg(a, "strategy"), &spelling, &reason);
-  if (!v) return req_fail(r, "check_step: the programs could not be run");
-  json_t *res = json_pack("{s:s, s:s?}", "verdict", v, "spelling", spelling);
-  if (!spelling) json_object_set_new(res, "spelling", json_null());
-  if (reason) json_object_set_new(res, "reason", json_string(reason));
+  json_t *diff = NULL, *res = NULL;
+  Req ra;
+  req_open(&ra, r->s, r->err);
+  const char *v = judge_step(r, &ra, p, arg(a, "after"), arg(a, "strategy"), &spelling, &reason, &diff);
+  if (v) {
+    res = json_pack("{s:s, s:s?}", "verdict", v, "spelling", spelling);
+    if (!spelling) json_object_set_new(res, "spelling", json_null());
+    if (reason) json_object_set_new(res, "reason", json_string(reason));
+    if (diff) json_object_set_new(res, "difference", diff);
+  } else {
+    req_fail(r, "check_step: the programs could not be run");
+    req_fail(&ra, NULL);
+  }
+  req_close(&ra);
   return res;
 }
 
@@ -370,8 +389,10 @@ static json_t *t_compare_programs(Req *r, json_t *a) {
     InterpDiff d;
     int rc = drv_compare_loaded(&r->ctx, pa, &rb.ctx, pb, &r->o, ia, ib, &d);
     if (rc != 2) res = drv_compare_json(&d, &r->o, ia, ib);
-    else if (rb.ctx.nerrors) req_fail(&rb, NULL);
-    else req_fail(r, NULL);
+    else {
+      req_fail(r, NULL);
+      req_fail(&rb, NULL);
+    }
   }
   req_close(&rb);
   return res;

@@ -300,3 +300,44 @@ def test_program_limit(leirc: str) -> None:
     r = srv.ask(_call(5, "show_program", {"program": "p3"}))
     assert r["result"]["structuredContent"]["program"] == "p3"
     assert srv.close() == 0
+
+
+def test_check_step_verdicts(leirc: str) -> None:
+    srv = Server(leirc, "--max-steps=100000000")
+    text = (TOP / "examples" / "matmul.leir").read_text()
+    assert srv.ask(_call(1, "load_program", {"text": text}))["result"]["structuredContent"]["program"] == "p1"
+    body = "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+%s;];"
+
+    def check(after: str, **more) -> dict:
+        r = srv.ask(_call(2, "check_step", {"program": "p1", "after": after, **more}))
+        assert r["result"]["isError"] is False, r
+        return r["result"]["structuredContent"]
+
+    assert check(body % "A^{f32,g}_{tx,c}*C^{f32,g}_{c,a}") == {"verdict": "unchanged", "spelling": None}
+    swapped = "B^{64}_{tx=0}L^{32}_{c=0}L^{48}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];"
+    assert check(swapped) == {"verdict": "legal", "spelling": "loop_reorder(nest=0,loop1=a,loop2=c)"}
+    assert check(swapped, strategy="loop_split")["verdict"] == "equivalent"
+    assert check(body % "C^{f32,g}_{c,a}*A^{f32,g}_{tx,c}") == {"verdict": "equivalent", "spelling": None}
+    r = check(body % "A^{f32,g}_{tx,c}*C^{f32,g}_{c,a}*2")
+    assert r["verdict"] == "not equivalent" and r["difference"]["output"] == "D"
+    r = check(body % "Q^{f32,g}_{tx,c}")
+    assert r["verdict"] == "not equivalent" and "'Q'" in r["reason"]
+    r = check(body % "A^{f32,g}_{tx,d}")
+    assert r["verdict"] == "invalid" and "'d'" in r["reason"]
+    r = check("B^{64}")
+    assert r["verdict"] == "does not parse" and r["reason"]
+    r = srv.ask(_call(3, "check_step", {"program": "p1", "after": swapped, "strategy": "no_such"}))
+    assert r["result"]["isError"] is True and "unknown strategy" in r["result"]["content"][0]["text"]
+    assert srv.close() == 0
+
+
+def test_limits_per_request(leirc: str) -> None:
+    srv = Server(leirc, "--max-memory=1G", "--max-steps=1000000")
+    big = "%in A : f32[100000,100000]\n%out Y : f32[100000,100000]\nL^{100000}_{a=0}L^{100000}_{b=0}[Y^{f32,g}_{a,b}=A^{f32,g}_{a,b};];"
+    slow = "%in A : f32[1000,1000]\n%out Y : f32[1000,1000]\nL^{1000}_{a=0}L^{1000}_{b=0}L^{1000}_{c=0}[Y^{f32,g}_{a,b}=Y^{f32,g}_{a,b}+A^{f32,g}_{a,c};];"
+    for i, (text, why) in enumerate([(big, "--max-memory"), (slow, "--max-steps")]):
+        pid = srv.ask(_call(i, "load_program", {"text": text}))["result"]["structuredContent"]["program"]
+        r = srv.ask(_call(i, "run_program", {"program": pid, "output_dir": "/nonexistent"}))
+        assert r["result"]["isError"] is True and why in r["result"]["content"][0]["text"]
+    _ping(srv, 9)
+    assert srv.close() == 0
