@@ -55,7 +55,7 @@ typedef struct DrvPassOptions {
 
 /* --tune (driver/tune.c). */
 #define TUNE_MAX_LOOKAHEAD 3
-typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS } DrvTuneStrategy;
+typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS, TUNE_POLICY } DrvTuneStrategy;
 typedef struct DrvTuneOptions {
   bool enabled;              /* --tune[=STRATEGY] */
   DrvTuneStrategy strategy;  /* default beam */
@@ -68,6 +68,8 @@ typedef struct DrvTuneOptions {
                                 ahead per candidate (default 2, at most 3) */
   const char *trace;         /* --trace FILE.jsonl */
   double time_limit;         /* --time-limit SECONDS (0 = none) */
+  const char *policy;        /* --policy=CMD (driver/policy.h; NULL: none) */
+  double policy_timeout;     /* --policy-timeout SECONDS (default 10) */
 } DrvTuneOptions;
 
 /* --emit-steps (driver/steps.c). */

@@ -122,7 +122,8 @@ static const char usage_text[] =
   "      --tune[=S]        search for the fastest program reachable by legal\n"
   "                        steps from FILE (after -O) and write it like the\n"
   "                        program (-o, --emit); S: greedy, beam (default),\n"
-  "                        bfs, dfs or mcts (UCT, choices seeded by --seed).\n"
+  "                        bfs, dfs, mcts (UCT, choices seeded by --seed) or\n"
+  "                        policy (needs --policy).\n"
   "                        Cost: --cost=measure (the median run time on\n"
   "                        --target, host by default, or the GPU) or model.\n"
   "                        Every kept step is verified against FILE on the\n"
@@ -139,6 +140,15 @@ static const char usage_text[] =
   "                        and take those steps too when they promise 5%\n"
   "                        or more (default 2, at most 3; 0 = off)\n"
   "      --time-limit=SECONDS  stop the search after this wall time\n"
+  "      --policy=CMD      an external policy (started once with /bin/sh -c\n"
+  "                        CMD; JSON lines, see man leirc, POLICY PROTOCOL)\n"
+  "                        chooses and orders the steps tried from each\n"
+  "                        program: with --tune=policy it alone steers (its\n"
+  "                        first choice that verifies, then again), with\n"
+  "                        the other searches it is their expander\n"
+  "      --policy-timeout=SECONDS  wait at most this long for an answer\n"
+  "                        (default 10); a policy that crashes, hangs or\n"
+  "                        answers nonsense is refused (counted in --trace)\n"
   "      --trace=FILE.jsonl  write the best trajectory (step, spelling,\n"
   "                        strategy, class, cost_s, speedup, verified) and a\n"
   "                        summary line (evaluations, failed verifications,\n"
@@ -205,6 +215,8 @@ enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY,
 enum { OPT_COST = 1536, OPT_PRINT_COST };
 /* --serve (driver/serve.c) */
 enum { OPT_SERVE = 1792, OPT_MAX_PROGRAMS, OPT_MAX_REQUEST };
+/* --policy (driver/policy.c) */
+enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -259,6 +271,8 @@ static const struct option long_opts[] = {
   {"expand", required_argument, NULL, OPT_EXPAND},
   {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
   {"serve", no_argument, NULL, OPT_SERVE},
+  {"policy", required_argument, NULL, OPT_POLICY},
+  {"policy-timeout", required_argument, NULL, OPT_POLICY_TIMEOUT},
   {"max-programs", required_argument, NULL, OPT_MAX_PROGRAMS},
   {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
   {NULL, 0, NULL, 0},
@@ -435,7 +449,7 @@ int main(int argc, char **argv) {
     case OPT_TUNE:
       o.tune.enabled = true;
       if (optarg && !drv_tune_parse_strategy(optarg, &o.tune.strategy))
-        return usage_error("--tune must be greedy, beam, bfs, dfs or mcts, not '%s'", optarg);
+        return usage_error("--tune must be greedy, beam, bfs, dfs, mcts or policy, not '%s'", optarg);
       break;
     case OPT_BUDGET: case OPT_BEAM_WIDTH: case OPT_MAX_DEPTH: {
       uint64_t n;
@@ -489,6 +503,18 @@ int main(int argc, char **argv) {
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
     case OPT_SERVE: serve = true; break;
+    case OPT_POLICY:
+      if (!*optarg) return usage_error("%s", "--policy needs a command");
+      o.tune.policy = optarg;
+      break;
+    case OPT_POLICY_TIMEOUT: {
+      char *end;
+      double x = strtod(optarg, &end);
+      if (!*optarg || *end || !(x > 0) || x > 1e6)
+        return usage_error("--policy-timeout must be a positive number of seconds, not '%s'", optarg);
+      o.tune.policy_timeout = x;
+      break;
+    }
     case OPT_MAX_PROGRAMS:
       if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000)
         return usage_error("--max-programs must be a whole number from 1 to 1000000, not '%s'", optarg);
@@ -504,6 +530,9 @@ int main(int argc, char **argv) {
   }
   if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
+  if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)
+    return usage_error("%s", "--tune=policy needs --policy=CMD");
+  if (o.tune.policy && !o.tune.enabled) return usage_error("%s", "--policy needs --tune");
   if (serve) {
     if (optind < argc || o.mode != MODE_COMPILE || o.tune.enabled || o.steps.path || o.passes.list_passes)
       return usage_error("%s", "--serve takes no input file and no --run, --compare, --tune or --emit-steps");

@@ -2,6 +2,7 @@
  * 2.0 messages, one a line, on stdin/stdout (MCP's stdio transport), and
  * the MCP methods initialize, ping, tools/list and tools/call.  Malformed
  * input of any kind gets a JSON-RPC error and the server reads on. */
+#define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "driver/serve.h"
 

@@ -1,6 +1,7 @@
 /* serve_store.c -- the programs `leirc --serve` keeps between requests: a
  * bounded table of canonical texts by id, least recently used evicted
  * first (leirc(1), SERVER). */
+#define _POSIX_C_SOURCE 200809L
 #include "driver/serve.h"
 
 #include <inttypes.h>

@@ -4,6 +4,7 @@
  * diagnostics captured as the text of a failure, and frees it at the end;
  * the compiler is reached through the driver's own functions, one small
  * wrapper each. */
+#define _POSIX_C_SOURCE 200809L
 #include "driver/serve.h"
 #include "codegen/codegen.h"
 #include "interp/check.h"
