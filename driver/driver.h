@@ -181,6 +181,8 @@ bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool j
  * 0 <= I < N); the run over o->steps.inputs: exit status 0, 1 (an input
  * had an error; the other inputs' records are written) or 2. */
 bool drv_parse_shard(const char *s, int *i, int *n);
+/* Statement executions of one run of p (saturating at UINT64_MAX). */
+uint64_t drv_program_work(const IrProgram *p);
 int drv_emit_steps(const DrvOptions *o);
 
 #endif

@@ -339,5 +339,7 @@ def test_limits_per_request(leirc: str) -> None:
         pid = srv.ask(_call(i, "load_program", {"text": text}))["result"]["structuredContent"]["program"]
         r = srv.ask(_call(i, "run_program", {"program": pid, "output_dir": "/nonexistent"}))
         assert r["result"]["isError"] is True and why in r["result"]["content"][0]["text"]
+    r = srv.ask(_call(7, "measure", {"program": "p2"}))
+    assert r["result"]["isError"] is True and "not measured" in r["result"]["content"][0]["text"]
     _ping(srv, 9)
     assert srv.close() == 0
