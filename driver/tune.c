@@ -579,9 +579,10 @@ static void mcts(Tune *t) {
     for (;;) {
       list_cands(t, n);
       if (n->next < n->cands.n) {
-        /* expand: a seeded choice among the untried candidates */
+        /* expand: a seeded choice among the untried candidates (with a
+           policy: its next choice) */
         int left = n->cands.n - n->next;
-        int pick = n->next + (int)(rng_next(&t->rng) % (uint64_t)left);
+        int pick = t->pol ? n->next : n->next + (int)(rng_next(&t->rng) % (uint64_t)left);
         void *tmp = n->cands.v[pick];
         n->cands.v[pick] = n->cands.v[n->next];
         n->cands.v[n->next] = tmp;

@@ -47,6 +47,15 @@ def test_greedy_policy_as_beam_expander(leirc: str, tmp_path: pathlib.Path) -> N
     assert (s["search"], s["evaluations"], s["stop"], s["policy_refusals"]) == ("beam", 45, "exhausted", 0)
 
 
+def test_greedy_policy_guides_mcts(leirc: str, tmp_path: pathlib.Path) -> None:
+    trace, err = tune(leirc, tmp_path, f"{PY} {POLICIES / 'greedy_cost_policy.py'}", "softmax.leir", "--tune=mcts",
+                      "--budget=10")
+    assert err == ""
+    assert steps(trace) == ["online_softmax(nest=0)"]
+    s = trace[-1]
+    assert (s["search"], s["evaluations"], s["stop"], s["policy_refusals"]) == ("mcts", 10, "budget", 0)
+
+
 def test_random_policy_seeded(leirc: str, tmp_path: pathlib.Path) -> None:
     """The walk the random policy takes from seed 2, read from what leirc sent it."""
     log = tmp_path / "sent.jsonl"
