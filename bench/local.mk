@@ -120,3 +120,13 @@ bench-tune: leirc$(EXEEXT)
 	@echo "== leirc --tune (bench/tune_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/tune_bench.sh' '$(abs_top_builddir)' \
 	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
+## leirc --serve (issue 37): round-trip latency per tool call (median, p99)
+## and requests per second over a few corpus programs.
+EXTRA_DIST += bench/serve_bench.py
+.PHONY: bench-serve
+bench: bench-serve
+bench-serve: leirc$(EXEEXT)
+	@echo "== leirc --serve (bench/serve_bench.py)"
+	@'$(PYTHON)' -u '$(srcdir)/bench/serve_bench.py' '$(abs_top_builddir)/leirc' \
+	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77

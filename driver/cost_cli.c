@@ -18,10 +18,10 @@ static void put_num(SBuf *b, const char *key, double v, bool json) {
   }
 }
 
-int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
-  bool host = o->target == TARGET_HOST, json = o->run.json;
+bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool json, SBuf *out) {
+  bool host = o->target == TARGET_HOST;
   CostEstimate e;
-  if (!cost_model_estimate(ctx, p, host ? COST_HOST : COST_CUDA, o->gpu_sm, &e)) return 1;
+  if (!cost_model_estimate(ctx, p, host ? COST_HOST : COST_CUDA, o->gpu_sm, &e)) return false;
   double measured = 0;
   bool measure = host && o->cost == COST_MEASURE;
   if (measure) {
@@ -30,26 +30,32 @@ int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
     co.target = CG_TARGET_HOST;
     CgMeasureOpts mo;
     cg_measure_opts_init(&mo);
-    if (!cg_host_measure(ctx, p, &co, &mo, &measured)) return 1;
+    if (!cg_host_measure(ctx, p, &co, &mo, &measured)) return false;
   }
-  SBuf b = {0};
+  SBuf *b = out;
   if (json) {
-    if (host) sbuf_puts(&b, "{\"target\":\"host\"");
-    else sbuf_printf(&b, "{\"target\":\"cuda\",\"gpu_arch\":\"sm_%d\"", o->gpu_sm);
+    if (host) sbuf_puts(b, "{\"target\":\"host\"");
+    else sbuf_printf(b, "{\"target\":\"cuda\",\"gpu_arch\":\"sm_%d\"", o->gpu_sm);
   } else {
-    if (host) sbuf_puts(&b, "target: host\n");
-    else sbuf_printf(&b, "target: cuda sm_%d\n", o->gpu_sm);
+    if (host) sbuf_puts(b, "target: host\n");
+    else sbuf_printf(b, "target: cuda sm_%d\n", o->gpu_sm);
   }
-  put_num(&b, "seconds", e.seconds, json);
-  put_num(&b, "flops", e.flops, json);
-  put_num(&b, "bytes", e.bytes, json);
-  put_num(&b, "parallelism", e.parallelism, json);
-  put_num(&b, "coalescing", e.coalescing, json);
-  put_num(&b, "occupancy", e.occupancy, json);
-  if (measure) put_num(&b, "measured_seconds", measured, json);
-  if (json) sbuf_puts(&b, "}\n");
-  fwrite(b.s, 1, b.len, stdout);
+  put_num(b, "seconds", e.seconds, json);
+  put_num(b, "flops", e.flops, json);
+  put_num(b, "bytes", e.bytes, json);
+  put_num(b, "parallelism", e.parallelism, json);
+  put_num(b, "coalescing", e.coalescing, json);
+  put_num(b, "occupancy", e.occupancy, json);
+  if (measure) put_num(b, "measured_seconds", measured, json);
+  if (json) sbuf_puts(b, "}\n");
+  return true;
+}
+
+int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
+  SBuf b = {0};
+  bool ok = drv_cost_text(ctx, o, p, o->run.json, &b);
+  if (ok) fwrite(b.s, 1, b.len, stdout);
   fflush(stdout);
   sbuf_free(&b);
-  return 0;
+  return ok ? 0 : 1;
 }

@@ -55,7 +55,7 @@ typedef struct DrvPassOptions {
 
 /* --tune (driver/tune.c). */
 #define TUNE_MAX_LOOKAHEAD 3
-typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS } DrvTuneStrategy;
+typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS, TUNE_POLICY } DrvTuneStrategy;
 typedef struct DrvTuneOptions {
   bool enabled;              /* --tune[=STRATEGY] */
   DrvTuneStrategy strategy;  /* default beam */
@@ -68,6 +68,8 @@ typedef struct DrvTuneOptions {
                                 ahead per candidate (default 2, at most 3) */
   const char *trace;         /* --trace FILE.jsonl */
   double time_limit;         /* --time-limit SECONDS (0 = none) */
+  const char *policy;        /* --policy=CMD (driver/policy.h; NULL: none) */
+  double policy_timeout;     /* --policy-timeout SECONDS (default 10) */
 } DrvTuneOptions;
 
 /* --emit-steps (driver/steps.c). */
@@ -127,6 +129,19 @@ bool drv_add_input(DrvOptions *o, char *spec);
 int drv_run(const DrvOptions *o);
 /* `leirc --compare A B`: 0 equal or close, 1 differ, 2 error. */
 int drv_compare(const DrvOptions *o, const char *a, const char *b);
+/* The context as --run and --compare set it up from the options. */
+void drv_ctx_setup(LeirCtx *ctx, const DrvOptions *o);
+/* --run on a loaded program: --input files, random other inputs, the
+ * outputs written to --output-dir (or printed); 0, 1 or 77 as drv_run. */
+int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
+/* --compare on loaded programs (a and b name them in messages): 0 equal or
+ * close, 1 differ (*d filled in both cases), 2 error (reported). */
+struct InterpDiff;
+int drv_compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb, const DrvOptions *o,
+                       const char *a, const char *b, struct InterpDiff *d);
+/* The --compare --json object of *d (a new jansson reference). */
+struct json_t;
+struct json_t *drv_compare_json(const struct InterpDiff *d, const DrvOptions *o, const char *a, const char *b);
 
 /* driver/passes_cli.c: -O and the other pass options. */
 bool drv_pass_add_O(DrvOptions *o, const char *arg);
@@ -153,11 +168,16 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc);
  * line per quantity or one JSON object (--json), and with --cost=measure
  * --target=host the measured median too.  Returns 0, or 1 after an error. */
 int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
+/* What --print-cost prints, appended to *out (json: the one object);
+ * false after an error diagnostic. */
+bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool json, SBuf *out);
 
 /* driver/steps.c: --emit-steps.  --shard's I/N (false if malformed or not
  * 0 <= I < N); the run over o->steps.inputs: exit status 0, 1 (an input
  * had an error; the other inputs' records are written) or 2. */
 bool drv_parse_shard(const char *s, int *i, int *n);
+/* Statement executions of one run of p (saturating at UINT64_MAX). */
+uint64_t drv_program_work(const IrProgram *p);
 int drv_emit_steps(const DrvOptions *o);
 
 #endif

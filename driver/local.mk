@@ -2,5 +2,7 @@
 bin_PROGRAMS += leirc
 leirc_SOURCES = driver/main.c driver/driver.h driver/io.c driver/run.c \
 	driver/passes_cli.c driver/tune.h driver/tune.c driver/tune_eval.c \
-	driver/steps.c driver/cost_cli.c
+	driver/steps.c driver/cost_cli.c \
+	driver/serve.h driver/serve.c driver/serve_tools.c driver/serve_store.c \
+	driver/policy.h driver/policy.c
 leirc_LDADD = libleircore.la libleirrt.la

@@ -1,6 +1,7 @@
 /* main.c -- the leirc command line. */
 #include "config.h"
 #include "driver/driver.h"
+#include "driver/serve.h"
 #include "codegen/emit.h"
 #include "codegen/codegen.h"
 #include "interp/compare.h"
@@ -122,7 +123,8 @@ static const char usage_text[] =
   "      --tune[=S]        search for the fastest program reachable by legal\n"
   "                        steps from FILE (after -O) and write it like the\n"
   "                        program (-o, --emit); S: greedy, beam (default),\n"
-  "                        bfs, dfs or mcts (UCT, choices seeded by --seed).\n"
+  "                        bfs, dfs, mcts (UCT, choices seeded by --seed) or\n"
+  "                        policy (needs --policy).\n"
   "                        Cost: --cost=measure (the median run time on\n"
   "                        --target, host by default, or the GPU) or model.\n"
   "                        Every kept step is verified against FILE on the\n"
@@ -139,6 +141,15 @@ static const char usage_text[] =
   "                        and take those steps too when they promise 5%\n"
   "                        or more (default 2, at most 3; 0 = off)\n"
   "      --time-limit=SECONDS  stop the search after this wall time\n"
+  "      --policy=CMD      an external policy (started once with /bin/sh -c\n"
+  "                        CMD; JSON lines, see man leirc, POLICY PROTOCOL)\n"
+  "                        chooses and orders the steps tried from each\n"
+  "                        program: with --tune=policy it alone steers (its\n"
+  "                        first choice that verifies, then again), with\n"
+  "                        the other searches it is their expander\n"
+  "      --policy-timeout=SECONDS  wait at most this long for an answer\n"
+  "                        (default 10); a policy that crashes, hangs or\n"
+  "                        answers nonsense is refused (counted in --trace)\n"
   "      --trace=FILE.jsonl  write the best trajectory (step, spelling,\n"
   "                        strategy, class, cost_s, speedup, verified) and a\n"
   "                        summary line (evaluations, failed verifications,\n"
@@ -165,6 +176,21 @@ static const char usage_text[] =
   "      --shard=I/N       write only records with id mod N = I (every\n"
   "                        shard must get the same files in the same order)\n"
   "\n"
+  "Server (JSON-RPC 2.0 over stdin/stdout, MCP conventions; see man leirc,\n"
+  "SERVER):\n"
+  "      --serve           answer requests, one JSON object a line, until end of\n"
+  "                        input: initialize, ping, tools/list, tools/call with\n"
+  "                        the tools load_program, show_program,\n"
+  "                        list_candidates, apply_step, check_step,\n"
+  "                        compare_programs, run_program, emit_ptx,\n"
+  "                        estimate_cost, measure and history; no FILE.\n"
+  "                        --max-memory and --max-steps (here default\n"
+  "                        1000000000) bound each request\n"
+  "      --max-programs=N  keep at most N programs, the least recently used\n"
+  "                        evicted first (default 1000)\n"
+  "      --max-request=SIZE  refuse request lines longer than SIZE bytes\n"
+  "                        (suffix K, M, G; default 16M)\n"
+  "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
   "      --no-caret        do not show the source line and caret under\n"
@@ -188,6 +214,10 @@ enum { OPT_GPU_ARCH = 768, OPT_TARGET };
 enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED };
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
+/* --serve (driver/serve.c) */
+enum { OPT_SERVE = 1792, OPT_MAX_PROGRAMS, OPT_MAX_REQUEST };
+/* --policy (driver/policy.c) */
+enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -241,6 +271,11 @@ static const struct option long_opts[] = {
   {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
   {"expand", required_argument, NULL, OPT_EXPAND},
   {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
+  {"serve", no_argument, NULL, OPT_SERVE},
+  {"policy", required_argument, NULL, OPT_POLICY},
+  {"policy-timeout", required_argument, NULL, OPT_POLICY_TIMEOUT},
+  {"max-programs", required_argument, NULL, OPT_MAX_PROGRAMS},
+  {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
   {NULL, 0, NULL, 0},
 };
 
@@ -311,7 +346,9 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false;
+  bool unsafe_math = false, serve = false;
+  int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
+  uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":ho:O:Vw", long_opts, NULL)) != -1) {
     switch (c) {
@@ -394,7 +431,7 @@ int main(int argc, char **argv) {
     case OPT_TUNE:
       o.tune.enabled = true;
       if (optarg && !drv_tune_parse_strategy(optarg, &o.tune.strategy))
-        return usage_error("--tune must be greedy, beam, bfs, dfs or mcts, not '%s'", optarg);
+        return usage_error("--tune must be greedy, beam, bfs, dfs, mcts or policy, not '%s'", optarg);
       break;
     case OPT_BUDGET: case OPT_BEAM_WIDTH: case OPT_MAX_DEPTH: {
       uint64_t n;
@@ -447,12 +484,45 @@ int main(int argc, char **argv) {
       else return usage_error("--cost must be measure or model, not '%s'", optarg);
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
+    case OPT_SERVE: serve = true; break;
+    case OPT_POLICY:
+      if (!*optarg) return usage_error("%s", "--policy needs a command");
+      o.tune.policy = optarg;
+      break;
+    case OPT_POLICY_TIMEOUT: {
+      char *end;
+      double x = strtod(optarg, &end);
+      if (!*optarg || *end || !(x > 0) || x > 1e6)
+        return usage_error("--policy-timeout must be a positive number of seconds, not '%s'", optarg);
+      o.tune.policy_timeout = x;
+      break;
+    }
+    case OPT_MAX_PROGRAMS:
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000)
+        return usage_error("--max-programs must be a whole number from 1 to 1000000, not '%s'", optarg);
+      max_programs = (int)n;
+      break;
+    case OPT_MAX_REQUEST:
+      if (!leir_parse_size(optarg, &max_request) || max_request < 1024 || max_request > ((uint64_t)1 << 32))
+        return usage_error("--max-request must be a size from 1K to 4G, not '%s'", optarg);
+      break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
   if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
+  if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)
+    return usage_error("%s", "--tune=policy needs --policy=CMD");
+  if (o.tune.policy && !o.tune.enabled) return usage_error("%s", "--policy needs --tune");
+  if (serve) {
+    if (optind < argc || o.mode != MODE_COMPILE || o.tune.enabled || o.steps.path || o.passes.list_passes)
+      return usage_error("%s", "--serve takes no input file and no --run, --compare, --tune or --emit-steps");
+    o.unsafe_math = unsafe_math;
+    int rc = drv_serve(&o, max_programs, (size_t)max_request);
+    drv_pass_free(&o);
+    return rc;
+  }
   if (o.mode == MODE_COMPARE) {
     if (argc - optind != 2) return usage_error("%s", "--compare needs two files: A.leir B.leir");
     return drv_compare(&o, argv[optind], argv[optind + 1]);

@@ -33,7 +33,7 @@ bool drv_add_input(DrvOptions *o, char *spec) {
   return true;
 }
 
-static void ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
+void drv_ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
   leir_ctx_init(ctx);
   ctx->unsafe_math = o->unsafe_math;
   ctx->max_memory = o->run.max_memory;
@@ -77,7 +77,7 @@ static int run_cuda(LeirCtx *ctx, int gpu_sm, InterpProg *ip) {
   return st;
 }
 
-static int run_program(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
+int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   InterpOptions io = {o->run.poison, o->run.max_steps};
   InterpProg *ip = interp_new(ctx, p, &io);
   if (!ip) return 1;
@@ -104,10 +104,10 @@ static int run_program(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
 
 int drv_run(const DrvOptions *o) {
   LeirCtx ctx;
-  ctx_setup(&ctx, o);
+  drv_ctx_setup(&ctx, o);
   IrProgram *p = load(&ctx, o, o->input);
   if (p) p = drv_pass_run(&ctx, o, p); /* -O: run the transformed program */
-  int rc = p ? run_program(&ctx, o, p) : 1;
+  int rc = p ? drv_run_loaded(&ctx, o, p) : 1;
   if (ctx.nerrors) rc = 1;
   fflush(stdout);
   leir_ctx_free(&ctx);
@@ -127,7 +127,7 @@ static void print_text(const InterpDiff *d, const char *a, const char *b) {
   sbuf_free(&t);
 }
 
-static void print_json(const InterpDiff *d, const DrvOptions *o, const char *a, const char *b) {
+json_t *drv_compare_json(const InterpDiff *d, const DrvOptions *o, const char *a, const char *b) {
   json_t *j = json_object();
   json_object_set_new(j, "verdict", json_string(cmp_verdict_name(d->verdict)));
   json_object_set_new(j, "tolerance", json_string(tol_name(o->run.tolerance)));
@@ -157,28 +157,40 @@ static void print_json(const InterpDiff *d, const DrvOptions *o, const char *a, 
   } else {
     json_object_set_new(j, "difference", json_null());
   }
+  return j;
+}
+
+static void print_json(const InterpDiff *d, const DrvOptions *o, const char *a, const char *b) {
+  json_t *j = drv_compare_json(d, o, a, b);
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
   if (s) printf("%s\n", s);
   free(s);
   json_decref(j);
 }
 
-static int compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,
-                          const DrvOptions *o, const char *a, const char *b) {
+int drv_compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb, const DrvOptions *o,
+                       const char *a, const char *b, InterpDiff *d) {
   InterpOptions io = {o->run.poison, o->run.max_steps};
   InterpCompareOpts co = {o->run.seeds, o->run.seed, (CmpTolerance)o->run.tolerance, io,
                           o->run.ninputs, o->run.input_names, o->run.input_paths};
+  if (interp_compare_programs(ca, pa, cb, pb, &co, a, b, d) != 0) return 2;
+  return d->verdict == CMP_DIFFER ? 1 : 0;
+}
+
+static int compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,
+                          const DrvOptions *o, const char *a, const char *b) {
   InterpDiff d;
-  if (interp_compare_programs(ca, pa, cb, pb, &co, a, b, &d) != 0) return 2;
+  int rc = drv_compare_loaded(ca, pa, cb, pb, o, a, b, &d);
+  if (rc == 2) return rc;
   if (o->run.json) print_json(&d, o, a, b);
   else print_text(&d, a, b);
-  return d.verdict == CMP_DIFFER ? 1 : 0;
+  return rc;
 }
 
 int drv_compare(const DrvOptions *o, const char *a, const char *b) {
   LeirCtx ca, cb;
-  ctx_setup(&ca, o);
-  ctx_setup(&cb, o);
+  drv_ctx_setup(&ca, o);
+  drv_ctx_setup(&cb, o);
   IrProgram *pa = load(&ca, o, a);
   IrProgram *pb = load(&cb, o, b);
   int rc = pa && pb ? compare_loaded(&ca, pa, &cb, pb, o, a, b) : 2;

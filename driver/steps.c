@@ -208,7 +208,7 @@ static uint64_t nest_work(const IrNest *n, uint64_t m) {
   return w;
 }
 
-static uint64_t program_work(const IrProgram *p) {
+uint64_t drv_program_work(const IrProgram *p) {
   uint64_t w = 0;
   for (int i = 0; i < p->nnests; i++) {
     uint64_t x = nest_work(p->nests[i], 1);
@@ -222,7 +222,7 @@ static uint64_t budget(const DrvOptions *o) {
 }
 
 static const char *over_budget(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, const char *which) {
-  uint64_t w = program_work(p), b = budget(o);
+  uint64_t w = drv_program_work(p), b = budget(o);
   if (!b || w <= b) return NULL;
   return arena_printf(&ctx->arena, "not run: the program %s the step needs %llu statement executions > limit %llu",
                       which, (unsigned long long)w, (unsigned long long)b);

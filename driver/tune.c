@@ -43,10 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/policy.h"
 #include "interp/rng.h"
 #include "passes/pass.h"
 
-static const char *const strategy_names[] = {"greedy", "beam", "bfs", "dfs", "mcts"};
+static const char *const strategy_names[] = {"greedy", "beam", "bfs", "dfs", "mcts", "policy"};
+enum { NSTRATEGIES = sizeof strategy_names / sizeof strategy_names[0] };
 
 void drv_tune_defaults(DrvOptions *o) {
   o->tune.strategy = TUNE_BEAM;
@@ -55,10 +57,11 @@ void drv_tune_defaults(DrvOptions *o) {
   o->tune.max_depth = 8;
   o->tune.expand = 8;
   o->tune.lookahead = 2;
+  o->tune.policy_timeout = POLICY_DEFAULT_TIMEOUT;
 }
 
 bool drv_tune_parse_strategy(const char *s, DrvTuneStrategy *st) {
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < NSTRATEGIES; i++)
     if (!strcmp(s, strategy_names[i])) {
       *st = (DrvTuneStrategy)i;
       return true;
@@ -128,6 +131,7 @@ typedef struct Tune {
   bool progress;
   LeirRng rng;
   const PassInfo *reorder; /* loop_reorder, for the lookahead */
+  Policy *pol;             /* --policy: orders the candidates (NULL: none) */
 } Tune;
 
 static double now_s(void) {
@@ -280,6 +284,8 @@ static void lookahead(Tune *t, PtrVec *cands) {
  * they are ranked by the cost model with the lookahead, the best of each
  * strategy first, and only the first --expand are kept (measuring is
  * slow, the model is not). */
+static bool policy_order(Tune *t, Node *n);
+
 static void list_cands(Tune *t, Node *n) {
   if (n->listed) return;
   n->listed = true;
@@ -296,11 +302,14 @@ static void list_cands(Tune *t, Node *n) {
     if (!pd->q) continue;
     pd->text = program_text(t->ctx, pd->q);
     if (seen_has(t, pd->text)) continue;
-    if ((rank_by_model || t->o->tune.lookahead) && !tune_eval_model(t->te, pd->q, &pd->est)) pd->est = INFINITY;
+    if ((rank_by_model || t->o->tune.lookahead || t->pol) && !tune_eval_model(t->te, pd->q, &pd->est))
+      pd->est = INFINITY;
     pd->look = pd->est;
     ptrvec_push(&t->ctx->arena, &n->cands, pd);
   }
-  if (t->o->tune.lookahead) lookahead(t, &n->cands);
+  if (t->pol && policy_order(t, n)) return; /* the policy's choice, else as without it */
+  if (t->pol && t->o->tune.strategy == TUNE_POLICY) rank_by_model = true;
+  if (t->o->tune.lookahead && !t->pol) lookahead(t, &n->cands);
   if (rank_by_model) {
     /* the model's best candidate of each strategy first (so that a
        strategy the model misjudges is still measured once), then the rest,
@@ -387,6 +396,68 @@ static Node **sorted_kids(Tune *t, Node *n) {
   memcpy(v, n->kids.v, sizeof *v * (size_t)n->kids.n);
   qsort(v, (size_t)n->kids.n, sizeof *v, rank_qsort);
   return v;
+}
+
+/* ------------------------------------------------------------ --policy */
+
+/* Asks the policy to order n's candidates (driver/policy.h): n->cands
+ * becomes its choice, best first; false when it refused (a warning; the
+ * caller orders them as without a policy). */
+static bool policy_order(Tune *t, Node *n) {
+  if (!policy_alive(t->pol)) return false;
+  int nc = n->cands.n;
+  PolicyCand *pc = arena_alloc(&t->ctx->arena, sizeof *pc * (size_t)(nc + 1));
+  for (int i = 0; i < nc; i++) {
+    const Pending *pd = n->cands.v[i];
+    pc[i] = (PolicyCand){pass_cand_spelling(t->ctx, pd->c), pd->c->pass->name, pass_level_name(pd->c->pass->level),
+                         pass_class_name(pd->c->cls), isfinite(pd->est) ? pd->est : -1, pd->text};
+  }
+  const char **hs = arena_alloc(&t->ctx->arena, sizeof *hs * (size_t)(n->depth + 1));
+  double *hc = arena_alloc(&t->ctx->arena, sizeof *hc * (size_t)(n->depth + 1));
+  for (const Node *m = n; m->parent; m = m->parent) {
+    hs[m->depth - 1] = m->spelling;
+    hc[m->depth - 1] = m->cost;
+  }
+  double est;
+  if (!tune_eval_model(t->te, n->p, &est)) est = -1;
+  PolicyState st = {program_text(t->ctx, n->p), n->depth, n->cost, t->orig_cost, est, n->depth, hs, hc, nc, pc,
+                    t->evaluations, t->o->tune.budget, (unsigned long long)t->o->run.seed};
+  int *order = arena_alloc(&t->ctx->arena, sizeof *order * (size_t)(nc + 1));
+  char why[256];
+  int k = policy_ask(t->pol, &st, order, why, sizeof why);
+  if (k < 0) {
+    diag_warn(t->ctx, (IrLoc){0, 0}, "--policy: %s; the search goes on %s", why,
+              policy_alive(t->pol) ? "without its answer here" : "without the policy");
+    return false;
+  }
+  void **v = arena_alloc(&t->ctx->arena, sizeof *v * (size_t)(k + 1));
+  for (int i = 0; i < k; i++) v[i] = n->cands.v[order[i]];
+  n->cands.v = v;
+  n->cands.n = k;
+  return true;
+}
+
+/* --tune=policy: from the original, take the policy's first choice that
+ * verifies, then ask again from there, until it stops choosing (or the
+ * budget, the depth or the time runs out).  The result is the best
+ * program on the way. */
+static void policy_walk(Tune *t) {
+  Node *cur = t->root;
+  for (;;) {
+    if (cur->depth >= t->o->tune.max_depth) {
+      t->stop = STOP_DEPTH;
+      return;
+    }
+    list_cands(t, cur);
+    Node *m = NULL;
+    while (!m && cur->next < cur->cands.n && !must_stop(t)) m = try_cand(t, cur, cur->next++);
+    if (t->stop) return;
+    if (!m) {
+      t->stop = STOP_EXHAUSTED;
+      return;
+    }
+    cur = m;
+  }
 }
 
 /* ------------------------------------------------------------ strategies */
@@ -508,9 +579,10 @@ static void mcts(Tune *t) {
     for (;;) {
       list_cands(t, n);
       if (n->next < n->cands.n) {
-        /* expand: a seeded choice among the untried candidates */
+        /* expand: a seeded choice among the untried candidates (with a
+           policy: its next choice) */
         int left = n->cands.n - n->next;
-        int pick = n->next + (int)(rng_next(&t->rng) % (uint64_t)left);
+        int pick = t->pol ? n->next : n->next + (int)(rng_next(&t->rng) % (uint64_t)left);
         void *tmp = n->cands.v[pick];
         n->cands.v[pick] = n->cands.v[n->next];
         n->cands.v[n->next] = tmp;
@@ -647,6 +719,7 @@ static bool write_trace(Tune *t, double wall) {
   json_object_set_new(j, "failed_verifications", json_integer(t->wrong));
   json_object_set_new(j, "failed_runs", json_integer(t->failed));
   json_object_set_new(j, "stop", json_string(stop_names[t->stop]));
+  if (t->pol) json_object_set_new(j, "policy_refusals", json_integer(policy_refusals(t->pol)));
   json_object_set_new(j, "wall_s", json_real(wall));
   char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
   fprintf(f, "%s\n", s2 ? s2 : "{}");
@@ -669,6 +742,16 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   t.reorder = pass_lookup("loop_reorder");
   *rc = tune_eval_new(ctx, o, p, &t.te);
   if (*rc) return NULL;
+  if (o->tune.policy) {
+    char why[512];
+    t.pol = policy_start(o->tune.policy, o->tune.policy_timeout, why, sizeof why);
+    if (!t.pol) {
+      diag_error(ctx, (IrLoc){0, 0}, "--policy: %s", why);
+      tune_eval_free(t.te);
+      *rc = 1;
+      return NULL;
+    }
+  }
   t.orig_cost = tune_eval_original_cost(t.te);
   Node *root = arena_alloc(&ctx->arena, sizeof *root);
   root->p = p;
@@ -683,6 +766,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   case TUNE_BFS: bfs(&t); break;
   case TUNE_DFS: dfs(&t); break;
   case TUNE_MCTS: mcts(&t); break;
+  case TUNE_POLICY: policy_walk(&t); break;
   }
   if (o->cost != COST_MODEL && t.best != t.root) confirm(&t);
   double wall = now_s() - t.t0;
@@ -693,6 +777,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   bool ok = !o->tune.trace || write_trace(&t, wall);
   IrProgram *best = t.best->p;
   tune_eval_free(t.te);
+  policy_stop(t.pol);
   free(t.seen);
   if (!ok) {
     *rc = 1;

@@ -244,6 +244,10 @@ void pass_for_each_applicable(LeirCtx *ctx, const IrProgram *p, const PassInfo *
 /* --list-applicable: every legal candidate of every implemented pass, one
  * spelling a line, or JSON lines {strategy, level, class, spelling, site}. */
 void pass_list_applicable(LeirCtx *ctx, const IrProgram *p, FILE *out, bool json);
+/* One legal candidate as --list-applicable --json writes it: a new jansson
+ * object {strategy, level, class, spelling, site {nest, line, col}}. */
+struct json_t;
+struct json_t *pass_cand_json(LeirCtx *ctx, const PassCand *c);
 
 /* --list-passes: one line per pass. */
 void pass_list_table(FILE *out);

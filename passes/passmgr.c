@@ -403,6 +403,20 @@ void pass_list_table(FILE *out) {
   }
 }
 
+json_t *pass_cand_json(LeirCtx *ctx, const PassCand *c) {
+  json_t *o = json_object();
+  json_object_set_new(o, "strategy", json_string(c->pass->name));
+  json_object_set_new(o, "level", json_string(pass_level_name(c->pass->level)));
+  json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
+  json_object_set_new(o, "spelling", json_string(pass_cand_spelling(ctx, c)));
+  json_t *site = json_object();
+  json_object_set_new(site, "nest", json_integer(c->nest));
+  json_object_set_new(site, "line", json_integer(c->site.line));
+  json_object_set_new(site, "col", json_integer(c->site.col));
+  json_object_set_new(o, "site", site);
+  return o;
+}
+
 void pass_for_each_applicable(LeirCtx *ctx, const IrProgram *p, const PassInfo *only, PassCandFn fn, void *user) {
   for (int i = 0; i < pass_table_size; i++) {
     const PassInfo *pass = &pass_table[i];
@@ -417,6 +431,7 @@ void pass_for_each_applicable(LeirCtx *ctx, const IrProgram *p, const PassInfo *
 }
 
 typedef struct ListOut {
+  LeirCtx *ctx;
   FILE *out;
   bool json;
 } ListOut;
@@ -427,17 +442,7 @@ static void list_one(void *user, const PassCand *c, const char *sp) {
     fprintf(lo->out, "%s\n", sp);
     return;
   }
-  const PassInfo *pass = c->pass;
-  json_t *o = json_object();
-  json_object_set_new(o, "strategy", json_string(pass->name));
-  json_object_set_new(o, "level", json_string(pass_level_name(pass->level)));
-  json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
-  json_object_set_new(o, "spelling", json_string(sp));
-  json_t *site = json_object();
-  json_object_set_new(site, "nest", json_integer(c->nest));
-  json_object_set_new(site, "line", json_integer(c->site.line));
-  json_object_set_new(site, "col", json_integer(c->site.col));
-  json_object_set_new(o, "site", site);
+  json_t *o = pass_cand_json(lo->ctx, c);
   char *s = json_dumps(o, JSON_COMPACT);
   fprintf(lo->out, "%s\n", s);
   free(s);
@@ -445,7 +450,7 @@ static void list_one(void *user, const PassCand *c, const char *sp) {
 }
 
 void pass_list_applicable(LeirCtx *ctx, const IrProgram *p, FILE *out, bool json) {
-  ListOut lo = {out, json};
+  ListOut lo = {ctx, out, json};
   pass_for_each_applicable(ctx, p, NULL, list_one, &lo);
 }
 

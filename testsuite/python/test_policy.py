@@ -1,0 +1,122 @@
+"""``leirc --tune --policy=CMD`` (issue 37): the JSON-lines policy protocol,
+the example policies of examples/policies with pinned trajectories
+(--cost=model, fixed seeds: the same on every machine), and policies that
+crash, hang or answer nonsense."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shlex
+import subprocess
+import sys
+
+TOP = pathlib.Path(__file__).resolve().parents[2]
+POLICIES = TOP / "examples" / "policies"
+PY = shlex.quote(sys.executable)
+
+
+def tune(leirc: str, tmp: pathlib.Path, policy: str, prog: str, *args: str) -> tuple[list[dict], str]:
+    trace = tmp / "trace.jsonl"
+    r = subprocess.run([leirc, "--cost=model", f"--policy={policy}", f"--trace={trace}", *args,
+                        str(TOP / "examples" / prog), "-o", str(tmp / "best.leir")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return [json.loads(l) for l in trace.read_text().splitlines()], r.stderr
+
+
+def steps(trace: list[dict]) -> list[str]:
+    return [t["spelling"] for t in trace if "step" in t]
+
+
+def test_greedy_policy_alone(leirc: str, tmp_path: pathlib.Path) -> None:
+    trace, err = tune(leirc, tmp_path, f"{PY} {POLICIES / 'greedy_cost_policy.py'}", "matmul.leir", "--tune=policy")
+    assert err == ""
+    assert steps(trace) == ["loop_reorder(nest=0,loop1=a,loop2=c)", "loop_reorder(nest=0,loop1=tx,loop2=c)"]
+    s = trace[-1]
+    assert (s["search"], s["evaluations"], s["stop"], s["policy_refusals"]) == ("policy", 2, "exhausted", 0)
+
+
+def test_greedy_policy_as_beam_expander(leirc: str, tmp_path: pathlib.Path) -> None:
+    trace, err = tune(leirc, tmp_path, f"{PY} {POLICIES / 'greedy_cost_policy.py'}", "softmax.leir", "--tune=beam")
+    assert err == ""
+    assert steps(trace) == ["common_subexpression_elimination(nest=1,stmt=0,pattern=2)",
+                            "set_storage_layout(tensor=D,kind=reshape1,item=0,factor=2)",
+                            "set_storage_layout(tensor=E,kind=reshape1,item=0,factor=2)"]
+    s = trace[-1]
+    assert (s["search"], s["evaluations"], s["stop"], s["policy_refusals"]) == ("beam", 45, "exhausted", 0)
+
+
+def test_greedy_policy_guides_mcts(leirc: str, tmp_path: pathlib.Path) -> None:
+    trace, err = tune(leirc, tmp_path, f"{PY} {POLICIES / 'greedy_cost_policy.py'}", "softmax.leir", "--tune=mcts",
+                      "--budget=10")
+    assert err == ""
+    assert steps(trace) == ["online_softmax(nest=0)"]
+    s = trace[-1]
+    assert (s["search"], s["evaluations"], s["stop"], s["policy_refusals"]) == ("mcts", 10, "budget", 0)
+
+
+def test_random_policy_seeded(leirc: str, tmp_path: pathlib.Path) -> None:
+    """The walk the random policy takes from seed 2, read from what leirc sent it."""
+    log = tmp_path / "sent.jsonl"
+    trace, err = tune(leirc, tmp_path, f"tee {log} | {PY} {POLICIES / 'random_policy.py'}", "softmax.leir",
+                      "--tune=policy", "--seed=2", "--max-depth=3")
+    assert err == ""
+    sent = [json.loads(l) for l in log.read_text().splitlines()]
+    assert [m["type"] for m in sent] == ["state", "state", "state", "done"]
+    assert [m["depth"] for m in sent[:3]] == [0, 1, 2]
+    assert [h["spelling"] for h in sent[2]["history"]] == [
+        "expression_splitting(nest=1,pattern=2)", "layout_transformation(nest=1,tensor=A,kind=reshape1,item=1,factor=4)"]
+    first = sent[0]
+    assert first["seed"] == 2 and first["history"] == [] and first["program"].startswith("%in")
+    assert {"spelling", "strategy", "level", "class", "estimate"} == set(first["candidates"][0])
+    assert trace[-1]["evaluations"] == 3 and trace[-1]["stop"] == "max-depth"
+
+
+def test_policy_proposing_a_program(leirc: str, tmp_path: pathlib.Path) -> None:
+    """A policy may answer with the program it wants instead of a spelling."""
+    script = tmp_path / "propose.py"
+    script.write_text(
+        "import json, subprocess, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'done': break\n"
+        "    want = [c for c in m['candidates'] if c['spelling'] == 'loop_reorder(nest=0,loop1=a,loop2=c)']\n"
+        "    if not want or m['depth']:\n"
+        "        print(json.dumps({'stop': True}), flush=True); continue\n"
+        f"    out = subprocess.run([{leirc!r}, '-O', want[0]['spelling'], '--emit=leir', '-'],\n"
+        "                         input=m['program'], capture_output=True, text=True).stdout\n"
+        "    print(json.dumps({'program': out}), flush=True)\n")
+    trace, err = tune(leirc, tmp_path, f"{PY} {script}", "matmul.leir", "--tune=policy")
+    assert err == ""
+    assert steps(trace) == ["loop_reorder(nest=0,loop1=a,loop2=c)"]
+    assert trace[-1]["evaluations"] == 1 and trace[-1]["policy_refusals"] == 0
+
+
+def test_bad_policies(leirc: str, tmp_path: pathlib.Path) -> None:
+    """Crashes, hangs and nonsense are refused and counted; the search goes on without them."""
+    cases = [
+        ("exit 3", 1, "closed its input"),
+        ("sleep 30", 1, "did not answer in time"),
+        ("yes garbage", 2, "is not a JSON object"),
+        ("""yes '{"choices":["nope"]}'""", 2, "none of the policy's choices is a candidate"),
+        ("""echo '{"program":"x"}'; sleep 30""", 2, "not one legal step away"),
+        ("""echo '{"choices":7}'; sleep 30""", 2, "neither 'choices'"),
+    ]
+    for cmd, refusals, why in cases:
+        trace, err = tune(leirc, tmp_path, cmd, "matmul.leir", "--tune=policy", "--policy-timeout=0.5", "--max-depth=2")
+        assert why in err, (cmd, err)
+        s = trace[-1]
+        assert s["policy_refusals"] == refusals, (cmd, s)
+        # without the policy's answers: the cost model's order
+        assert steps(trace) == ["loop_reorder(nest=0,loop1=a,loop2=c)", "loop_reorder(nest=0,loop1=tx,loop2=c)"]
+        assert s["wall_s"] < 10
+
+
+def test_policy_usage(leirc: str) -> None:
+    mm = str(TOP / "examples" / "matmul.leir")
+    for args, msg in [(["--tune=policy"], "--tune=policy needs --policy=CMD"),
+                      (["--policy=cat"], "--policy needs --tune"),
+                      (["--tune", "--policy=cat", "--policy-timeout=0"], "--policy-timeout must be")]:
+        r = subprocess.run([leirc, *args, mm], capture_output=True, text=True)
+        assert r.returncode == 2 and msg in r.stderr
