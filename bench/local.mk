@@ -1,7 +1,7 @@
 ## Benchmarks: built and run by `make bench` (never part of `make check`).
 EXTRA_PROGRAMS = bench/parse_bench
 bench_parse_bench_SOURCES = bench/parse_bench.c
-bench_parse_bench_LDADD = libleir.la $(JANSSON_LIBS)
+bench_parse_bench_LDADD = libleircore.la $(JANSSON_LIBS)
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 .PHONY: bench
@@ -12,7 +12,7 @@ bench: bench/parse_bench$(EXEEXT)
 ## The interpreter's speed (statement executions per second).
 EXTRA_PROGRAMS += bench/interp_bench
 bench_interp_bench_SOURCES = bench/interp_bench.c
-bench_interp_bench_LDADD = libleir.la
+bench_interp_bench_LDADD = libleircore.la
 .PHONY: bench-interp
 bench: bench-interp
 bench-interp: bench/interp_bench$(EXEEXT)
@@ -23,9 +23,9 @@ bench-interp: bench/interp_bench$(EXEEXT)
 ## latency from source to PTX per corpus program (codegen/).
 EXTRA_PROGRAMS += bench/sgemm_bench bench/compile_latency
 bench_sgemm_bench_SOURCES = bench/sgemm_bench.c
-bench_sgemm_bench_LDADD = libleir.la
+bench_sgemm_bench_LDADD = libleircore.la
 bench_compile_latency_SOURCES = bench/compile_latency.c
-bench_compile_latency_LDADD = libleir.la
+bench_compile_latency_LDADD = libleircore.la
 EXTRA_DIST += bench/sgemm.sh
 .PHONY: bench-sgemm bench-compile
 bench: bench-sgemm bench-compile
@@ -40,7 +40,7 @@ bench-compile: bench/compile_latency$(EXEEXT)
 ## implemented pass over the corpus (candidates per second).
 EXTRA_PROGRAMS += bench/passes_bench
 bench_passes_bench_SOURCES = bench/passes_bench.c bench/bench_prog.c bench/bench_prog.h
-bench_passes_bench_LDADD = libleir.la
+bench_passes_bench_LDADD = libleircore.la
 .PHONY: bench-passes
 bench: bench-passes
 bench-passes: bench/passes_bench$(EXEEXT)
@@ -64,7 +64,7 @@ bench-steps: leirc$(EXEEXT)
 ## say so and stop when it is missing.  Not part of `make bench` (slow).
 EXTRA_PROGRAMS += bench/tvm_bench
 bench_tvm_bench_SOURCES = bench/tvm_bench.c
-bench_tvm_bench_LDADD = libleir.la
+bench_tvm_bench_LDADD = libleircore.la
 EXTRA_DIST += bench/tvm_bench.py bench/tokens.py
 TVM_VENV = $(abs_top_builddir)/testsuite/scratch/tvm-venv
 .PHONY: bench-interop
@@ -83,7 +83,7 @@ bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 ## and their one-step candidates (about 20 minutes; see its header).
 EXTRA_PROGRAMS += bench/costmodel_bench
 bench_costmodel_bench_SOURCES = bench/costmodel_bench.c bench/bench_prog.c bench/bench_prog.h
-bench_costmodel_bench_LDADD = libleir.la -lm
+bench_costmodel_bench_LDADD = libleircore.la -lm
 .PHONY: bench-costmodel
 bench: bench-costmodel
 bench-costmodel: bench/costmodel_bench$(EXEEXT)
@@ -100,7 +100,7 @@ bench-costmodel: bench/costmodel_bench$(EXEEXT)
 EXTRA_PROGRAMS += testsuite/fuzz/campaign
 testsuite_fuzz_campaign_SOURCES = testsuite/fuzz/campaign.c \
 	testsuite/corpus_walk.c testsuite/corpus_walk.h
-testsuite_fuzz_campaign_LDADD = libleir.la -lm
+testsuite_fuzz_campaign_LDADD = libleircore.la -lm
 CAMPAIGN_FLAGS =
 .PHONY: campaign campaign-quick
 campaign: testsuite/fuzz/campaign$(EXEEXT)

@@ -75,4 +75,17 @@ void cg_host_free(CgHostProgram *hp);
 /* Compile and run in one call. */
 bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *const *bufs);
 
+/* Runs p JIT-compiled on the buffers of the interpreter's InterpProg ip
+ * (interp/interp.h), outputs and intermediates zero-filled first, as an
+ * interpreter run without poison (codegen/host_interp.c): `leirc --run
+ * --target=host` and libleir's "host" target.  False after a diagnostic. */
+struct InterpProg;
+bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip);
+
+/* The same on the GPU: the PTX for sm_`gpu_sm` run by libleirrt
+ * (codegen/cuda_interp.c).  0 on success, 1 after a diagnostic, 77 when no
+ * CUDA driver is found (the runtime's message into nodriver[n], no
+ * diagnostic). */
+int cg_run_cuda_interp(LeirCtx *ctx, struct InterpProg *ip, int gpu_sm, char *nodriver, size_t n);
+
 #endif /* LEIR_CODEGEN_H */

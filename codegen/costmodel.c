@@ -829,24 +829,19 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
   sc.src = ctx->src;
   sc.quiet_caret = ctx->quiet_caret;
   sc.unsafe_math = ctx->unsafe_math;
-  char *dbuf = NULL;
-  size_t dlen = 0;
-  sc.diag_out = open_memstream(&dbuf, &dlen);
-  if (!sc.diag_out) {
-    diag_error(ctx, (IrLoc){0, 0}, "cannot estimate the cost: out of memory");
-    return false;
-  }
+  LeirDiagList kept = {0};
+  sc.diag_out = NULL;
+  sc.capture = &kept;
   CgPlan plan;
   bool ok = cg_plan_build(&sc, p, t == COST_CUDA ? CG_TARGET_NVPTX : CG_TARGET_HOST, &plan);
-  fclose(sc.diag_out);
   if (!ok) {
-    fputs(dbuf ? dbuf : "", ctx->diag_out);
+    diag_replay(ctx, &kept);
     ctx->nerrors += sc.nerrors > 0 ? sc.nerrors : 1;
-    free(dbuf);
+    diag_list_clear(&kept);
     leir_ctx_free(&sc);
     return false;
   }
-  free(dbuf);
+  diag_list_clear(&kept);
   int md = 0;
   for (int i = 0; i < p->nnests; i++) {
     int x = max_depth(p->nests[i]);

@@ -25,4 +25,9 @@ bool emit_tir(LeirCtx *ctx, const IrProgram *p, const EmitTirOptions *o, SBuf *o
  * for bit when compiled with `nvcc -fmad=false`.  Deterministic. */
 bool emit_cuda(LeirCtx *ctx, const IrProgram *p, SBuf *out);
 
+/* The text of `leirc --emit=KIND` for kind "ptx", "llvm", "asm", "tir",
+ * "tirx" or "cuda" (codegen/emit_text.c); host: --target=host.  False after
+ * a diagnostic, or without one for an unknown kind. */
+bool cg_emit_text(LeirCtx *ctx, const IrProgram *p, const char *kind, bool host, int gpu_sm, SBuf *out);
+
 #endif

@@ -43,9 +43,16 @@ static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) 
   LLVMDisposeErrorMessage(msg);
 }
 
-LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit) {
+/* LLVM's target registry is process-wide: initialised once, so that two
+ * threads (two libleir contexts) may compile at the same time. */
+static void init_native(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
+}
+
+LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_native);
   char *triple = LLVMGetDefaultTargetTriple();
   LLVMTargetRef t = NULL;
   char *msg = NULL;

@@ -1,37 +1,38 @@
 ## codegen
-libleir_la_SOURCES += codegen/mathlib_emit.c codegen/mathlib_emit.h
+libleircore_la_SOURCES += codegen/mathlib_emit.c codegen/mathlib_emit.h
 ## the math routines emitted as LLVM IR: bit-identical to ir/mathlib.c
 check_PROGRAMS += testsuite/unit/mathlib_emit_test
 testsuite_unit_mathlib_emit_test_SOURCES = testsuite/unit/mathlib_emit_test.c
 testsuite_unit_mathlib_emit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_mathlib_emit_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_mathlib_emit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## the LLVM back ends: one lowering, NVPTX and host (JIT) target layers
-libleir_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
+libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
 	codegen/reduce.c codegen/kernel.c codegen/nvptx.c codegen/host.c
 check_PROGRAMS += testsuite/unit/codegen_test
 testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_codegen_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
-libleir_la_SOURCES += codegen/emit.h codegen/emit_tir.c
+testsuite_unit_codegen_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+libleircore_la_SOURCES += codegen/emit.h codegen/emit_tir.c codegen/emit_text.c codegen/host_interp.c \
+	codegen/cuda_interp.c
 ## the analytic cost model (--cost=model, issue 8)
-libleir_la_SOURCES += codegen/costmodel.h codegen/costmodel.c
+libleircore_la_SOURCES += codegen/costmodel.h codegen/costmodel.c
 check_PROGRAMS += testsuite/unit/costmodel_test
 testsuite_unit_costmodel_test_SOURCES = testsuite/unit/costmodel_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_costmodel_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_costmodel_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_costmodel_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## host run-time measurement (--tune --cost=measure, issue 8)
-libleir_la_SOURCES += codegen/measure.h codegen/measure.c
+libleircore_la_SOURCES += codegen/measure.h codegen/measure.c
 check_PROGRAMS += testsuite/unit/measure_test
 testsuite_unit_measure_test_SOURCES = testsuite/unit/measure_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_measure_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_measure_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_measure_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## PTX tests (DejaGnu; testsuite/lib/leirc-ptx.exp has their directives)
 EXTRA_DIST += testsuite/leirc.ptx
 ## CUDA C emitter (--emit=cuda)
-libleir_la_SOURCES += codegen/emit_cuda.c codegen/emit_cuda_math.h
+libleircore_la_SOURCES += codegen/emit_cuda.c codegen/emit_cuda_math.h
 ## Opt-in, slow (issue 9): TVM as a third executor of the corpus (PyPI's
 ## apache-tvm into $(top_builddir)/testsuite/scratch/tvm-venv) and nvcc over every
 ## corpus program's CUDA C.  Not part of `make check`.

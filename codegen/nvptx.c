@@ -2,6 +2,7 @@
  * machine, special registers, barriers, kernel marking, PTX text. */
 #include "codegen/cg.h"
 
+#include <pthread.h>
 #include <llvm-c/Target.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,8 @@ static void init_nvptx(void) {
 }
 
 LLVMTargetMachineRef cg_nvptx_machine(LeirCtx *ctx, int sm, int opt_level) {
-  init_nvptx();
+  static pthread_once_t once = PTHREAD_ONCE_INIT; /* LLVM's registry is process-wide */
+  pthread_once(&once, init_nvptx);
   const char *triple = "nvptx64-nvidia-cuda";
   LLVMTargetRef t = NULL;
   char *msg = NULL;

@@ -110,12 +110,8 @@ typedef struct DrvOptions {
   bool print_cost;        /* --print-cost (driver/cost_cli.c) */
 } DrvOptions;
 
-/* Reads `path` ("-" = stdin) into the context as the current source.
- * Returns false (after a diagnostic) on failure. */
-bool drv_read_source(LeirCtx *ctx, const char *path);
-
-/* Parses and analyses the current source with the options' declarations. */
-IrProgram *drv_load_program(LeirCtx *ctx, const DrvOptions *o);
+/* Reading and loading programs: ir_read_source and ir_load_program
+ * (ir/load.c), shared with libleir. */
 
 /* Opens -o (or stdout) for writing; NULL after a diagnostic. */
 FILE *drv_open_output(LeirCtx *ctx, const char *path);

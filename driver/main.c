@@ -278,20 +278,7 @@ static int emit_leir(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   FILE *f = drv_open_output(ctx, o->output);
   if (!f) return 1;
   SBuf b = {0};
-  if (o->print_decls)
-    ir_print_decls(&b, p, false);
-  else if (p->has_header) {
-    /* the header as given: the declared tensors in declaration order */
-    for (int i = 0; i < p->header.n; i++) {
-      IrTensor *t = ir_find_tensor(p, p->header.d[i].name);
-      if (!t) continue;
-      sbuf_printf(&b, "%%%-5s %s : %s[", ir_role_name(t->role), t->name, ir_dtype_name(t->dtype));
-      for (int d = 0; d < t->rank; d++) sbuf_printf(&b, "%s%lld", d ? "," : "", (long long)t->shape[d]);
-      sbuf_puts(&b, "]\n");
-    }
-  }
-  ir_print_body(&b, p);
-  sbuf_putc(&b, '\n');
+  ir_print_program(&b, p, o->print_decls);
   fwrite(b.s, 1, b.len, f);
   sbuf_free(&b);
   return drv_close_output(ctx, f, o->output) ? 0 : 1;
@@ -299,16 +286,10 @@ static int emit_leir(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
 
 /* --emit=ptx|llvm|asm: the LLVM back ends (codegen/). */
 static int emit_code(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
-  CgOptions co;
-  cg_options_init(&co);
-  co.gpu_sm = o->gpu_sm;
-  co.target = o->target == TARGET_HOST || o->emit == EMIT_ASM ? CG_TARGET_HOST : CG_TARGET_NVPTX;
+  static const char *const kind[] = {[EMIT_LLVM] = "llvm", [EMIT_ASM] = "asm", [EMIT_PTX] = "ptx",
+                                     [EMIT_TIR] = "tir", [EMIT_TIRX] = "tirx", [EMIT_CUDA] = "cuda"};
   SBuf b = {0};
-  EmitTirOptions to = {o->target == TARGET_HOST, o->emit == EMIT_TIRX};
-  bool ok = o->emit == EMIT_TIR || o->emit == EMIT_TIRX ? emit_tir(ctx, p, &to, &b)
-            : o->emit == EMIT_CUDA ? emit_cuda(ctx, p, &b)
-            : o->emit == EMIT_PTX ? cg_emit_ptx(ctx, p, &co, &b)
-            : o->emit == EMIT_ASM ? cg_emit_asm(ctx, p, &co, &b) : cg_emit_llvm(ctx, p, &co, &b);
+  bool ok = cg_emit_text(ctx, p, kind[o->emit], o->target == TARGET_HOST, o->gpu_sm, &b);
   FILE *f = ok ? drv_open_output(ctx, o->output) : NULL;
   if (f) {
     fwrite(b.s, 1, b.len, f);
@@ -519,8 +500,8 @@ int main(int argc, char **argv) {
   ctx.unsafe_math = unsafe_math;
   ctx.max_memory = o.run.max_memory;
   int rc = 1;
-  if (drv_read_source(&ctx, o.input)) {
-    IrProgram *p = drv_load_program(&ctx, &o);
+  if (ir_read_source(&ctx, o.input)) {
+    IrProgram *p = ir_load_program(&ctx, o.decls, NULL);
     if (p) p = drv_pass_run(&ctx, &o, p); /* -O */
     if (p && o.tune.enabled && !o.passes.list_applicable) { /* after -O */
       int trc = 0;

@@ -65,8 +65,8 @@ static void ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
 }
 
 static IrProgram *load(LeirCtx *ctx, const DrvOptions *o, const char *path) {
-  if (!drv_read_source(ctx, path)) return NULL;
-  return drv_load_program(ctx, o);
+  if (!ir_read_source(ctx, path)) return NULL;
+  return ir_load_program(ctx, o->decls, NULL);
 }
 
 /* ------------------------------------------------------------ --run */
@@ -90,83 +90,13 @@ static bool load_inputs(InterpProg *ip, const DrvOptions *o, bool *given) {
   return ok;
 }
 
-/* --run --target=host: the JIT-compiled program on the interpreter's buffers
- * (outputs and intermediates zero-filled, as a run without --poison). */
-static bool run_host(LeirCtx *ctx, const DrvOptions *o, InterpProg *ip) {
-  int n = interp_ntensors(ip);
-  void **bufs = calloc((size_t)n + 1, sizeof *bufs);
-  if (!bufs) return false;
-  for (int i = 0; i < n; i++) {
-    InterpBuf *b = interp_buf(ip, i);
-    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
-    bufs[i] = b->data;
-  }
-  CgOptions co;
-  cg_options_init(&co);
-  co.target = CG_TARGET_HOST;
-  bool ok = cg_run_host(ctx, interp_program(ip), &co, bufs);
-  free(bufs);
-  (void)o;
-  return ok;
-}
-
-/* --run --target=cuda: the program's PTX (launch plan included) run by
- * libleirrt on the interpreter's buffers.  Without a CUDA driver: the
- * runtime's message and exit status 77 (a skipped test, never a failure). */
-static int run_cuda(LeirCtx *ctx, const DrvOptions *o, InterpProg *ip) {
-  static const IrLoc noloc;
-  CgOptions co;
-  cg_options_init(&co);
-  co.target = CG_TARGET_NVPTX;
-  co.gpu_sm = o->gpu_sm;
-  SBuf ptx = {0};
-  if (!cg_emit_ptx(ctx, interp_program(ip), &co, &ptx)) return 1;
+/* --run --target=cuda: without a CUDA driver, the runtime's message and
+ * exit status 77 (a skipped test, never a failure). */
+static int run_cuda(LeirCtx *ctx, int gpu_sm, InterpProg *ip) {
   char err[4096];
-  RtPlan *plan = NULL;
-  RtDevice *dev = NULL;
-  RtModule *m = NULL;
-  void **args = NULL;
-  int rc = 1;
-  if (rt_plan_parse(ptx.s, &plan, err, sizeof err)) {
-    diag_error(ctx, noloc, "internal compiler error: launch plan: %s", err);
-    goto out;
-  }
-  int st = rt_open(&dev, 0, err, sizeof err);
-  if (st == RT_ENODRIVER) {
-    fprintf(stderr, "leirc: %s\n", err);
-    rc = 77;
-    goto out;
-  }
-  if (st) {
-    diag_error(ctx, noloc, "%s", err);
-    goto out;
-  }
-  if (rt_module_load(dev, ptx.s, &m, err, sizeof err)) {
-    diag_error(ctx, noloc, "the CUDA driver rejected the PTX: %s", err);
-    goto out;
-  }
-  size_t na = rt_plan_arg_count(plan);
-  args = calloc(na + 1, sizeof *args);
-  for (size_t i = 0; args && i < na; i++) {
-    RtTensorInfo ti;
-    InterpBuf *b = rt_plan_tensor(plan, i, &ti) ? NULL : interp_find(ip, ti.name);
-    if (!b || b->nbytes != ti.bytes) {
-      diag_error(ctx, noloc, "internal compiler error: launch plan argument %zu does not match the program", i);
-      goto out;
-    }
-    args[i] = b->data;
-  }
-  if (args && !rt_run_plan(dev, m, plan, args, NULL, err, sizeof err))
-    rc = 0;
-  else
-    diag_error(ctx, noloc, "running on the GPU failed: %s", args ? err : "out of memory");
-out:
-  free(args);
-  if (m) rt_module_unload(m);
-  if (dev) rt_close(dev);
-  if (plan) rt_plan_free(plan);
-  sbuf_free(&ptx);
-  return rc;
+  int st = cg_run_cuda_interp(ctx, ip, gpu_sm, err, sizeof err);
+  if (st == 77) fprintf(stderr, "leirc: %s\n", err);
+  return st;
 }
 
 static int run_program(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
@@ -177,8 +107,8 @@ static int run_program(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   bool *given = calloc(p->ntensors > 0 ? (size_t)p->ntensors : 1, 1);
   if (given && load_inputs(ip, o, given)) {
     interp_random_inputs(ip, o->run.seed, given);
-    int st = o->target == TARGET_CUDA ? run_cuda(ctx, o, ip)
-             : (o->target == TARGET_HOST ? run_host(ctx, o, ip) : interp_run(ip)) ? 0 : 1;
+    int st = o->target == TARGET_CUDA ? run_cuda(ctx, o->gpu_sm, ip)
+             : (o->target == TARGET_HOST ? cg_run_host_interp(ctx, ip) : interp_run(ip)) ? 0 : 1;
     if (st == 77) rc = 77;
     if (st == 0) {
       rc = 0;
@@ -213,15 +143,10 @@ static const char *tol_name(int t) {
 }
 
 static void print_text(const InterpDiff *d, const char *a, const char *b) {
-  printf("%s\n", cmp_verdict_name(d->verdict));
-  if (!d->have) return;
-  char at[256];
-  interp_format_coords(at, sizeof at, d->tensor, d->index);
-  printf("%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (", 
-         d->verdict == CMP_DIFFER ? "first mismatch" : "first difference", d->tensor->name, at,
-         (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b);
-  if (ir_dtype_is_float(d->dtype)) printf("%llu ulp apart)\n", (unsigned long long)d->ulp);
-  else printf("differ by %llu)\n", (unsigned long long)d->ulp);
+  SBuf t = {0};
+  interp_diff_text(&t, d, a, b);
+  fputs(t.s, stdout);
+  sbuf_free(&t);
 }
 
 static void print_json(const InterpDiff *d, const DrvOptions *o, const char *a, const char *b) {
@@ -262,24 +187,14 @@ static void print_json(const InterpDiff *d, const DrvOptions *o, const char *a, 
 
 static int compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,
                           const DrvOptions *o, const char *a, const char *b) {
-  if (!interp_same_signature(ca, pa, pb, a, b)) return 2;
   InterpOptions io = {o->run.poison, o->run.max_steps};
-  InterpProg *ia = interp_new(ca, pa, &io);
-  InterpProg *ib = ia ? interp_new(cb, pb, &io) : NULL;
-  int rc = 2;
-  if (ia && ib) {
-    InterpCompareOpts co = {o->run.seeds, o->run.seed, (CmpTolerance)o->run.tolerance, io,
-                            o->run.ninputs, o->run.input_names, o->run.input_paths};
-    InterpDiff d;
-    if (interp_compare_progs(ia, ib, &co, &d) == 0) {
-      if (o->run.json) print_json(&d, o, a, b);
-      else print_text(&d, a, b);
-      rc = d.verdict == CMP_DIFFER ? 1 : 0;
-    }
-  }
-  interp_free(ia);
-  interp_free(ib);
-  return rc;
+  InterpCompareOpts co = {o->run.seeds, o->run.seed, (CmpTolerance)o->run.tolerance, io,
+                          o->run.ninputs, o->run.input_names, o->run.input_paths};
+  InterpDiff d;
+  if (interp_compare_programs(ca, pa, cb, pb, &co, a, b, &d) != 0) return 2;
+  if (o->run.json) print_json(&d, o, a, b);
+  else print_text(&d, a, b);
+  return d.verdict == CMP_DIFFER ? 1 : 0;
 }
 
 int drv_compare(const DrvOptions *o, const char *a, const char *b) {

@@ -126,8 +126,8 @@ static bool load(const DrvOptions *o, int g, Loaded *l) {
   DrvOptions po = *o;
   po.input = o->steps.inputs[g];
   po.decls = decls_for(&l->ctx, o, po.input);
-  if (drv_read_source(&l->ctx, po.input)) {
-    l->p = drv_load_program(&l->ctx, &po);
+  if (ir_read_source(&l->ctx, po.input)) {
+    l->p = ir_load_program(&l->ctx, po.decls, NULL);
     if (l->p) l->p = drv_pass_run(&l->ctx, &po, l->p);
   }
   if (!l->p || l->ctx.nerrors) {

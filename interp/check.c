@@ -238,3 +238,26 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
   interp_free(b);
   return rc;
 }
+
+void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b) {
+  sbuf_printf(out, "%s\n", cmp_verdict_name(d->verdict));
+  if (!d->have) return;
+  char at[256];
+  interp_format_coords(at, sizeof at, d->tensor, d->index);
+  sbuf_printf(out, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (",
+              d->verdict == CMP_DIFFER ? "first mismatch" : "first difference", d->tensor->name, at,
+              (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b);
+  if (ir_dtype_is_float(d->dtype)) sbuf_printf(out, "%llu ulp apart)\n", (unsigned long long)d->ulp);
+  else sbuf_printf(out, "differ by %llu)\n", (unsigned long long)d->ulp);
+}
+
+int interp_compare_programs(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,
+                            const InterpCompareOpts *o, const char *a, const char *b, InterpDiff *out) {
+  if (!interp_same_signature(ca, pa, pb, a, b)) return -1;
+  InterpProg *ia = interp_new(ca, pa, &o->run);
+  InterpProg *ib = ia ? interp_new(cb, pb, &o->run) : NULL;
+  int rc = ia && ib ? interp_compare_progs(ia, ib, o, out) : -1;
+  interp_free(ia);
+  interp_free(ib);
+  return rc;
+}

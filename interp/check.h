@@ -54,6 +54,13 @@ bool interp_same_signature(LeirCtx *ctx, const IrProgram *a, const IrProgram *b,
  * program that fails to run -- reported through that program's context). */
 int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *o, InterpDiff *out);
 
+/* `leirc --compare`: checks the signatures (interp_same_signature, the
+ * programs named a and b), compiles both (each in its own context, which
+ * may be the same) and compares them (interp_compare_progs; o->run for
+ * both).  0 and *out filled, or -1 after an error diagnostic. */
+int interp_compare_programs(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,
+                            const InterpCompareOpts *o, const char *a, const char *b, InterpDiff *out);
+
 /* For checking many programs against one (leirc --emit-steps): `a` has
  * just run on the inputs of seed `seed` (its input buffers filled, e.g. by
  * interp_random_inputs, then interp_run).  Copies a's inputs and parameters
@@ -63,6 +70,11 @@ int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *
  * (out->failed = 2, the error reported through b's context).  The
  * signatures must agree (interp_same_signature). */
 int interp_compare_ran(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpDiff *out);
+
+/* `leirc --compare`'s text: the verdict line ("equal", "close", "differ")
+ * and, when there is a difference, the line that locates the first one in
+ * the programs named a and b. */
+void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b);
 
 /* "[i,j,k]": the multi-dimensional index of flat index k of tensor t. */
 void interp_format_coords(char *out, size_t n, const IrTensor *t, int64_t k);

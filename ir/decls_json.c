@@ -15,14 +15,28 @@ static bool fail(LeirCtx *ctx, const char *path, const char *msg, const char *de
   return false;
 }
 
+static bool decls_from_json(LeirCtx *ctx, const char *path, json_t *root, IrDeclList *out);
+
+static bool load_failed(LeirCtx *ctx, const char *path, const json_error_t *jerr) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "line %d: %s", jerr->line, jerr->text);
+  return fail(ctx, path, "cannot read declarations", buf);
+}
+
 bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out) {
   json_error_t jerr;
   json_t *root = json_load_file(path, 0, &jerr);
-  if (!root) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "line %d: %s", jerr.line, jerr.text);
-    return fail(ctx, path, "cannot read declarations", buf);
-  }
+  return root ? decls_from_json(ctx, path, root, out) : load_failed(ctx, path, &jerr);
+}
+
+bool ir_decls_parse_json(LeirCtx *ctx, const char *name, const char *text, IrDeclList *out) {
+  json_error_t jerr;
+  json_t *root = json_loads(text, 0, &jerr);
+  return root ? decls_from_json(ctx, name, root, out) : load_failed(ctx, name, &jerr);
+}
+
+/* Takes root's reference. */
+static bool decls_from_json(LeirCtx *ctx, const char *path, json_t *root, IrDeclList *out) {
   bool ok = false;
   json_t *names = json_object_get(root, "known_names");
   json_t *shapes = json_object_get(root, "known_shapes");

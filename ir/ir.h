@@ -67,10 +67,30 @@ typedef struct LeirSource {
   size_t len;
 } LeirSource;
 
+/* Diagnostics kept in memory instead of printed (libleir, api/): each one
+ * as leirc would print it (`rendered`) and in parts.  Strings are malloc'd;
+ * diag_list_clear frees them. */
+typedef enum LeirDiagSeverity { LEIR_DIAG_NOTE, LEIR_DIAG_WARNING, LEIR_DIAG_ERROR } LeirDiagSeverity;
+typedef struct LeirDiagRec {
+  LeirDiagSeverity severity;
+  IrLoc loc;           /* {0,0}: none */
+  char *file;          /* the source's name */
+  char *message;       /* without `file:line:col: error: ` */
+  char *rendered;      /* the whole text, caret lines included, '\n'-ended */
+} LeirDiagRec;
+typedef struct LeirDiagList {
+  LeirDiagRec *v;
+  size_t n, cap;
+  bool oom;            /* a diagnostic was lost for want of memory */
+} LeirDiagList;
+void diag_list_clear(LeirDiagList *l);
+
 typedef struct LeirCtx {
   Arena arena;
   LeirSource src;
-  FILE *diag_out;   /* where diagnostics go (stderr by default) */
+  FILE *diag_out;   /* where diagnostics go (stderr by default); NULL: into
+                       `capture` (dropped when that is NULL too) */
+  LeirDiagList *capture;
   int nerrors;
   int nwarnings;
   int max_errors;   /* stop reporting after this many (0 = 50) */
@@ -96,6 +116,9 @@ void diag_warn(LeirCtx *ctx, IrLoc loc, const char *fmt, ...)
 void diag_note(LeirCtx *ctx, IrLoc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_verror(LeirCtx *ctx, IrLoc loc, const char *fmt, va_list ap);
+/* Passes on diagnostics kept in `from` (a scratch context's capture) as if
+ * reported in `to`: printed to to->diag_out, or kept in to->capture. */
+void diag_replay(LeirCtx *to, const LeirDiagList *from);
 
 /* ------------------------------------------------------------ types */
 
@@ -399,6 +422,10 @@ void ir_print_stmt(SBuf *b, const IrStmt *s);
 void ir_print_nest(SBuf *b, const IrNest *n);
 void ir_print_body(SBuf *b, const IrProgram *p);       /* all nests, no newline */
 void ir_print_decls(SBuf *b, const IrProgram *p, bool all); /* header lines */
+/* `leirc --emit=leir`: the header as given (if any), or with print_decls
+ * every argument's declaration (--print-decls), then the program and a
+ * newline. */
+void ir_print_program(SBuf *b, const IrProgram *p, bool print_decls);
 /* Python-repr spelling of a double ("0.5", "2.0", "1e-05"). */
 void ir_format_double(char *buf, size_t n, double v);
 
@@ -409,6 +436,18 @@ IrProgram *ps_parse(LeirCtx *ctx);
 
 /* Declarations from a sidecar JSON file (the reference's keys, SPEC §8.2). */
 bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out);
+/* The same from JSON text; `name` names it in diagnostics. */
+bool ir_decls_parse_json(LeirCtx *ctx, const char *name, const char *text, IrDeclList *out);
+
+/* Reads `path` ("-" = stdin, named "<stdin>") into the context as the
+ * current source (ir/load.c).  False after a diagnostic. */
+bool ir_read_source(LeirCtx *ctx, const char *path);
+/* Parses and analyses the current source (ps_parse, ir_sema, ir_verify):
+ * declarations from the text's header, overridden by a sidecar (SPEC §8.2)
+ * given as JSON text `decls_json` (named "<decls>" in diagnostics) or else
+ * read from the file `decls_path` (`leirc --decls`); both may be NULL.
+ * NULL after diagnostics. */
+IrProgram *ir_load_program(LeirCtx *ctx, const char *decls_path, const char *decls_json);
 
 /* Semantic analysis (ir/sema.c): binds names, applies declarations (header,
  * then the sidecar `side` if non-NULL, which overrides), infers roles,

@@ -1,20 +1,20 @@
 ## The IR, semantic analysis and the verifier.
-libleir_la_SOURCES += ir/ir.h ir/ir.c ir/arena.c ir/diag.c ir/print.c \
+libleircore_la_SOURCES += ir/ir.h ir/ir.c ir/arena.c ir/diag.c ir/print.c \
 	ir/sema.h ir/sema.c ir/shape.c ir/init.c ir/verify.c ir/decls_json.c
-libleir_la_SOURCES += ir/memlimit.h ir/memlimit.c
-libleir_la_SOURCES += ir/readfile.h ir/readfile.c
-libleir_la_SOURCES += ir/range.h ir/range.c
-libleir_la_SOURCES += ir/mathlib.c ir/mathlib.h
+libleircore_la_SOURCES += ir/memlimit.h ir/memlimit.c
+libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
+libleircore_la_SOURCES += ir/range.h ir/range.c
+libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h
 
 ## leirc's own math routines (exp, log, erf, pow, f16/bf16 rounding)
 check_PROGRAMS += testsuite/unit/mathlib_test
 testsuite_unit_mathlib_test_SOURCES = testsuite/unit/mathlib_test.c
 testsuite_unit_mathlib_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_mathlib_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_mathlib_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 
 ## --max-memory: SIZE parsing, the tensors' byte count, the interpreter's refusal
 check_PROGRAMS += testsuite/unit/memlimit_test
 testsuite_unit_memlimit_test_SOURCES = testsuite/unit/memlimit_test.c \
 	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
 testsuite_unit_memlimit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_memlimit_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_memlimit_test_LDADD = libleircore.la $(CMOCKA_LIBS)

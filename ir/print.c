@@ -238,3 +238,17 @@ void ir_print_decls(SBuf *b, const IrProgram *p, bool all) {
     print_decl(b, ir_role_name(t->role), t->name, t->dtype, t->rank, t->shape);
   }
 }
+
+void ir_print_program(SBuf *b, const IrProgram *p, bool print_decls) {
+  if (print_decls)
+    ir_print_decls(b, p, false);
+  else if (p->has_header) {
+    /* the header as given: the declared tensors in declaration order */
+    for (int i = 0; i < p->header.n; i++) {
+      IrTensor *t = ir_find_tensor(p, p->header.d[i].name);
+      if (t) print_decl(b, ir_role_name(t->role), t->name, t->dtype, t->rank, t->shape);
+    }
+  }
+  ir_print_body(b, p);
+  sbuf_putc(b, '\n');
+}

@@ -195,6 +195,8 @@ typedef struct PassRunOptions {
   bool seeded;             /* --seed given */
   uint64_t seed;
   bool quiet_notes;        /* no notes about scope demotion etc. */
+  bool nothing_is_error;   /* a bare NAME with no legal candidate is an
+                              error, not a warning (libleir) */
 } PassRunOptions;
 
 /* Runs the comma-separated pipeline `spec` (top-level commas split steps)
@@ -203,6 +205,14 @@ typedef struct PassRunOptions {
  * `*nsteps` (if non-NULL) counts the steps applied so far. */
 IrProgram *pass_run_pipeline(LeirCtx *ctx, IrProgram *p, const char *spec,
                              const PassRunOptions *o, int *nsteps);
+
+/* One step (one spelling or filter, as -O takes it; no top-level comma
+ * splitting) on p: the new program, p itself when a bare NAME has nothing
+ * to do (a warning; with o->nothing_is_error an error and NULL), or NULL
+ * after an error.  *chosen (if non-NULL) receives the candidate applied
+ * (NULL when none was). */
+IrProgram *pass_run_step(LeirCtx *ctx, IrProgram *p, const char *spelling, const PassRunOptions *o,
+                         PassCand **chosen);
 
 /* Parses one spelling.  Returns false after setting *err (arena string). */
 bool pass_parse_spelling(LeirCtx *ctx, const char *text, PassCand *out, const char **err);
@@ -224,6 +234,12 @@ IrProgram *pass_apply_unchecked(LeirCtx *ctx, const IrProgram *p, PassCand *c, c
  * (the check's reason, or "internal error: ..." text).  Diagnostics of the
  * re-analysis are captured into *reason, not printed. */
 IrProgram *pass_apply(LeirCtx *ctx, const IrProgram *p, PassCand *c, const char **reason);
+
+/* Calls fn on every legal candidate of every implemented pass (or of
+ * `only` if non-NULL), in the order of --list-applicable, with its spelling
+ * (arena string). */
+typedef void (*PassCandFn)(void *user, const PassCand *c, const char *spelling);
+void pass_for_each_applicable(LeirCtx *ctx, const IrProgram *p, const PassInfo *only, PassCandFn fn, void *user);
 
 /* --list-applicable: every legal candidate of every implemented pass, one
  * spelling a line, or JSON lines {strategy, level, class, spelling, site}. */

@@ -403,34 +403,50 @@ void pass_list_table(FILE *out) {
   }
 }
 
-void pass_list_applicable(LeirCtx *ctx, const IrProgram *p, FILE *out, bool json) {
+void pass_for_each_applicable(LeirCtx *ctx, const IrProgram *p, const PassInfo *only, PassCandFn fn, void *user) {
   for (int i = 0; i < pass_table_size; i++) {
     const PassInfo *pass = &pass_table[i];
+    if (only && pass != only) continue;
     PtrVec legal = {0};
     pass_enumerate_legal(ctx, p, pass, &legal);
     for (int k = 0; k < legal.n; k++) {
       PassCand *c = legal.v[k];
-      char *sp = pass_cand_spelling(ctx, c);
-      if (!json) {
-        fprintf(out, "%s\n", sp);
-        continue;
-      }
-      json_t *o = json_object();
-      json_object_set_new(o, "strategy", json_string(pass->name));
-      json_object_set_new(o, "level", json_string(pass_level_name(pass->level)));
-      json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
-      json_object_set_new(o, "spelling", json_string(sp));
-      json_t *site = json_object();
-      json_object_set_new(site, "nest", json_integer(c->nest));
-      json_object_set_new(site, "line", json_integer(c->site.line));
-      json_object_set_new(site, "col", json_integer(c->site.col));
-      json_object_set_new(o, "site", site);
-      char *s = json_dumps(o, JSON_COMPACT);
-      fprintf(out, "%s\n", s);
-      free(s);
-      json_decref(o);
+      fn(user, c, pass_cand_spelling(ctx, c));
     }
   }
+}
+
+typedef struct ListOut {
+  FILE *out;
+  bool json;
+} ListOut;
+
+static void list_one(void *user, const PassCand *c, const char *sp) {
+  const ListOut *lo = user;
+  if (!lo->json) {
+    fprintf(lo->out, "%s\n", sp);
+    return;
+  }
+  const PassInfo *pass = c->pass;
+  json_t *o = json_object();
+  json_object_set_new(o, "strategy", json_string(pass->name));
+  json_object_set_new(o, "level", json_string(pass_level_name(pass->level)));
+  json_object_set_new(o, "class", json_string(pass_class_name(c->cls)));
+  json_object_set_new(o, "spelling", json_string(sp));
+  json_t *site = json_object();
+  json_object_set_new(site, "nest", json_integer(c->nest));
+  json_object_set_new(site, "line", json_integer(c->site.line));
+  json_object_set_new(site, "col", json_integer(c->site.col));
+  json_object_set_new(o, "site", site);
+  char *s = json_dumps(o, JSON_COMPACT);
+  fprintf(lo->out, "%s\n", s);
+  free(s);
+  json_decref(o);
+}
+
+void pass_list_applicable(LeirCtx *ctx, const IrProgram *p, FILE *out, bool json) {
+  ListOut lo = {out, json};
+  pass_for_each_applicable(ctx, p, NULL, list_one, &lo);
 }
 
 void pass_print_program(SBuf *b, const IrProgram *p) {
@@ -547,7 +563,8 @@ static PassCand *resolve(PassCtx *pc, PassCand *want, const char *text, const Pa
 
 /* One step: returns the new program, `p` itself when there was nothing to
  * do, or NULL after an error. */
-static IrProgram *run_step(LeirCtx *ctx, IrProgram *p, const char *text, const PassRunOptions *o, int *step) {
+static IrProgram *run_step(LeirCtx *ctx, IrProgram *p, const char *text, const PassRunOptions *o, int *step,
+                           PassCand **chosen) {
   PassCand want;
   const char *err = NULL;
   if (!pass_parse_spelling(ctx, text, &want, &err)) {
@@ -565,6 +582,10 @@ static IrProgram *run_step(LeirCtx *ctx, IrProgram *p, const char *text, const P
   PassCand *c = resolve(pc, wantp, text, o, *step + 1, &nothing);
   if (!c) {
     if (!nothing) return NULL;
+    if (o->nothing_is_error) {
+      diag_error(ctx, (IrLoc){0, 0}, "%s: nothing to do", want.pass->name);
+      return NULL;
+    }
     diag_warn(ctx, (IrLoc){0, 0}, "%s: nothing to do", want.pass->name);
     return p;
   }
@@ -583,7 +604,15 @@ static IrProgram *run_step(LeirCtx *ctx, IrProgram *p, const char *text, const P
     const char *name = arena_printf(&ctx->arena, "%d: %s", n, spelling);
     if (o->verify(o->verify_user, ctx, p, q, c->cls, name) != 0) return NULL;
   }
+  if (chosen) *chosen = c;
   return q;
+}
+
+IrProgram *pass_run_step(LeirCtx *ctx, IrProgram *p, const char *spelling, const PassRunOptions *o,
+                         PassCand **chosen) {
+  int step = 0;
+  if (chosen) *chosen = NULL;
+  return run_step(ctx, p, spelling, o, &step, chosen);
 }
 
 IrProgram *pass_run_pipeline(LeirCtx *ctx, IrProgram *p, const char *spec, const PassRunOptions *o,
@@ -592,7 +621,7 @@ IrProgram *pass_run_pipeline(LeirCtx *ctx, IrProgram *p, const char *spec, const
   split_pipeline(ctx, spec, &steps);
   int step = nsteps ? *nsteps : 0;
   for (int i = 0; i < steps.n; i++) {
-    p = run_step(ctx, p, steps.v[i], o, &step);
+    p = run_step(ctx, p, steps.v[i], o, &step, NULL);
     if (!p) break;
   }
   if (nsteps) *nsteps = step;

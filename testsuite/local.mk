@@ -32,7 +32,7 @@ check_PROGRAMS += testsuite/unit/frontend_test testsuite/unit/corpus_test
 testsuite_unit_frontend_test_SOURCES = testsuite/unit/frontend_test.c \
 	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
 testsuite_unit_frontend_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_frontend_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_frontend_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 testsuite_unit_corpus_test_SOURCES = testsuite/unit/corpus_test.c
 testsuite_unit_corpus_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_corpus_test_LDADD = libleir.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+testsuite_unit_corpus_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)

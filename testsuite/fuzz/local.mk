@@ -31,7 +31,7 @@ FUZZ_FRONT_HDR = parser/leir.h parser/parse.h ir/ir.h ir/sema.h
 ## The interpreter and the passes: the library's sources, the LLVM back end
 ## left out, compiled once into an archive for the two harnesses that use
 ## them (one recipe: automake allows no pattern rules).
-FUZZ_LIB_SRC = $(libleir_la_SOURCES) parser/parse.c
+FUZZ_LIB_SRC = $(libleircore_la_SOURCES) parser/parse.c
 FUZZ_LIB = testsuite/fuzz/libleirfuzz.a
 FUZZ_COMMON = testsuite/fuzz/fuzz_common.c testsuite/fuzz/fuzz_common.h
 
@@ -98,4 +98,4 @@ check_PROGRAMS += testsuite/unit/limits_test
 testsuite_unit_limits_test_SOURCES = testsuite/unit/limits_test.c \
 	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
 testsuite_unit_limits_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_limits_test_LDADD = libleir.la $(CMOCKA_LIBS)
+testsuite_unit_limits_test_LDADD = libleircore.la $(CMOCKA_LIBS)

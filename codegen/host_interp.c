@@ -1,0 +1,28 @@
+/* host_interp.c -- the host JIT on the interpreter's buffers: what
+ * `leirc --run --target=host` and libleir's "host" target run, so that
+ * both give the interpreter's inputs to the same compiled code. */
+#include "codegen/codegen.h"
+#include "interp/interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) {
+  int n = interp_ntensors(ip);
+  void **bufs = calloc((size_t)n + 1, sizeof *bufs);
+  if (!bufs) {
+    diag_error(ctx, (IrLoc){0, 0}, "cannot run the program: out of memory");
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
+    bufs[i] = b->data;
+  }
+  CgOptions co;
+  cg_options_init(&co);
+  co.target = CG_TARGET_HOST;
+  bool ok = cg_run_host(ctx, interp_program(ip), &co, bufs);
+  free(bufs);
+  return ok;
+}
