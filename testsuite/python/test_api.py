@@ -575,3 +575,33 @@ def test_programs_outlive_their_context_reference() -> None:
     gc.collect()
     assert q.candidates()  # the next call frees what the collector left
     assert q.context._pending == []
+
+
+# ------------------------------------------------------------ examples/python
+
+
+def run_example(name: str, *args: str) -> str:
+    import sys
+
+    r = subprocess.run([sys.executable, str(EXAMPLES / "python" / name), *args], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_example_greedy(leirc: str, tmp_path: pathlib.Path) -> None:
+    out = run_example("greedy.py", str(MATMUL), "4")
+    lines = out.splitlines()
+    assert lines[0].startswith("start: ")
+    costs = [float(re.search(r": (\S+) s$", line).group(1)) for line in lines if line.endswith(" s")]
+    assert costs == sorted(costs, reverse=True) and len(costs) >= 2  # it found a cheaper program
+    # the program it prints is leirc's text of the steps it took
+    steps = [line.split(": ")[0] for line in lines[1:] if line.endswith(" s")]
+    want = run_leirc(leirc, *[a for s in steps for a in ("-O", s)], "--emit=leir", MATMUL).stdout
+    assert out.endswith(want)
+
+
+def test_example_run_numpy() -> None:
+    out = run_example("run_numpy.py")
+    assert "interp: max |leir - numpy|" in out and "host: max |leir - numpy|" in out
+    assert out.splitlines()[-1] == "ok"
