@@ -120,3 +120,20 @@ bench-tune: leirc$(EXEEXT)
 	@echo "== leirc --tune (bench/tune_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/tune_bench.sh' '$(abs_top_builddir)' \
 	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
+## Issue 35: one optimisation step (apply + the new program's candidates)
+## through Python and libleir against the same through leirc processes, and
+## StepEnv's steps per second (bench/python_steps.py; a minute or two).
+EXTRA_DIST += bench/python_steps.py
+.PHONY: bench-python
+bench: bench-python
+## StepEnv needs gymnasium: the Python of `make check`'s virtual environment
+## is used when it is there, else $(PYTHON) (StepEnv's figures then skipped).
+bench-python: leirc$(EXEEXT) libleir.la
+	@echo "== Python steps (bench/python_steps.py)"
+	@py='$(abs_top_builddir)/testsuite/scratch/venv/bin/python'; \
+	test -x "$$py" || py='$(PYTHON)'; \
+	if [ "$$py" = ":" ]; then echo "bench-python: no Python 3.11+"; else \
+	  PYTHONPATH='$(abs_top_srcdir)/python' LEIR_LIBDIR='$(abs_top_builddir)/.libs' \
+	  nice "$$py" '$(srcdir)/bench/python_steps.py' --leirc ./leirc$(EXEEXT) \
+	    --corpus '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77; fi
