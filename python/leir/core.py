@@ -601,15 +601,17 @@ class Program:
                 raise self._ctx._error(_lib.ERROR, "leir_candidates_list")
             try:
                 c = _lib.CandidateInfo()
+                ref = ctypes.byref(c)
+                get = L.leir_candidate_get
                 for i in range(L.leir_candidates_count(cs)):
-                    if L.leir_candidate_get(cs, i, ctypes.byref(c)) != _lib.OK:
+                    if get(cs, i, ref) != _lib.OK:
                         break
                     out.append(Candidate(
-                        spelling=_lib.text(c.spelling) or "",
-                        strategy=_lib.text(c.strategy) or "",
-                        level=_lib.text(c.level) or "",
-                        cls=_lib.text(c.cls) or "",
-                        site=(c.line, c.column),
+                        (c.spelling or b"").decode(),
+                        (c.strategy or b"").decode(),
+                        (c.level or b"").decode(),
+                        (c.cls or b"").decode(),
+                        (c.line, c.column),
                     ))
             finally:
                 L.leir_candidates_free(cs)
@@ -771,12 +773,19 @@ class Program:
         context's gpu_arch, sm_90 unless set)."""
         if arch is None:
             return self.emit("ptx")
-        before = self._ctx._options.get("gpu_arch", "sm_90")
-        self._ctx.set_option("gpu_arch", arch)
-        try:
-            return self.emit("ptx")
-        finally:
-            self._ctx.set_option("gpu_arch", before)
+        ctx = self._ctx
+        before = ctx._options.get("gpu_arch", "sm_90")
+        with ctx._call() as (L, h):  # one lock: no other thread sees the change
+            st = L.leir_context_set_option(h, b"gpu_arch", _encode(arch, "arch"))
+            if st != _lib.OK:
+                raise ctx._error(st, "leir_context_set_option")
+            try:
+                s = L.leir_program_emit(h, self._handle, b"ptx")
+                if not s:
+                    raise ctx._error(_lib.ERROR, "leir_program_emit")
+                return _lib.take_string(s) or ""
+            finally:
+                L.leir_context_set_option(h, b"gpu_arch", before.encode())
 
     def cost(self, target: str = "host") -> float:
         """The analytic cost model's estimate in seconds on ``target``

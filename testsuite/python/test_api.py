@@ -479,6 +479,7 @@ def test_ptx(leirc: str, matmul: leir.Program) -> None:
     assert sm80 == run_leirc(leirc, "--emit=ptx", "--gpu-arch=sm_80", MATMUL).stdout
     assert ".target sm_80" in sm80
     assert matmul.ptx() == matmul.ptx("sm_90")  # the context's arch is back
+    assert "gpu_arch" not in matmul.context.options
     with pytest.raises(leir.LeirError):
         matmul.ptx("sm_1")
 
