@@ -91,6 +91,26 @@ def test_help_lists_the_api() -> None:
         assert name in text
 
 
+def test_library_path() -> None:
+    assert leir.library_available()
+    libdir = os.environ.get("LEIR_LIBDIR")
+    assert leir.library_path() == (os.path.join(libdir, "libleir.so.0") if libdir else "libleir.so.0")
+
+
+def test_import_without_the_library(tmp_path: pathlib.Path) -> None:
+    import sys
+
+    code = ("import leir\n"
+            "assert not leir.library_available()\n"
+            "try:\n"
+            "    leir.Program.parse('B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx};];')\n"
+            "except leir.LibraryNotFound as e:\n"
+            "    print(e)\n")
+    env = dict(os.environ, LEIR_LIBDIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert r.stdout.startswith(f"cannot load libleir ({tmp_path}/libleir.so.0)")
+
+
 def test_program_has_no_public_constructor() -> None:
     with pytest.raises(TypeError):
         leir.Program()
@@ -397,7 +417,8 @@ def test_run_bad_arrays(matmul: leir.Program) -> None:
     with pytest.raises(leir.TensorError, match=r"input 'A': expected shape \(64, 32\).*got \(32, 64\)") as e:
         matmul.run({"A": np.zeros((32, 64), np.float32), "C": c})
     assert e.value.tensor == "A" and isinstance(e.value, ValueError) and isinstance(e.value, leir.LeirError)
-    with pytest.raises(leir.TensorError, match=r"input 'A': expected f32\[64,32\] \(numpy.float32\), got numpy.float64"):
+    with pytest.raises(leir.TensorError,
+                       match=r"input 'A': expected f32\[64,32\] \(numpy.float32\), got numpy.float64"):
         matmul.run({"A": np.zeros((64, 32)), "C": c})
     with pytest.raises(leir.TensorError, match=r"input 'C'.*got numpy.int32"):
         matmul.run({"C": np.zeros((32, 48), np.int32)})
@@ -463,7 +484,7 @@ def test_scalar_output() -> None:
 # ------------------------------------------------------------ code and cost
 
 
-@pytest.mark.parametrize("kind", ["ptx", "llvm", "cuda", "tir", "leir"])
+@pytest.mark.parametrize("kind", ["ptx", "llvm", "asm", "cuda", "tir", "tirx", "leir"])
 def test_emit_is_leircs(leirc: str, matmul: leir.Program, kind: str) -> None:
     assert matmul.emit(kind) == run_leirc(leirc, f"--emit={kind}", MATMUL).stdout
 
