@@ -5,8 +5,8 @@ against the same through leirc processes, and StepEnv's steps per second.
 One step is what an agent does per action: apply a candidate to a program
 and list the candidates of the new one.
   Python:  q = p.apply(candidate); q.candidates()
-  leirc:   leirc -O SPELLING --emit=leir -o q.leir p.leir
-           leirc --list-applicable q.leir
+  leirc:   leirc -w -O SPELLING --emit=leir --print-decls -o q.leir p.leir
+           leirc -w --list-applicable q.leir
 over corpus programs (``--programs`` of them, ``--steps`` candidates each,
 spread over the candidate list).  Prints the median and quartiles per
 step (target: a Python step under 2 ms), then the steps per second of
@@ -134,9 +134,9 @@ def main() -> int:
         for p, spelling in jobs:
             src.write_text(p.header_text)
             t0 = time.perf_counter()
-            subprocess.run([args.leirc, "-O", spelling, "--emit=leir", "--print-decls", "-o", str(out), str(src)],
-                           check=True, stdout=subprocess.DEVNULL)
-            subprocess.run([args.leirc, "--list-applicable", str(out)], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([args.leirc, "-w", "-O", spelling, "--emit=leir", "--print-decls", "-o", str(out),
+                            str(src)], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([args.leirc, "-w", "--list-applicable", str(out)], check=True, stdout=subprocess.DEVNULL)
             cli.append(time.perf_counter() - t0)
     ratio = statistics.median(cli) / statistics.median(py)
     print(f"leirc step (two processes):       {quartiles(cli)}; {ratio:.0f}x the Python step")
