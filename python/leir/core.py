@@ -241,6 +241,22 @@ class Context:
         return [d for d in _diagnostics(self._L, self._handle) if d.severity != "error"]
 
 
+def _option_property(key: str) -> property:
+    def get(self: Context) -> str | None:
+        return self._options.get(key)
+
+    def set_(self: Context, value: object) -> None:
+        self.set_option(key, value)
+
+    return property(get, set_, doc=f"The option {key!r} as last set (None: the library's default); "
+                                     "assigning sets it.")
+
+
+for _key in _OPTIONS:
+    setattr(Context, _key, _option_property(_key))
+del _key
+
+
 class _Call:
     """``with ctx._call() as (L, handle):`` -- the context's lock held, the
     programs whose Python objects died freed first."""

@@ -531,6 +531,9 @@ def test_context_options() -> None:
     assert ctx.options == {"seed": "3", "max_steps": "1000000000", "max_memory": "1G", "tolerance": "reference",
                            "unsafe_math": "1", "gpu_arch": "sm_80"}
     assert "sm_80" in repr(ctx)
+    assert ctx.gpu_arch == "sm_80" and ctx.fp_contract is None
+    ctx.tolerance = "exact"
+    assert ctx.tolerance == "exact" and ctx.options["tolerance"] == "exact"
     with pytest.raises(leir.LeirError, match="unknown option 'colour'"):
         ctx.set_option("colour", "blue")
     with pytest.raises(leir.LeirError, match="tolerance"):
