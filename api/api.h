@@ -1,4 +1,4 @@
-/* api.h -- libleir's internals (api/*.c): the handles behind leir/leir.h
+/* api.h -- libleir's internals (the files of api/): the handles behind leir/leir.h
  * and what every entry point does first.  Not installed.
  *
  * A leir_context is one LeirCtx whose diagnostics are captured (diag_out

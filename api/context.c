@@ -70,15 +70,6 @@ char *api_take(leir_context *lc, SBuf *sb) {
 
 /* ------------------------------------------------------------ options */
 
-static bool parse_u64(const char *s, uint64_t *v) {
-  if (*s < '0' || *s > '9') return false;
-  char *end;
-  unsigned long long x = strtoull(s, &end, 10);
-  if (*end || x == ~0ull) return false;
-  *v = x;
-  return true;
-}
-
 static leir_status bad_value(leir_context *lc, const char *key, const char *value, const char *want) {
   return api_einval(lc, "bad value '%s' for option '%s' (%s)", value, key, want);
 }
@@ -89,22 +80,18 @@ leir_status leir_context_set_option(leir_context *lc, const char *key, const cha
   if (!key || !value) return api_einval(lc, "leir_context_set_option: %s is NULL", key ? "the value" : "the key");
   uint64_t n;
   if (!strcmp(key, "seed")) {
-    if (!parse_u64(value, &n)) return bad_value(lc, key, value, "a whole number");
+    if (!leir_parse_u64(value, &n)) return bad_value(lc, key, value, "a whole number");
     lc->seed = n;
     lc->seed_given = true;
   } else if (!strcmp(key, "max_steps")) {
-    if (!parse_u64(value, &n)) return bad_value(lc, key, value, "a whole number, 0 = no limit");
+    if (!leir_parse_u64(value, &n)) return bad_value(lc, key, value, "a whole number, 0 = no limit");
     lc->max_steps = n;
   } else if (!strcmp(key, "max_memory")) {
     if (!leir_parse_size(value, &n)) return bad_value(lc, key, value, "a SIZE such as 512M or 4G, 0 = no limit");
     lc->ctx.max_memory = n;
   } else if (!strcmp(key, "tolerance")) {
-    static const char *const names[] = {[CMP_EXACT] = "exact", [CMP_DEFAULT] = "default", [CMP_REFERENCE] = "reference"};
-    int t = -1;
-    for (int i = 0; i < 3; i++)
-      if (!strcmp(value, names[i])) t = i;
-    if (t < 0) return bad_value(lc, key, value, "exact, default or reference");
-    lc->tolerance = t;
+    if (!cmp_tolerance_from_name(value, &lc->tolerance))
+      return bad_value(lc, key, value, "exact, default or reference");
   } else if (!strcmp(key, "unsafe_math")) {
     if (strcmp(value, "0") && strcmp(value, "1")) return bad_value(lc, key, value, "0 or 1");
     lc->ctx.unsafe_math = value[0] == '1';

@@ -119,11 +119,10 @@ bool drv_close_output(LeirCtx *ctx, FILE *f, const char *path);
 
 /* driver/run.c: --run and --compare. */
 void drv_run_defaults(DrvOptions *o);
-/* --input NAME=FILE, split in place (false if malformed); numbers of --seed,
- * --seeds and --max-steps; names of --tolerance. */
+/* --input NAME=FILE, split in place (false if malformed).  Numbers of
+ * --seed, --seeds and --max-steps: leir_parse_u64 (ir/memlimit.h); names
+ * of --tolerance: cmp_tolerance_from_name (interp/compare.h). */
 bool drv_add_input(DrvOptions *o, char *spec);
-bool drv_parse_u64(const char *s, uint64_t *v);
-bool drv_parse_tolerance(const char *s, int *tol);
 /* `leirc --run FILE`: exit status 0, 1 (an error in the input) or 2. */
 int drv_run(const DrvOptions *o);
 /* `leirc --compare A B`: 0 equal or close, 1 differ, 2 error. */

@@ -3,6 +3,7 @@
 #include "driver/driver.h"
 #include "codegen/emit.h"
 #include "codegen/codegen.h"
+#include "interp/compare.h"
 #include "ir/memlimit.h"
 
 #include <getopt.h>
@@ -337,15 +338,15 @@ int main(int argc, char **argv) {
       if (!drv_add_input(&o, optarg)) return usage_error("--input needs NAME=FILE, not '%s'", optarg);
       break;
     case OPT_SEED:
-      if (!drv_parse_u64(optarg, &o.run.seed)) return usage_error("bad --seed '%s'", optarg);
+      if (!leir_parse_u64(optarg, &o.run.seed)) return usage_error("bad --seed '%s'", optarg);
       o.passes.seed_given = true;
       break;
     case OPT_SEEDS:
-      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000) return usage_error("bad --seeds '%s'", optarg);
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000) return usage_error("bad --seeds '%s'", optarg);
       o.run.seeds = (int)n;
       break;
     case OPT_TOLERANCE:
-      if (!drv_parse_tolerance(optarg, &o.run.tolerance))
+      if (!cmp_tolerance_from_name(optarg, &o.run.tolerance))
         return usage_error("--tolerance must be exact, default or reference, not '%s'", optarg);
       break;
     case OPT_JSON: o.run.json = true; break;
@@ -356,12 +357,12 @@ int main(int argc, char **argv) {
       if (!leir_parse_size(optarg, &o.run.max_memory)) return usage_error("bad --max-memory '%s'", optarg);
       break;
     case OPT_MAX_STEPS:
-      if (!drv_parse_u64(optarg, &o.run.max_steps)) return usage_error("bad --max-steps '%s'", optarg);
+      if (!leir_parse_u64(optarg, &o.run.max_steps)) return usage_error("bad --max-steps '%s'", optarg);
       o.steps.max_steps_given = true;
       break;
     case OPT_EMIT_STEPS: o.steps.path = optarg; break;
     case OPT_SAMPLE:
-      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000000)
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000000)
         return usage_error("--sample must be a whole number from 1 to 1000000000, not '%s'", optarg);
       o.steps.sample = (int)n;
       break;
@@ -398,7 +399,7 @@ int main(int argc, char **argv) {
     case OPT_BUDGET: case OPT_BEAM_WIDTH: case OPT_MAX_DEPTH: {
       uint64_t n;
       const char *name = c == OPT_BUDGET ? "--budget" : c == OPT_BEAM_WIDTH ? "--beam-width" : "--max-depth";
-      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1000000) {
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000) {
         fprintf(stderr, "leirc: %s must be a whole number from 1 to 1000000, not '%s'\n"
                 "Try 'leirc --help' for more information.\n", name, optarg);
         return 2;
@@ -409,7 +410,7 @@ int main(int argc, char **argv) {
     case OPT_TRACE: o.tune.trace = optarg; break;
     case OPT_EXPAND: {
       uint64_t n;
-      if (!drv_parse_u64(optarg, &n) || n > 1000000) {
+      if (!leir_parse_u64(optarg, &n) || n > 1000000) {
         fprintf(stderr, "leirc: --expand must be a whole number from 0 to 1000000, not '%s'\n"
                 "Try 'leirc --help' for more information.\n", optarg);
         return 2;
@@ -419,7 +420,7 @@ int main(int argc, char **argv) {
     }
     case OPT_LOOKAHEAD: {
       uint64_t n;
-      if (!drv_parse_u64(optarg, &n) || n > TUNE_MAX_LOOKAHEAD) {
+      if (!leir_parse_u64(optarg, &n) || n > TUNE_MAX_LOOKAHEAD) {
         fprintf(stderr, "leirc: --lookahead must be a whole number from 0 to %d, not '%s'\n"
                 "Try 'leirc --help' for more information.\n", TUNE_MAX_LOOKAHEAD, optarg);
         return 2;

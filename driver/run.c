@@ -33,28 +33,6 @@ bool drv_add_input(DrvOptions *o, char *spec) {
   return true;
 }
 
-bool drv_parse_u64(const char *s, uint64_t *v) {
-  if (!s || *s < '0' || *s > '9') return false;
-  char *end;
-  errno = 0;
-  unsigned long long x = strtoull(s, &end, 10);
-  if (errno || *end) return false;
-  *v = x;
-  return true;
-}
-
-bool drv_parse_tolerance(const char *s, int *tol) {
-  static const struct { const char *name; CmpTolerance t; } names[] = {
-    {"exact", CMP_EXACT}, {"default", CMP_DEFAULT}, {"reference", CMP_REFERENCE},
-  };
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(s, names[i].name)) {
-      *tol = names[i].t;
-      return true;
-    }
-  return false;
-}
-
 static void ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
   leir_ctx_init(ctx);
   ctx->unsafe_math = o->unsafe_math;

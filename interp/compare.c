@@ -262,3 +262,13 @@ const char *cmp_verdict_name(CmpVerdict v)
   default: return "differ";
   }
 }
+
+bool cmp_tolerance_from_name(const char *s, int *tol) {
+  static const char *const names[] = {[CMP_EXACT] = "exact", [CMP_DEFAULT] = "default", [CMP_REFERENCE] = "reference"};
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(s, names[i])) {
+      *tol = i;
+      return true;
+    }
+  return false;
+}

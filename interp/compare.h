@@ -27,6 +27,7 @@
 #ifndef LEIR_INTERP_COMPARE_H
 #define LEIR_INTERP_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,10 @@ typedef struct CmpResult {
  * gives CMP_DIFFER with first_bad_index 0 (or EQUAL when n <= 0). */
 CmpResult cmp_arrays(char kind, size_t elem_size, const void *a, const void *b,
                      int64_t n, CmpTolerance tol);
+
+/* "exact", "default", "reference" (--tolerance) into *tol (a CmpTolerance);
+ * false for another name. */
+bool cmp_tolerance_from_name(const char *s, int *tol);
 
 /* "equal", "close", "differ". */
 const char *cmp_verdict_name(CmpVerdict v);

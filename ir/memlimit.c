@@ -3,6 +3,8 @@
 #include "ir/memlimit.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,4 +97,14 @@ bool leir_check_memory(LeirCtx *ctx, const IrProgram *p) {
              (unsigned long long)total, need, (unsigned long long)ctx->max_memory, lim, t->name,
              ir_dtype_name(t->dtype), shape, (unsigned long long)tb);
   return false;
+}
+
+bool leir_parse_u64(const char *s, uint64_t *v) {
+  if (!s || *s < '0' || *s > '9') return false;
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull(s, &end, 10);
+  if (errno || *end) return false;
+  *v = x;
+  return true;
 }

@@ -38,6 +38,9 @@ uint64_t leir_default_max_memory(void);
  * trailing 'B' or 'iB': 512M, 4GiB, 1g).  "0" means no limit.  False if
  * malformed or over 2^64-1. */
 bool leir_parse_size(const char *s, uint64_t *out);
+/* A whole number (decimal digits only) for --seed, --max-steps and the
+ * like; false if malformed or over 2^64-1. */
+bool leir_parse_u64(const char *s, uint64_t *v);
 
 /* The total bytes of p's tensors (saturating at UINT64_MAX; a shape that is
  * not known counts 0).  *largest (may be NULL) gets the largest tensor. */

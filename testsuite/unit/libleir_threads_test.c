@@ -3,8 +3,9 @@
  *
  * A worker parses two programs, lists their candidates, applies every
  * fifth one, runs each result on the interpreter and on the host JIT
- * (random inputs of the context's seed) and prints canonical texts; it
- * folds everything it sees (spellings, classes, texts, output bytes) into
+ * (random inputs of the context's seed), prints its canonical text, emits
+ * its PTX and asks the cost model; it folds everything it sees
+ * (spellings, classes, texts, output bytes, PTX, estimates) into
  * one hash per round.  The hashes are first computed by one thread alone,
  * then by two threads started together; every round of both must equal
  * the single-threaded ones bit for bit, and every call must succeed. */
@@ -94,6 +95,13 @@ static void one_round(leir_context *ctx, Work *w, uint64_t *h) {
       leir_free(t);
       run(ctx, q, "interp", w, h);
       run(ctx, q, "host", w, h);
+      char *ptx = leir_program_emit(ctx, q, "ptx");
+      if (!ptx) w->failures++;
+      else mix_str(h, ptx);
+      leir_free(ptx);
+      double sec = 0;
+      if (leir_program_cost(ctx, q, "cuda", &sec) != LEIR_OK) w->failures++;
+      mix(h, &sec, sizeof sec);
       w->steps++;
       leir_program_free(q);
     }
