@@ -113,6 +113,9 @@ def main() -> int:
     # -- through Python
     py: list[float] = []
     py_cpu: list[float] = []  # CPU time of this thread: what the step costs on a loaded machine
+    raw_cpu: list[float] = []  # the same step as bare C calls: the library's share
+    from leir import _lib
+    L = _lib.lib()
     jobs: list[tuple[leir.Program, str]] = []
     for f in files:
         decls = f.with_suffix(".decls.json")
@@ -124,11 +127,21 @@ def main() -> int:
             q.candidates()
             py.append(time.perf_counter() - t0)
             py_cpu.append(time.thread_time() - c0)
+            h, ph = p.context._handle, p._handle
+            with p.context._call():
+                c0 = time.thread_time()
+                qh = L.leir_program_apply(h, ph, c.spelling.encode(), None)
+                cs = L.leir_candidates_list(h, qh, None)
+                L.leir_candidates_count(cs)
+                raw_cpu.append(time.thread_time() - c0)
+                L.leir_candidates_free(cs)
+                L.leir_program_free(qh)
         for c in spread(cands, args.leirc_steps):
             jobs.append((p, c.spelling))
     print(f"python step (apply + candidates): {quartiles(py)}; target < 2 ms: "
           f"{'met' if statistics.median(py) < 2e-3 else 'NOT met'}")
     print(f"  the same in CPU time:           {quartiles(py_cpu)}")
+    print(f"  libleir's share (bare C calls): {quartiles(raw_cpu)} CPU time")
 
     # -- through leirc processes
     cli: list[float] = []
