@@ -7,7 +7,7 @@ CLEANFILES += $(EXTRA_PROGRAMS)
 .PHONY: bench
 bench: bench/parse_bench$(EXEEXT)
 	@echo "== front end (bench/parse_bench)"
-	@taskset -c 0 ./bench/parse_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	@taskset -c 0 ./bench/parse_bench '$(LEIR_CORPUS)' || test $$? -eq 77
 
 ## The interpreter's speed (statement executions per second).
 EXTRA_PROGRAMS += bench/interp_bench
@@ -34,7 +34,7 @@ bench-sgemm: bench/sgemm_bench$(EXEEXT) leirc$(EXEEXT)
 	@$(SHELL) '$(srcdir)/bench/sgemm.sh' '$(abs_top_builddir)'
 bench-compile: bench/compile_latency$(EXEEXT)
 	@echo "== compile latency, source to PTX (bench/compile_latency)"
-	@./bench/compile_latency '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	@./bench/compile_latency '$(LEIR_CORPUS)' || test $$? -eq 77
 
 ## The pass manager: enumerate, check and apply every candidate of every
 ## implemented pass over the corpus (candidates per second).
@@ -45,7 +45,7 @@ bench_passes_bench_LDADD = libleircore.la
 bench: bench-passes
 bench-passes: bench/passes_bench$(EXEEXT)
 	@echo "== pass manager (bench/passes_bench)"
-	@taskset -c 0 ./bench/passes_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	@taskset -c 0 ./bench/passes_bench '$(LEIR_CORPUS)' || test $$? -eq 77
 
 ## Step records (leirc --emit-steps, issue 8): the whole corpus to records,
 ## records per second without and with verification (a few minutes).
@@ -55,7 +55,7 @@ bench: bench-steps
 bench-steps: leirc$(EXEEXT)
 	@echo "== step records (bench/steps_bench.sh)"
 	@taskset -c 0 $(SHELL) '$(srcdir)/bench/steps_bench.sh' ./leirc$(EXEEXT) \
-	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	  '$(LEIR_CORPUS)' || test $$? -eq 77
 
 ## Issue 9: host run time of leirc's code against TVM's CPU build of the same
 ## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
@@ -76,7 +76,7 @@ bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	  '$(abs_top_builddir)/bench/tvm_bench' '$(abs_top_srcdir)' '$(abs_top_builddir)/bench/tvm-work'
 	@echo "== tokens of LEIR, TIR and CUDA C (bench/tokens.py)"
 	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tokens.py' '$(abs_top_builddir)/leirc' \
-	  '$(abs_top_srcdir)/../shared/corpus'
+	  '$(LEIR_CORPUS)'
 
 ## The analytic cost model (--cost=model, issue 8): Spearman rank correlation
 ## of its estimates with measured host run times over the corpus programs
@@ -88,7 +88,7 @@ bench_costmodel_bench_LDADD = libleircore.la -lm
 bench: bench-costmodel
 bench-costmodel: bench/costmodel_bench$(EXEEXT)
 	@echo "== cost model vs measured host time (bench/costmodel_bench)"
-	@nice ./bench/costmodel_bench '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	@nice ./bench/costmodel_bench '$(LEIR_CORPUS)' || test $$? -eq 77
 
 ## The differential campaign of issue 11 (testsuite/fuzz/campaign.c; its
 ## header says what it does): random verified pass sequences over the corpus,
@@ -104,9 +104,9 @@ testsuite_fuzz_campaign_LDADD = libleircore.la -lm
 CAMPAIGN_FLAGS =
 .PHONY: campaign campaign-quick
 campaign: testsuite/fuzz/campaign$(EXEEXT)
-	nice ./testsuite/fuzz/campaign --corpus '$(abs_top_srcdir)/../shared/corpus' $(CAMPAIGN_FLAGS) || test $$? -eq 77
+	nice ./testsuite/fuzz/campaign --corpus '$(LEIR_CORPUS)' $(CAMPAIGN_FLAGS) || test $$? -eq 77
 campaign-quick: testsuite/fuzz/campaign$(EXEEXT)
-	nice ./testsuite/fuzz/campaign --corpus '$(abs_top_srcdir)/../shared/corpus' --sequences 200 --quiet \
+	nice ./testsuite/fuzz/campaign --corpus '$(LEIR_CORPUS)' --sequences 200 --quiet \
 	  $(CAMPAIGN_FLAGS) || test $$? -eq 77
 
 ## leirc --tune over the corpus (issue 8): the host speedup of the best
@@ -119,7 +119,7 @@ bench: bench-tune
 bench-tune: leirc$(EXEEXT)
 	@echo "== leirc --tune (bench/tune_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/tune_bench.sh' '$(abs_top_builddir)' \
-	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	  '$(LEIR_CORPUS)' || test $$? -eq 77
 
 ## leirc --serve (issue 37): round-trip latency per tool call (median, p99)
 ## and requests per second over a few corpus programs.
@@ -129,4 +129,21 @@ bench: bench-serve
 bench-serve: leirc$(EXEEXT)
 	@echo "== leirc --serve (bench/serve_bench.py)"
 	@'$(PYTHON)' -u '$(srcdir)/bench/serve_bench.py' '$(abs_top_builddir)/leirc' \
-	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+	  '$(LEIR_CORPUS)' || test $$? -eq 77
+
+## Issue 35: one optimisation step (apply + the new program's candidates)
+## through Python and libleir against the same through leirc processes, and
+## StepEnv's steps per second (bench/python_steps.py; a minute or two).
+EXTRA_DIST += bench/python_steps.py
+.PHONY: bench-python
+bench: bench-python
+## StepEnv needs gymnasium: the Python of `make check`'s virtual environment
+## is used when it is there, else $(PYTHON) (StepEnv's figures then skipped).
+bench-python: leirc$(EXEEXT) libleir.la
+	@echo "== Python steps (bench/python_steps.py)"
+	@py='$(abs_top_builddir)/testsuite/scratch/venv/bin/python'; \
+	test -x "$$py" || py='$(PYTHON)'; \
+	if [ "$$py" = ":" ]; then echo "bench-python: no Python 3.11+"; else \
+	  PYTHONPATH='$(abs_top_srcdir)/python' LEIR_LIBDIR='$(abs_top_builddir)/.libs' \
+	  nice "$$py" '$(srcdir)/bench/python_steps.py' --leirc ./leirc$(EXEEXT) \
+	    --corpus '$(LEIR_CORPUS)' || test $$? -eq 77; fi

@@ -1,12 +1,88 @@
 """leir: LEIR tensor programs from Python.
 
 The Python side of leirc, the compiler for LEIR (Loop-Equation IR), the
-tensor-program notation of the Step-TP work.  From the build tree use it
-with ``PYTHONPATH=python``; ``make install`` installs it.
+tensor-program notation of the Step-TP work: parse a program, list and
+apply its legal optimisation steps, judge a proposed step, run it on NumPy
+arrays (reference interpreter or host JIT), emit PTX and other code, and
+estimate or measure its cost -- all in memory, through libleir
+(``libleir.so.0``, bound with ctypes; no compiled extension).
+
+Quick start::
+
+    import leir
+    p = leir.Program.load("examples/matmul.leir")
+    best = min(p.candidates(), key=lambda c: p.apply(c).cost("host"))
+    q = p.apply(best)
+    out = q.run({"A": a, "C": c})["D"]        # NumPy arrays in and out
+
+Main names: :class:`Program` (``parse``, ``load``, ``text``, ``tensors``,
+``candidates``, ``apply``, ``check_step``, ``compare``, ``run``, ``emit``,
+``ptx``, ``cost``, ``measure``), :class:`Context` (options: seed,
+max_steps, max_memory, tolerance, unsafe_math, gpu_arch; one default per
+thread), :class:`LeirError` (``.diagnostics``; ``str()`` is leirc's
+rendered diagnostics).  :mod:`leir.env` has ``StepEnv``, a Gymnasium
+environment whose actions are optimisation steps (needs ``gymnasium``).
+
+dtypes: f32/f64/f16 are NumPy's float32/float64/float16, integers and bool
+their NumPy types; bf16 tensors are ``numpy.uint16`` arrays of bfloat16 bit
+patterns (:func:`bf16_to_float32`, :func:`float32_to_bf16`;
+``ml_dtypes.bfloat16`` inputs are accepted too).
+
+Where libleir comes from: ``$LEIR_LIBDIR/libleir.so.0`` when
+``LEIR_LIBDIR`` is set (the build tree: ``LEIR_LIBDIR=_build/.libs``),
+else the system's loader (installed).  From the build tree use the package
+with ``PYTHONPATH=python``; ``make install`` installs it.  ``import leir``
+works without the library; the first call that needs it raises
+:class:`LibraryNotFound`.
 """
 
 from __future__ import annotations
 
-__all__ = ["__version__"]
+from ._lib import LibraryNotFound, available as library_available, library_path
+from .core import (
+    Candidate,
+    Comparison,
+    Context,
+    Diagnostic,
+    LeirError,
+    Program,
+    StepResult,
+    Tensor,
+    TensorError,
+    Unsupported,
+    bf16_to_float32,
+    default_context,
+    float32_to_bf16,
+    numpy_dtype,
+)
+
+__all__ = [
+    "__version__",
+    "Program",
+    "Candidate",
+    "StepResult",
+    "Comparison",
+    "Tensor",
+    "Context",
+    "default_context",
+    "Diagnostic",
+    "LeirError",
+    "TensorError",
+    "Unsupported",
+    "LibraryNotFound",
+    "library_available",
+    "library_path",
+    "library_version",
+    "numpy_dtype",
+    "bf16_to_float32",
+    "float32_to_bf16",
+]
 
 __version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """The version of the loaded libleir (``leir_version()``)."""
+    from . import _lib
+
+    return (_lib.lib().leir_version() or b"").decode()

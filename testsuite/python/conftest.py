@@ -37,3 +37,26 @@ def corpus() -> pathlib.Path:
     if not (CORPUS / "programs").is_dir():
         pytest.skip("no corpus at ../shared/corpus")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def libleir() -> None:
+    """libleir loaded (``$LEIR_LIBDIR/libleir.so.0``, else the system's).
+
+    Skips only when the library file is absent (``$LEIR_LIBDIR`` names a
+    folder without it, or the loader finds none); a library that is there
+    but does not load fails the test.
+    """
+    import leir
+    from leir import _lib
+
+    libdir = os.environ.get("LEIR_LIBDIR")
+    if libdir and not os.path.exists(os.path.join(libdir, _lib.SONAME)):
+        pytest.skip(f"no {_lib.SONAME} in LEIR_LIBDIR={libdir}")
+    if not libdir:
+        import ctypes.util
+
+        if not ctypes.util.find_library("leir"):
+            pytest.skip("no libleir installed and LEIR_LIBDIR not set")
+    leir._lib.lib()  # raises (fails the test) if it is there but does not load
+
