@@ -4,3 +4,19 @@
 leirpydir = $(pythondir)/leir
 leirpy_PYTHON = python/leir/__init__.py
 EXTRA_DIST += python/README.md
+
+## The PyTorch front end (issue 36): leir.from_torch and leirc-import.
+leirtorchdir = $(pythondir)/leir/torch_import
+leirtorch_PYTHON = \
+	python/leir/torch_import/__init__.py \
+	python/leir/torch_import/__main__.py \
+	python/leir/torch_import/cli.py \
+	python/leir/torch_import/data.py \
+	python/leir/torch_import/emit.py \
+	python/leir/torch_import/errors.py \
+	python/leir/torch_import/kernelbench.py \
+	python/leir/torch_import/lower.py \
+	python/leir/torch_import/names.py \
+	python/leir/torch_import/ops.py \
+	python/leir/torch_import/trace.py \
+	python/leir/torch_import/values.py
