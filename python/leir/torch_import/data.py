@@ -20,8 +20,10 @@ def to_numpy(tensor: Any, code: str) -> np.ndarray:
 
     t = tensor.detach().cpu()
     if code == "bf16":
-        return np.ascontiguousarray(t.to(torch.bfloat16).to(torch.float32).numpy())
-    return np.ascontiguousarray(t.to(getattr(torch, NUMPY_DTYPES[code])).numpy())
+        t = t.to(torch.bfloat16).to(torch.float32)
+    else:
+        t = t.to(getattr(torch, NUMPY_DTYPES[code]))
+    return np.array(t.numpy(), order="C", copy=True)
 
 
 @dataclass

@@ -1180,6 +1180,8 @@ def lower_node(cx: Lowerer, node: torch.fx.Node, args: tuple[Any, ...],
             raise cx.unsupported()
         return _call(cx, handler, tuple(args), kwargs)
     target = node.target
+    if target is getattr and isinstance(args[0], Pieces) and args[1] in ("values", "indices"):
+        return getitem(cx, args[0], 0 if args[1] == "values" else 1)
     if target is getattr and isinstance(args[0], Value):
         if args[1] == "shape":
             return args[0].shape
