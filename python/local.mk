@@ -20,3 +20,18 @@ leirtorch_PYTHON = \
 	python/leir/torch_import/ops.py \
 	python/leir/torch_import/trace.py \
 	python/leir/torch_import/values.py
+
+## leirc-import(1): made from python/leirc-import.in with the configured Python
+## (Debian's, where python3-torch lives) in its #! line; it finds the package
+## installed in $(pythondir), or in the source tree when run from the build tree.
+if HAVE_PYTHON
+bin_SCRIPTS = leirc-import
+endif
+CLEANFILES += leirc-import
+EXTRA_DIST += python/leirc-import.in
+leirc-import: $(srcdir)/python/leirc-import.in Makefile
+	$(AM_V_GEN)rm -f $@ $@.tmp && \
+	sed -e 's|@PYTHON[@]|$(PYTHON)|g' -e 's|@pythondir[@]|$(pythondir)|g' \
+	    -e 's|@abs_top_srcdir[@]|$(abs_top_srcdir)|g' \
+	    $(srcdir)/python/leirc-import.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@

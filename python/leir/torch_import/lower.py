@@ -233,4 +233,6 @@ class Lowerer:
                 copy_to(self, target, value)
                 value = target
             self.result.outputs.append(value)
+        order = {name: k for k, name in enumerate(self.param_names.values())}
+        self.result.params.sort(key=lambda d: order.get(d.value.name, len(order)))
         return self.result
