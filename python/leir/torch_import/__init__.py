@@ -39,15 +39,19 @@ def from_torch(module: Any, example_inputs: Sequence[Any] | Any, *, name: str | 
     if isinstance(example_inputs, torch.Tensor) or not isinstance(example_inputs, (list, tuple)):
         example_inputs = (example_inputs,)
     inputs = tuple(example_inputs)
+    tdt = None
+    run_module, run_inputs = module, inputs
     if dtype is not None:
         if dtype not in DTYPES:
             raise TorchImportError(f"unsupported dtype '{dtype}' (f32, f16 or bf16)")
         tdt = getattr(torch, DTYPES[dtype])
-        module = copy.deepcopy(module).to(tdt)
-        inputs = tuple(t.to(tdt) if isinstance(t, torch.Tensor) and t.is_floating_point() else t
-                       for t in inputs)
+        # Traced and shape-propagated as given (CPU PyTorch lacks many half kernels);
+        # every floating-point tensor of the program gets the requested type.
+        run_module = copy.deepcopy(module).to(tdt)
+        run_inputs = tuple(t.to(tdt) if isinstance(t, torch.Tensor) and t.is_floating_point()
+                           else t for t in inputs)
     gm = trace(module, inputs)
-    lowering = Lowerer(gm, module, inputs, None).run()
+    lowering = Lowerer(gm, module, inputs, tdt).run()
     header = []
     arrays: dict[str, Any] = {}
     roles: dict[str, str] = {}
@@ -59,7 +63,7 @@ def from_torch(module: Any, example_inputs: Sequence[Any] | Any, *, name: str | 
         arrays[v.name] = to_numpy(decl.tensor, v.dtype)
         roles[v.name] = decl.role
         dtypes[v.name] = v.dtype
-    results = _run_torch(module, inputs)
+    results = _run_torch(run_module, run_inputs)
     outputs: dict[str, Any] = {}
     for v, res in zip(lowering.outputs, results):
         header.append(f"%out {v.name} : {v.dtype}[{','.join(map(str, v.shape))}]")

@@ -14,16 +14,21 @@ NUMPY_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64", "i64": "in
 
 
 def to_numpy(tensor: Any, code: str) -> np.ndarray:
-    """A tensor as a C-ordered NumPy array of LEIR dtype ``code`` (bf16 travels as float32
-    values rounded to bfloat16, NumPy having no bfloat16)."""
+    """A tensor as a C-ordered NumPy array of LEIR dtype ``code`` (bf16 as ``uint16``, the
+    raw bfloat16 bits, which is what leirc reads and writes: NumPy has no bfloat16)."""
     import torch
 
     t = tensor.detach().cpu()
     if code == "bf16":
-        t = t.to(torch.bfloat16).to(torch.float32)
-    else:
-        t = t.to(getattr(torch, NUMPY_DTYPES[code]))
+        bits = t.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+        return np.array(bits, order="C", copy=True)
+    t = t.to(getattr(torch, NUMPY_DTYPES[code]))
     return np.array(t.numpy(), order="C", copy=True)
+
+
+def bf16_to_float32(bits: np.ndarray) -> np.ndarray:
+    """Raw bfloat16 bits (``uint16``) as float32 values."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
 @dataclass

@@ -13,7 +13,7 @@ import torch.fx
 
 from .emit import dtype_code
 from .errors import TorchImportError, location_in_stack, module_source_file
-from .names import TensorNames
+from .names import TensorNames, tensor_name_key
 from .values import Value
 
 # Python-level functions folded at import time when none of their arguments is a tensor.
@@ -82,9 +82,20 @@ class Lowerer:
         for node in outs:
             if node not in self.reserved or node.op == "placeholder":
                 self.reserved[node] = self.names.fresh()
+        # Constants (get_attr nodes), then every parameter of the module: a get_attr of a
+        # parameter is read through its parameter name (the translator's rule; the
+        # constant's name stays unused).
+        constants = {}
         for node in graph.nodes:
-            if node.op == "get_attr":
-                self._reserve_param(str(node.target))
+            if node.op == "get_attr" and str(node.target) not in constants:
+                constants[str(node.target)] = self.names.fresh()
+        for qualname, _ in self.root.named_parameters():
+            self._reserve_param(qualname)
+        for qualname, name in constants.items():
+            if not isinstance(self._attr(qualname), torch.nn.Parameter):
+                self.param_names.setdefault(qualname, name)
+            elif qualname not in self.param_names:
+                self.param_names[qualname] = name
         for node in graph.nodes:
             if node.op == "call_module":
                 mod = self.gm.get_submodule(str(node.target))
@@ -100,8 +111,11 @@ class Lowerer:
 
     @staticmethod
     def _is_tensor(node: torch.fx.Node) -> bool:
+        """A tensor or a tuple of tensors (``max`` along a dim, ``split``) gets a name."""
         meta = node.meta.get("tensor_meta")
-        return meta is not None and hasattr(meta, "shape")
+        if meta is None or hasattr(meta, "shape"):
+            return meta is not None
+        return isinstance(meta, (list, tuple)) and any(hasattr(m, "shape") for m in meta)
 
     # -- values --------------------------------------------------------------------------
     def code(self, dtype: torch.dtype) -> str:
@@ -233,6 +247,5 @@ class Lowerer:
                 copy_to(self, target, value)
                 value = target
             self.result.outputs.append(value)
-        order = {name: k for k, name in enumerate(self.param_names.values())}
-        self.result.params.sort(key=lambda d: order.get(d.value.name, len(order)))
+        self.result.params.sort(key=lambda d: tensor_name_key(d.value.name))
         return self.result

@@ -39,3 +39,8 @@ class TensorNames:
         name = tensor_name(self.count)
         self.count += 1
         return name
+
+
+def tensor_name_key(name: str) -> tuple[int, list[int]]:
+    """Sort key putting tensor names in the order they are drawn."""
+    return len(name), [TENSOR_FIRST.index(name[0])] + [TENSOR_REST.index(c) for c in name[1:]]

@@ -108,9 +108,9 @@ def mish(cx: Lowerer, x: Value) -> Value:
 def clamp(cx: Lowerer, x: Value, lo: float | None = None, hi: float | None = None) -> Value:
     def fn(a: Ex) -> Ex:
         if lo is not None:
-            a = call("max", a, float(lo))
+            a = call("max", a, lo)
         if hi is not None:
-            a = call("min", a, float(hi))
+            a = call("min", a, hi)
         return a
     if isinstance(lo, Value) or isinstance(hi, Value):
         raise cx.unsupported("tensor bounds")
@@ -265,6 +265,7 @@ def maxmin_h(kind: str) -> Handler:
         dim, keep = _dim_args(args, kw)
         if dim is None:
             return reduction(cx, x, None, False, kind)
+        cx.names.fresh()  # the indices' name: the translator draws it, then never writes it
         acc, _ = reduce_into(cx, x, norm_dims(dim, x.rank), keep, kind)
         return Pieces([acc, None])
     return h
@@ -505,7 +506,8 @@ def pool(cx: Lowerer, x: Value, kind: str, nd: int, kernel: Any, stride: Any = N
     pads, dil = _tuple(padding, nd), _tuple(dilation, nd)
     if kind == "avg" and any(pads) and not count_include_pad:
         raise cx.unsupported("count_include_pad=False")
-    fill = -math.inf if kind == "max" else 0.0
+    fill = -math.inf if kind == "max" else 0
+    acc = cx.temp(out.shape, out.dtype) if kind == "avg" else None
     src = pad_nest(cx, x, pads, fill) if any(pads) else x
     if kind == "max":
         lp = Loops(out.shape)
@@ -514,7 +516,7 @@ def pool(cx: Lowerer, x: Value, kind: str, nd: int, kernel: Any, stride: Any = N
                                 zip(lp.idx[-nd:], kidx, stride, dil)]
         cx.emit(lp.nest(_stmt(out, lp.idx, call("max", out.ref(lp.idx), src.ref(items)))))
         return out
-    acc = cx.temp(out.shape, out.dtype)
+    assert acc is not None
     lp = Loops(out.shape)
     kidx = [lp.add(k) for k in kernel]
     items = lp.idx[:-nd] + [idx_sum([(o, s), (k, d)]) for o, k, s, d in
@@ -522,8 +524,8 @@ def pool(cx: Lowerer, x: Value, kind: str, nd: int, kernel: Any, stride: Any = N
     cx.emit(lp.nest(_stmt(acc, lp.idx, add(acc.ref(lp.idx), src.ref(items)))))
     lp2 = Loops(out.shape)
     factors = []
-    for o, k, s, size in zip(lp2.idx[-nd:], kernel, stride, src.shape[-nd:]):
-        factors.append(f"(min({k - 1},{size - 1}-{o}*{s})+1)")
+    for o, k, s, p, size in zip(lp2.idx[-nd:], kernel, stride, pads, x.shape[-nd:]):
+        factors.append(f"(min({k - 1 - p},{size - 1 + p}-{o}*{s})+{1 + p})")
     divisor = Ex(factors[0]) if nd == 1 else Ex(f"({'*'.join(factors)})")
     cx.emit(lp2.nest(_stmt(out, lp2.idx, div(acc.ref(lp2.idx), divisor))))
     return out

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dis
+import os
 import inspect
 from typing import Any
 
@@ -148,7 +150,8 @@ def trace(module: torch.nn.Module, example_inputs: tuple[Any, ...]) -> torch.fx.
         node.meta.pop("leir_value", None)
     gm = torch.fx.GraphModule(tracer.root, graph, cls)
     try:
-        with torch.no_grad():
+        with torch.no_grad(), open(os.devnull, "w") as null, \
+                contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
             ShapeProp(gm).propagate(*example_inputs)
     except Exception as exc:  # noqa: BLE001
         where = location_in_traceback(exc.__traceback__, source)
