@@ -120,3 +120,10 @@ bench-tune: leirc$(EXEEXT)
 	@echo "== leirc --tune (bench/tune_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/tune_bench.sh' '$(abs_top_builddir)' \
 	  '$(abs_top_srcdir)/../shared/corpus' || test $$? -eq 77
+
+## Issue 36: import time of every zoo model by leir.from_torch (the slowest
+## must stay under 2 s).  Needs PyTorch; not part of `make bench`.
+EXTRA_DIST += bench/import_bench.py
+.PHONY: bench-import
+bench-import:
+	PYTHONPATH='$(abs_top_srcdir)/python' $(PYTHON) '$(srcdir)/bench/import_bench.py'

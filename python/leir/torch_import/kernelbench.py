@@ -26,10 +26,14 @@ def load_model_file(path: str | pathlib.Path, cls: str = "Model", inputs: str = 
         raise TorchImportError(f"{path}: not a Python file")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
+    saved = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # no __pycache__ beside the user's (or the zoo's) file
     try:
         spec.loader.exec_module(mod)
     except Exception as exc:  # noqa: BLE001 - the user's file
         raise TorchImportError(f"{path}: cannot load: {type(exc).__name__}: {exc}") from None
+    finally:
+        sys.dont_write_bytecode = saved
     try:
         torch.manual_seed(seed)
         if hasattr(mod, "get_model"):
