@@ -893,6 +893,92 @@ def huber_h(cx: Lowerer, a: Value, b: Value, *args: Any, delta: float = 1.0, bet
     return _loss(cx, term, a, b, red)
 
 
+def _scalar_or_rows(cx: Lowerer, out: Value, n: int, row: Callable[[str], Ex],
+                    reduction: str) -> Value:
+    """``reduction`` over ``n`` rows of ``row(tx)``: mean/sum into a 0-d temporary by a
+    cross-thread reduction, then the output; ``none``: one element per row."""
+    if reduction == "none":
+        lp = Loops([n])
+        cx.emit(lp.nest(_stmt(out, lp.idx, row(lp.idx[0]))))
+        return out
+    acc = cx.temp((), out.dtype)
+    lp = Loops([n])
+    cx.emit(lp.nest(_stmt(acc, [], add(acc.ref(), row(lp.idx[0])))))
+    post = (lambda a: div(a, n)) if reduction == "mean" else (lambda a: a)
+    return elementwise(cx, post, acc, out=out)
+
+
+def nll(cx: Lowerer, logp: Value, target: Value, reduction: str, out: Value,
+        ignore_index: int = -100) -> Value:
+    if logp.rank != 2 or target.rank != 1:
+        raise cx.unsupported("other than (N, C) scores and (N,) class targets")
+    n = logp.shape[0]
+    return _scalar_or_rows(cx, out, n, lambda i: neg(logp.ref([i, target.ref([i]).text])),
+                           reduction)
+
+
+def cross_entropy_h(cx: Lowerer, x: Value, target: Value, weight: Any = None, size_average: Any = None,
+                    ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                    label_smoothing: float = 0.0) -> Value:
+    if weight is not None or label_smoothing:
+        raise cx.unsupported("weight or label_smoothing")
+    out = cx.out()
+    logp = cx.temp(x.shape, out.dtype)
+    softmax(cx, x, 1, True, out=logp)
+    return nll(cx, logp, target, reduction, out)
+
+
+def nll_h(cx: Lowerer, x: Value, target: Value, weight: Any = None, size_average: Any = None,
+          ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Value:
+    if weight is not None:
+        raise cx.unsupported("weight")
+    return nll(cx, x, target, reduction, cx.out())
+
+
+def cosine_similarity_h(cx: Lowerer, a: Value, b: Value, dim: int = 1, eps: float = 1e-8) -> Value:
+    """G=G+A*C; H=H+A**2; I=I+C**2; out=G/max(sqrt(H)*sqrt(I),eps) (the corpus's idiom)."""
+    out = cx.out()
+    d = norm_dim(dim, a.rank)
+    dot, na, nb = (cx.temp(out.shape, out.dtype) for _ in range(3))
+    reduce_into(cx, a, [d], False, "sum", acc=dot, term=lambda i: mul(a.ref(i), b.ref(i)))
+    reduce_into(cx, a, [d], False, "sq", acc=na)
+    reduce_into(cx, b, [d], False, "sq", acc=nb)
+    return elementwise(cx, lambda g, h, k: div(g, call("max", mul(call("sqrt", h), call("sqrt", k)),
+                                                        lit(float(eps)))), dot, na, nb, out=out)
+
+
+def triplet_h(cx: Lowerer, a: Value, pos: Value, negv: Value, margin: float = 1.0, p: float = 2,
+              eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+              reduction: str = "mean") -> Value:
+    if p != 2 or swap or a.rank != 2:
+        raise cx.unsupported("p != 2, swap or other than (N, D) inputs")
+    out = cx.out()
+    dp, dn = cx.temp([a.shape[0]], out.dtype), cx.temp([a.shape[0]], out.dtype)
+    for acc, other in ((dp, pos), (dn, negv)):
+        reduce_into(cx, a, [1], False, "sq", acc=acc,
+                    term=lambda i, o=other: add(sub(a.ref(i), o.ref(i)), lit(float(eps))))
+    return _scalar_or_rows(cx, out, a.shape[0], lambda i: call("max", add(sub(
+        binop("**", dp.ref([i]), paren(div(1, 2))), binop("**", dn.ref([i]), paren(div(1, 2)))),
+        lit(float(margin))), 0), reduction)
+
+
+def kl_div_h(cx: Lowerer, x: Value, target: Value, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", log_target: bool = False) -> Value:
+    """target*(log(target)-x), summed ('sum'), averaged ('mean') or per batch row
+    ('batchmean')."""
+    if log_target:
+        raise cx.unsupported("log_target=True")
+    out = cx.out()
+    term = lambda xx, t: mul(t, paren(sub(call("log", t), xx)))  # noqa: E731
+    if reduction == "none":
+        return elementwise(cx, term, x, target, out=out)
+    n = {"mean": math.prod(x.shape), "batchmean": x.shape[0], "sum": 1}[reduction]
+    acc = cx.temp((), out.dtype)
+    lp = Loops(x.shape)
+    cx.emit(lp.nest(_stmt(acc, [], add(acc.ref(), term(x.ref(lp.idx), target.bcast(lp.idx, x.shape))))))
+    return elementwise(cx, (lambda s: div(s, n)) if n != 1 else (lambda s: s), acc, out=out)
+
+
 # -- dispatch ------------------------------------------------------------------------------
 def _m(fn: Callable[..., Any]) -> Handler:
     """A call_module handler: (cx, node, module, x, …)."""
@@ -975,6 +1061,15 @@ MODULES: dict[type, Handler] = {
     nn.Flatten: lambda cx, n, m, x: reshape(cx, x),
     nn.Identity: lambda cx, n, m, x: x,
     nn.Dropout: _dropout_module,
+    nn.CrossEntropyLoss: lambda cx, n, m, a, b: cross_entropy_h(
+        cx, a, b, ignore_index=m.ignore_index, reduction=m.reduction,
+        label_smoothing=m.label_smoothing, weight=m.weight),
+    nn.NLLLoss: lambda cx, n, m, a, b: nll_h(cx, a, b, weight=m.weight, reduction=m.reduction),
+    nn.KLDivLoss: lambda cx, n, m, a, b: kl_div_h(cx, a, b, reduction=m.reduction,
+                                                 log_target=m.log_target),
+    nn.TripletMarginLoss: lambda cx, n, m, a, p, q: triplet_h(
+        cx, a, p, q, m.margin, m.p, m.eps, m.swap, reduction=m.reduction),
+    nn.CosineSimilarity: lambda cx, n, m, a, b: cosine_similarity_h(cx, a, b, m.dim, m.eps),
     nn.MSELoss: lambda cx, n, m, a, b: mse_h(cx, a, b, reduction=m.reduction),
     nn.L1Loss: lambda cx, n, m, a, b: l1_h(cx, a, b, reduction=m.reduction),
     nn.HuberLoss: lambda cx, n, m, a, b: huber_h(cx, a, b, reduction=m.reduction, delta=m.delta),
@@ -1104,7 +1199,9 @@ FUNCTIONS: dict[Any, Handler] = {
     F.group_norm: lambda cx, x, num_groups, weight=None, bias=None, eps=1e-5:
         group_norm(cx, x, num_groups, weight, bias, eps),
     F.batch_norm: _f_bn,
-    F.mse_loss: mse_h, F.l1_loss: l1_h,
+    F.mse_loss: mse_h, F.l1_loss: l1_h, F.cross_entropy: cross_entropy_h, F.nll_loss: nll_h,
+    F.cosine_similarity: cosine_similarity_h, torch.cosine_similarity: cosine_similarity_h,
+    F.triplet_margin_loss: triplet_h, F.kl_div: kl_div_h,
     F.huber_loss: lambda cx, a, b, reduction="mean", delta=1.0: huber_h(cx, a, b, reduction=reduction,
                                                                        delta=delta),
     F.smooth_l1_loss: lambda cx, a, b, size_average=None, reduce=None, reduction="mean", beta=1.0:
