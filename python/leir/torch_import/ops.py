@@ -836,6 +836,24 @@ def expand_h(cx: Lowerer, x: Value, *sizes: Any) -> Value:
     return copy_to(cx, cx.out(), x)
 
 
+def fill_like(value: float) -> Handler:
+    """zeros_like/ones_like/full_like: ``C=0`` over the shape (the corpus's ``E=0``)."""
+    def h(cx: Lowerer, x: Value, *args: Any, **kw: Any) -> Value:
+        v = args[0] if args else kw.get("fill_value", value)
+        out = cx.out()
+        lp = Loops(out.shape)
+        cx.emit(lp.nest(_stmt(out, lp.idx, lit(v))))
+        return out
+    return h
+
+
+def select_h(cx: Lowerer, x: Value, dim: int, index: int) -> Value:
+    d = norm_dim(dim, x.rank)
+    key: list[Any] = [slice(None)] * x.rank
+    key[d] = index
+    return index_tensor(cx, x, tuple(key))
+
+
 def alias(cx: Lowerer, x: Any, *args: Any, **kw: Any) -> Any:
     return x
 
@@ -1218,6 +1236,8 @@ FUNCTIONS: dict[Any, Handler] = {
     torch.split: lambda cx, x, size, dim=0: split_h(cx, x, size, dim),
     torch.chunk: lambda cx, x, chunks, dim=0: split_h(cx, x, chunks, dim, chunks=True),
     operator.getitem: getitem, torch.clone: alias, torch.detach: alias,
+    torch.zeros_like: fill_like(0), torch.ones_like: fill_like(1), torch.full_like: fill_like(0),
+    torch.select: select_h,
 }
 
 METHODS: dict[str, Handler] = {
@@ -1243,7 +1263,7 @@ METHODS: dict[str, Handler] = {
     "split": lambda cx, x, size, dim=0: split_h(cx, x, size, dim),
     "chunk": lambda cx, x, chunks, dim=0: split_h(cx, x, chunks, dim, chunks=True),
     "expand": expand_h, "expand_as": expand_h, "repeat": None,
-    "contiguous": alias, "clone": alias, "detach": alias, "to": to_h, "float": to_h,
+    "select": select_h, "contiguous": alias, "clone": alias, "detach": alias, "to": to_h, "float": to_h,
     "half": to_h, "type_as": to_h,
     "eq": FUNCTIONS[torch.eq], "ne": FUNCTIONS[torch.ne], "lt": FUNCTIONS[torch.lt],
     "le": FUNCTIONS[torch.le], "gt": FUNCTIONS[torch.gt], "ge": FUNCTIONS[torch.ge],
