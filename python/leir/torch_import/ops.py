@@ -847,6 +847,21 @@ def fill_like(value: float) -> Handler:
     return h
 
 
+def diag_h(cx: Lowerer, x: Value, diagonal: int = 0) -> Value:
+    """diag of a vector: ``D_{tx,a}=if_then_else(a==tx,A_{a},0)``; of a matrix: a copy."""
+    out = cx.out()
+    if diagonal != 0:
+        raise cx.unsupported("diagonal != 0")
+    lp = Loops(out.shape)
+    if x.rank == 1:
+        i, j = lp.idx
+        rhs = call("if_then_else", Ex(f"{j}=={i}"), x.ref([j]), 0)
+    else:
+        rhs = x.ref([lp.idx[0], lp.idx[0]])
+    cx.emit(lp.nest(_stmt(out, lp.idx, rhs)))
+    return out
+
+
 def select_h(cx: Lowerer, x: Value, dim: int, index: int) -> Value:
     d = norm_dim(dim, x.rank)
     key: list[Any] = [slice(None)] * x.rank
@@ -1237,7 +1252,8 @@ FUNCTIONS: dict[Any, Handler] = {
     torch.chunk: lambda cx, x, chunks, dim=0: split_h(cx, x, chunks, dim, chunks=True),
     operator.getitem: getitem, torch.clone: alias, torch.detach: alias,
     torch.zeros_like: fill_like(0), torch.ones_like: fill_like(1), torch.full_like: fill_like(0),
-    torch.select: select_h,
+    torch.select: select_h, torch.diag: diag_h, torch.multiply: _binary("*"),
+    torch.subtract: _binary("-"), torch.divide: div_handler,
 }
 
 METHODS: dict[str, Handler] = {
