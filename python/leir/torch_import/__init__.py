@@ -32,7 +32,6 @@ def from_torch(module: Any, example_inputs: Sequence[Any] | Any, *, name: str | 
     import torch
 
     from .data import to_numpy
-    from .emit import dtype_code
     from .lower import Lowerer
     from .trace import trace
 
@@ -97,6 +96,5 @@ def _run_torch(module: Any, inputs: tuple[Any, ...]) -> list[Any]:
 
 def _op_label(node: Any) -> str:
     if node.op == "call_module":
-        return node.target.split(".")[-1] if False else type(node.graph.owning_module
-                                                              .get_submodule(node.target)).__name__
+        return type(node.graph.owning_module.get_submodule(node.target)).__name__
     return str(getattr(node.target, "__name__", node.target))

@@ -70,7 +70,8 @@ class Lowerer:
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         for node in outs:
             if not isinstance(node, torch.fx.Node):
-                raise TorchImportError("the module's output is not a tensor computed from its inputs")
+                raise TorchImportError(
+                    "the module's output is not a tensor computed from its inputs")
         self.result.output_nodes = outs
         for node in graph.nodes:
             if node.op == "placeholder":

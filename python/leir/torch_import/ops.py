@@ -68,7 +68,7 @@ def _tensor(cx: Lowerer, x: Any) -> Value:
 
 
 # -- elementwise ---------------------------------------------------------------------------
-def tanh_nests(cx: Lowerer, x: Operand, out: Value, shape: tuple[int, ...] | None = None) -> Value:
+def tanh_nests(cx: Lowerer, x: Operand, out: Value) -> Value:
     """tanh as the translator spells it: D=exp(A)-exp(-A); E=exp(A)+exp(-A); C=D/E."""
     shape = out.shape
     num, den = cx.temp(shape, out.dtype), cx.temp(shape, out.dtype)
@@ -79,6 +79,14 @@ def tanh_nests(cx: Lowerer, x: Operand, out: Value, shape: tuple[int, ...] | Non
 
 def sigmoid_ex(a: Ex) -> Ex:
     return div(1, paren(add(1, call("exp", neg(a)))))
+
+
+def silu_ex(a: Ex) -> Ex:
+    return div(a, paren(add(1, call("exp", neg(a)))))
+
+
+def softsign_ex(a: Ex) -> Ex:
+    return div(a, paren(add(1, call("abs", a))))
 
 
 def gelu(cx: Lowerer, x: Value, approximate: str = "none") -> Value:
@@ -906,7 +914,8 @@ def l1_h(cx: Lowerer, a: Value, b: Value, *args: Any, **kw: Any) -> Value:
     return _loss(cx, lambda x, y: call("abs", sub(x, y)), a, b, _red(kw, args, 2))
 
 
-def huber_h(cx: Lowerer, a: Value, b: Value, *args: Any, delta: float = 1.0, beta: float | None = None,
+def huber_h(cx: Lowerer, a: Value, b: Value, *args: Any, delta: float = 1.0,
+            beta: float | None = None,
             smooth: bool = False, **kw: Any) -> Value:
     red = _red(kw, args, 2)
     if smooth:
@@ -950,7 +959,8 @@ def nll(cx: Lowerer, logp: Value, target: Value, reduction: str, out: Value,
                            reduction)
 
 
-def cross_entropy_h(cx: Lowerer, x: Value, target: Value, weight: Any = None, size_average: Any = None,
+def cross_entropy_h(cx: Lowerer, x: Value, target: Value, weight: Any = None,
+                    size_average: Any = None,
                     ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                     label_smoothing: float = 0.0) -> Value:
     if weight is not None or label_smoothing:
@@ -1008,7 +1018,8 @@ def kl_div_h(cx: Lowerer, x: Value, target: Value, size_average: Any = None, red
     n = {"mean": math.prod(x.shape), "batchmean": x.shape[0], "sum": 1}[reduction]
     acc = cx.temp((), out.dtype)
     lp = Loops(x.shape)
-    cx.emit(lp.nest(_stmt(acc, [], add(acc.ref(), term(x.ref(lp.idx), target.bcast(lp.idx, x.shape))))))
+    read = term(x.ref(lp.idx), target.bcast(lp.idx, x.shape))
+    cx.emit(lp.nest(_stmt(acc, [], add(acc.ref(), read))))
     return elementwise(cx, (lambda s: div(s, n)) if n != 1 else (lambda s: s), acc, out=out)
 
 
@@ -1060,10 +1071,10 @@ MODULES: dict[type, Handler] = {
     nn.GELU: lambda cx, n, m, x: gelu(cx, x, getattr(m, "approximate", "none")),
     nn.Sigmoid: lambda cx, n, m, x: elementwise(cx, sigmoid_ex, x),
     nn.Tanh: lambda cx, n, m, x: tanh_nests(cx, x, cx.out()),
-    nn.SiLU: lambda cx, n, m, x: elementwise(cx, lambda a: div(a, paren(add(1, call("exp", neg(a))))), x),
+    nn.SiLU: lambda cx, n, m, x: elementwise(cx, silu_ex, x),
     nn.Mish: lambda cx, n, m, x: mish(cx, x),
     nn.Softplus: lambda cx, n, m, x: softplus(cx, x, m.beta),
-    nn.Softsign: lambda cx, n, m, x: elementwise(cx, lambda a: div(a, paren(add(1, call("abs", a)))), x),
+    nn.Softsign: lambda cx, n, m, x: elementwise(cx, softsign_ex, x),
     nn.Hardtanh: lambda cx, n, m, x: clamp(cx, x, m.min_val, m.max_val),
     nn.Hardswish: lambda cx, n, m, x: elementwise(cx, hardswish_ex, x),
     nn.Hardsigmoid: lambda cx, n, m, x: elementwise(cx, hardsigmoid_ex, x),
@@ -1076,11 +1087,14 @@ MODULES: dict[type, Handler] = {
                                                  _param(cx, n, "bias"), m.eps),
     nn.InstanceNorm1d: _in_module, nn.InstanceNorm2d: _in_module, nn.InstanceNorm3d: _in_module,
     nn.MaxPool1d: lambda cx, n, m, x: pool(cx, x, "max", 1, m.kernel_size, m.stride, m.padding,
-                                           m.dilation, m.ceil_mode, return_indices=m.return_indices),
+                                           m.dilation, m.ceil_mode,
+                                           return_indices=m.return_indices),
     nn.MaxPool2d: lambda cx, n, m, x: pool(cx, x, "max", 2, m.kernel_size, m.stride, m.padding,
-                                           m.dilation, m.ceil_mode, return_indices=m.return_indices),
+                                           m.dilation, m.ceil_mode,
+                                           return_indices=m.return_indices),
     nn.MaxPool3d: lambda cx, n, m, x: pool(cx, x, "max", 3, m.kernel_size, m.stride, m.padding,
-                                           m.dilation, m.ceil_mode, return_indices=m.return_indices),
+                                           m.dilation, m.ceil_mode,
+                                           return_indices=m.return_indices),
     nn.AvgPool1d: lambda cx, n, m, x: pool(cx, x, "avg", 1, m.kernel_size, m.stride, m.padding, 1,
                                            m.ceil_mode, m.count_include_pad),
     nn.AvgPool2d: lambda cx, n, m, x: pool(cx, x, "avg", 2, m.kernel_size, m.stride, m.padding, 1,
@@ -1112,7 +1126,8 @@ MODULES: dict[type, Handler] = {
 
 
 def leaky(cx: Lowerer, x: Value, slope: float = 0.01) -> Value:
-    return elementwise(cx, lambda a: call("if_then_else", binop("<", a, 0), mul(float(slope), a), a), x)
+    return elementwise(cx, lambda a: call("if_then_else", binop("<", a, 0),
+                                          mul(float(slope), a), a), x)
 
 
 def elu(cx: Lowerer, x: Value, alpha: float = 1.0) -> Value:
@@ -1285,10 +1300,6 @@ METHODS: dict[str, Handler] = {
     "le": FUNCTIONS[torch.le], "gt": FUNCTIONS[torch.gt], "ge": FUNCTIONS[torch.ge],
 }
 METHODS = {k: v for k, v in METHODS.items() if v is not None}
-
-
-def _meta_shape(node: torch.fx.Node) -> Any:
-    return None
 
 
 def lower_node(cx: Lowerer, node: torch.fx.Node, args: tuple[Any, ...],
