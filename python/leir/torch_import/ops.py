@@ -870,6 +870,46 @@ def diag_h(cx: Lowerer, x: Value, diagonal: int = 0) -> Value:
     return out
 
 
+def pad_h(cx: Lowerer, x: Value, pad: Any, mode: str = "constant", value: Any = None) -> Value:
+    """F.pad, constant mode: ``if_then_else(1<=c<33,A_{…,c-1},value)`` over the result."""
+    if mode != "constant" or any(int(p) < 0 for p in pad):
+        raise cx.unsupported(f"mode='{mode}' or negative padding")
+    out = cx.out()
+    before = [0] * x.rank
+    for k in range(len(pad) // 2):
+        before[x.rank - 1 - k] = int(pad[2 * k])
+    lp = Loops(out.shape)
+    conds, items = [], []
+    for i, b, s in zip(lp.idx, before, x.shape):
+        items.append(idx_sum([(i, 1)], -b))
+        if b or out.shape[len(items) - 1] != s:
+            conds.append(f"{b}<={i}<{s + b}")
+    fill = lit(0 if value is None else value)
+    rhs = call("if_then_else", Ex("&".join(conds)), x.ref(items), fill) if conds else x.ref(items)
+    cx.emit(lp.nest(_stmt(out, lp.idx, rhs)))
+    return out
+
+
+def argmax_h(kind: str) -> Handler:
+    """argmax/argmin along a dim: the extreme value, then the least index reaching it,
+    ``C=min(C,if_then_else(A==D,a,N))`` with the index as a value (SPEC §5.1)."""
+    def h(cx: Lowerer, x: Value, dim: Any = None, keepdim: bool = False) -> Value:
+        if dim is None:
+            raise cx.unsupported("no dim")
+        out = cx.out()
+        d = norm_dim(int(dim), x.rank)
+        best, _ = reduce_into(cx, x, [d], keepdim, kind)
+        kept = [k for k in range(x.rank) if k != d]
+        lp = Loops(x.shape, kept[0] if kept else 0)
+        items = [("0" if keepdim else None) if k == d else lp.idx[k] for k in range(x.rank)]
+        items = [i for i in items if i is not None]
+        hit = call("if_then_else", binop("==", x.ref(lp.idx), best.ref(items)), Ex(lp.idx[d]),
+                   x.shape[d])
+        cx.emit(lp.nest(_stmt(out, items, call("min", out.ref(items), hit))))
+        return out
+    return h
+
+
 def select_h(cx: Lowerer, x: Value, dim: int, index: int) -> Value:
     d = norm_dim(dim, x.rank)
     key: list[Any] = [slice(None)] * x.rank
@@ -1267,7 +1307,8 @@ FUNCTIONS: dict[Any, Handler] = {
     torch.chunk: lambda cx, x, chunks, dim=0: split_h(cx, x, chunks, dim, chunks=True),
     operator.getitem: getitem, torch.clone: alias, torch.detach: alias,
     torch.zeros_like: fill_like(0), torch.ones_like: fill_like(1), torch.full_like: fill_like(0),
-    torch.select: select_h, torch.diag: diag_h, torch.multiply: _binary("*"),
+    torch.select: select_h, F.pad: pad_h, torch.argmax: argmax_h("max"),
+    torch.argmin: argmax_h("min"), torch.diag: diag_h, torch.multiply: _binary("*"),
     torch.subtract: _binary("-"), torch.divide: div_handler,
 }
 
@@ -1294,7 +1335,7 @@ METHODS: dict[str, Handler] = {
     "split": lambda cx, x, size, dim=0: split_h(cx, x, size, dim),
     "chunk": lambda cx, x, chunks, dim=0: split_h(cx, x, chunks, dim, chunks=True),
     "expand": expand_h, "expand_as": expand_h, "repeat": None,
-    "select": select_h, "contiguous": alias, "clone": alias, "detach": alias, "to": to_h, "float": to_h,
+    "select": select_h, "argmax": argmax_h("max"), "argmin": argmax_h("min"), "contiguous": alias, "clone": alias, "detach": alias, "to": to_h, "float": to_h,
     "half": to_h, "type_as": to_h,
     "eq": FUNCTIONS[torch.eq], "ne": FUNCTIONS[torch.ne], "lt": FUNCTIONS[torch.lt],
     "le": FUNCTIONS[torch.le], "gt": FUNCTIONS[torch.gt], "ge": FUNCTIONS[torch.ge],
