@@ -147,3 +147,10 @@ bench-python: leirc$(EXEEXT) libleir.la
 	  PYTHONPATH='$(abs_top_srcdir)/python' LEIR_LIBDIR='$(abs_top_builddir)/.libs' \
 	  nice "$$py" '$(srcdir)/bench/python_steps.py' --leirc ./leirc$(EXEEXT) \
 	    --corpus '$(LEIR_CORPUS)' || test $$? -eq 77; fi
+
+## Issue 36: import time of every zoo model by leir.from_torch (the slowest
+## must stay under 2 s).  Needs PyTorch; not part of `make bench`.
+EXTRA_DIST += bench/import_bench.py
+.PHONY: bench-import
+bench-import:
+	PYTHONPATH='$(abs_top_srcdir)/python' $(PYTHON) '$(srcdir)/bench/import_bench.py'

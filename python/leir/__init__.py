@@ -86,3 +86,16 @@ def library_version() -> str:
     from . import _lib
 
     return (_lib.lib().leir_version() or b"").decode()
+
+
+# The PyTorch front end (issue 36), loaded on first use so that `import leir`
+# works without torch: leir.from_torch(module, example_inputs) -> leir.Imported.
+_TORCH_IMPORT_NAMES = ("from_torch", "Imported", "TorchImportError")
+
+
+def __getattr__(name: str) -> object:
+    if name in _TORCH_IMPORT_NAMES:
+        from . import torch_import
+
+        return getattr(torch_import, name)
+    raise AttributeError(f"module 'leir' has no attribute {name!r}")

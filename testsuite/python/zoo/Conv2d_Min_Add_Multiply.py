@@ -1,0 +1,25 @@
+"""Conv2d_Min_Add_Multiply: Conv2d, min with a constant, bias add, multiply. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.bias = nn.Parameter(torch.randn(8, 1, 1))
+
+    def forward(self, x):
+        return (torch.min(self.conv(x), torch.tensor(0.5)) + self.bias) * 2.0
+
+
+def get_inputs():
+    return [torch.randn(4, 3, 12, 12)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,24 @@
+"""Conv2d_Mish_Mish: Conv2d, mish, mish. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+
+    def forward(self, x):
+        return F.mish(F.mish(self.conv(x)))
+
+
+def get_inputs():
+    return [torch.randn(4, 3, 12, 12)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,37 @@
+"""GQA_expand: Grouped-query attention with expand (the corpus GQA's spelling), causal mask, Gemm. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(16, 16)
+        self.k = nn.Linear(16, 8)
+        self.v = nn.Linear(16, 8)
+        self.o = nn.Linear(16, 16)
+        self.register_buffer('mask', torch.tril(torch.ones(8, 8)).view(1, 1, 8, 8))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q = self.q(x).view(B, T, 4, 4).transpose(1, 2)
+        k = self.k(x).view(B, T, 2, 4)
+        v = self.v(x).view(B, T, 2, 4)
+        k = k.unsqueeze(2).expand(B, T, 2, 2, 4).contiguous().view(B, T, 4, 4).transpose(1, 2)
+        v = v.unsqueeze(2).expand(B, T, 2, 2, 4).contiguous().view(B, T, 4, 4).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.mask[:, :, :T, :T] == 0, float('-inf'))
+        y = F.softmax(att, dim=-1) @ v
+        return F.relu(self.o(y.transpose(1, 2).contiguous().view(B, T, C)))
+
+
+def get_inputs():
+    return [torch.randn(2, 8, 16)]
+
+
+def get_init_inputs():
+    return []

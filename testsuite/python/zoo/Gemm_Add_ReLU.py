@@ -1,0 +1,25 @@
+"""Gemm_Add_ReLU: Gemm + bias add + ReLU. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(32, 24, bias=False)
+        self.bias = nn.Parameter(torch.randn(24))
+
+    def forward(self, x):
+        return torch.relu(self.fc(x) + self.bias)
+
+
+def get_inputs():
+    return [torch.randn(16, 32)]
+
+
+def get_init_inputs():
+    return []

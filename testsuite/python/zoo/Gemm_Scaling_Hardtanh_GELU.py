@@ -1,0 +1,24 @@
+"""Gemm_Scaling_Hardtanh_GELU: Gemm, scaling, hardtanh, GELU. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(32, 24)
+
+    def forward(self, x):
+        return F.gelu(F.hardtanh(self.fc(x) * 0.5, -2.0, 2.0))
+
+
+def get_inputs():
+    return [torch.randn(16, 32)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,24 @@
+"""conv2d_pointwise: Pointwise (1x1) Conv2d. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 1, bias=False)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(4, 3, 12, 12)]
+
+
+def get_init_inputs():
+    return []

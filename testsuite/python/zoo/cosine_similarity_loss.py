@@ -1,0 +1,23 @@
+"""cosine_similarity_loss: Cosine similarity loss: mean(1 - cos(a, b)). (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.mean(1 - F.cosine_similarity(a, b, dim=1))
+
+
+def get_inputs():
+    return [torch.randn(16, 32), torch.randn(16, 32)]
+
+
+def get_init_inputs():
+    return []

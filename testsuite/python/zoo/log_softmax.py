@@ -1,0 +1,23 @@
+"""log_softmax: LogSoftmax over the last dim. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.log_softmax(x, dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(4, 6, 32)]
+
+
+def get_init_inputs():
+    return []

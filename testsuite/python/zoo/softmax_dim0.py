@@ -1,0 +1,23 @@
+"""softmax_dim0: Softmax over dim 0 (B loop on another dimension). (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.softmax(x, dim=0)
+
+
+def get_inputs():
+    return [torch.randn(8, 64)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,23 @@
+"""unsqueeze_squeeze: unsqueeze then squeeze. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return (x.unsqueeze(1) * 2.0).squeeze(1)
+
+
+def get_inputs():
+    return [torch.randn(8, 12)]
+
+
+def get_init_inputs():
+    return []

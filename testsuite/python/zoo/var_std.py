@@ -1,0 +1,23 @@
+"""var_std: Variance and standard deviation over the last dim. (leirc model zoo, KernelBench style)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.var(x, dim=-1) + x.std(dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(8, 16)]
+
+
+def get_init_inputs():
+    return []
