@@ -108,12 +108,15 @@ CORPUS_ZOO = {
     "Matmul_MaxPool_Sum_Scale": "level2", "Matmul_Scaling_ResidualAdd": "level2",
     "Matmul_Subtract_Multiply_ReLU": "level2", "BMM_InstanceNorm_Sum_ResidualAdd_Multiply": "level2",
 }
-# Imported byte for byte as the corpus has them (the others differ in their temporaries:
-# the translator's cross-entropy counts the non-ignored targets, its triplet loss drops
-# the distance's eps, its exclusive cumsum copies through more intermediates).
+# Imported byte for byte as the corpus has them.  The others differ in their names or
+# temporaries: the translator names a module's Python-float attributes as constants
+# (fx inlines them as literals), its cross-entropy counts the non-ignored targets, its
+# triplet loss drops the distance's eps, its exclusive cumsum and its unsqueeze/cat
+# chains copy through more intermediates.
 CORPUS_SAME_TEXT = {"MatMul_and_Softmax", "Matmul_Mean_Softmax", "Matmul_Min_Subtract",
                     "Matmul_Sum_Max_AvgPool_LogSumExp_LogSumExp", "Conv2d_AvgPool_Sigmoid_Sum",
-                    "Max_Pooling_1D", "Average_Pooling_1D", "Hingeloss"}
+                    "Max_Pooling_1D", "Average_Pooling_1D", "Hingeloss",
+                    "Matmul_GroupNorm_LeakyReLU_Sum", "Matmul_Scaling_ResidualAdd"}
 
 
 def corpus_model(name: str, level: str, corpus: pathlib.Path):
