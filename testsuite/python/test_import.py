@@ -103,11 +103,20 @@ CORPUS_ZOO = {
     "Conv2d_AvgPool_Sigmoid_Sum": "level2", "Max_Pooling_1D": "level1",
     "Average_Pooling_1D": "level1", "Hingeloss": "level1",
     "cumsum_exclusive": "level1", "CrossEntropyLoss": "level1", "TripletMarginLoss": "level1",
+    "Gemm_Divide_Sum_Scaling": "level2", "Gemm_GroupNorm_Min_BiasAdd": "level2",
+    "Matmul_AvgPool_GELU_Scale_Max": "level2", "Matmul_GroupNorm_LeakyReLU_Sum": "level2",
+    "Matmul_MaxPool_Sum_Scale": "level2", "Matmul_Scaling_ResidualAdd": "level2",
+    "Matmul_Subtract_Multiply_ReLU": "level2", "BMM_InstanceNorm_Sum_ResidualAdd_Multiply": "level2",
 }
-# Imported byte for byte as the corpus has them (the others differ in their temporaries:
-# the translator's cross-entropy counts the non-ignored targets, its triplet loss drops
-# the distance's eps, its exclusive cumsum copies through more intermediates).
-CORPUS_SAME_TEXT = set(CORPUS_ZOO) - {"cumsum_exclusive", "CrossEntropyLoss", "TripletMarginLoss"}
+# Imported byte for byte as the corpus has them.  The others differ in their names or
+# temporaries: the translator names a module's Python-float attributes as constants
+# (fx inlines them as literals), its cross-entropy counts the non-ignored targets, its
+# triplet loss drops the distance's eps, its exclusive cumsum and its unsqueeze/cat
+# chains copy through more intermediates.
+CORPUS_SAME_TEXT = {"MatMul_and_Softmax", "Matmul_Mean_Softmax", "Matmul_Min_Subtract",
+                    "Matmul_Sum_Max_AvgPool_LogSumExp_LogSumExp", "Conv2d_AvgPool_Sigmoid_Sum",
+                    "Max_Pooling_1D", "Average_Pooling_1D", "Hingeloss",
+                    "Matmul_GroupNorm_LeakyReLU_Sum", "Matmul_Scaling_ResidualAdd"}
 
 
 def corpus_model(name: str, level: str, corpus: pathlib.Path):
@@ -117,7 +126,10 @@ def corpus_model(name: str, level: str, corpus: pathlib.Path):
     manifest = json.loads((data / "manifest.json").read_text())
     tensors = manifest["tensors"]
     model, _ = load_model_file(ZOO / f"{name}.py")
-    params = [t for t in tensors if t["role"] == "param"]
+    # parameters first: the translator lists a parameter read by get_attr twice, as a
+    # constant and as a parameter
+    params = ([t for t in tensors if t["role"] == "param"]
+              + [t for t in tensors if t["role"] == "constant"])
     with torch.no_grad():
         for pname, p in model.named_parameters():
             match = next(t for t in params if list(t["shape"]) == list(p.shape))

@@ -1094,6 +1094,13 @@ def _in_module(cx: Lowerer, node: torch.fx.Node, mod: Any, x: Value) -> Value:
     return instance_norm(cx, x, _param(cx, node, "weight"), _param(cx, node, "bias"), mod.eps)
 
 
+def dropout_h(cx: Lowerer, x: Value, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Value:
+    if training and p > 0:
+        raise cx.unsupported("training=True (random)")
+    return x
+
+
 def _dropout_module(cx: Lowerer, node: torch.fx.Node, mod: Any, x: Value) -> Value:
     if mod.training and mod.p > 0:
         raise cx.unsupported("training mode (random)")
@@ -1294,8 +1301,7 @@ FUNCTIONS: dict[Any, Handler] = {
                                                                        delta=delta),
     F.smooth_l1_loss: lambda cx, a, b, size_average=None, reduce=None, reduction="mean", beta=1.0:
         huber_h(cx, a, b, reduction=reduction, beta=beta, smooth=True),
-    F.dropout: lambda cx, x, p=0.5, training=True, inplace=False: x if not training or p == 0
-        else (_ for _ in ()).throw(cx.unsupported("training=True")),
+    F.dropout: dropout_h,
     torch.flatten: lambda cx, x, *a, **k: reshape(cx, x), torch.reshape: lambda cx, x, *a: reshape(cx, x),
     torch.squeeze: lambda cx, x, *a: reshape(cx, x), torch.unsqueeze: lambda cx, x, *a: reshape(cx, x),
     torch.transpose: transpose_h, torch.t: lambda cx, x: transpose_h(cx, x, 0, 1),

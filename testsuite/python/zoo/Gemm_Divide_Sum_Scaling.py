@@ -1,4 +1,4 @@
-"""Gemm_Divide_Sum_Scaling: matmul with a transposed weight, divide, sum, scaling. (leirc model zoo, KernelBench style)."""
+"""Gemm_Divide_Sum_Scaling: corpus level2 Gemm_Divide_Sum_Scaling. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,16 +10,18 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.weight = nn.Parameter(torch.randn(24, 32))
+        self.weight = nn.Parameter(torch.randn(20, 10))
         self.scaling_factor = 1.5
 
     def forward(self, x):
-        x = torch.matmul(x, self.weight.T) / 2
-        return torch.sum(x, dim=1, keepdim=True) * self.scaling_factor
+        x = torch.matmul(x, self.weight.T)
+        x = x / 2
+        x = torch.sum(x, dim=1, keepdim=True)
+        return x * self.scaling_factor
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(128, 10)]
 
 
 def get_init_inputs():

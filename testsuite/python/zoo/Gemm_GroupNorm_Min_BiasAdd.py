@@ -1,4 +1,4 @@
-"""Gemm_GroupNorm_Min_BiasAdd: Gemm, GroupNorm, min over dim 1, bias add. (leirc model zoo, KernelBench style)."""
+"""Gemm_GroupNorm_Min_BiasAdd: corpus level2 Gemm_GroupNorm_Min_BiasAdd, with the translator's unsqueeze/cat. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,17 +10,19 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(32, 24)
-        self.gn = nn.GroupNorm(4, 24)
-        self.bias = nn.Parameter(torch.randn(1, 1))
+        self.gemm = nn.Linear(512, 256)
+        self.group_norm = nn.GroupNorm(8, 256)
+        self.bias = nn.Parameter(torch.randn(1, 1, 1, 2))
 
     def forward(self, x):
-        x = self.gn(self.fc(x))
-        return torch.min(x, dim=1, keepdim=True)[0] + self.bias
+        x = self.gemm(x).unsqueeze(2).unsqueeze(3)
+        x = self.group_norm(torch.cat([x, x], dim=3))
+        x = torch.min(x, dim=1, keepdim=True)[0]
+        return x + self.bias
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(128, 512)]
 
 
 def get_init_inputs():

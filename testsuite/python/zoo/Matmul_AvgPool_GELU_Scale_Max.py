@@ -1,4 +1,4 @@
-"""Matmul_AvgPool_GELU_Scale_Max: Gemm, avg pool 1d, GELU, scale, max. (leirc model zoo, KernelBench style)."""
+"""Matmul_AvgPool_GELU_Scale_Max: corpus level2 Matmul_AvgPool_GELU_Scale_Max. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,15 +10,19 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(32, 24)
+        self.matmul = nn.Linear(512, 256)
+        self.avg_pool = nn.AvgPool1d(kernel_size=4)
+        self.scale_factor = 2.0
 
     def forward(self, x):
-        x = F.avg_pool1d(self.fc(x).unsqueeze(1), kernel_size=4).squeeze(1)
-        return torch.max(F.gelu(x) * 2.0, dim=1).values
+        x = self.matmul(x).unsqueeze(1)
+        x = self.avg_pool(x).squeeze(1)
+        x = F.gelu(x) * self.scale_factor
+        return torch.max(x, dim=1)[0]
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(128, 512)]
 
 
 def get_init_inputs():

@@ -1,4 +1,4 @@
-"""Matmul_GroupNorm_LeakyReLU_Sum: Gemm, GroupNorm, leaky ReLU, x + x. (leirc model zoo, KernelBench style)."""
+"""Matmul_GroupNorm_LeakyReLU_Sum: corpus level2 Matmul_GroupNorm_LeakyReLU_Sum. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,16 +10,17 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(32, 24)
-        self.gn = nn.GroupNorm(6, 24)
+        self.fc = nn.Linear(512, 256)
+        self.gn = nn.GroupNorm(8, 256)
 
     def forward(self, x):
-        x = F.leaky_relu(self.gn(self.fc(x)), negative_slope=0.01)
+        x = self.gn(self.fc(x))
+        x = F.leaky_relu(x, negative_slope=0.01)
         return x + x
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(128, 512)]
 
 
 def get_init_inputs():

@@ -1,4 +1,4 @@
-"""Matmul_MaxPool_Sum_Scale: Gemm, max pool 1d, sum, scale. (leirc model zoo, KernelBench style)."""
+"""Matmul_MaxPool_Sum_Scale: corpus level2 Matmul_MaxPool_Sum_Scale. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,15 +10,18 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(32, 24)
+        self.matmul = nn.Linear(10, 5)
+        self.max_pool = nn.MaxPool1d(kernel_size=2)
+        self.scale_factor = 0.5
 
     def forward(self, x):
-        x = F.max_pool1d(self.fc(x).unsqueeze(1), kernel_size=2).squeeze(1)
-        return torch.sum(x, dim=1) * 0.5
+        x = self.matmul(x).unsqueeze(1)
+        x = self.max_pool(x).squeeze(1)
+        return torch.sum(x, dim=1) * self.scale_factor
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(128, 10)]
 
 
 def get_init_inputs():

@@ -1,4 +1,4 @@
-"""Matmul_Scaling_ResidualAdd: Gemm, scaling, residual add of a second input. (leirc model zoo, KernelBench style)."""
+"""Matmul_Scaling_ResidualAdd: corpus level2 Matmul_Scaling_ResidualAdd. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,15 +10,15 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(32, 24)
-        self.scale = nn.Parameter(torch.randn(24))
+        self.scale = nn.Parameter(torch.randn(256))
+        self.fc = nn.Linear(128, 256)
 
     def forward(self, x, r):
         return self.fc(x) * self.scale + r
 
 
 def get_inputs():
-    return [torch.randn(16, 32), torch.randn(16, 24)]
+    return [torch.randn(64, 128), torch.randn(64, 256)]
 
 
 def get_init_inputs():

@@ -1,4 +1,4 @@
-"""Matmul_Subtract_Multiply_ReLU: Gemm, subtract, multiply, ReLU. (leirc model zoo, KernelBench style)."""
+"""Matmul_Subtract_Multiply_ReLU: corpus level2 Matmul_Subtract_Multiply_ReLU. (leirc model zoo, KernelBench style)."""
 
 import math
 
@@ -10,14 +10,19 @@ import torch.nn.functional as F
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc = nn.Linear(32, 24)
+        self.linear = nn.Linear(10, 5)
+        self.subtract_value = 2.0
+        self.multiply_value = 1.5
 
     def forward(self, x):
-        return torch.relu((self.fc(x) - 0.5) * 1.5)
+        x = self.linear(x)
+        x = x - self.subtract_value
+        x = x * self.multiply_value
+        return torch.relu(x)
 
 
 def get_inputs():
-    return [torch.randn(16, 32)]
+    return [torch.randn(128, 10)]
 
 
 def get_init_inputs():
