@@ -108,6 +108,8 @@ typedef struct DrvOptions {
   DrvStepsOptions steps;  /* --emit-steps, --sample, ... */
   DrvCost cost;           /* --cost=measure|model (default measure) */
   bool print_cost;        /* --print-cost (driver/cost_cli.c) */
+  bool check_step_given;  /* --check-step[=STRATEGY] (driver/checkstep_cli.c) */
+  const char *check_step; /* its STRATEGY (NULL: any) */
 } DrvOptions;
 
 /* Reads `path` ("-" = stdin) into the context as the current source.
@@ -164,5 +166,13 @@ int drv_print_cost(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
  * had an error; the other inputs' records are written) or 2. */
 bool drv_parse_shard(const char *s, int *i, int *n);
 int drv_emit_steps(const DrvOptions *o);
+
+/* driver/checkstep_cli.c: --check-step.  Prints the verdict on AFTER (a
+ * line, or with --json an object); exit status 0 legal, 1 otherwise, 2 on
+ * a usage error. */
+int drv_check_step(const DrvOptions *o, const char *before, const char *after);
+struct StepResult;
+/* The JSON object of a verdict (a json_t *, for --eval too). */
+struct json_t *drv_step_result_json(const struct StepResult *r);
 
 #endif

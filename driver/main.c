@@ -164,6 +164,20 @@ static const char usage_text[] =
   "      --shard=I/N       write only records with id mod N = I (every\n"
   "                        shard must get the same files in the same order)\n"
   "\n"
+  "Checking steps (Step-TP: is a written program one legal step?):\n"
+  "      --check-step[=S]  leirc --check-step[=S] BEFORE.leir AFTER.leir: is\n"
+  "                        AFTER what one legal candidate of strategy S (any\n"
+  "                        strategy without S) makes of BEFORE, up to fresh\n"
+  "                        tensor and loop-index names and spelling?  Prints\n"
+  "                        'legal: SPELLING (class E|T)', 'equivalent, not a\n"
+  "                        S step: ...', 'not equivalent: ...', 'does not\n"
+  "                        parse: ...', 'invalid: ...' or 'unchanged' (--json:\n"
+  "                        one object); exit status 0 legal, 1 otherwise.\n"
+  "                        Declarations: BEFORE's header or --decls; AFTER\n"
+  "                        takes BEFORE's arguments unless it has a header.\n"
+  "                        Runs use --seed, --tolerance and --max-steps\n"
+  "                        (default 10000000)\n"
+  "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
   "      --no-caret        do not show the source line and caret under\n"
@@ -187,6 +201,8 @@ enum { OPT_GPU_ARCH = 768, OPT_TARGET };
 enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED };
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
+/* --check-step (driver/checkstep_cli.c), --eval (driver/eval.c) */
+enum { OPT_CHECK_STEP = 1792 };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -232,6 +248,7 @@ static const struct option long_opts[] = {
   {"target", required_argument, NULL, OPT_TARGET},
   {"cost", required_argument, NULL, OPT_COST},
   {"print-cost", no_argument, NULL, OPT_PRINT_COST},
+  {"check-step", optional_argument, NULL, OPT_CHECK_STEP},
   {"tune", optional_argument, NULL, OPT_TUNE},
   {"budget", required_argument, NULL, OPT_BUDGET},
   {"beam-width", required_argument, NULL, OPT_BEAM_WIDTH},
@@ -465,12 +482,23 @@ int main(int argc, char **argv) {
       else return usage_error("--cost must be measure or model, not '%s'", optarg);
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
+    case OPT_CHECK_STEP:
+      o.check_step_given = true;
+      o.check_step = optarg;
+      break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
   if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
+  if (o.check_step_given) {
+    if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.output || o.emit_given || o.passes.pipeline)
+      return usage_error("%s", "--check-step does not combine with --run, --compare, --emit-steps, --tune, -O, -o or --emit");
+    if (argc - optind != 2) return usage_error("%s", "--check-step needs two files: BEFORE.leir AFTER.leir");
+    o.unsafe_math = unsafe_math;
+    return drv_check_step(&o, argv[optind], argv[optind + 1]);
+  }
   if (o.mode == MODE_COMPARE) {
     if (argc - optind != 2) return usage_error("%s", "--compare needs two files: A.leir B.leir");
     return drv_compare(&o, argv[optind], argv[optind + 1]);
