@@ -85,6 +85,13 @@ typedef struct DrvStepsOptions {
 /* The interpreter budget of --emit-steps per run without --max-steps. */
 #define DRV_STEPS_DEFAULT_MAX_STEPS 10000000ull
 
+/* --eval (driver/eval.c). */
+typedef struct DrvEvalOptions {
+  const char *path;        /* --eval=PREDICTIONS.jsonl; NULL = off */
+  bool summary;            /* --eval-summary RESULTS.jsonl... */
+  int jobs;                /* -j N (default 1) */
+} DrvEvalOptions;
+
 /* --cost: how programs are ranked (--tune) and what --print-cost shows. */
 typedef enum DrvCost { COST_MEASURE, COST_MODEL } DrvCost;
 
@@ -108,6 +115,7 @@ typedef struct DrvOptions {
   DrvStepsOptions steps;  /* --emit-steps, --sample, ... */
   DrvCost cost;           /* --cost=measure|model (default measure) */
   bool print_cost;        /* --print-cost (driver/cost_cli.c) */
+  DrvEvalOptions eval;    /* --eval, --eval-summary (driver/eval.c) */
   bool check_step_given;  /* --check-step[=STRATEGY] (driver/checkstep_cli.c) */
   const char *check_step; /* its STRATEGY (NULL: any) */
 } DrvOptions;
@@ -171,6 +179,11 @@ int drv_emit_steps(const DrvOptions *o);
  * line, or with --json an object); exit status 0 legal, 1 otherwise, 2 on
  * a usage error. */
 int drv_check_step(const DrvOptions *o, const char *before, const char *after);
+/* driver/eval.c: --eval scores PREDICTIONS.jsonl (results to -o/--output,
+ * the summary to stdout); --eval-summary merges result files.  Exit status
+ * 0, 1 (an input or output file fails) or 2. */
+int drv_eval(const DrvOptions *o, const char *path);
+int drv_eval_summary(const DrvOptions *o, int n, char *const *paths);
 struct StepResult;
 /* The JSON object of a verdict (a json_t *, for --eval too). */
 struct json_t *drv_step_result_json(const struct StepResult *r);

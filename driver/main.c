@@ -178,6 +178,25 @@ static const char usage_text[] =
   "                        Runs use --seed, --tolerance and --max-steps\n"
   "                        (default 10000000)\n"
   "\n"
+  "      --eval=FILE.jsonl score Step-TP predictions: one JSON object a line\n"
+  "                        with before, strategy, after, optional id and\n"
+  "                        decls (a sidecar object); for each: different,\n"
+  "                        build, execute (within --max-steps, default\n"
+  "                        10000000, and --time-limit seconds, default 60),\n"
+  "                        equal (the class's tolerance), legal (a step of\n"
+  "                        the claimed strategy), legal_strategy (of another\n"
+  "                        one), speedup (--cost=measure: host JIT; model,\n"
+  "                        or --target=cuda: the cost model) and error.\n"
+  "                        Prints a summary table (overall, per level, per\n"
+  "                        strategy; --json: one object); -o FILE.jsonl\n"
+  "                        (--output) writes one result line per record in\n"
+  "                        input order; --shard=I/N takes records with\n"
+  "                        number mod N = I\n"
+  "  -j, --jobs=N          --eval: N worker processes (default 1); the\n"
+  "                        results do not depend on N\n"
+  "      --eval-summary    leirc --eval-summary RESULTS.jsonl...: the summary\n"
+  "                        of --eval result files (shards merged)\n"
+  "\n"
   "Diagnostics:\n"
   "  -w                    suppress warnings\n"
   "      --no-caret        do not show the source line and caret under\n"
@@ -202,7 +221,7 @@ enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY,
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
 /* --check-step (driver/checkstep_cli.c), --eval (driver/eval.c) */
-enum { OPT_CHECK_STEP = 1792 };
+enum { OPT_CHECK_STEP = 1792, OPT_EVAL, OPT_EVAL_SUMMARY };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -249,6 +268,9 @@ static const struct option long_opts[] = {
   {"cost", required_argument, NULL, OPT_COST},
   {"print-cost", no_argument, NULL, OPT_PRINT_COST},
   {"check-step", optional_argument, NULL, OPT_CHECK_STEP},
+  {"eval", required_argument, NULL, OPT_EVAL},
+  {"eval-summary", no_argument, NULL, OPT_EVAL_SUMMARY},
+  {"jobs", required_argument, NULL, 'j'},
   {"tune", optional_argument, NULL, OPT_TUNE},
   {"budget", required_argument, NULL, OPT_BUDGET},
   {"beam-width", required_argument, NULL, OPT_BEAM_WIDTH},
@@ -348,7 +370,7 @@ int main(int argc, char **argv) {
   int c;
   bool unsafe_math = false;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":ho:O:Vw", long_opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hj:o:O:Vw", long_opts, NULL)) != -1) {
     switch (c) {
     case 'h': fputs(usage_text, stdout); return 0;
     case 'V':
@@ -482,6 +504,13 @@ int main(int argc, char **argv) {
       else return usage_error("--cost must be measure or model, not '%s'", optarg);
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
+    case OPT_EVAL: o.eval.path = optarg; break;
+    case OPT_EVAL_SUMMARY: o.eval.summary = true; break;
+    case 'j':
+      if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1024)
+        return usage_error("-j must be a whole number from 1 to 1024, not '%s'", optarg);
+      o.eval.jobs = (int)n;
+      break;
     case OPT_CHECK_STEP:
       o.check_step_given = true;
       o.check_step = optarg;
@@ -492,6 +521,19 @@ int main(int argc, char **argv) {
   }
   if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
+  if (o.eval.path || o.eval.summary) {
+    if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.emit_given || o.passes.pipeline ||
+        o.check_step_given || (o.eval.path && o.eval.summary))
+      return usage_error("%s", "--eval and --eval-summary take no --run, --compare, --emit-steps, --tune, -O, --emit or --check-step");
+    if (!o.steps.shard_n) o.steps.shard_n = 1;
+    o.unsafe_math = unsafe_math;
+    if (o.eval.summary) {
+      if (optind >= argc) return usage_error("%s", "--eval-summary needs result files");
+      return drv_eval_summary(&o, argc - optind, argv + optind);
+    }
+    if (optind < argc) return usage_error("--eval takes no other input file ('%s')", argv[optind]);
+    return drv_eval(&o, o.eval.path);
+  }
   if (o.check_step_given) {
     if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.output || o.emit_given || o.passes.pipeline)
       return usage_error("%s", "--check-step does not combine with --run, --compare, --emit-steps, --tune, -O, -o or --emit");

@@ -23,7 +23,14 @@ bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out) {
     snprintf(buf, sizeof buf, "line %d: %s", jerr.line, jerr.text);
     return fail(ctx, path, "cannot read declarations", buf);
   }
+  bool ok = ir_decls_from_json(ctx, path, root, out);
+  json_decref(root);
+  return ok;
+}
+
+bool ir_decls_from_json(LeirCtx *ctx, const char *path, const struct json_t *root, IrDeclList *out) {
   bool ok = false;
+  if (!json_is_object(root)) return fail(ctx, path, "declarations must be a JSON object", NULL);
   json_t *names = json_object_get(root, "known_names");
   json_t *shapes = json_object_get(root, "known_shapes");
   json_t *dtypes = json_object_get(root, "known_dtype");
@@ -81,6 +88,5 @@ bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out) {
   }
   ok = true;
 done:
-  json_decref(root);
   return ok;
 }

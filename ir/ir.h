@@ -409,6 +409,10 @@ IrProgram *ps_parse(LeirCtx *ctx);
 
 /* Declarations from a sidecar JSON file (the reference's keys, SPEC §8.2). */
 bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out);
+/* The same from a parsed JSON object (a jansson json_t *); `path` names it
+ * in diagnostics. */
+struct json_t;
+bool ir_decls_from_json(LeirCtx *ctx, const char *path, const struct json_t *root, IrDeclList *out);
 
 /* Semantic analysis (ir/sema.c): binds names, applies declarations (header,
  * then the sidecar `side` if non-NULL, which overrides), infers roles,

@@ -288,6 +288,8 @@ typedef struct Search {
   size_t closest_len;
   int tried;
   int refused_left;      /* budget of refused candidates applied anyway */
+  int variants_left;     /* budget of candidates with recovered parameters */
+  size_t last_prefix;    /* try_result's common prefix length */
 } Search;
 
 static size_t common_prefix(const char *a, const char *b) {
@@ -308,6 +310,7 @@ static bool try_result(Search *s, PassCand *c, const IrProgram *q) {
   s->tried++;
   canon_print(&s->canon, q);
   size_t n = common_prefix(s->canon.b.s, s->target);
+  s->last_prefix = n;
   if (!s->target[n] && !s->canon.b.s[n]) return true;
   if (!s->closest || n > s->closest_len) {
     s->closest = cand_copy(s->ctx, c);
@@ -342,6 +345,8 @@ static void try_refused(Search *s, PassCand *c, const char *reason) {
 
 /* A candidate with other parameter values: checked, then applied. */
 static bool try_variant(Search *s, PassCand *v) {
+  if (s->variants_left <= 0) return false;
+  s->variants_left--;
   const char *reason = NULL;
   PassCand *c = cand_copy(s->ctx, v);
   IrProgram *q = pass_apply(s->ctx, s->before, c, &reason);
@@ -369,8 +374,9 @@ static void collect_extents(const IrNest *n, int64_t *v, int *nv, int cap) {
 
 /* At most MAX_VALUES values for a free parameter, MAX_VARIANTS
  * permutations of a layout candidate, MAX_REFUSED refused candidates
- * applied (to name a refusal) per check. */
-enum { MAX_VALUES = 12, MAX_VARIANTS = 720, MAX_REFUSED = 48 };
+ * applied (to name a refusal) and MAX_ALL_VARIANTS candidates with
+ * recovered parameters per check: the time per check stays bounded. */
+enum { MAX_VALUES = 12, MAX_VARIANTS = 720, MAX_REFUSED = 48, MAX_ALL_VARIANTS = 400 };
 
 /* The parameters whose values enumeration lists only in part. */
 static bool free_int_key(const char *key) {
@@ -452,10 +458,27 @@ static bool search_pass(Search *s, const PassInfo *pass, const int64_t *vals, in
   if (!pass->impl) return false;
   PtrVec all = {0}, reasons = {0};
   pass_enumerate_all(s->ctx, s->before, pass, &all, &reasons);
-  for (int i = 0; i < all.n; i++)
+  if (!all.n) return false;
+  /* the enumerated legal candidates; each one's common prefix with AFTER
+     orders the search over other parameter values (closest first) */
+  size_t *pre = arena_alloc(&s->ctx->arena, (size_t)all.n * sizeof *pre);
+  int *order = arena_alloc(&s->ctx->arena, (size_t)all.n * sizeof *order);
+  for (int i = 0; i < all.n; i++) {
+    s->last_prefix = 0;
     if (!reasons.v[i] && try_legal(s, all.v[i])) return true;
-  for (int i = 0; i < all.n; i++)
-    if (try_values(s, all.v[i], vals, nv) || try_perms(s, all.v[i])) return true;
+    pre[i] = s->last_prefix;
+    order[i] = i;
+  }
+  for (int i = 1; i < all.n; i++) /* stable insertion sort, longest prefix first */
+    for (int j = i; j > 0 && pre[order[j]] > pre[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int k = 0; k < all.n; k++) {
+    PassCand *c = all.v[order[k]];
+    if (try_values(s, c, vals, nv) || try_perms(s, c)) return true;
+  }
   for (int i = 0; i < all.n; i++)
     if (reasons.v[i]) try_refused(s, all.v[i], reasons.v[i]);
   return false;
@@ -603,6 +626,7 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
   s.target = ac.b.s;
   s.after_canon = &ac;
   s.refused_left = MAX_REFUSED;
+  s.variants_left = MAX_ALL_VARIANTS;
   canon_print(&s.canon, before);
   if (!strcmp(s.canon.b.s, s.target)) {
     out->verdict = STEP_UNCHANGED;

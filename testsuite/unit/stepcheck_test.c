@@ -210,7 +210,9 @@ static void check_damaged(LeirCtx *ctx, const IrProgram *before, const IrProgram
     if (!text) continue;
     StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000};
     StepResult r;
+    double t0 = now();
     bool legal = step_check(ctx, before, text, strlen(text), &so, &r);
+    if (now() - t0 > 1.0) print_message("SLOW %.1f s: damaged %s %s\n", now() - t0, what, damage_name[k]);
     t->damaged++;
     t->damaged_by[k]++;
     t->damaged_verdict[r.verdict]++;
@@ -245,8 +247,10 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
   StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000};
   StepResult r;
   bool legal = step_check(&ctx, pb, after, strlen(after), &so, &r);
-  add_time(t, now() - t0);
+  double dt = now() - t0;
+  add_time(t, dt);
   t->by_verdict[r.verdict]++;
+  if (dt > 1.0) print_message("SLOW %.1f s: %s %s %s #%lld: %s\n", dt, level, wl, strategy, idx, r.message);
   if (getenv("LEIR_STEPCHECK_VERBOSE") && !legal)
     print_message("%s %s %s #%lld: %s\n", level, wl, strategy, idx, r.message);
   if (legal && step_program_work(pb) <= 1000000 && step_program_work(r.after) <= 1000000) {
