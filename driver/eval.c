@@ -308,8 +308,10 @@ static json_t *group_json(const Group *g) {
   return j;
 }
 
-static void print_row(const Group *g) {
-  printf("%-36s %6ld", g->name, g->n);
+static void print_row(const char *prefix, const Group *g) {
+  char name[128];
+  snprintf(name, sizeof name, "%s%s", prefix, strcmp(g->name, "-") ? g->name : "(none)");
+  printf("%-40s %6ld", name, g->n);
   for (int m = 0; m < M__COUNT; m++)
     printf(" %6ld %5.1f%%", g->count[m], g->n ? 100.0 * (double)g->count[m] / (double)g->n : 0.0);
   if (g->nspeedup) printf(" %8.3f\n", exp(g->log_speedup / (double)g->nspeedup));
@@ -332,12 +334,12 @@ static void summary_print(Summary *s, bool json) {
     json_decref(j);
     return;
   }
-  printf("%-36s %6s", "", "n");
+  printf("%-40s %6s", "", "n");
   for (int m = 0; m < M__COUNT; m++) printf(" %13s", metric[m]);
   printf(" %8s\n", "geomean");
-  print_row(&s->all);
-  for (int i = 0; i < s->nlevel; i++) print_row(&s->by_level[i]);
-  for (int i = 0; i < s->nstrategy; i++) print_row(&s->by_strategy[i]);
+  print_row("", &s->all);
+  for (int i = 0; i < s->nlevel; i++) print_row("level ", &s->by_level[i]);
+  for (int i = 0; i < s->nstrategy; i++) print_row("strategy ", &s->by_strategy[i]);
 }
 
 static void summary_free(Summary *s) {

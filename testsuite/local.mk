@@ -9,6 +9,7 @@ EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
 	testsuite/leirc.interop testsuite/interop
 EXTRA_DIST += testsuite/leirc.tune
 EXTRA_DIST += testsuite/leirc.cost
+EXTRA_DIST += testsuite/leirc.checkstep
 
 check-local: leirc$(EXEEXT)
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
