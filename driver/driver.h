@@ -81,7 +81,9 @@ typedef struct DrvStepsOptions {
   bool no_verify;          /* --no-verify */
   bool keep_unverified;    /* --keep-unverified */
   bool max_steps_given;    /* --max-steps given (else DRV_STEPS_DEFAULT_MAX_STEPS) */
+  int format;              /* --format: STEPS_RECORDS (default), STEPS_STEPTP, STEPS_CHAT */
 } DrvStepsOptions;
+enum { STEPS_RECORDS, STEPS_STEPTP, STEPS_CHAT };
 /* The interpreter budget of --emit-steps per run without --max-steps. */
 #define DRV_STEPS_DEFAULT_MAX_STEPS 10000000ull
 

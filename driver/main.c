@@ -163,6 +163,13 @@ static const char usage_text[] =
   "                        median n over the strategies present\n"
   "      --shard=I/N       write only records with id mod N = I (every\n"
   "                        shard must get the same files in the same order)\n"
+  "      --format=F        steps (the records above, default), steptp (one\n"
+  "                        record per program: original_IR and a label of\n"
+  "                        {applied_strategy, transformed_IR, CoT} per\n"
+  "                        verified step) or chat (one record per verified\n"
+  "                        step: messages system/user/assistant, the\n"
+  "                        assistant turn being the CoT, the strategy and the\n"
+  "                        program); schemas in PKGDATADIR/schemas\n"
   "\n"
   "Checking steps (Step-TP: is a written program one legal step?):\n"
   "      --check-step[=S]  leirc --check-step[=S] BEFORE.leir AFTER.leir: is\n"
@@ -221,7 +228,7 @@ enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY,
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
 /* --check-step (driver/checkstep_cli.c), --eval (driver/eval.c) */
-enum { OPT_CHECK_STEP = 1792, OPT_EVAL, OPT_EVAL_SUMMARY };
+enum { OPT_CHECK_STEP = 1792, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -270,6 +277,7 @@ static const struct option long_opts[] = {
   {"check-step", optional_argument, NULL, OPT_CHECK_STEP},
   {"eval", required_argument, NULL, OPT_EVAL},
   {"eval-summary", no_argument, NULL, OPT_EVAL_SUMMARY},
+  {"format", required_argument, NULL, OPT_FORMAT},
   {"jobs", required_argument, NULL, 'j'},
   {"tune", optional_argument, NULL, OPT_TUNE},
   {"budget", required_argument, NULL, OPT_BUDGET},
@@ -368,7 +376,7 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false;
+  bool unsafe_math = false, format_given = false;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":hj:o:O:Vw", long_opts, NULL)) != -1) {
     switch (c) {
@@ -505,6 +513,13 @@ int main(int argc, char **argv) {
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
     case OPT_EVAL: o.eval.path = optarg; break;
+    case OPT_FORMAT:
+      if (!strcmp(optarg, "steps")) o.steps.format = STEPS_RECORDS;
+      else if (!strcmp(optarg, "steptp")) o.steps.format = STEPS_STEPTP;
+      else if (!strcmp(optarg, "chat")) o.steps.format = STEPS_CHAT;
+      else return usage_error("--format must be steps, steptp or chat, not '%s'", optarg);
+      format_given = true;
+      break;
     case OPT_EVAL_SUMMARY: o.eval.summary = true; break;
     case 'j':
       if (!drv_parse_u64(optarg, &n) || n < 1 || n > 1024)
@@ -553,6 +568,7 @@ int main(int argc, char **argv) {
   if (!o.steps.path && (o.steps.sample || o.steps.balance || o.steps.shard_n || o.steps.no_verify ||
                         o.steps.keep_unverified))
     return usage_error("%s", "--sample, --balance, --shard, --no-verify and --keep-unverified need --emit-steps");
+  if (!o.steps.path && format_given) return usage_error("%s", "--format needs --emit-steps");
   if (o.steps.path) { /* several inputs allowed */
     if (o.mode != MODE_COMPILE || o.output || o.emit_given || o.passes.list_applicable || o.tune.enabled)
       return usage_error("%s", "--emit-steps does not take -o, --emit, --run, --compare, --list-applicable or --tune");
