@@ -540,8 +540,10 @@ int main(int argc, char **argv) {
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
   if (o.eval.path || o.eval.summary) {
     if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.emit_given || o.passes.pipeline ||
-        o.check_step_given || (o.eval.path && o.eval.summary))
+        o.check_step_given || (o.eval.path && o.eval.summary)) {
+      drv_pass_free(&o);
       return usage_error("%s", "--eval and --eval-summary take no --run, --compare, --emit-steps, --tune, -O, --emit or --check-step");
+    }
     if (!o.steps.shard_n) o.steps.shard_n = 1;
     o.unsafe_math = unsafe_math;
     if (o.eval.summary) {
@@ -552,8 +554,10 @@ int main(int argc, char **argv) {
     return drv_eval(&o, o.eval.path);
   }
   if (o.check_step_given) {
-    if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.output || o.emit_given || o.passes.pipeline)
+    if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.output || o.emit_given || o.passes.pipeline) {
+      drv_pass_free(&o);
       return usage_error("%s", "--check-step does not combine with --run, --compare, --emit-steps, --tune, -O, -o or --emit");
+    }
     if (argc - optind != 2) return usage_error("%s", "--check-step needs two files: BEFORE.leir AFTER.leir");
     o.unsafe_math = unsafe_math;
     return drv_check_step(&o, argv[optind], argv[optind + 1]);
