@@ -290,6 +290,8 @@ typedef struct Search {
   int refused_left;      /* budget of refused candidates applied anyway */
   int variants_left;     /* budget of candidates with recovered parameters */
   size_t last_prefix;    /* try_result's common prefix length */
+  const IrProgram *after;
+  PtrVec perms_done;     /* "KIND:TENSOR" whose orders were all tried */
 } Search;
 
 static size_t common_prefix(const char *a, const char *b) {
@@ -376,7 +378,7 @@ static void collect_extents(const IrNest *n, int64_t *v, int *nv, int cap) {
  * permutations of a layout candidate, MAX_REFUSED refused candidates
  * applied (to name a refusal) and MAX_ALL_VARIANTS candidates with
  * recovered parameters per check: the time per check stays bounded. */
-enum { MAX_VALUES = 12, MAX_VARIANTS = 720, MAX_REFUSED = 48, MAX_ALL_VARIANTS = 400 };
+enum { MAX_VALUES = 12, MAX_VARIANTS = 720, MAX_REFUSED = 48, MAX_ALL_VARIANTS = 1000 };
 
 /* The parameters whose values enumeration lists only in part. */
 static bool free_int_key(const char *key) {
@@ -404,7 +406,38 @@ static const char *perm_text(LeirCtx *ctx, const int *a, int n) {
   return r;
 }
 
-/* Layout permutations (transpose, reshape2) of candidate c: every order. */
+/* The permutations AFTER suggests for a transpose of tensor t: every
+ * statement `Y_{i...} = t_{j...}` whose subscripts are the same plain
+ * indices in another order gives p (lhs[k] = rhs[p[k]]) and its inverse. */
+static int derived_perms(const Search *s, const char *t, int n, int out[][8], int max) {
+  int m = 0;
+  for (int k = 0; k < s->after->nstmts && m + 2 <= max; k++) {
+    const IrStmt *st = s->after->stmts[k];
+    const IrExpr *e = st->rhs;
+    while (e->kind == E_PAREN) e = e->u.paren;
+    if (e->kind != E_REF || strcmp(e->u.ref->name, t) || e->u.ref->nsub != n || st->lhs->nsub != n) continue;
+    int p[8], q[8];
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+      const IrExpr *l = st->lhs->sub[i];
+      ok = l->kind == E_INDEX;
+      p[i] = -1;
+      for (int j = 0; ok && j < n; j++) {
+        const IrExpr *r = e->u.ref->sub[j];
+        if (r->kind == E_INDEX && !strcmp(r->u.index.name, l->u.index.name)) p[i] = j;
+      }
+      ok = ok && p[i] >= 0;
+    }
+    if (!ok) continue;
+    for (int i = 0; i < n; i++) q[p[i]] = i;
+    memcpy(out[m++], p, sizeof p);
+    memcpy(out[m++], q, sizeof q);
+  }
+  return m;
+}
+
+/* Layout permutations (transpose, reshape2) of candidate c: those AFTER
+ * suggests, then every order. */
 static bool try_perms(Search *s, const PassCand *c) {
   const char *kind = pass_cand_get(c, "kind"), *t = pass_cand_get(c, "tensor");
   if (!kind || !t || (strcmp(kind, "transpose") && strcmp(kind, "reshape2"))) return false;
@@ -413,6 +446,18 @@ static bool try_perms(Search *s, const PassCand *c) {
   int n = x ? x->rank - (r2 ? 1 : 0) : 0;
   if (n < 2 || n > 5) return false;
   PassCand *v = cand_copy(s->ctx, c);
+  if (!r2) {
+    int d[16][8];
+    int nd = derived_perms(s, t, n, d, 16);
+    for (int i = 0; i < nd; i++) {
+      pass_cand_set(s->ctx, v, "perm", perm_text(s->ctx, d[i], n));
+      if (try_variant(s, v)) return true;
+    }
+  }
+  /* every order (and every fused pair) once per kind and tensor */
+  const char *key = arena_printf(&s->ctx->arena, "%s:%s:%s", c->pass->name, kind, t);
+  if (find_name(&s->perms_done, key) >= 0) return false;
+  ptrvec_push(&s->ctx->arena, &s->perms_done, (void *)key);
   int tries = 0;
   for (int pp = 0; pp < (r2 ? x->rank : 1); pp++)
     for (int qq = 0; qq < (r2 ? x->rank : 1); qq++) {
@@ -626,6 +671,7 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
   s.target = ac.b.s;
   s.after_canon = &ac;
   s.refused_left = MAX_REFUSED;
+  s.after = after;
   s.variants_left = MAX_ALL_VARIANTS;
   canon_print(&s.canon, before);
   if (!strcmp(s.canon.b.s, s.target)) {

@@ -206,6 +206,7 @@ typedef struct Tally {
   int refused, not_run;     /* not legal: a candidate gives AFTER but is refused; the runs were not made */
   int legal_wrong;      /* legal, ran, and the interpreter disagrees with the class */
   int damaged, damaged_legal, damaged_by[DMG__COUNT], damaged_verdict[6];
+  int by_pass[128], legal_by_pass[128], refused_by_pass[128];
   double *times;
   int ntimes, cap;
 } Tally;
@@ -269,6 +270,11 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
   t->by_verdict[r.verdict]++;
   if (dt > 1.0) print_message("SLOW %.1f s: %s %s %s #%lld: %s\n", dt, level, wl, strategy, idx, r.message);
   if (r.refusal) t->refused++;
+  if (pass && pass - pass_table < 128) {
+    t->by_pass[pass - pass_table]++;
+    t->legal_by_pass[pass - pass_table] += legal;
+    t->refused_by_pass[pass - pass_table] += r.refusal != NULL;
+  }
   if (!legal && r.verdict == STEP_NOT_EQUIVALENT && !r.ran && strstr(r.message, "not run")) t->not_run++;
   if (getenv("LEIR_STEPCHECK_VERBOSE") && !legal)
     print_message("%s %s %s #%lld: %s\n", level, wl, strategy, idx, r.message);
@@ -334,6 +340,10 @@ static void run_corpus(bool do_damage, int every) {
                   t.by_verdict[STEP_NOT_EQUIVALENT], t.by_verdict[STEP_DOES_NOT_PARSE], t.by_verdict[STEP_INVALID],
                   t.by_verdict[STEP_UNCHANGED], t.legal_wrong, t.legal_reference_only, t.refused, t.not_run, med * 1e3,
                   p90 * 1e3, total);
+    for (int i = 0; i < pass_table_size && i < 128; i++)
+      if (t.by_pass[i])
+        print_message("#   %-34s %5d records, %5d legal, %4d reproduced by a refused candidate\n", pass_table[i].name,
+                      t.by_pass[i], t.legal_by_pass[i], t.refused_by_pass[i]);
     assert_int_equal(t.legal_wrong, 0);
     assert_true(t.records > 0);
     assert_true(med < 0.020);
