@@ -83,9 +83,18 @@ typedef struct DrvStepsOptions {
   bool no_verify;          /* --no-verify */
   bool keep_unverified;    /* --keep-unverified */
   bool max_steps_given;    /* --max-steps given (else DRV_STEPS_DEFAULT_MAX_STEPS) */
+  int format;              /* --format: STEPS_RECORDS (default), STEPS_STEPTP, STEPS_CHAT */
 } DrvStepsOptions;
+enum { STEPS_RECORDS, STEPS_STEPTP, STEPS_CHAT };
 /* The interpreter budget of --emit-steps per run without --max-steps. */
 #define DRV_STEPS_DEFAULT_MAX_STEPS 10000000ull
+
+/* --eval (driver/eval.c). */
+typedef struct DrvEvalOptions {
+  const char *path;        /* --eval=PREDICTIONS.jsonl; NULL = off */
+  bool summary;            /* --eval-summary RESULTS.jsonl... */
+  int jobs;                /* -j N (default 1) */
+} DrvEvalOptions;
 
 /* --cost: how programs are ranked (--tune) and what --print-cost shows. */
 typedef enum DrvCost { COST_MEASURE, COST_MODEL } DrvCost;
@@ -110,6 +119,9 @@ typedef struct DrvOptions {
   DrvStepsOptions steps;  /* --emit-steps, --sample, ... */
   DrvCost cost;           /* --cost=measure|model (default measure) */
   bool print_cost;        /* --print-cost (driver/cost_cli.c) */
+  DrvEvalOptions eval;    /* --eval, --eval-summary (driver/eval.c) */
+  bool check_step_given;  /* --check-step[=STRATEGY] (driver/checkstep_cli.c) */
+  const char *check_step; /* its STRATEGY (NULL: any) */
 } DrvOptions;
 
 /* Reading and loading programs: ir_read_source and ir_load_program
@@ -179,5 +191,18 @@ bool drv_parse_shard(const char *s, int *i, int *n);
 /* Statement executions of one run of p (saturating at UINT64_MAX). */
 uint64_t drv_program_work(const IrProgram *p);
 int drv_emit_steps(const DrvOptions *o);
+
+/* driver/checkstep_cli.c: --check-step.  Prints the verdict on AFTER (a
+ * line, or with --json an object); exit status 0 legal, 1 otherwise, 2 on
+ * a usage error. */
+int drv_check_step(const DrvOptions *o, const char *before, const char *after);
+/* driver/eval.c: --eval scores PREDICTIONS.jsonl (results to -o/--output,
+ * the summary to stdout); --eval-summary merges result files.  Exit status
+ * 0, 1 (an input or output file fails) or 2. */
+int drv_eval(const DrvOptions *o, const char *path);
+int drv_eval_summary(const DrvOptions *o, int n, char *const *paths);
+struct StepResult;
+/* The JSON object of a verdict (a json_t *, for --eval too). */
+struct json_t *drv_step_result_json(const struct StepResult *r);
 
 #endif

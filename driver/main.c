@@ -175,6 +175,48 @@ static const char usage_text[] =
   "                        median n over the strategies present\n"
   "      --shard=I/N       write only records with id mod N = I (every\n"
   "                        shard must get the same files in the same order)\n"
+  "      --format=F        steps (the records above, default), steptp (one\n"
+  "                        record per program: original_IR and a label of\n"
+  "                        {applied_strategy, transformed_IR, CoT} per\n"
+  "                        verified step) or chat (one record per verified\n"
+  "                        step: messages system/user/assistant, the\n"
+  "                        assistant turn being the CoT, the strategy and the\n"
+  "                        program); schemas in PKGDATADIR/schemas\n"
+  "\n"
+  "Checking steps (Step-TP: is a written program one legal step?):\n"
+  "      --check-step[=S]  leirc --check-step[=S] BEFORE.leir AFTER.leir: is\n"
+  "                        AFTER what one legal candidate of strategy S (any\n"
+  "                        strategy without S) makes of BEFORE, up to fresh\n"
+  "                        tensor and loop-index names and spelling?  Prints\n"
+  "                        'legal: SPELLING (class E|T)', 'equivalent, not a\n"
+  "                        S step: ...', 'not equivalent: ...', 'does not\n"
+  "                        parse: ...', 'invalid: ...' or 'unchanged' (--json:\n"
+  "                        one object); exit status 0 legal, 1 otherwise.\n"
+  "                        Declarations: BEFORE's header or --decls; AFTER\n"
+  "                        takes BEFORE's arguments unless it has a header.\n"
+  "                        Runs use --seed, --tolerance and --max-steps\n"
+  "                        (default 10000000)\n"
+  "\n"
+  "      --eval=FILE.jsonl score Step-TP predictions: one JSON object a line\n"
+  "                        with before, strategy, after, optional id and\n"
+  "                        decls (a sidecar object); for each: different,\n"
+  "                        build, execute (within --max-steps, default\n"
+  "                        10000000, and --time-limit seconds, default 60;\n"
+  "                        with --target=host a pair over --max-steps runs\n"
+  "                        on the host JIT instead),\n"
+  "                        equal (the class's tolerance), legal (a step of\n"
+  "                        the claimed strategy), legal_strategy (of another\n"
+  "                        one), speedup (--cost=measure: host JIT; model,\n"
+  "                        or --target=cuda: the cost model) and error.\n"
+  "                        Prints a summary table (overall, per level, per\n"
+  "                        strategy; --json: one object); -o FILE.jsonl\n"
+  "                        (--output) writes one result line per record in\n"
+  "                        input order; --shard=I/N takes records with\n"
+  "                        number mod N = I\n"
+  "  -j, --jobs=N          --eval: N worker processes (default 1); the\n"
+  "                        results do not depend on N\n"
+  "      --eval-summary    leirc --eval-summary RESULTS.jsonl...: the summary\n"
+  "                        of --eval result files (shards merged)\n"
   "\n"
   "Server (JSON-RPC 2.0 over stdin/stdout, MCP conventions; see man leirc,\n"
   "SERVER):\n"
@@ -218,6 +260,8 @@ enum { OPT_COST = 1536, OPT_PRINT_COST };
 enum { OPT_SERVE = 1792, OPT_MAX_PROGRAMS, OPT_MAX_REQUEST };
 /* --policy (driver/policy.c) */
 enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT };
+/* --check-step (driver/checkstep_cli.c), --eval (driver/eval.c) */
+enum { OPT_CHECK_STEP = 2304, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
@@ -263,6 +307,11 @@ static const struct option long_opts[] = {
   {"target", required_argument, NULL, OPT_TARGET},
   {"cost", required_argument, NULL, OPT_COST},
   {"print-cost", no_argument, NULL, OPT_PRINT_COST},
+  {"check-step", optional_argument, NULL, OPT_CHECK_STEP},
+  {"eval", required_argument, NULL, OPT_EVAL},
+  {"eval-summary", no_argument, NULL, OPT_EVAL_SUMMARY},
+  {"format", required_argument, NULL, OPT_FORMAT},
+  {"jobs", required_argument, NULL, 'j'},
   {"tune", optional_argument, NULL, OPT_TUNE},
   {"budget", required_argument, NULL, OPT_BUDGET},
   {"beam-width", required_argument, NULL, OPT_BEAM_WIDTH},
@@ -346,11 +395,11 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false, serve = false;
+  bool unsafe_math = false, serve = false, format_given = false;
   int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
   uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":ho:O:Vw", long_opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":hj:o:O:Vw", long_opts, NULL)) != -1) {
     switch (c) {
     case 'h': fputs(usage_text, stdout); return 0;
     case 'V':
@@ -506,6 +555,24 @@ int main(int argc, char **argv) {
       if (!leir_parse_size(optarg, &max_request) || max_request < 1024 || max_request > ((uint64_t)1 << 32))
         return usage_error("--max-request must be a size from 1K to 4G, not '%s'", optarg);
       break;
+    case OPT_EVAL: o.eval.path = optarg; break;
+    case OPT_FORMAT:
+      if (!strcmp(optarg, "steps")) o.steps.format = STEPS_RECORDS;
+      else if (!strcmp(optarg, "steptp")) o.steps.format = STEPS_STEPTP;
+      else if (!strcmp(optarg, "chat")) o.steps.format = STEPS_CHAT;
+      else return usage_error("--format must be steps, steptp or chat, not '%s'", optarg);
+      format_given = true;
+      break;
+    case OPT_EVAL_SUMMARY: o.eval.summary = true; break;
+    case 'j':
+      if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1024)
+        return usage_error("-j must be a whole number from 1 to 1024, not '%s'", optarg);
+      o.eval.jobs = (int)n;
+      break;
+    case OPT_CHECK_STEP:
+      o.check_step_given = true;
+      o.check_step = optarg;
+      break;
     case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
@@ -523,6 +590,30 @@ int main(int argc, char **argv) {
     drv_pass_free(&o);
     return rc;
   }
+  if (o.eval.path || o.eval.summary) {
+    if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.emit_given || o.passes.pipeline ||
+        o.check_step_given || (o.eval.path && o.eval.summary)) {
+      drv_pass_free(&o);
+      return usage_error("%s", "--eval and --eval-summary take no --run, --compare, --emit-steps, --tune, -O, --emit or --check-step");
+    }
+    if (!o.steps.shard_n) o.steps.shard_n = 1;
+    o.unsafe_math = unsafe_math;
+    if (o.eval.summary) {
+      if (optind >= argc) return usage_error("%s", "--eval-summary needs result files");
+      return drv_eval_summary(&o, argc - optind, argv + optind);
+    }
+    if (optind < argc) return usage_error("--eval takes no other input file ('%s')", argv[optind]);
+    return drv_eval(&o, o.eval.path);
+  }
+  if (o.check_step_given) {
+    if (o.mode != MODE_COMPILE || o.steps.path || o.tune.enabled || o.output || o.emit_given || o.passes.pipeline) {
+      drv_pass_free(&o);
+      return usage_error("%s", "--check-step does not combine with --run, --compare, --emit-steps, --tune, -O, -o or --emit");
+    }
+    if (argc - optind != 2) return usage_error("%s", "--check-step needs two files: BEFORE.leir AFTER.leir");
+    o.unsafe_math = unsafe_math;
+    return drv_check_step(&o, argv[optind], argv[optind + 1]);
+  }
   if (o.mode == MODE_COMPARE) {
     if (argc - optind != 2) return usage_error("%s", "--compare needs two files: A.leir B.leir");
     return drv_compare(&o, argv[optind], argv[optind + 1]);
@@ -535,6 +626,7 @@ int main(int argc, char **argv) {
   if (!o.steps.path && (o.steps.sample || o.steps.balance || o.steps.shard_n || o.steps.no_verify ||
                         o.steps.keep_unverified))
     return usage_error("%s", "--sample, --balance, --shard, --no-verify and --keep-unverified need --emit-steps");
+  if (!o.steps.path && format_given) return usage_error("%s", "--format needs --emit-steps");
   if (o.steps.path) { /* several inputs allowed */
     if (o.mode != MODE_COMPILE || o.output || o.emit_given || o.passes.list_applicable || o.tune.enabled)
       return usage_error("%s", "--emit-steps does not take -o, --emit, --run, --compare, --list-applicable or --tune");

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "driver/driver.h"
+#include "driver/steps_format.h"
 
 #include "interp/check.h"
 #include "interp/data.h"
@@ -642,6 +643,16 @@ static bool write_record(FILE *f, LeirCtx *ctx, long id, const char *source, int
   return ok;
 }
 
+/* --format=steptp|chat: the records of the other formats (steps_format.c). */
+static bool write_json(FILE *f, json_t *o) {
+  char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(o);
+  if (!s) return false;
+  bool ok = fputs(s, f) >= 0 && fputc('\n', f) != EOF;
+  free(s);
+  return ok;
+}
+
 /* ------------------------------------------------------------ the run */
 
 bool drv_parse_shard(const char *s, int *i, int *n) {
@@ -679,7 +690,8 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   }
   const char *source = so->inputs[g];
   char *before = body_text(&l.ctx, l.p);
-  long id = in->first_id;
+  long id = in->first_id, first_rid = -1;
+  json_t *label = so->format == STEPS_STEPTP ? json_array() : NULL;
   for (int k = 0; k < in->ncand && ok; k++) {
     if (!in->keep[k]) continue;
     long rid = id++;
@@ -714,8 +726,26 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
       diag_warn(&l.ctx, c->site, "step '%s' %s; no record written", pass_cand_spelling(&l.ctx, c), text);
       continue;
     }
-    if (!write_record(f, &l.ctx, rid, source, g, before, l.p, q, c, v > 0, text)) ok = false;
+    if (so->format == STEPS_RECORDS) {
+      if (!write_record(f, &l.ctx, rid, source, g, before, l.p, q, c, v > 0, text)) ok = false;
+      continue;
+    }
+    /* the training formats hold verified steps (any step with --no-verify
+       or --keep-unverified) */
+    if (v <= 0 && !so->no_verify && !so->keep_unverified) continue;
+    const char *cot = steps_cot(&l.ctx, l.p, q, c), *after = body_text(&l.ctx, q);
+    if (so->format == STEPS_CHAT) {
+      if (!write_json(f, steps_chat_record(&l.ctx, rid, before, c->pass->name, after, cot))) ok = false;
+    } else {
+      if (first_rid < 0) first_rid = rid;
+      json_array_append_new(label, steps_label_entry(c->pass->name, after, cot));
+    }
   }
+  if (label && ok && json_array_size(label) > 0) {
+    ok = write_json(f, steps_steptp_record(first_rid, source, g, before, label));
+    label = NULL;
+  }
+  json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
   if (l.ctx.nerrors) *bad_input = true;

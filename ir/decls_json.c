@@ -15,8 +15,6 @@ static bool fail(LeirCtx *ctx, const char *path, const char *msg, const char *de
   return false;
 }
 
-static bool decls_from_json(LeirCtx *ctx, const char *path, json_t *root, IrDeclList *out);
-
 static bool load_failed(LeirCtx *ctx, const char *path, const json_error_t *jerr) {
   char buf[256];
   snprintf(buf, sizeof buf, "line %d: %s", jerr->line, jerr->text);
@@ -26,18 +24,24 @@ static bool load_failed(LeirCtx *ctx, const char *path, const json_error_t *jerr
 bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out) {
   json_error_t jerr;
   json_t *root = json_load_file(path, 0, &jerr);
-  return root ? decls_from_json(ctx, path, root, out) : load_failed(ctx, path, &jerr);
+  if (!root) return load_failed(ctx, path, &jerr);
+  bool ok = ir_decls_from_json(ctx, path, root, out);
+  json_decref(root);
+  return ok;
 }
 
 bool ir_decls_parse_json(LeirCtx *ctx, const char *name, const char *text, IrDeclList *out) {
   json_error_t jerr;
   json_t *root = json_loads(text, 0, &jerr);
-  return root ? decls_from_json(ctx, name, root, out) : load_failed(ctx, name, &jerr);
+  if (!root) return load_failed(ctx, name, &jerr);
+  bool ok = ir_decls_from_json(ctx, name, root, out);
+  json_decref(root);
+  return ok;
 }
 
-/* Takes root's reference. */
-static bool decls_from_json(LeirCtx *ctx, const char *path, json_t *root, IrDeclList *out) {
+bool ir_decls_from_json(LeirCtx *ctx, const char *path, const struct json_t *root, IrDeclList *out) {
   bool ok = false;
+  if (!json_is_object(root)) return fail(ctx, path, "declarations must be a JSON object", NULL);
   json_t *names = json_object_get(root, "known_names");
   json_t *shapes = json_object_get(root, "known_shapes");
   json_t *dtypes = json_object_get(root, "known_dtype");
@@ -95,6 +99,5 @@ static bool decls_from_json(LeirCtx *ctx, const char *path, json_t *root, IrDecl
   }
   ok = true;
 done:
-  json_decref(root);
   return ok;
 }

@@ -436,6 +436,10 @@ IrProgram *ps_parse(LeirCtx *ctx);
 
 /* Declarations from a sidecar JSON file (the reference's keys, SPEC §8.2). */
 bool ir_decls_load_json(LeirCtx *ctx, const char *path, IrDeclList *out);
+/* The same from a parsed JSON object (a jansson json_t *); `path` names it
+ * in diagnostics. */
+struct json_t;
+bool ir_decls_from_json(LeirCtx *ctx, const char *path, const struct json_t *root, IrDeclList *out);
 /* The same from JSON text; `name` names it in diagnostics. */
 bool ir_decls_parse_json(LeirCtx *ctx, const char *name, const char *text, IrDeclList *out);
 

@@ -4,7 +4,7 @@
 EXTRA_DIST += passes/README.md
 libleircore_la_SOURCES += passes/pass.h passes/passes.h passes/passmgr.c passes/table.c \
 	passes/rewrite.h passes/rewrite.c passes/names.c passes/deps.h passes/deps.c \
-	passes/layout.h passes/layout.c
+	passes/layout.h passes/layout.c passes/stepcheck.h passes/stepcheck.c
 ## graph level (§1)
 libleircore_la_SOURCES += passes/dataflow.h passes/dataflow.c passes/graph.h passes/graph.c
 libleircore_la_SOURCES += passes/operator_fusion.c passes/operator_fission.c passes/compute_inline.c \
@@ -55,3 +55,8 @@ testsuite_unit_passes_graph_test_SOURCES = testsuite/unit/passes_graph_test.c \
 	testsuite/corpus_walk.c testsuite/corpus_walk.h
 testsuite_unit_passes_graph_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_passes_graph_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+## --check-step on the corpus transforms and on damaged afters (issue 40)
+check_PROGRAMS += testsuite/unit/stepcheck_test
+testsuite_unit_stepcheck_test_SOURCES = testsuite/unit/stepcheck_test.c
+testsuite_unit_stepcheck_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_stepcheck_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)

@@ -10,6 +10,7 @@ EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
 EXTRA_DIST += testsuite/leirc.tune
 EXTRA_DIST += testsuite/leirc.cost
 EXTRA_DIST += testsuite/python
+EXTRA_DIST += testsuite/leirc.checkstep
 
 check-local: leirc$(EXEEXT)
 	@top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

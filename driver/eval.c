@@ -1,0 +1,672 @@
+/* eval.c -- `leirc --eval PREDICTIONS.jsonl`: scores written programs
+ * (Step-TP predictions) with passes/stepcheck.c and the interpreter, and
+ * `leirc --eval-summary RESULTS.jsonl...`: the summary of results written
+ * by --eval --output (shards merged).
+ *
+ * Each input line is a JSON object {before, strategy, after, id?, decls?}.
+ * The records are shared out over -j N worker processes (record k goes to
+ * worker k mod N); a worker writes one result line per record to its pipe.
+ * A worker that dies (a crash, or the per-record time budget --time-limit
+ * running out: SIGALRM) costs only the record it was on, which becomes a
+ * counted failure; a new worker takes over the rest of its share.  Results
+ * are gathered by record number, so the output is the same for every N.
+ * (man leirc, EVALUATION, has the metrics.)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "driver/driver.h"
+
+#include "codegen/codegen.h"
+#include "codegen/costmodel.h"
+#include "codegen/measure.h"
+#include "interp/check.h"
+#include "interp/data.h"
+#include "passes/stepcheck.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ one record */
+
+typedef struct EvalOut {
+  bool different, build, execute, equal, legal;
+  const char *legal_strategy; /* or NULL */
+  bool has_speedup;
+  double speedup;
+  const char *error;          /* or NULL */
+} EvalOut;
+
+static const char *first_line(LeirCtx *ctx, const char *s) {
+  const char *nl = strchr(s, '\n');
+  return arena_strndup(&ctx->arena, s, nl ? (size_t)(nl - s) : strlen(s));
+}
+
+/* Captured diagnostics of a run, as one line. */
+typedef struct Cap {
+  FILE *saved, *mem;
+  char *buf;
+  size_t len;
+} Cap;
+
+static void cap_begin(LeirCtx *ctx, Cap *c) {
+  memset(c, 0, sizeof *c);
+  c->saved = ctx->diag_out;
+  c->mem = open_memstream(&c->buf, &c->len);
+  ctx->diag_out = c->mem ? c->mem : c->saved;
+}
+
+static const char *cap_end(LeirCtx *ctx, Cap *c) {
+  if (c->mem) fclose(c->mem);
+  ctx->diag_out = c->saved;
+  const char *s = c->buf && *c->buf ? first_line(ctx, c->buf) : NULL;
+  free(c->buf);
+  return s;
+}
+
+static bool seconds_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, double *s) {
+  if (o->target == TARGET_CUDA || o->cost == COST_MODEL) {
+    CostEstimate e;
+    if (!cost_model_estimate(ctx, p, o->target == TARGET_CUDA ? COST_CUDA : COST_HOST, o->gpu_sm, &e)) return false;
+    *s = e.seconds;
+    return true;
+  }
+  CgOptions co;
+  cg_options_init(&co);
+  co.target = CG_TARGET_HOST;
+  CgMeasureOpts mo;
+  cg_measure_opts_init(&mo);
+  return cg_host_measure(ctx, p, &co, &mo, s);
+}
+
+static char cmp_kind(IrDType t) {
+  if (t == DT_BF16) return 'b';
+  if (ir_dtype_is_float(t)) return 'f';
+  if (t == DT_BOOL) return '?';
+  return ir_dtype_is_signed_int(t) ? 'i' : 'u';
+}
+
+/* Runs the program of ip on its buffers with the host JIT (outputs and
+ * intermediates zeroed first). */
+static bool jit_run(LeirCtx *ctx, InterpProg *ip) {
+  int n = interp_ntensors(ip);
+  void **bufs = calloc((size_t)n + 1, sizeof *bufs);
+  if (!bufs) return false;
+  for (int i = 0; i < n; i++) {
+    InterpBuf *b = interp_buf(ip, i);
+    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
+    bufs[i] = b->data;
+  }
+  CgOptions co;
+  cg_options_init(&co);
+  co.target = CG_TARGET_HOST;
+  bool ok = cg_run_host(ctx, interp_program(ip), &co, bufs);
+  free(bufs);
+  return ok;
+}
+
+/* --target=host, a pair over the interpreter's budget: both programs run
+ * with the host JIT (bit-identical to the interpreter) on the same random
+ * inputs and every output is compared.  NULL (r->execute, r->equal set) or
+ * why it could not be done. */
+static const char *jit_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                            PassClass cls, EvalOut *r) {
+  InterpOptions io = {false, 0};
+  InterpProg *a = interp_new(ctx, before, &io), *b = a ? interp_new(ctx, after, &io) : NULL;
+  const char *err = NULL;
+  if (!a || !b) {
+    err = "the programs do not fit in memory";
+    goto out;
+  }
+  interp_random_inputs(a, o->run.seed, NULL);
+  for (int i = 0; i < interp_ntensors(a); i++) {
+    InterpBuf *x = interp_buf(a, i), *y = interp_find(b, x->t->name);
+    if ((x->t->role == ROLE_IN || x->t->role == ROLE_PARAM) && y && y->nbytes == x->nbytes)
+      memcpy(y->data, x->data, x->nbytes);
+  }
+  if (!jit_run(ctx, a)) {
+    err = "the program before fails on the host JIT";
+    goto out;
+  }
+  if (!jit_run(ctx, b)) {
+    err = "the program after fails on the host JIT";
+    goto out;
+  }
+  r->execute = true;
+  r->equal = true;
+  CmpTolerance tol = cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance;
+  for (int i = 0; i < interp_ntensors(a) && r->equal; i++) {
+    InterpBuf *x = interp_buf(a, i), *y;
+    if (x->t->role != ROLE_OUT || !(y = interp_find(b, x->t->name)) || y->nbytes != x->nbytes) continue;
+    CmpResult c = cmp_arrays(cmp_kind(x->t->dtype), (size_t)ir_dtype_size(x->t->dtype), y->data, x->data,
+                             x->numel, tol);
+    r->equal = c.verdict != CMP_DIFFER;
+  }
+out:
+  if (a) interp_free(a);
+  if (b) interp_free(b);
+  return err;
+}
+
+static uint64_t eval_budget(const DrvOptions *o) {
+  return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
+}
+
+/* Runs both programs and compares them under the class's tolerance. */
+static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                     PassClass cls, EvalOut *r) {
+  uint64_t budget = eval_budget(o);
+  Cap cap;
+  cap_begin(ctx, &cap);
+  InterpOptions io = {false, budget};
+  InterpProg *a = NULL, *b = NULL;
+  const char *err = NULL;
+  if (!interp_same_signature(ctx, before, after, "before", "after")) {
+    err = "the programs take different arguments";
+  } else if (!(b = interp_new(ctx, after, &io))) {
+    err = "the program after does not compile";
+  } else {
+    r->build = true;
+    uint64_t wa = step_program_work(before), wb = step_program_work(after);
+    if (budget && (wa > budget || wb > budget) && o->target == TARGET_HOST) {
+      err = jit_pair(ctx, o, before, after, cls, r);
+    } else if (budget && (wa > budget || wb > budget)) {
+      err = arena_printf(&ctx->arena, "not run: %llu statement executions > budget %llu",
+                         (unsigned long long)(wa > wb ? wa : wb), (unsigned long long)budget);
+    } else if (!(a = interp_new(ctx, before, &io))) {
+      err = "the program before does not compile";
+    } else {
+      InterpCompareOpts co = {1, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance, io, 0,
+                              NULL, NULL};
+      InterpDiff d;
+      if (interp_compare_progs(a, b, &co, &d) == 0) {
+        r->execute = true;
+        r->equal = d.verdict != CMP_DIFFER;
+      } else {
+        err = d.failed == 1 ? "the program before fails to run" : "the program after fails to run";
+      }
+    }
+  }
+  const char *diag = cap_end(ctx, &cap);
+  if (a) interp_free(a);
+  if (b) interp_free(b);
+  if (err) r->error = diag ? arena_printf(&ctx->arena, "%s: %s", err, diag) : err;
+  if (r->equal) {
+    double sb, sa;
+    Cap c2;
+    cap_begin(ctx, &c2);
+    if (seconds_of(ctx, o, before, &sb) && seconds_of(ctx, o, after, &sa) && sa > 0) {
+      r->has_speedup = true;
+      r->speedup = sb / sa;
+    }
+    cap_end(ctx, &c2);
+  }
+}
+
+static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut *r) {
+  memset(r, 0, sizeof *r);
+  const char *before = json_string_value(json_object_get(rec, "before"));
+  const char *strategy = json_string_value(json_object_get(rec, "strategy"));
+  const char *after = json_string_value(json_object_get(rec, "after"));
+  json_t *decls = json_object_get(rec, "decls");
+  if (!before) {
+    r->error = "the record has no 'before' string";
+    return;
+  }
+  if (!after) after = "";
+  const PassInfo *pass = strategy ? pass_lookup(strategy) : NULL;
+  Cap cap;
+  cap_begin(ctx, &cap);
+  leir_ctx_set_source(ctx, "before", before, strlen(before));
+  IrProgram *pb = ps_parse(ctx);
+  IrDeclList side = {0};
+  bool have_side = decls && !json_is_null(decls);
+  if (pb && have_side && !ir_decls_from_json(ctx, "decls", decls, &side)) pb = NULL;
+  if (pb && !ir_sema(ctx, pb, have_side ? &side : NULL)) pb = NULL;
+  const char *diag = cap_end(ctx, &cap);
+  if (!pb) {
+    r->error = arena_printf(&ctx->arena, "before: %s", diag ? diag : "does not load");
+    return;
+  }
+  StepCheckOptions so = {pass, "after", false, o->run.seed, (CmpTolerance)o->run.tolerance, eval_budget(o)};
+  StepResult sr;
+  r->legal = step_check(ctx, pb, after, strlen(after), &so, &sr);
+  r->different = sr.verdict != STEP_UNCHANGED;
+  if (!sr.after) {
+    r->error = sr.error ? sr.error : sr.message;
+    return;
+  }
+  if (r->legal) {
+    r->legal_strategy = sr.pass->name;
+  } else if (sr.verdict != STEP_UNCHANGED) {
+    StepCheckOptions any = so;
+    any.strategy = NULL;
+    StepResult other;
+    if (step_check(ctx, pb, after, strlen(after), &any, &other)) r->legal_strategy = other.pass->name;
+  }
+  PassClass cls = r->legal ? sr.cls : pass && pass->cls == PASS_E ? PASS_E : PASS_T;
+  run_pair(ctx, o, pb, sr.after, cls, r);
+}
+
+static json_t *result_json(json_t *rec, long index, const EvalOut *r) {
+  json_t *j = json_object();
+  json_t *id = rec ? json_object_get(rec, "id") : NULL;
+  json_object_set_new(j, "id", id ? json_incref(id) : json_integer(index));
+  const char *st = rec ? json_string_value(json_object_get(rec, "strategy")) : NULL;
+  json_object_set_new(j, "strategy", st ? json_string(st) : json_null());
+  const PassInfo *p = st ? pass_lookup(st) : NULL;
+  json_object_set_new(j, "level", p ? json_string(pass_level_name(p->level)) : json_null());
+  json_object_set_new(j, "different", json_boolean(r->different));
+  json_object_set_new(j, "build", json_boolean(r->build));
+  json_object_set_new(j, "execute", json_boolean(r->execute));
+  json_object_set_new(j, "equal", json_boolean(r->equal));
+  json_object_set_new(j, "legal", json_boolean(r->legal));
+  json_object_set_new(j, "legal_strategy", r->legal_strategy ? json_string(r->legal_strategy) : json_null());
+  json_object_set_new(j, "speedup", r->has_speedup ? json_real(r->speedup) : json_null());
+  json_object_set_new(j, "error", r->error ? json_string(r->error) : json_null());
+  return j;
+}
+
+/* The result line of record k (malloc'ed, no newline). */
+static char *eval_line(const DrvOptions *o, const char *line, long k) {
+  LeirCtx ctx;
+  leir_ctx_init(&ctx);
+  ctx.no_warnings = true;
+  ctx.quiet_caret = true;
+  ctx.unsafe_math = o->unsafe_math;
+  ctx.max_memory = o->run.max_memory;
+  json_error_t jerr;
+  json_t *rec = json_loads(line, 0, &jerr);
+  EvalOut r;
+  memset(&r, 0, sizeof r);
+  if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
+  else eval_record(o, &ctx, rec, &r);
+  json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
+  char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+  json_decref(j);
+  json_decref(rec);
+  leir_ctx_free(&ctx);
+  return s;
+}
+
+/* A failed record's line (the worker died on it). */
+static char *failed_line(const char *line, long k, const char *why) {
+  json_t *rec = json_loads(line, 0, NULL);
+  EvalOut r;
+  memset(&r, 0, sizeof r);
+  r.error = why;
+  json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
+  char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  json_decref(rec);
+  return s;
+}
+
+/* ------------------------------------------------------------ summary */
+
+enum { M_DIFFERENT, M_BUILD, M_EXECUTE, M_EQUAL, M_LEGAL, M_LEGAL_STRATEGY, M_SPEEDUP, M_ERROR, M__COUNT };
+static const char *const metric[M__COUNT] = {"different", "build",          "execute", "equal",
+                                             "legal",     "legal_strategy", "speedup", "error"};
+
+typedef struct Group {
+  char *name;
+  long n;
+  long count[M__COUNT];
+  double log_speedup; /* over the records with a speedup */
+  long nspeedup;
+} Group;
+
+typedef struct Summary {
+  Group all;
+  Group *by_strategy, *by_level;
+  int nstrategy, nlevel;
+} Summary;
+
+static Group *group_of(Group **v, int *n, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp((*v)[i].name, name)) return &(*v)[i];
+  Group *nv = realloc(*v, (size_t)(*n + 1) * sizeof *nv);
+  if (!nv) return NULL;
+  *v = nv;
+  Group *g = &nv[(*n)++];
+  memset(g, 0, sizeof *g);
+  g->name = strdup(name);
+  return g;
+}
+
+static void group_add(Group *g, json_t *res) {
+  if (!g) return;
+  g->n++;
+  for (int m = 0; m < M__COUNT; m++) {
+    json_t *v = json_object_get(res, metric[m]);
+    bool on = false;
+    if (m == M_LEGAL_STRATEGY) on = json_is_string(v) && !json_is_true(json_object_get(res, "legal"));
+    else if (m == M_SPEEDUP) on = json_is_number(v) && json_number_value(v) > 1.0;
+    else if (m == M_ERROR) on = json_is_string(v);
+    else on = json_is_true(v);
+    g->count[m] += on;
+  }
+  json_t *sp = json_object_get(res, "speedup");
+  if (json_is_number(sp) && json_number_value(sp) > 0) {
+    g->log_speedup += log(json_number_value(sp));
+    g->nspeedup++;
+  }
+}
+
+static void summary_add(Summary *s, json_t *res) {
+  const char *st = json_string_value(json_object_get(res, "strategy"));
+  const char *lv = json_string_value(json_object_get(res, "level"));
+  group_add(&s->all, res);
+  group_add(group_of(&s->by_strategy, &s->nstrategy, st ? st : "-"), res);
+  group_add(group_of(&s->by_level, &s->nlevel, lv ? lv : "-"), res);
+}
+
+static int cmp_group(const void *a, const void *b) {
+  return strcmp(((const Group *)a)->name, ((const Group *)b)->name);
+}
+
+static json_t *group_json(const Group *g) {
+  json_t *j = json_object();
+  json_object_set_new(j, "records", json_integer(g->n));
+  for (int m = 0; m < M__COUNT; m++) json_object_set_new(j, metric[m], json_integer(g->count[m]));
+  json_object_set_new(j, "speedup_geomean", g->nspeedup ? json_real(exp(g->log_speedup / (double)g->nspeedup))
+                                                        : json_null());
+  return j;
+}
+
+static void print_row(const char *prefix, const Group *g) {
+  char name[128];
+  snprintf(name, sizeof name, "%s%s", prefix, strcmp(g->name, "-") ? g->name : "(none)");
+  printf("%-40s %6ld", name, g->n);
+  for (int m = 0; m < M__COUNT; m++)
+    printf(" %6ld %5.1f%%", g->count[m], g->n ? 100.0 * (double)g->count[m] / (double)g->n : 0.0);
+  if (g->nspeedup) printf(" %8.3f\n", exp(g->log_speedup / (double)g->nspeedup));
+  else printf(" %8s\n", "-");
+}
+
+static void summary_print(Summary *s, bool json) {
+  qsort(s->by_strategy, (size_t)s->nstrategy, sizeof *s->by_strategy, cmp_group);
+  qsort(s->by_level, (size_t)s->nlevel, sizeof *s->by_level, cmp_group);
+  if (json) {
+    json_t *j = group_json(&s->all);
+    json_t *ps = json_object(), *pl = json_object();
+    for (int i = 0; i < s->nstrategy; i++) json_object_set_new(ps, s->by_strategy[i].name, group_json(&s->by_strategy[i]));
+    for (int i = 0; i < s->nlevel; i++) json_object_set_new(pl, s->by_level[i].name, group_json(&s->by_level[i]));
+    json_object_set_new(j, "per_strategy", ps);
+    json_object_set_new(j, "per_level", pl);
+    char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    if (t) puts(t);
+    free(t);
+    json_decref(j);
+    return;
+  }
+  printf("%-40s %6s", "", "n");
+  for (int m = 0; m < M__COUNT; m++) printf(" %13s", metric[m]);
+  printf(" %8s\n", "geomean");
+  print_row("", &s->all);
+  for (int i = 0; i < s->nlevel; i++) print_row("level ", &s->by_level[i]);
+  for (int i = 0; i < s->nstrategy; i++) print_row("strategy ", &s->by_strategy[i]);
+}
+
+static void summary_free(Summary *s) {
+  free(s->all.name);
+  for (int i = 0; i < s->nstrategy; i++) free(s->by_strategy[i].name);
+  for (int i = 0; i < s->nlevel; i++) free(s->by_level[i].name);
+  free(s->by_strategy);
+  free(s->by_level);
+}
+
+/* ------------------------------------------------------------ workers */
+
+typedef struct Input {
+  char **line; /* the records of this shard */
+  long *num;   /* their record numbers in the file */
+  long n;
+} Input;
+
+typedef struct Worker {
+  pid_t pid;
+  int fd;
+  long next;   /* the next record (index into Input) it will report */
+  char *buf;   /* a partial line read */
+  size_t len, cap;
+} Worker;
+
+static void worker_main(const DrvOptions *o, const Input *in, int nw, long from, int fd) {
+  FILE *out = fdopen(fd, "w");
+  if (!out) _exit(3);
+  unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
+  for (long k = from; k < in->n; k += nw) {
+    alarm(limit);
+    char *s = eval_line(o, in->line[k], in->num[k]);
+    alarm(0);
+    fprintf(out, "%ld\t%s\n", k, s ? s : "{}");
+    fflush(out);
+    free(s);
+  }
+  fclose(out);
+  _exit(0);
+}
+
+static bool worker_start(const DrvOptions *o, const Input *in, Worker *wk, int nw) {
+  int p[2];
+  if (pipe(p)) return false;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(p[0]);
+    close(p[1]);
+    return false;
+  }
+  if (pid == 0) {
+    close(p[0]);
+    worker_main(o, in, nw, wk->next, p[1]);
+  }
+  close(p[1]);
+  wk->pid = pid;
+  wk->fd = p[0];
+  wk->len = 0;
+  return true;
+}
+
+static void take_line(Worker *wk, char *line, char **results, const Input *in, int nw) {
+  char *tab = strchr(line, '\t');
+  if (!tab) return;
+  long k = strtol(line, NULL, 10);
+  if (k < 0 || k >= in->n || results[k]) return;
+  results[k] = strdup(tab + 1);
+  if (k >= wk->next) wk->next = k + nw;
+}
+
+static void progress(long done, long n) {
+  int width = 40, fill = n ? (int)(width * done / n) : width;
+  fprintf(stderr, "\r[%.*s%*s] %ld/%ld", fill, "========================================", width - fill, "", done, n);
+  if (done == n) fputc('\n', stderr);
+}
+
+/* Runs the shard's records over nw workers; results[k] = the line of
+ * record k.  False if a worker cannot be started. */
+static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **results) {
+  if (nw > in->n) nw = in->n > 0 ? (int)in->n : 1;
+  Worker *wk = calloc((size_t)nw, sizeof *wk);
+  struct pollfd *pf = calloc((size_t)nw, sizeof *pf);
+  if (!wk || !pf) return false;
+  bool ok = true, bar = isatty(2);
+  long done = 0;
+  for (int w = 0; w < nw; w++) {
+    wk[w].next = w;
+    if (w >= in->n) wk[w].fd = -1;
+    else if (!worker_start(o, in, &wk[w], nw)) ok = false;
+  }
+  while (ok) {
+    int live = 0;
+    for (int w = 0; w < nw; w++) {
+      pf[w].fd = wk[w].fd;
+      pf[w].events = POLLIN;
+      live += wk[w].fd >= 0;
+    }
+    if (!live) break;
+    if (poll(pf, (nfds_t)nw, -1) < 0) {
+      if (errno == EINTR) continue;
+      ok = false;
+      break;
+    }
+    for (int w = 0; w < nw; w++) {
+      if (wk[w].fd < 0 || !(pf[w].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char chunk[65536];
+      ssize_t got = read(wk[w].fd, chunk, sizeof chunk);
+      if (got > 0) {
+        if (wk[w].len + (size_t)got + 1 > wk[w].cap) {
+          wk[w].cap = (wk[w].len + (size_t)got + 1) * 2;
+          wk[w].buf = realloc(wk[w].buf, wk[w].cap);
+        }
+        memcpy(wk[w].buf + wk[w].len, chunk, (size_t)got);
+        wk[w].len += (size_t)got;
+        wk[w].buf[wk[w].len] = 0;
+        char *start = wk[w].buf, *nl;
+        while ((nl = strchr(start, '\n'))) {
+          *nl = 0;
+          take_line(&wk[w], start, results, in, nw);
+          done++;
+          if (bar) progress(done, in->n);
+          start = nl + 1;
+        }
+        wk[w].len = strlen(start);
+        memmove(wk[w].buf, start, wk[w].len + 1);
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      /* end of the pipe: the worker finished or died */
+      close(wk[w].fd);
+      wk[w].fd = -1;
+      int st = 0;
+      waitpid(wk[w].pid, &st, 0);
+      long k = wk[w].next;
+      if (k < in->n && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        char why[160];
+        if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+          snprintf(why, sizeof why, "the record ran past the time budget of %g s",
+                   o->tune.time_limit > 0 ? o->tune.time_limit : 60.0);
+        else if (WIFSIGNALED(st))
+          snprintf(why, sizeof why, "the checker died on this record (signal %d)", WTERMSIG(st));
+        else
+          snprintf(why, sizeof why, "the checker stopped on this record (exit status %d)", WEXITSTATUS(st));
+        results[k] = failed_line(in->line[k], in->num[k], why);
+        done++;
+        if (bar) progress(done, in->n);
+        wk[w].next = k + nw;
+        if (wk[w].next < in->n && !worker_start(o, in, &wk[w], nw)) ok = false;
+      }
+    }
+  }
+  for (int w = 0; w < nw; w++) free(wk[w].buf);
+  free(wk);
+  free(pf);
+  return ok;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static bool blank(const char *s) {
+  for (; *s; s++)
+    if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') return false;
+  return true;
+}
+
+int drv_eval(const DrvOptions *o, const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
+    return 1;
+  }
+  Input in = {0};
+  long cap = 0, lineno = 0;
+  char *line = NULL;
+  size_t lcap = 0;
+  ssize_t len;
+  while ((len = getline(&line, &lcap, f)) > 0) {
+    if (line[len - 1] == '\n') line[len - 1] = 0;
+    if (blank(line)) continue;
+    long k = lineno++;
+    if (k % o->steps.shard_n != o->steps.shard_i) continue;
+    if (in.n == cap) {
+      cap = cap ? 2 * cap : 256;
+      in.line = realloc(in.line, (size_t)cap * sizeof *in.line);
+      in.num = realloc(in.num, (size_t)cap * sizeof *in.num);
+    }
+    in.line[in.n] = strdup(line);
+    in.num[in.n++] = k;
+  }
+  free(line);
+  if (f != stdin) fclose(f);
+  char **results = calloc((size_t)(in.n ? in.n : 1), sizeof *results);
+  int rc = 0;
+  if (!run_workers(o, &in, o->eval.jobs > 0 ? o->eval.jobs : 1, results)) {
+    fprintf(stderr, "leirc: --eval: cannot start the workers: %s\n", strerror(errno));
+    rc = 2;
+  }
+  FILE *out = rc == 0 && o->output ? fopen(o->output, "w") : NULL;
+  if (rc == 0 && o->output && !out) {
+    fprintf(stderr, "%s: error: cannot write: %s\n", o->output, strerror(errno));
+    rc = 1;
+  }
+  Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0};
+  for (long k = 0; rc == 0 && k < in.n; k++) {
+    if (!results[k]) results[k] = failed_line(in.line[k], in.num[k], "no result");
+    if (out) fprintf(out, "%s\n", results[k]);
+    json_t *j = json_loads(results[k], 0, NULL);
+    if (j) summary_add(&s, j);
+    json_decref(j);
+  }
+  if (out && fclose(out)) rc = 1;
+  if (rc == 0) summary_print(&s, o->run.json);
+  summary_free(&s);
+  for (long k = 0; k < in.n; k++) {
+    free(in.line[k]);
+    free(results[k]);
+  }
+  free(in.line);
+  free(in.num);
+  free(results);
+  return rc;
+}
+
+int drv_eval_summary(const DrvOptions *o, int n, char *const *paths) {
+  Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0};
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    FILE *f = fopen(paths[i], "r");
+    if (!f) {
+      fprintf(stderr, "%s: error: cannot open: %s\n", paths[i], strerror(errno));
+      rc = 1;
+      continue;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    long ln = 0;
+    while (getline(&line, &cap, f) > 0) {
+      ln++;
+      if (blank(line)) continue;
+      json_t *j = json_loads(line, 0, NULL);
+      if (!json_is_object(j)) {
+        fprintf(stderr, "%s:%ld: error: not a result object\n", paths[i], ln);
+        rc = 1;
+      } else {
+        summary_add(&s, j);
+      }
+      json_decref(j);
+    }
+    free(line);
+    fclose(f);
+  }
+  if (rc == 0) summary_print(&s, o->run.json);
+  summary_free(&s);
+  return rc;
+}

@@ -1,0 +1,736 @@
+/* stepcheck.c -- is a program text one legal step of a strategy?  (see
+ * stepcheck.h) */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+
+#include "passes/stepcheck.h"
+
+#include "interp/check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *step_verdict_name(StepVerdict v) {
+  static const char *const n[] = {"legal", "equivalent", "not equivalent", "does not parse", "invalid", "unchanged"};
+  return v >= STEP_LEGAL && v <= STEP_UNCHANGED ? n[v] : "?";
+}
+
+/* ------------------------------------------------------------ work */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+static uint64_t nest_work(const IrNest *n, uint64_t m) {
+  for (int i = 0; i < n->nloops; i++) m = mul_sat(m, n->loops[i]->extent > 0 ? (uint64_t)n->loops[i]->extent : 0);
+  uint64_t w = 0;
+  for (int i = 0; i < n->nitems; i++)
+    w = add_sat(w, n->items[i].kind == ITEM_STMT ? m : nest_work(n->items[i].u.nest, m));
+  return w;
+}
+
+uint64_t step_program_work(const IrProgram *p) {
+  uint64_t w = 0;
+  for (int i = 0; i < p->nnests; i++) w = add_sat(w, nest_work(p->nests[i], 1));
+  return w;
+}
+
+/* ------------------------------------------------------------ canonical text */
+
+/* The canonical printer: every operator node fully parenthesised, written
+ * parentheses dropped, literals by value, loop extents by value, the
+ * continuation mark ignored; names BASE does not have renamed in order of
+ * first appearance.  `marks` remembers where each node with a location
+ * starts, to map a position of the text back to the source. */
+typedef struct Canon {
+  LeirCtx *ctx;
+  const IrProgram *base;
+  PtrVec base_idx;           /* const char*: BASE's loop indices */
+  PtrVec fresh_t, fresh_i;   /* const char*: renamed names, in order */
+  SBuf b;
+  size_t *off;               /* marks: text offset -> location */
+  IrLoc *loc;
+  int nmarks, capmarks;
+} Canon;
+
+static void mark(Canon *c, IrLoc l) {
+  if (l.line <= 0) return;
+  if (c->nmarks == c->capmarks) {
+    int cap = c->capmarks ? 2 * c->capmarks : 64;
+    size_t *o = arena_alloc(&c->ctx->arena, (size_t)cap * sizeof *o);
+    IrLoc *lc = arena_alloc(&c->ctx->arena, (size_t)cap * sizeof *lc);
+    if (c->nmarks) {
+      memcpy(o, c->off, (size_t)c->nmarks * sizeof *o);
+      memcpy(lc, c->loc, (size_t)c->nmarks * sizeof *lc);
+    }
+    c->off = o;
+    c->loc = lc;
+    c->capmarks = cap;
+  }
+  c->off[c->nmarks] = c->b.len;
+  c->loc[c->nmarks++] = l;
+}
+
+static int find_name(const PtrVec *v, const char *name) {
+  for (int i = 0; i < v->n; i++)
+    if (!strcmp(v->v[i], name)) return i;
+  return -1;
+}
+
+static void put_fresh(Canon *c, PtrVec *v, const char *prefix, const char *name) {
+  int k = find_name(v, name);
+  if (k < 0) {
+    ptrvec_push(&c->ctx->arena, v, (void *)name);
+    k = v->n - 1;
+  }
+  sbuf_printf(&c->b, "#%s%d", prefix, k + 1);
+}
+
+static void put_tensor(Canon *c, const char *name) {
+  if (ir_find_tensor(c->base, name)) sbuf_puts(&c->b, name);
+  else put_fresh(c, &c->fresh_t, "T", name);
+}
+
+static void put_index(Canon *c, const char *name) {
+  if (find_name(&c->base_idx, name) >= 0) sbuf_puts(&c->b, name);
+  else put_fresh(c, &c->fresh_i, "i", name);
+}
+
+static void collect_indices(LeirCtx *ctx, const IrNest *n, PtrVec *out) {
+  for (int i = 0; i < n->nloops; i++)
+    if (find_name(out, n->loops[i]->index) < 0) ptrvec_push(&ctx->arena, out, (void *)n->loops[i]->index);
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_NEST) collect_indices(ctx, n->items[i].u.nest, out);
+}
+
+static void cn_expr(Canon *c, const IrExpr *e);
+
+static void cn_ref(Canon *c, const IrRef *r) {
+  mark(c, r->loc);
+  put_tensor(c, r->name);
+  sbuf_printf(&c->b, "^{%s,%s}", ir_dtype_name(r->dt_tag), ir_scope_name(r->sc_tag));
+  if (!r->nsub) return;
+  sbuf_puts(&c->b, "_{");
+  for (int i = 0; i < r->nsub; i++) {
+    if (i) sbuf_putc(&c->b, ',');
+    cn_expr(c, r->sub[i]);
+  }
+  sbuf_putc(&c->b, '}');
+}
+
+static void cn_number(Canon *c, double v, bool neg) {
+  char num[64];
+  ir_format_double(num, sizeof num, neg ? -v : v);
+  sbuf_puts(&c->b, num);
+}
+
+static void cn_expr(Canon *c, const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  mark(c, e->loc);
+  switch (e->kind) {
+  case E_INT: sbuf_printf(&c->b, "%lld", (long long)e->u.ilit.value); break;
+  case E_FLOAT: cn_number(c, e->u.flit.value, false); break;
+  case E_INF: sbuf_puts(&c->b, "inf"); break;
+  case E_INDEX: put_index(c, e->u.index.name); break;
+  case E_REF: cn_ref(c, e->u.ref); break;
+  case E_UNARY: {
+    const IrExpr *a = e->u.unary.a;
+    while (a->kind == E_PAREN) a = a->u.paren;
+    if (e->u.unary.op == OP_NEG && a->kind == E_INT) {
+      sbuf_printf(&c->b, "%lld", -(long long)a->u.ilit.value);
+    } else if (e->u.unary.op == OP_NEG && a->kind == E_FLOAT) {
+      cn_number(c, a->u.flit.value, true);
+    } else {
+      sbuf_printf(&c->b, "(%s", ir_op_text(e->u.unary.op));
+      cn_expr(c, a);
+      sbuf_putc(&c->b, ')');
+    }
+    break;
+  }
+  case E_BINARY:
+    sbuf_putc(&c->b, '(');
+    cn_expr(c, e->u.bin.a);
+    sbuf_puts(&c->b, ir_op_text(e->u.bin.op));
+    cn_expr(c, e->u.bin.b);
+    sbuf_putc(&c->b, ')');
+    break;
+  case E_CMP:
+    sbuf_putc(&c->b, '(');
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      if (i) sbuf_puts(&c->b, ir_op_text(e->u.cmp.op[i - 1]));
+      cn_expr(c, e->u.cmp.operand[i]);
+    }
+    sbuf_putc(&c->b, ')');
+    break;
+  case E_CALL:
+    sbuf_printf(&c->b, "%s(", ir_func_name(e->u.call.func));
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      if (i) sbuf_putc(&c->b, ',');
+      cn_expr(c, e->u.call.args[i]);
+    }
+    sbuf_putc(&c->b, ')');
+    break;
+  case E_PAREN: break;
+  }
+}
+
+static void cn_nest(Canon *c, const IrNest *n) {
+  mark(c, n->loc);
+  for (int i = 0; i < n->nloops; i++) {
+    const IrLoop *l = n->loops[i];
+    mark(c, l->loc);
+    sbuf_printf(&c->b, "%c^{%lld}_{", ir_loop_kind_char(l->kind), (long long)l->extent);
+    put_index(c, l->index);
+    sbuf_putc(&c->b, '}');
+  }
+  sbuf_putc(&c->b, '[');
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      cn_nest(c, n->items[i].u.nest);
+      continue;
+    }
+    const IrStmt *s = n->items[i].u.stmt;
+    mark(c, s->loc);
+    cn_ref(c, s->lhs);
+    sbuf_putc(&c->b, '=');
+    cn_expr(c, s->rhs);
+    sbuf_putc(&c->b, ';');
+  }
+  sbuf_puts(&c->b, "];");
+}
+
+static void canon_init(Canon *c, LeirCtx *ctx, const IrProgram *base) {
+  memset(c, 0, sizeof *c);
+  c->ctx = ctx;
+  c->base = base;
+  for (int i = 0; i < base->nnests; i++) collect_indices(ctx, base->nests[i], &c->base_idx);
+}
+
+/* Prints p into c->b (cleared first; the renaming starts afresh). */
+static void canon_print(Canon *c, const IrProgram *p) {
+  c->b.len = 0;
+  if (c->b.s) c->b.s[0] = 0;
+  c->fresh_t.n = c->fresh_i.n = 0;
+  c->nmarks = 0;
+  for (int i = 0; i < p->nnests; i++) cn_nest(c, p->nests[i]);
+  if (!c->b.s) sbuf_puts(&c->b, "");
+}
+
+const char *step_canonical(LeirCtx *ctx, const IrProgram *base, const IrProgram *p) {
+  Canon c;
+  canon_init(&c, ctx, base);
+  canon_print(&c, p);
+  const char *s = arena_strdup(&ctx->arena, c.b.s);
+  sbuf_free(&c.b);
+  return s;
+}
+
+/* The location in the printed program of text offset `off` (the last mark
+ * at or before it). */
+static IrLoc canon_loc(const Canon *c, size_t off) {
+  IrLoc l = {0, 0};
+  for (int i = 0; i < c->nmarks && c->off[i] <= off; i++) l = c->loc[i];
+  return l;
+}
+
+/* ------------------------------------------------------------ capture */
+
+typedef struct Capture {
+  FILE *saved, *mem;
+  char *buf;
+  size_t len;
+  int nerrors, nwarnings;
+} Capture;
+
+static void capture_begin(LeirCtx *ctx, Capture *c) {
+  memset(c, 0, sizeof *c);
+  c->saved = ctx->diag_out;
+  c->nerrors = ctx->nerrors;
+  c->nwarnings = ctx->nwarnings;
+  c->mem = open_memstream(&c->buf, &c->len);
+  ctx->diag_out = c->mem ? c->mem : stderr;
+}
+
+/* The captured text (in the arena) and its first error line in *first. */
+static const char *capture_end(LeirCtx *ctx, Capture *c, const char **first) {
+  if (c->mem) fclose(c->mem);
+  ctx->diag_out = c->saved;
+  ctx->nerrors = c->nerrors;
+  ctx->nwarnings = c->nwarnings;
+  const char *all = arena_strdup(&ctx->arena, c->buf ? c->buf : "");
+  free(c->buf);
+  if (first) {
+    *first = NULL;
+    const char *e = strstr(all, ": error: ");
+    if (e) {
+      const char *s = e;
+      while (s > all && s[-1] != '\n') s--;
+      const char *nl = strchr(e, '\n');
+      *first = arena_strndup(&ctx->arena, s, nl ? (size_t)(nl - s) : strlen(s));
+    }
+  }
+  return all;
+}
+
+/* ------------------------------------------------------------ the search */
+
+typedef struct Search {
+  LeirCtx *ctx;
+  const IrProgram *before;
+  Canon canon;           /* for candidates */
+  const char *target;    /* AFTER's canonical text */
+  Canon *after_canon;    /* its marks */
+  /* the best so far */
+  PassCand *legal;       /* a legal candidate giving AFTER */
+  PassCand *refused;     /* an illegal one giving AFTER, and why */
+  const char *refusal;
+  PassCand *closest;     /* longest common prefix, first found */
+  size_t closest_len;
+  int tried;
+  int refused_left;      /* budget of refused candidates applied anyway */
+  int variants_left;     /* budget of candidates with recovered parameters */
+  size_t last_prefix;    /* try_result's common prefix length */
+  const IrProgram *after;
+  PtrVec perms_done;     /* "KIND:TENSOR" whose orders were all tried */
+} Search;
+
+static size_t common_prefix(const char *a, const char *b) {
+  size_t i = 0;
+  while (a[i] && a[i] == b[i]) i++;
+  return i;
+}
+
+static PassCand *cand_copy(LeirCtx *ctx, const PassCand *c) {
+  PassCand *v = arena_alloc(&ctx->arena, sizeof *v);
+  *v = *c;
+  return v;
+}
+
+/* Compares q (c's result) with AFTER; true on a match. */
+static bool try_result(Search *s, PassCand *c, const IrProgram *q) {
+  if (!q) return false;
+  s->tried++;
+  canon_print(&s->canon, q);
+  size_t n = common_prefix(s->canon.b.s, s->target);
+  s->last_prefix = n;
+  if (!s->target[n] && !s->canon.b.s[n]) return true;
+  if (!s->closest || n > s->closest_len) {
+    s->closest = cand_copy(s->ctx, c);
+    s->closest_len = n;
+  }
+  return false;
+}
+
+/* A candidate whose check passed: apply it, compare. */
+static bool try_legal(Search *s, PassCand *c) {
+  const char *reason = NULL;
+  IrProgram *q = pass_apply(s->ctx, s->before, c, &reason);
+  if (q && try_result(s, c, q)) {
+    s->legal = cand_copy(s->ctx, c);
+    return true;
+  }
+  return false;
+}
+
+/* A candidate its check refuses: apply it anyway, compare (the refusal is
+ * kept when it gives AFTER). */
+static void try_refused(Search *s, PassCand *c, const char *reason) {
+  if (s->refused || s->refused_left <= 0) return;
+  s->refused_left--;
+  const char *r = NULL;
+  IrProgram *q = pass_apply_unchecked(s->ctx, s->before, c, &r);
+  if (q && try_result(s, c, q)) {
+    s->refused = cand_copy(s->ctx, c);
+    s->refusal = reason;
+  }
+}
+
+/* A candidate with other parameter values: checked, then applied. */
+static bool try_variant(Search *s, PassCand *v) {
+  if (s->variants_left <= 0) return false;
+  s->variants_left--;
+  const char *reason = NULL;
+  PassCand *c = cand_copy(s->ctx, v);
+  IrProgram *q = pass_apply(s->ctx, s->before, c, &reason);
+  if (q) {
+    if (try_result(s, c, q)) {
+      s->legal = c;
+      return true;
+    }
+    return false;
+  }
+  if (!s->refused) try_refused(s, cand_copy(s->ctx, v), reason);
+  return false;
+}
+
+/* Loop extents of p, each once. */
+static void collect_extents(const IrNest *n, int64_t *v, int *nv, int cap) {
+  for (int i = 0; i < n->nloops; i++) {
+    int k = 0;
+    while (k < *nv && v[k] != n->loops[i]->extent) k++;
+    if (k == *nv && *nv < cap) v[(*nv)++] = n->loops[i]->extent;
+  }
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_NEST) collect_extents(n->items[i].u.nest, v, nv, cap);
+}
+
+/* At most MAX_VALUES values for a free parameter, MAX_VARIANTS
+ * permutations of a layout candidate, MAX_REFUSED refused candidates
+ * applied (to name a refusal) and MAX_ALL_VARIANTS candidates with
+ * recovered parameters per check: the time per check stays bounded. */
+enum { MAX_VALUES = 12, MAX_VARIANTS = 720, MAX_REFUSED = 48, MAX_ALL_VARIANTS = 1000 };
+
+/* The parameters whose values enumeration lists only in part. */
+static bool free_int_key(const char *key) {
+  return !strcmp(key, "factor") || !strcmp(key, "factor1") || !strcmp(key, "factor2") || !strcmp(key, "split");
+}
+
+static bool next_perm(int *a, int n) {
+  int i = n - 2;
+  while (i >= 0 && a[i] >= a[i + 1]) i--;
+  if (i < 0) return false;
+  int j = n - 1;
+  while (a[j] <= a[i]) j--;
+  int t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+  for (int l = i + 1, r = n - 1; l < r; l++, r--) t = a[l], a[l] = a[r], a[r] = t;
+  return true;
+}
+
+static const char *perm_text(LeirCtx *ctx, const int *a, int n) {
+  SBuf b = {0};
+  for (int i = 0; i < n; i++) sbuf_printf(&b, "%s%d", i ? "." : "", a[i]);
+  const char *r = arena_strdup(&ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  return r;
+}
+
+/* The permutations AFTER suggests for a transpose of tensor t: every
+ * statement `Y_{i...} = t_{j...}` whose subscripts are the same plain
+ * indices in another order gives p (lhs[k] = rhs[p[k]]) and its inverse. */
+static int derived_perms(const Search *s, const char *t, int n, int out[][8], int max) {
+  int m = 0;
+  for (int k = 0; k < s->after->nstmts && m + 2 <= max; k++) {
+    const IrStmt *st = s->after->stmts[k];
+    const IrExpr *e = st->rhs;
+    while (e->kind == E_PAREN) e = e->u.paren;
+    if (e->kind != E_REF || strcmp(e->u.ref->name, t) || e->u.ref->nsub != n || st->lhs->nsub != n) continue;
+    int p[8], q[8];
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+      const IrExpr *l = st->lhs->sub[i];
+      ok = l->kind == E_INDEX;
+      p[i] = -1;
+      for (int j = 0; ok && j < n; j++) {
+        const IrExpr *r = e->u.ref->sub[j];
+        if (r->kind == E_INDEX && !strcmp(r->u.index.name, l->u.index.name)) p[i] = j;
+      }
+      ok = ok && p[i] >= 0;
+    }
+    if (!ok) continue;
+    for (int i = 0; i < n; i++) q[p[i]] = i;
+    memcpy(out[m++], p, sizeof p);
+    memcpy(out[m++], q, sizeof q);
+  }
+  return m;
+}
+
+/* Layout permutations (transpose, reshape2) of candidate c: those AFTER
+ * suggests, then every order. */
+static bool try_perms(Search *s, const PassCand *c) {
+  const char *kind = pass_cand_get(c, "kind"), *t = pass_cand_get(c, "tensor");
+  if (!kind || !t || (strcmp(kind, "transpose") && strcmp(kind, "reshape2"))) return false;
+  IrTensor *x = ir_find_tensor(s->before, t);
+  bool r2 = !strcmp(kind, "reshape2");
+  int n = x ? x->rank - (r2 ? 1 : 0) : 0;
+  if (n < 2 || n > 5) return false;
+  PassCand *v = cand_copy(s->ctx, c);
+  if (!r2) {
+    int d[16][8];
+    int nd = derived_perms(s, t, n, d, 16);
+    for (int i = 0; i < nd; i++) {
+      pass_cand_set(s->ctx, v, "perm", perm_text(s->ctx, d[i], n));
+      if (try_variant(s, v)) return true;
+    }
+  }
+  /* every order (and every fused pair) once per kind and tensor */
+  const char *key = arena_printf(&s->ctx->arena, "%s:%s:%s", c->pass->name, kind, t);
+  if (find_name(&s->perms_done, key) >= 0) return false;
+  ptrvec_push(&s->ctx->arena, &s->perms_done, (void *)key);
+  int tries = 0;
+  for (int pp = 0; pp < (r2 ? x->rank : 1); pp++)
+    for (int qq = 0; qq < (r2 ? x->rank : 1); qq++) {
+      if (r2 && pp == qq) continue;
+      if (r2) pass_cand_set(s->ctx, v, "fuse", arena_printf(&s->ctx->arena, "%d.%d", pp, qq));
+      int a[8];
+      for (int k = 0; k < n; k++) a[k] = k;
+      do {
+        const char *pt = perm_text(s->ctx, a, n);
+        const char *old = pass_cand_get(c, "perm"), *of = pass_cand_get(c, "fuse"), *nf = pass_cand_get(v, "fuse");
+        if (old && !strcmp(old, pt) && (!r2 || (of && nf && !strcmp(of, nf)))) continue;
+        pass_cand_set(s->ctx, v, "perm", pt);
+        if (try_variant(s, v)) return true;
+        if (++tries > MAX_VARIANTS) return false;
+      } while (next_perm(a, n));
+    }
+  return false;
+}
+
+/* Candidate c with its free integer parameters set from `vals`. */
+static bool try_values(Search *s, const PassCand *c, const int64_t *vals, int nv) {
+  int keys[PASS_MAX_PARAMS], nk = 0;
+  for (int i = 0; i < c->nparams; i++)
+    if (free_int_key(c->params[i].key)) keys[nk++] = i;
+  if (!nk || nk > 2 || !nv) return false;
+  PassCand *v = cand_copy(s->ctx, c);
+  int total = nk == 1 ? nv : nv * nv;
+  for (int k = 0; k < total; k++) {
+    int64_t x = vals[k % nv], y = nk == 2 ? vals[k / nv] : 0;
+    pass_cand_set_int(s->ctx, v, c->params[keys[0]].key, x);
+    if (nk == 2) pass_cand_set_int(s->ctx, v, c->params[keys[1]].key, y);
+    bool same = true;
+    for (int i = 0; i < nk; i++) same &= !strcmp(pass_cand_get(v, c->params[keys[i]].key), c->params[keys[i]].val);
+    if (same) continue;
+    if (try_variant(s, v)) return true;
+  }
+  return false;
+}
+
+/* Searches the candidates of one strategy; true when a legal one gives
+ * AFTER. */
+static bool search_pass(Search *s, const PassInfo *pass, const int64_t *vals, int nv) {
+  if (!pass->impl) return false;
+  PtrVec all = {0}, reasons = {0};
+  pass_enumerate_all(s->ctx, s->before, pass, &all, &reasons);
+  if (!all.n) return false;
+  /* the enumerated legal candidates; each one's common prefix with AFTER
+     orders the search over other parameter values (closest first) */
+  size_t *pre = arena_alloc(&s->ctx->arena, (size_t)all.n * sizeof *pre);
+  int *order = arena_alloc(&s->ctx->arena, (size_t)all.n * sizeof *order);
+  for (int i = 0; i < all.n; i++) {
+    s->last_prefix = 0;
+    if (!reasons.v[i] && try_legal(s, all.v[i])) return true;
+    pre[i] = s->last_prefix;
+    order[i] = i;
+  }
+  for (int i = 1; i < all.n; i++) /* stable insertion sort, longest prefix first */
+    for (int j = i; j > 0 && pre[order[j]] > pre[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  for (int k = 0; k < all.n; k++) {
+    PassCand *c = all.v[order[k]];
+    if (try_values(s, c, vals, nv) || try_perms(s, c)) return true;
+  }
+  for (int i = 0; i < all.n; i++)
+    if (reasons.v[i]) try_refused(s, all.v[i], reasons.v[i]);
+  return false;
+}
+
+/* ------------------------------------------------------------ AFTER */
+
+/* BEFORE's argument tensors, as declarations for AFTER. */
+static IrDeclList before_decls(LeirCtx *ctx, const IrProgram *before) {
+  IrDeclList d = {0};
+  d.d = arena_alloc(&ctx->arena, (size_t)(before->ntensors + 1) * sizeof *d.d);
+  for (int i = 0; i < before->ntensors; i++) {
+    const IrTensor *t = before->tensors[i];
+    if (t->role == ROLE_TMP || t->rank < 0) continue;
+    IrDecl *x = &d.d[d.n++];
+    x->name = t->name;
+    x->role = t->role;
+    x->dtype = t->dtype;
+    x->rank = t->rank;
+    x->shape = t->shape;
+  }
+  return d;
+}
+
+/* Parses and analyses AFTER; NULL with out's verdict set when it fails. */
+static IrProgram *load_after(LeirCtx *ctx, const IrProgram *before, const char *text, size_t len,
+                             const StepCheckOptions *o, StepResult *out) {
+  leir_ctx_set_source(ctx, o->after_name ? o->after_name : "after", text, len);
+  Capture cap;
+  capture_begin(ctx, &cap);
+  IrProgram *p = ps_parse(ctx);
+  bool parsed = p != NULL && ctx->nerrors == cap.nerrors;
+  if (parsed) {
+    IrDeclList side = p->has_header ? (IrDeclList){0} : before_decls(ctx, before);
+    if (!ir_sema(ctx, p, p->has_header ? NULL : &side)) p = NULL;
+    else if (ir_verify(ctx, p)) p = NULL;
+  } else {
+    p = NULL;
+  }
+  const char *first = NULL;
+  out->diag = capture_end(ctx, &cap, &first);
+  if (p) return p;
+  out->verdict = parsed ? STEP_INVALID : STEP_DOES_NOT_PARSE;
+  out->error = first ? first : arena_printf(&ctx->arena, "%s: error: %s", ctx->src.name,
+                                             parsed ? "the program is invalid" : "the program does not parse");
+  int line = 0, col = 0;
+  const char *e = first ? strstr(first, ": error: ") : NULL;
+  if (e) {
+    const char *s = e;
+    /* ...NAME:LINE:COL: error: -- read COL and LINE backwards */
+    const char *c1 = s;
+    while (c1 > first && c1[-1] >= '0' && c1[-1] <= '9') c1--;
+    if (c1 > first && c1[-1] == ':' && c1 < s) {
+      const char *l1 = c1 - 1;
+      while (l1 > first && l1[-1] >= '0' && l1[-1] <= '9') l1--;
+      if (l1 < c1 - 1 && l1 > first && l1[-1] == ':') {
+        line = atoi(l1);
+        col = atoi(c1);
+      }
+    }
+  }
+  out->at = (IrLoc){line, col};
+  const char *msg = first ? first : out->error;
+  out->message = arena_printf(&ctx->arena, "%s: %s", step_verdict_name(out->verdict), msg);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ running */
+
+static const char *diff_text(LeirCtx *ctx, const InterpDiff *d, const char *a, const char *b) {
+  char at[256];
+  interp_format_coords(at, sizeof at, d->tensor, d->index);
+  const char *dist = ir_dtype_is_float(d->dtype)
+                         ? arena_printf(&ctx->arena, "%llu ulp apart", (unsigned long long)d->ulp)
+                         : arena_printf(&ctx->arena, "differ by %llu", (unsigned long long)d->ulp);
+  return arena_printf(&ctx->arena, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (%s)",
+                      d->verdict == CMP_DIFFER ? "first mismatch" : "first difference", d->tensor->name, at,
+                      (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b, dist);
+}
+
+/* Runs both; the reason they could not be compared, or NULL with out->cmp
+ * set. */
+static const char *run_both(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, const StepCheckOptions *o,
+                            StepResult *out) {
+  uint64_t wa = step_program_work(before), wb = step_program_work(after);
+  if (o->max_steps && (wa > o->max_steps || wb > o->max_steps))
+    return arena_printf(&ctx->arena, "not run: %llu statement executions > limit %llu",
+                        (unsigned long long)(wa > wb ? wa : wb), (unsigned long long)o->max_steps);
+  Capture cap;
+  capture_begin(ctx, &cap);
+  const char *why = NULL;
+  InterpOptions io = {false, o->max_steps};
+  InterpProg *a = NULL, *b = NULL;
+  if (!interp_same_signature(ctx, before, after, "before", o->after_name ? o->after_name : "after"))
+    why = "the programs take different arguments";
+  else if (!(a = interp_new(ctx, before, &io)) || !(b = interp_new(ctx, after, &io)))
+    why = "the interpreter cannot compile the programs";
+  else {
+    InterpCompareOpts co = {1, o->seed, o->tol, io, 0, NULL, NULL};
+    InterpDiff d;
+    if (interp_compare_progs(a, b, &co, &d) != 0) {
+      why = d.failed == 1 ? "the program before fails to run" : "the program after fails to run";
+    } else {
+      out->ran = true;
+      out->cmp = d.verdict;
+      if (d.have) out->difference = diff_text(ctx, &d, "before", o->after_name ? o->after_name : "after");
+    }
+  }
+  const char *first = NULL;
+  capture_end(ctx, &cap, &first);
+  if (a) interp_free(a);
+  if (b) interp_free(b);
+  if (why && first) {
+    const char *e = strstr(first, ": error: ");
+    why = arena_printf(&ctx->arena, "%s: %s", why, e ? e + 9 : first);
+  }
+  return why;
+}
+
+/* ------------------------------------------------------------ the check */
+
+static const char *strategy_word(const StepCheckOptions *o) {
+  return o->strategy ? o->strategy->name : "legal";
+}
+
+bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t len, const StepCheckOptions *o,
+                StepResult *out) {
+  memset(out, 0, sizeof *out);
+  LeirSource saved = ctx->src;
+  Arena *A = &ctx->arena;
+  IrProgram *after = load_after(ctx, before, text, len, o, out);
+  const char *aname = o->after_name ? o->after_name : "after";
+  if (!after) {
+    ctx->src = saved;
+    return false;
+  }
+  out->after = after;
+  Canon ac;
+  canon_init(&ac, ctx, before);
+  canon_print(&ac, after);
+  Search s = {0};
+  s.ctx = ctx;
+  s.before = before;
+  canon_init(&s.canon, ctx, before);
+  s.target = ac.b.s;
+  s.after_canon = &ac;
+  s.refused_left = MAX_REFUSED;
+  s.after = after;
+  s.variants_left = MAX_ALL_VARIANTS;
+  canon_print(&s.canon, before);
+  if (!strcmp(s.canon.b.s, s.target)) {
+    out->verdict = STEP_UNCHANGED;
+    out->message = "unchanged";
+    goto done;
+  }
+  /* values for the free parameters: AFTER's extents that BEFORE lacks */
+  int64_t bv[256], av[256], vals[MAX_VALUES];
+  int nb = 0, na = 0, nv = 0;
+  for (int i = 0; i < before->nnests; i++) collect_extents(before->nests[i], bv, &nb, 256);
+  for (int i = 0; i < after->nnests; i++) collect_extents(after->nests[i], av, &na, 256);
+  for (int i = 0; i < na && nv < MAX_VALUES; i++) {
+    int k = 0;
+    while (k < nb && bv[k] != av[i]) k++;
+    if (k == nb) vals[nv++] = av[i];
+  }
+  bool found = false;
+  if (o->strategy) found = search_pass(&s, o->strategy, vals, nv);
+  for (int i = 0; !o->strategy && !found && i < pass_table_size; i++) found = search_pass(&s, &pass_table[i], vals, nv);
+  out->tried = s.tried;
+  if (found) {
+    out->verdict = STEP_LEGAL;
+    out->pass = s.legal->pass;
+    out->cls = s.legal->cls == PASS_T ? PASS_T : PASS_E;
+    out->spelling = pass_cand_spelling(ctx, s.legal);
+    out->message = arena_printf(A, "legal: %s (class %s)", out->spelling, pass_class_name(out->cls));
+    goto done;
+  }
+  /* not legal: name the closest candidate */
+  const char *near = "";
+  if (s.refused) {
+    out->pass = s.refused->pass;
+    out->spelling = pass_cand_spelling(ctx, s.refused);
+    out->refusal = s.refusal;
+    near = arena_printf(A, "%s gives %s but is illegal: %s", out->spelling, aname, s.refusal);
+  } else if (s.closest) {
+    out->pass = s.closest->pass;
+    out->spelling = pass_cand_spelling(ctx, s.closest);
+    out->at = canon_loc(&ac, s.closest_len);
+    if (out->at.line > 0)
+      near = arena_printf(A, "closest candidate %s first differs at %s:%d:%d", out->spelling, aname, out->at.line,
+                          out->at.col);
+    else
+      near = arena_printf(A, "closest candidate %s", out->spelling);
+  } else {
+    near = o->strategy ? arena_printf(A, "%s has no candidate here", o->strategy->name) : "no candidate here";
+  }
+  const char *why = o->run ? run_both(ctx, before, after, o, out) : "not run";
+  if (!why && out->cmp != CMP_DIFFER) {
+    out->verdict = STEP_EQUIVALENT;
+    out->message = arena_printf(A, "equivalent, not a %s step: %s", strategy_word(o), near);
+  } else {
+    out->verdict = STEP_NOT_EQUIVALENT;
+    out->message = arena_printf(A, "not equivalent: %s; %s", why ? why : out->difference, near);
+  }
+done:
+  sbuf_free(&ac.b);
+  sbuf_free(&s.canon.b);
+  ctx->src = saved;
+  return out->verdict == STEP_LEGAL;
+}
