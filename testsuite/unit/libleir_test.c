@@ -614,7 +614,7 @@ static void test_check_step(void **state) {
 
   assert_int_equal(leir_check_step(ctx, p, "L^{4}_{a=0}[X_{a}=Y_{a}+;];\n", NULL, &r), LEIR_OK);
   assert_int_equal(r.verdict, LEIR_STEP_DOES_NOT_PARSE);
-  assert_string_equal(r.message, "does not parse: syntax error, unexpected '_', expecting '^'");
+  assert_string_equal(r.message, "does not parse: <after>:1:14: error: syntax error, unexpected '_', expecting '^'");
   assert_string_equal(only_diag(ctx), "<after>:1:14: error: syntax error, unexpected '_', expecting '^'\n"
                                       "L^{4}_{a=0}[X_{a}=Y_{a}+;];\n"
                                       "             ^\n");
