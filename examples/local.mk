@@ -5,7 +5,8 @@ dist_example_DATA = examples/matmul.leir examples/softmax.leir examples/layernor
 ## Example search policies of `leirc --tune --policy=CMD` (leirc(1), POLICY
 ## PROTOCOL): Python, standard library only.
 examplepolicydir = $(docdir)/examples/policies
-dist_examplepolicy_DATA = examples/policies/random_policy.py examples/policies/greedy_cost_policy.py
+dist_examplepolicy_DATA = examples/policies/random_policy.py examples/policies/greedy_cost_policy.py \
+	examples/policies/openai_policy.py
 
 ## The Python examples (python/leir; each one is run by a test of testsuite/python).
 pyexampledir = $(docdir)/examples/python
