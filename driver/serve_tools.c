@@ -9,6 +9,7 @@
 #include "codegen/codegen.h"
 #include "interp/check.h"
 #include "passes/pass.h"
+#include "passes/stepcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,11 @@ static const struct {
    "{" PROG "}|[\"program\"]"},
   {"apply_step", "Apply one step, spelt as -O takes it, to a program; returns the new program's id, text and class.",
    "{" PROG ",\"spelling\":{\"type\":\"string\"}}|[\"program\",\"spelling\"]"},
-  {"check_step", "Judge a proposed program after one step: legal, equivalent, not equivalent, does not parse, invalid "
-   "or unchanged.",
-   "{" PROG ",\"after\":{\"type\":\"string\"},\"strategy\":{\"type\":\"string\"}}|[\"program\",\"after\"]"},
+  {"check_step", "Judge a proposed program after one step as leirc --check-step --json does: legal, equivalent, "
+   "not equivalent, does not parse, invalid or unchanged.",
+   "{" PROG ",\"after\":{\"type\":\"string\"},\"strategy\":{\"type\":\"string\"},"
+   "\"seed\":{\"type\":\"integer\",\"minimum\":0},"
+   "\"tolerance\":{\"type\":\"string\",\"enum\":[\"exact\",\"default\",\"reference\"]}}|[\"program\",\"after\"]"},
   {"compare_programs", "Run two programs on the same random inputs and compare their outputs (leirc --compare --json).",
    "{\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"string\"},\"seed\":{\"type\":\"integer\",\"minimum\":0},"
    "\"seeds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},"
@@ -180,12 +183,6 @@ static char *program_text(const IrProgram *p) {
   return b.s;
 }
 
-static char *body_text(const IrProgram *p) {
-  SBuf b = {0};
-  ir_print_body(&b, p);
-  return b.s ? b.s : strdup("");
-}
-
 /* Keeps p; {program, text}.  Takes `history`. */
 static json_t *keep(Req *r, const IrProgram *p, json_t *history) {
   char *text = program_text(p);
@@ -277,104 +274,29 @@ static json_t *t_apply_step(Req *r, json_t *a) {
   return res;
 }
 
-/* The first error diagnosed in r so far, without its `file:line:col: error: `
- * (in the arena), or NULL. */
-static const char *first_error(Req *r) {
-  if (!r->mem) return NULL;
-  fflush(r->mem);
-  const char *e = r->buf ? strstr(r->buf, "error: ") : NULL;
-  const char *nl = e ? strchr(e, '\n') : NULL;
-  return e ? arena_strndup(&r->ctx.arena, e + 7, nl ? (size_t)(nl - e - 7) : strlen(e + 7)) : NULL;
-}
-
-/* A simple judge of a proposed step from `before` (in r) to the text
- * `after` (parsed in ra), with the verdict words of --check-step: does not
- * parse, invalid, unchanged, legal (some legal candidate, of `strategy` if
- * given, gives the same canonical program: *spelling), else equivalent or
- * not equivalent by running both on the same random inputs (*diff: the
- * first difference).  *reason: the first error, for the verdicts that have
- * one.  NULL after diagnostics when the programs cannot be run. */
-static const char *judge_step(Req *r, Req *ra, const IrProgram *before, const char *after, const char *strategy,
-                              const char **spelling, const char **reason, json_t **diff) {
-  const PassInfo *only = strategy ? pass_lookup(strategy) : NULL;
-  if (strategy && !only) {
-    diag_error(&r->ctx, (IrLoc){0, 0}, "unknown strategy '%s'", strategy);
-    return NULL;
-  }
-  char *want = body_text(before);
-  SBuf src = {0};
-  leir_ctx_set_source(&ra->ctx, "<after>", after, strlen(after));
-  IrProgram *q = ps_parse(&ra->ctx);
-  const char *verdict = NULL;
-  if (!q) verdict = "does not parse";
-  else if (!q->has_header) { /* the declarations of `before` */
-    ir_print_decls(&src, before, false);
-    sbuf_puts(&src, after);
-    leir_ctx_set_source(&ra->ctx, "<after>", src.s, src.len);
-    q = ps_parse(&ra->ctx);
-  }
-  if (!verdict && (!q || !ir_sema(&ra->ctx, q, NULL) || ir_verify(&ra->ctx, q))) verdict = "invalid";
-  char *got = verdict ? NULL : body_text(q);
-  if (!verdict && !strcmp(got, want)) verdict = "unchanged";
-  for (int i = 0; !verdict && i < pass_table_size; i++) {
-    if (only && only != &pass_table[i]) continue;
-    PtrVec legal = {0};
-    pass_enumerate_legal(&r->ctx, before, &pass_table[i], &legal);
-    for (int k = 0; !verdict && k < legal.n; k++) {
-      const char *why;
-      IrProgram *t = pass_apply(&r->ctx, before, legal.v[k], &why);
-      char *tt = t ? body_text(t) : NULL;
-      if (tt && !strcmp(tt, got)) {
-        verdict = "legal";
-        *spelling = pass_cand_spelling(&r->ctx, legal.v[k]);
-      }
-      free(tt);
-    }
-  }
-  if (!verdict && !interp_same_signature(&ra->ctx, before, q, "before", "after")) verdict = "not equivalent";
-  if (!verdict) {
-    InterpDiff d;
-    int rc = drv_compare_loaded(&r->ctx, before, &ra->ctx, q, &r->o, "before", "after", &d);
-    verdict = rc == 0 ? "equivalent" : rc == 1 ? "not equivalent" : NULL;
-    if (rc == 1) {
-      json_t *j = drv_compare_json(&d, &r->o, "before", "after");
-      *diff = json_incref(json_object_get(j, "difference"));
-      json_decref(j);
-    }
-  }
-  if (verdict && strcmp(verdict, "legal") && strcmp(verdict, "unchanged")) *reason = first_error(ra);
-  free(want);
-  free(got);
-  sbuf_free(&src);
-  return verdict;
-}
-
-static json_t *t_check_step(Req *r, json_t *a) {
-  IrProgram *p = load_id(r, arg(a, "program"), NULL);
-  if (!p) return NULL;
-  const char *spelling = NULL, *reason = NULL;
-  json_t *diff = NULL, *res = NULL;
-  Req ra;
-  req_open(&ra, r->s, r->err);
-  const char *v = judge_step(r, &ra, p, arg(a, "after"), arg(a, "strategy"), &spelling, &reason, &diff);
-  if (v) {
-    res = json_pack("{s:s, s:s?}", "verdict", v, "spelling", spelling);
-    if (!spelling) json_object_set_new(res, "spelling", json_null());
-    if (reason) json_object_set_new(res, "reason", json_string(reason));
-    if (diff) json_object_set_new(res, "difference", diff);
-  } else {
-    req_fail(r, "check_step: the programs could not be run");
-    req_fail(&ra, NULL);
-  }
-  req_close(&ra);
-  return res;
-}
-
 static bool set_tolerance(Req *r, json_t *a) {
   const char *t = arg(a, "tolerance");
   if (json_object_get(a, "seed")) r->o.run.seed = (uint64_t)json_integer_value(json_object_get(a, "seed"));
   if (json_object_get(a, "seeds")) r->o.run.seeds = (int)json_integer_value(json_object_get(a, "seeds"));
   return !t || cmp_tolerance_from_name(t, &r->o.run.tolerance);
+}
+
+/* The checker of `leirc --check-step` (passes/stepcheck.h) with the
+ * request's seed and tolerance and the server's --max-steps as the budget
+ * of each run: the object of --check-step --json (drv_step_result_json). */
+static json_t *t_check_step(Req *r, json_t *a) {
+  const char *strategy = arg(a, "strategy"), *after = arg(a, "after");
+  const PassInfo *only = strategy ? pass_lookup(strategy) : NULL;
+  if (strategy && !only)
+    return req_fail(r, arena_printf(&r->ctx.arena, "check_step: unknown strategy '%.100s' (see leirc --list-passes)",
+                                    strategy));
+  IrProgram *p = load_id(r, arg(a, "program"), NULL);
+  if (!p) return NULL;
+  set_tolerance(r, a);
+  StepCheckOptions so = {only, "after", true, r->o.run.seed, (CmpTolerance)r->o.run.tolerance, r->o.run.max_steps};
+  StepResult res;
+  step_check(&r->ctx, p, after, strlen(after), &so, &res);
+  return drv_step_result_json(&res);
 }
 
 static json_t *t_compare_programs(Req *r, json_t *a) {
