@@ -40,6 +40,27 @@ def _leirc_out(leirc: str, *args: str) -> str:
     return subprocess.run([leirc, *args], capture_output=True, text=True, check=True).stdout
 
 
+def _check_step_cli(leirc: str, where: pathlib.Path, before: str, after: str, *opts: str, strategy=None) -> dict:
+    """``leirc --check-step[=STRATEGY] --json`` on the texts, AFTER in a file named ``after`` (the name the
+    server gives it)."""
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "before.leir").write_text(before)
+    (where / "after").write_text(after)
+    check = f"--check-step={strategy}" if strategy else "--check-step"
+    r = subprocess.run([leirc, check, "--json", *opts, "before.leir", "after"], cwd=where,
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def _step_result(verdict: str, message: str, strategy=None, spelling=None, cls=None, refusal=None, at=None,
+                 compare=None, difference=None, error=None) -> dict:
+    """A check_step result: the object of ``leirc --check-step --json``."""
+    return {"verdict": verdict, "strategy": strategy, "spelling": spelling, "class": cls, "message": message,
+            "refusal": refusal, "at": at and {"line": at[0], "col": at[1]}, "compare": compare,
+            "difference": difference, "error": error}
+
+
 def _get(obj, *names):
     """An attribute of an mcp result under either spelling (mcp 1.x camelCase, 2.x snake_case)."""
     for n in names:
@@ -108,12 +129,17 @@ def test_mcp_client_session(leirc: str, tmp_path: pathlib.Path) -> None:
                 assert applied == {"program": "p2", "text": want_after, "class": want_cands[0]["class"],
                                    "spelling": step}
 
+                # the checker of leirc --check-step: the same object as --check-step --json
+                cls = want_cands[0]["class"]
                 chk = _structured(await s.call_tool("check_step", {"program": "p1", "after": want_after}))
-                assert chk == {"verdict": "legal", "spelling": step}
+                assert chk == _step_result("legal", f"legal: {step} (class {cls})", want_cands[0]["strategy"], step,
+                                           cls)
+                assert chk == _check_step_cli(leirc, tmp_path / "cli", want_text, want_after)
                 chk = _structured(await s.call_tool("check_step", {"program": "p1", "after": want_text}))
-                assert chk == {"verdict": "unchanged", "spelling": None}
+                assert chk == _step_result("unchanged", "unchanged")
                 chk = _structured(await s.call_tool("check_step", {"program": "p1", "after": "]]"}))
                 assert chk["verdict"] == "does not parse" and chk["spelling"] is None
+                assert chk == _check_step_cli(leirc, tmp_path / "cli", want_text, "]]")
 
                 cmp = _structured(await s.call_tool("compare_programs", {"a": "p1", "b": "p2"}))
                 assert cmp["verdict"] in ("equal", "close") and cmp["a"] == "p1" and cmp["b"] == "p2"
@@ -302,32 +328,75 @@ def test_program_limit(leirc: str) -> None:
     assert srv.close() == 0
 
 
-def test_check_step_verdicts(leirc: str) -> None:
+def test_check_step_verdicts(leirc: str, tmp_path: pathlib.Path) -> None:
+    """check_step is leirc --check-step: the same verdicts and the same JSON object (the tool's seed and
+    tolerance as --seed and --tolerance, the server's --max-steps as the budget of each run)."""
     srv = Server(leirc, "--max-steps=100000000")
     text = (TOP / "examples" / "matmul.leir").read_text()
     assert srv.ask(_call(1, "load_program", {"text": text}))["result"]["structuredContent"]["program"] == "p1"
     body = "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+%s;];"
+    msplit = "multiplicative_split(nest=0,stmt=0,tensor=%s,y=shift)"
 
     def check(after: str, **more) -> dict:
         r = srv.ask(_call(2, "check_step", {"program": "p1", "after": after, **more}))
         assert r["result"]["isError"] is False, r
-        return r["result"]["structuredContent"]
+        got = r["result"]["structuredContent"]
+        opts = ["--max-steps=100000000"] + [f"--{k}={v}" for k, v in more.items() if k != "strategy"]
+        assert got == _check_step_cli(leirc, tmp_path, text, after, *opts, strategy=more.get("strategy"))
+        return got
 
-    assert check(body % "A^{f32,g}_{tx,c}*C^{f32,g}_{c,a}") == {"verdict": "unchanged", "spelling": None}
+    assert check(body % "A^{f32,g}_{tx,c}*C^{f32,g}_{c,a}") == _step_result("unchanged", "unchanged")
     swapped = "B^{64}_{tx=0}L^{32}_{c=0}L^{48}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];"
-    assert check(swapped) == {"verdict": "legal", "spelling": "loop_reorder(nest=0,loop1=a,loop2=c)"}
-    assert check(swapped, strategy="loop_split")["verdict"] == "equivalent"
-    assert check(body % "C^{f32,g}_{c,a}*A^{f32,g}_{tx,c}") == {"verdict": "equivalent", "spelling": None}
-    r = check(body % "A^{f32,g}_{tx,c}*C^{f32,g}_{c,a}*2")
-    assert r["verdict"] == "not equivalent" and r["difference"]["output"] == "D"
+    reorder = "loop_reorder(nest=0,loop1=a,loop2=c)"
+    assert check(swapped) == _step_result("legal", f"legal: {reorder} (class E)", "loop_reorder", reorder, "E")
+    # not a loop_split step: now with the closest loop_split candidate and where it differs
+    assert check(swapped, strategy="loop_split") == _step_result(
+        "equivalent", "equivalent, not a loop_split step: closest candidate loop_split(nest=0,loop=a,factor=3) "
+        "first differs at after:1:14", "loop_split", "loop_split(nest=0,loop=a,factor=3)", at=(1, 14),
+        compare="equal")
+    # the stand-in said "equivalent" here: a loop_split with its fresh index renamed (g -> q) is legal
+    split = "B^{64}_{tx=0}L^{4}_{q=0}L^{12}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,q*12+a}=D^{f32,g}_{tx,q*12+a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,q*12+a};];"
+    assert check(split) == _step_result("legal", "legal: loop_split(nest=0,loop=a,factor=4) (class E)", "loop_split",
+                                        "loop_split(nest=0,loop=a,factor=4)", "E")
+    # equivalent (the stand-in gave no spelling): now with the closest candidate
+    assert check(body % "C^{f32,g}_{c,a}*A^{f32,g}_{tx,c}") == _step_result(
+        "equivalent", f"equivalent, not a legal step: closest candidate {msplit % 'A'} first differs at after:1:73",
+        "multiplicative_split", msplit % "A", at=(1, 73), compare="equal")
+    twice = body % "A^{f32,g}_{tx,c}*C^{f32,g}_{c,a}*2"
+    diff = ("first mismatch: output 'D' at [0,0] (flat 0, seed 0): 439.936523 in before, 879.873047 in after "
+            "(8388608 ulp apart)")
+    assert check(twice) == _step_result(
+        "not equivalent", f"not equivalent: {diff}; closest candidate {msplit % 'A'} first differs at after:1:73",
+        "multiplicative_split", msplit % "A", at=(1, 73), compare="differ", difference=diff)
+    r = check(twice, seed=5)
+    assert r["verdict"] == "not equivalent" and "(flat 0, seed 5)" in r["difference"]
+    # the reduction summed backwards: not equivalent under the default tolerance, equivalent (close) under
+    # --compare's reference tolerance
+    rev = body % "A^{f32,g}_{tx,31-c}*C^{f32,g}_{31-c,a}"
+    assert check(rev)["verdict"] == "not equivalent"
+    r = check(rev, tolerance="reference")
+    assert (r["verdict"], r["compare"], r["spelling"]) == ("equivalent", "close", msplit % "C")
+    # the stand-in said not equivalent with the undeclared Q's error as its reason; now the message says why
     r = check(body % "Q^{f32,g}_{tx,c}")
-    assert r["verdict"] == "not equivalent" and "'Q'" in r["reason"]
-    r = check(body % "A^{f32,g}_{tx,d}")
-    assert r["verdict"] == "invalid" and "'d'" in r["reason"]
+    assert r["verdict"] == "not equivalent" and r["compare"] is None
+    assert "the programs take different arguments: 'Q' is an input of after" in r["message"]
+    assert check(body % "A^{f32,g}_{tx,d}") == _step_result(
+        "invalid", "invalid: after:1:87: error: index 'd' is not bound by an enclosing loop", at=(1, 87),
+        error="after:1:87: error: index 'd' is not bound by an enclosing loop")
     r = check("B^{64}")
-    assert r["verdict"] == "does not parse" and r["reason"]
+    assert r["verdict"] == "does not parse" and r["at"] == {"line": 1, "col": 7}
+    assert r["error"].startswith("after:1:7: error: syntax error")
     r = srv.ask(_call(3, "check_step", {"program": "p1", "after": swapped, "strategy": "no_such"}))
     assert r["result"]["isError"] is True and "unknown strategy" in r["result"]["content"][0]["text"]
+    assert srv.close() == 0
+
+    # the server's --max-steps is the budget of each run
+    srv = Server(leirc, "--max-steps=1000")
+    assert srv.ask(_call(1, "load_program", {"text": text}))["result"]["structuredContent"]["program"] == "p1"
+    r = srv.ask(_call(2, "check_step", {"program": "p1", "after": body % "C^{f32,g}_{c,a}*A^{f32,g}_{tx,c}"}))
+    r = r["result"]["structuredContent"]
+    assert r["verdict"] == "not equivalent" and r["compare"] is None
+    assert "not run: 98304 statement executions > limit 1000" in r["message"]
     assert srv.close() == 0
 
 
