@@ -27,7 +27,12 @@
  * fuses).  Every back end evaluates the tree this way.
  *
  * Results with the mode on differ from results with it off (that is the
- * point); `--verify`/`--compare` across the two modes are class T.
+ * point): a program fused against itself unfused is class T, never
+ * bit-equal (testsuite/unit/codegen_test.c, test_fp_contract_compare: the
+ * reference's acceptance rule, --tolerance=reference; STRATEGIES §0.4's
+ * elementwise rtol can reject a sum with cancellation).  Within one mode,
+ * --verify, --compare, --tune and --emit-steps run both sides in that mode
+ * (LeirCtx.fp_contract), so class E stays bit-equal.
  */
 #ifndef LEIR_IR_CONTRACT_H
 #define LEIR_IR_CONTRACT_H

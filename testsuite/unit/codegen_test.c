@@ -24,6 +24,7 @@
 #include "ir/contract.h"
 #include "codegen/codegen.h"
 #include "codegen/emit.h"
+#include "interp/check.h"
 #include "interp/compare.h"
 #include "interp/data.h"
 #include "interp/interp.h"
@@ -859,6 +860,38 @@ static void test_fp_contract_ptx(void **state) {
   }
 }
 
+/* --compare's engine on a program unfused (a) against fused (b): never
+ * bit-equal, within class T's tolerance (ir/contract.h) */
+static void test_fp_contract_compare(void **state) {
+  (void)state;
+  const char *progs[] = {e1, fc_red};
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    Prog pa, pb;
+    assert_true(prog_load(&pa, progs[i]));
+    assert_true(prog_load(&pb, progs[i]));
+    pb.ctx.fp_contract = true;
+    InterpCompareOpts co = {3, 7, CMP_EXACT, {.max_steps = 0}, 0, NULL, NULL};
+    InterpDiff d;
+    assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "off", "on", &d), 0);
+    assert_int_equal(d.verdict, CMP_DIFFER);
+    /* class T: the reference's acceptance rule; §0.4's elementwise rtol
+     * (1e-4 in f32) is too tight for a sum with cancellation: e1's D[2176]
+     * is 0.156211853 unfused, 0.156235754 fused */
+    co.tol = CMP_REFERENCE;
+    assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "off", "on", &d), 0);
+    if (d.verdict != CMP_CLOSE)
+      fail_msg("%s: '%s'[%lld] off %s, on %s", i ? "fc_red" : "e1", d.have ? d.tensor->name : "?", (long long)d.index,
+               d.a_text, d.b_text);
+    /* within one mode: bit-equal */
+    pa.ctx.fp_contract = true;
+    co.tol = CMP_EXACT;
+    assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "on", "on", &d), 0);
+    assert_int_equal(d.verdict, CMP_EQUAL);
+    prog_free(&pa);
+    prog_free(&pb);
+  }
+}
+
 static void test_differential(void **state) {
   (void)state;
   DiffStats ds = {0};
@@ -901,6 +934,7 @@ int main(void) {
       cmocka_unit_test(test_fp_contract_rule),
       cmocka_unit_test(test_fp_contract_host),
       cmocka_unit_test(test_fp_contract_ptx),
+      cmocka_unit_test(test_fp_contract_compare),
       cmocka_unit_test(test_differential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
