@@ -101,11 +101,8 @@ leir_status leir_context_set_option(leir_context *lc, const char *key, const cha
     if (!cg_parse_gpu_arch(value, &sm, err, sizeof err)) return api_einval(lc, "%s", err);
     lc->gpu_sm = sm;
   } else if (!strcmp(key, "fp_contract")) {
-    if (!strcmp(value, "on")) {
-      diag_error(&lc->ctx, (IrLoc){0, 0}, "fp_contract=on is not supported: leirc never contracts (SPEC §13.3)");
-      return LEIR_EUNSUPPORTED;
-    }
-    if (strcmp(value, "off")) return bad_value(lc, key, value, "off or on");
+    if (strcmp(value, "off") && strcmp(value, "on")) return bad_value(lc, key, value, "off or on");
+    lc->ctx.fp_contract = !strcmp(value, "on"); /* ir/contract.h */
   } else {
     return api_einval(lc, "unknown option '%s'", key);
   }

@@ -115,6 +115,7 @@
 
 #include "codegen/cg.h"
 #include "ir/strength.h"
+#include "ir/contract.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -183,7 +184,7 @@ static GpuArch gpu_arch(int sm) {
 
 /* ------------------------------------------------------------ expressions */
 
-static double op_weight(const IrExpr *e);
+static double op_weight(bool fc, const IrExpr *e);
 
 static bool mentions(const IrExpr *e, const IrLoop *l) {
   if (!e) return false;
@@ -244,7 +245,7 @@ static bool eval_item(const IrExpr *e, const IrLoop *l, int64_t v, int64_t *out)
 static double max2(double a, double b) { return a > b ? a : b; }
 static double min2(double a, double b) { return a < b ? a : b; }
 
-static double call_weight(const IrExpr *e) {
+static double call_weight(bool fc, const IrExpr *e) {
   double w = 0;
   switch (e->u.call.func) {
   case F_EXP: w = OPW_EXP; break;
@@ -254,21 +255,24 @@ static double call_weight(const IrExpr *e) {
   case F_ABS: case F_MAX: case F_MIN: w = OPW_SIMPLE * (e->u.call.nargs > 1 ? e->u.call.nargs - 1 : 1); break;
   case F_ITE:
     if (e->u.call.nargs == 3)
-      return OPW_SIMPLE + op_weight(e->u.call.args[0]) +
-             max2(op_weight(e->u.call.args[1]), op_weight(e->u.call.args[2]));
+      return OPW_SIMPLE + op_weight(fc, e->u.call.args[0]) +
+             max2(op_weight(fc, e->u.call.args[1]), op_weight(fc, e->u.call.args[2]));
     break;
   }
-  for (int i = 0; i < e->u.call.nargs; i++) w += op_weight(e->u.call.args[i]);
+  for (int i = 0; i < e->u.call.nargs; i++) w += op_weight(fc, e->u.call.args[i]);
   return w;
 }
 
 /* Weighted operations of an expression (subscripts excluded). */
-static double op_weight(const IrExpr *e) {
+static double op_weight(bool fc, const IrExpr *e) {
   if (!e) return 0;
   switch (e->kind) {
-  case E_PAREN: return op_weight(e->u.paren);
-  case E_UNARY: return (e->u.unary.op == OP_NEG ? OPW_SIMPLE : 0) + op_weight(e->u.unary.a);
+  case E_PAREN: return op_weight(fc, e->u.paren);
+  case E_UNARY: return (e->u.unary.op == OP_NEG ? OPW_SIMPLE : 0) + op_weight(fc, e->u.unary.a);
   case E_BINARY: {
+    IrFma fm;
+    if (ir_contract_fma(e, fc, &fm)) /* ir/contract.h: one fused operation */
+      return OPW_SIMPLE + op_weight(fc, fm.x) + op_weight(fc, fm.y) + op_weight(fc, fm.z);
     double w;
     switch (e->u.bin.op) {
     case OP_DIV: w = OPW_DIV; break;
@@ -276,14 +280,14 @@ static double op_weight(const IrExpr *e) {
     case OP_POW: w = ir_pow_is_square(e) ? OPW_SIMPLE : OPW_POW; break; /* ir/strength.h */
     default: w = OPW_SIMPLE; break;
     }
-    return w + op_weight(e->u.bin.a) + op_weight(e->u.bin.b);
+    return w + op_weight(fc, e->u.bin.a) + op_weight(fc, e->u.bin.b);
   }
   case E_CMP: {
     double w = OPW_SIMPLE * (e->u.cmp.n - 1);
-    for (int i = 0; i < e->u.cmp.n; i++) w += op_weight(e->u.cmp.operand[i]);
+    for (int i = 0; i < e->u.cmp.n; i++) w += op_weight(fc, e->u.cmp.operand[i]);
     return w;
   }
-  case E_CALL: return call_weight(e);
+  case E_CALL: return call_weight(fc, e);
   case E_INDEX: return OPW_SIMPLE; /* conversion of an index to a value */
   default: return 0;
   }
@@ -494,7 +498,7 @@ static void host_stmt(Walk *w, const IrStmt *s, const IrNest *innermost_nest, St
   const MRef *lhs = NULL;
   for (int i = 0; i < w->nrefs; i++)
     if (w->refs[i].r == s->lhs) lhs = &w->refs[i];
-  double ops = op_weight(s->rhs);
+  double ops = op_weight(w->ctx->fp_contract, s->rhs);
   /* LLVM unrolls small constant innermost loops completely: the loops
    * inside li (HOST_FULL_UNROLL iterations at most in all) become the body
    * of li, the loop that is then vectorised or not.  The host's parallel
@@ -683,7 +687,7 @@ static void walk_items(Walk *w, const IrNest *n, CostTarget t, NestAcc *acc) {
     memset(&c, 0, sizeof c);
     c.iters = 1;
     for (int j = 0; j < w->depth; j++) c.iters *= (double)w->chain[j]->extent;
-    double ops = op_weight(s->rhs);
+    double ops = op_weight(w->ctx->fp_contract, s->rhs);
     c.flops = c.iters * ops;
     acc->flops += c.flops;
     if (t == COST_HOST) {
@@ -830,6 +834,7 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
   sc.src = ctx->src;
   sc.quiet_caret = ctx->quiet_caret;
   sc.unsafe_math = ctx->unsafe_math;
+  sc.fp_contract = ctx->fp_contract;
   LeirDiagList kept = {0};
   sc.diag_out = NULL;
   sc.capture = &kept;

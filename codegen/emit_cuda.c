@@ -24,6 +24,7 @@
 #include "codegen/emit_cuda_math.h"
 #include "ir/mathlib.h"
 #include "ir/strength.h"
+#include "ir/contract.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -546,6 +547,19 @@ static void expr(Cu *c, SBuf *b, const IrExpr *e) {
       sbuf_puts(b, op == OP_AND ? " && " : " || ");
       expr_bool(c, b, e->u.bin.b);
       sbuf_putc(b, ')');
+      return;
+    }
+    IrFma fm;
+    if (ir_contract_fma(e, c->ctx->fp_contract, &fm)) { /* ir/contract.h */
+      SBuf x = {0}, y = {0}, z = {0};
+      expr_as(c, &x, fm.x, e->type);
+      expr_as(c, &y, fm.y, e->type);
+      expr_as(c, &z, fm.z, e->type);
+      sbuf_printf(b, "%s(%s%s%s, %s, %s%s%s)", e->type == DT_F64 ? "__fma_rn" : "__fmaf_rn", fm.neg_x ? "-(" : "", x.s,
+                  fm.neg_x ? ")" : "", y.s, fm.neg_z ? "-(" : "", z.s, fm.neg_z ? ")" : "");
+      sbuf_free(&x);
+      sbuf_free(&y);
+      sbuf_free(&z);
       return;
     }
     SBuf x = {0}, y = {0};

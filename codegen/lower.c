@@ -14,6 +14,7 @@
 #include "codegen/mathlib_emit.h"
 #include "ir/mathlib.h"
 #include "ir/strength.h"
+#include "ir/contract.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <math.h>
@@ -589,6 +590,15 @@ static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
   if (op == OP_AND || op == OP_OR) {
     LLVMValueRef av = to_bool(f, cg_expr(f, a), a->type);
     return lazy_logic(f, op == OP_AND, av, b);
+  }
+  IrFma fm;
+  if (ir_contract_fma(e, f->m->ctx->fp_contract, &fm)) { /* ir/contract.h: llvm.fma, PTX fma.rn */
+    LLVMValueRef v[3] = {cg_convert(f, cg_expr(f, fm.x), fm.x->type, e->type),
+                         cg_convert(f, cg_expr(f, fm.y), fm.y->type, e->type),
+                         cg_convert(f, cg_expr(f, fm.z), fm.z->type, e->type)};
+    if (fm.neg_x) v[0] = LLVMBuildFNeg(f->m->B, v[0], "");
+    if (fm.neg_z) v[2] = LLVMBuildFNeg(f->m->B, v[2], "");
+    return intrinsic(f, "llvm.fma", LLVMTypeOf(v[0]), v, 3);
   }
   LLVMValueRef av = cg_convert(f, cg_expr(f, a), a->type, e->type);
   if (ir_pow_is_square(e)) return cg_binop(f, OP_MUL, av, av, e->type); /* ir/strength.h */

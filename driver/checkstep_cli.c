@@ -47,6 +47,7 @@ int drv_check_step(const DrvOptions *o, const char *before_path, const char *aft
   ctx.no_warnings = true;
   ctx.quiet_caret = o->no_caret;
   ctx.unsafe_math = o->unsafe_math;
+  ctx.fp_contract = o->fp_contract;
   ctx.max_memory = o->run.max_memory;
   int rc = 1;
   IrProgram *before = ir_read_source(&ctx, before_path) ? ir_load_program(&ctx, o->decls, NULL) : NULL;

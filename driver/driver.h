@@ -110,6 +110,7 @@ typedef struct DrvOptions {
   bool werror;
   bool no_caret;
   bool unsafe_math; /* --unsafe-math */
+  bool fp_contract; /* --fp-contract=on (ir/contract.h) */
   DrvMode mode;           /* --run, --compare */
   DrvRunOptions run;
   DrvPassOptions passes;  /* -O, --list-passes, ... */

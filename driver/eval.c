@@ -280,6 +280,7 @@ static char *eval_line(const DrvOptions *o, const char *line, long k) {
   ctx.no_warnings = true;
   ctx.quiet_caret = true;
   ctx.unsafe_math = o->unsafe_math;
+  ctx.fp_contract = o->fp_contract;
   ctx.max_memory = o->run.max_memory;
   json_error_t jerr;
   json_t *rec = json_loads(line, 0, &jerr);

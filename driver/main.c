@@ -118,6 +118,12 @@ static const char usage_text[] =
   "                        finite and of moderate size (multiplicative_split,\n"
   "                        exponential_split, additive_split, and the\n"
   "                        online softmax family on inputs that may be -inf)\n"
+  "      --fp-contract=on|off  on: a float a*b+c, a*b-c, c+a*b, c-a*b (f32,\n"
+  "                        f64; also X = X + A*B) is one fused multiply-add,\n"
+  "                        rounded once, identically in the interpreter, on\n"
+  "                        the host and in PTX (fma.rn); default off (SPEC\n"
+  "                        13.3). Results of the two modes are class T\n"
+  "                        against each other, never bit-equal\n"
   "\n"
   "Tuning (search the candidates of --list-applicable; see man leirc, TUNING):\n"
   "      --tune[=S]        search for the fastest program reachable by legal\n"
@@ -266,7 +272,7 @@ enum { OPT_CHECK_STEP = 2304, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
 /* the pass options (driver/passes_cli.c) */
 enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
-       OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH };
+       OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH, OPT_FP_CONTRACT };
 
 static const struct option long_opts[] = {
   {"help", no_argument, NULL, 'h'},
@@ -303,6 +309,7 @@ static const struct option long_opts[] = {
   {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
   {"verify", no_argument, NULL, OPT_VERIFY},
   {"unsafe-math", no_argument, NULL, OPT_UNSAFE_MATH},
+  {"fp-contract", required_argument, NULL, OPT_FP_CONTRACT},
   {"gpu-arch", required_argument, NULL, OPT_GPU_ARCH},
   {"target", required_argument, NULL, OPT_TARGET},
   {"cost", required_argument, NULL, OPT_COST},
@@ -474,6 +481,11 @@ int main(int argc, char **argv) {
     case OPT_VERIFY_EACH: o.passes.verify_each = true; break;
     case OPT_VERIFY: o.passes.verify = true; break;
     case OPT_UNSAFE_MATH: unsafe_math = true; break;
+    case OPT_FP_CONTRACT:
+      if (!strcmp(optarg, "on")) o.fp_contract = true;
+      else if (!strcmp(optarg, "off")) o.fp_contract = false;
+      else return usage_error("--fp-contract must be on or off, not '%s'", optarg);
+      break;
     case OPT_GPU_ARCH:
       if (!cg_parse_gpu_arch(optarg, &o.gpu_sm, archerr, sizeof archerr)) return usage_error("%s", archerr);
       break;
@@ -661,6 +673,7 @@ int main(int argc, char **argv) {
   ctx.werror = o.werror;
   ctx.quiet_caret = o.no_caret;
   ctx.unsafe_math = unsafe_math;
+  ctx.fp_contract = o.fp_contract;
   ctx.max_memory = o.run.max_memory;
   int rc = 1;
   if (ir_read_source(&ctx, o.input)) {

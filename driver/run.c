@@ -36,6 +36,7 @@ bool drv_add_input(DrvOptions *o, char *spec) {
 void drv_ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
   leir_ctx_init(ctx);
   ctx->unsafe_math = o->unsafe_math;
+  ctx->fp_contract = o->fp_contract;
   ctx->max_memory = o->run.max_memory;
   ctx->no_warnings = o->no_warnings;
   ctx->werror = o->werror;

@@ -123,6 +123,7 @@ static bool load(const DrvOptions *o, int g, Loaded *l) {
   l->ctx.werror = o->werror;
   l->ctx.quiet_caret = o->no_caret;
   l->ctx.unsafe_math = o->unsafe_math;
+  l->ctx.fp_contract = o->fp_contract;
   l->ctx.max_memory = o->run.max_memory;
   DrvOptions po = *o;
   po.input = o->steps.inputs[g];

@@ -268,6 +268,7 @@ static void lookahead(Tune *t, PtrVec *cands) {
     leir_ctx_init(&s);
     if (null) s.diag_out = null;
     s.unsafe_math = t->ctx->unsafe_math;
+    s.fp_contract = t->ctx->fp_contract;
     s.max_memory = t->ctx->max_memory;
     lk.s = &s;
     lk.pd = pd;

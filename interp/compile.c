@@ -21,6 +21,7 @@
  */
 #include "interp/vm.h"
 #include "ir/strength.h"
+#include "ir/contract.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -416,6 +417,21 @@ static int cg_binary(Cg *g, const IrExpr *e) {
   if (ir_pow_is_square(e)) { /* ir/strength.h */
     a = conv(g, cg_expr(g, A), A->type, e->type);
     return arith(g, OP_MUL, e->type, a, a);
+  }
+  IrFma fm;
+  if (ir_contract_fma(e, g->ctx->fp_contract, &fm)) { /* ir/contract.h */
+    IrDType t = e->type;
+    int x = conv(g, cg_expr(g, fm.x), fm.x->type, t);
+    int y = conv(g, cg_expr(g, fm.y), fm.y->type, t);
+    int z = conv(g, cg_expr(g, fm.z), fm.z->type, t);
+    if (fm.neg_x) x = unop(g, I_NEG_D, I_NEG_F, I_HALT, t, x, false);
+    if (fm.neg_z) z = unop(g, I_NEG_D, I_NEG_F, I_HALT, t, z, false);
+    int d = new_reg(g);
+    Ins in = ins(t == DT_F64 ? I_FMA_D : I_FMA_F, d, x, y);
+    in.c = z;
+    in.ty = (uint8_t)t;
+    emit(g, in);
+    return d;
   }
   if (is_plain_load(A) && !is_plain_load(B)) {
     b = conv(g, cg_expr(g, B), B->type, e->type);
@@ -821,6 +837,11 @@ static int reads(const Ins *in, int *out) {
     for (int i = 0; i < in->p.ref->rank && n < 64; i++) out[n++] = in->p.ref->dimreg[i];
     return n;
   }
+  case I_FMA_D: case I_FMA_F:
+    out[0] = in->a;
+    out[1] = in->b;
+    out[2] = in->c;
+    return 3;
   case I_MAC_F: case I_MAC_D:
     out[0] = in->d;
     out[1] = in->a;

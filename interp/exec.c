@@ -184,6 +184,8 @@ bool vm_exec(InterpProg *ip) {
     case I_LOG_D: r[in->d].d = leir_log(r[in->a].d); in++; break;
     case I_ERF_D: r[in->d].d = leir_erf(r[in->a].d); in++; break;
 
+    case I_FMA_D: r[in->d].d = fma(r[in->a].d, r[in->b].d, r[in->c].d); in++; break;
+    case I_FMA_F: r[in->d].f = fmaf(r[in->a].f, r[in->b].f, r[in->c].f); in++; break;
     case I_ADD_F: r[in->d].f = r[in->a].f + r[in->b].f; in++; break;
     case I_SUB_F: r[in->d].f = r[in->a].f - r[in->b].f; in++; break;
     case I_MUL_F: r[in->d].f = r[in->a].f * r[in->b].f; in++; break;

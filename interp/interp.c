@@ -232,7 +232,7 @@ static const char *const opnames[I__COUNT] = {
   [I_MIN_I] = "min.i", [I_NEG_I] = "neg.i", [I_ABS_I] = "abs.i",
   [I_ADD_L] = "add.l", [I_SUB_L] = "sub.l", [I_MUL_L] = "mul.l",
   [I_CMP_D] = "cmp.d", [I_CMP_F] = "cmp.f", [I_CMP_I] = "cmp.i",
-  [I_MUL_F_MM] = "mul.f.mm", [I_MUL_D_MM] = "mul.d.mm", [I_ACC_F] = "acc.f", [I_ACC_D] = "acc.d",
+  [I_MUL_F_MM] = "mul.f.mm", [I_MUL_D_MM] = "mul.d.mm", [I_ACC_F] = "acc.f", [I_ACC_D] = "acc.d", [I_FMA_D] = "fma.d", [I_FMA_F] = "fma.f",
   [I_MAC_F] = "mac.f", [I_MAC_D] = "mac.d",
 };
 

@@ -61,6 +61,8 @@ typedef enum Opc {
   I_ACC_D,
   I_MAC_F,        /* one whole f32 reduction statement, see compile.c */
   I_MAC_D,
+  /* fused multiply-add (ir/contract.h): r[d] = fma(r[a], r[b], r[c]) */
+  I_FMA_D, I_FMA_F,
   I__COUNT
 } Opc;
 

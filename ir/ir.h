@@ -98,6 +98,7 @@ typedef struct LeirCtx {
   bool werror;      /* -Werror */
   bool quiet_caret; /* no source line/caret under diagnostics */
   bool unsafe_math; /* --unsafe-math: passes may assume values nonzero/finite */
+  bool fp_contract; /* --fp-contract=on: a*b+c is one fma (ir/contract.h) */
   uint64_t max_memory; /* --max-memory: bytes of one program's tensors (ir/memlimit.h); 0 = no limit */
 } LeirCtx;
 

@@ -5,6 +5,7 @@ libleircore_la_SOURCES += ir/memlimit.h ir/memlimit.c
 libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
 libleircore_la_SOURCES += ir/range.h ir/range.c
 libleircore_la_SOURCES += ir/strength.h ir/strength.c
+libleircore_la_SOURCES += ir/contract.h ir/contract.c
 libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h
 
 ## leirc's own math routines (exp, log, erf, pow, f16/bf16 rounding)

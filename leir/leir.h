@@ -72,7 +72,8 @@ void leir_context_free(leir_context *ctx); /* NULL is a no-op */
  *   "tolerance"     exact|default|reference   of compare / check_step
  *   "unsafe_math"   0|1
  *   "gpu_arch"      sm_NN   PTX, cost model (default sm_90)
- *   "fp_contract"   off|on  when the library supports it
+ *   "fp_contract"   off|on  on: a*b+c is one fused multiply-add, the same on
+ *                           every target (leirc --fp-contract; default off)
  * LEIR_EINVAL (with a diagnostic) for an unknown key or a bad value. */
 leir_status leir_context_set_option(leir_context *ctx, const char *key, const char *value);
 

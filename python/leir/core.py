@@ -156,7 +156,8 @@ class Context:
         let the math strategies assume moderate, nonzero, finite values.
     ``gpu_arch`` (``"sm_NN"``, ``"sm_90"``)
         of :meth:`Program.ptx` and the cuda cost model.
-    ``fp_contract`` (``"off"``)
+    ``fp_contract`` (``"off"``, ``"on"``)
+        ``"on"``: ``a*b+c`` is one fused multiply-add on every target.
 
     Every :class:`Program` belongs to one context and keeps it alive.  Each
     thread has its own default context (:func:`default_context`); ``with

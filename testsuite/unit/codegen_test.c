@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/contract.h"
 #include "codegen/codegen.h"
 #include "codegen/emit.h"
+#include "interp/check.h"
 #include "interp/compare.h"
 #include "interp/data.h"
 #include "interp/interp.h"
@@ -256,9 +258,11 @@ static char cmp_kind(IrDType t) {
  * output and intermediate bit for bit. */
 typedef void (*FillFn)(InterpProg *ip);
 
-static void host_vs_interp(const char *text, FillFn fill, int nthreads) {
+/* fc: --fp-contract=on (ir/contract.h) for both. */
+static void host_vs_interp_mode(const char *text, FillFn fill, int nthreads, bool fc) {
   Prog pr;
   if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  pr.ctx.fp_contract = fc;
   InterpProg *ip = interp_new(&pr.ctx, pr.p, NULL);
   assert_non_null(ip);
   int n = interp_ntensors(ip);
@@ -306,6 +310,10 @@ static void host_vs_interp(const char *text, FillFn fill, int nthreads) {
   free(given);
   interp_free(ip);
   prog_free(&pr);
+}
+
+static void host_vs_interp(const char *text, FillFn fill, int nthreads) {
+  host_vs_interp_mode(text, fill, nthreads, false);
 }
 
 static void set_f32(InterpProg *ip, const char *name, const float *v, int n) {
@@ -697,6 +705,193 @@ static void diff_folder(const char *sub, DiffStats *ds) {
   free(ents);
 }
 
+/* ------------------------------------------------------------ --fp-contract (ir/contract.h) */
+
+#define FA "A^{f32,g}_{tx}"
+#define FC "C^{f32,g}_{tx}"
+static const char fc_f32[] =
+    "%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12,8]\n"
+    "B^{12}_{tx=0}[D^{f32,g}_{tx,0}=" FA "*" FC "+" FC ";"
+    "D^{f32,g}_{tx,1}=" FA "*" FC "-" FA "*" FA ";"
+    "D^{f32,g}_{tx,2}=" FC "-" FA "*" FC ";"
+    "D^{f32,g}_{tx,3}=(" FA "*" FC ")-" FC ";"
+    "D^{f32,g}_{tx,4}=" FA "+(" FC "*" FA ");"
+    "D^{f32,g}_{tx,5}=" FA "*" FC "*" FA "+" FC ";"
+    "D^{f32,g}_{tx,6}=-" FA "*" FC "+" FA "**2;"
+    "D^{f32,g}_{tx,7}=" FA "**2-" FC "*" FA ";];\n";
+#define DA "A^{f64,g}_{tx}"
+#define DC "C^{f64,g}_{tx}"
+static const char fc_f64[] =
+    "%in A : f64[12]\n%in C : f64[12]\n%out D : f64[12,4]\n"
+    "B^{12}_{tx=0}[D^{f64,g}_{tx,0}=" DA "*" DC "+" DC ";"
+    "D^{f64,g}_{tx,1}=" DA "*" DC "-" DA "*" DA ";"
+    "D^{f64,g}_{tx,2}=" DC "-" DA "*" DC ";"
+    "D^{f64,g}_{tx,3}=(" DA "*" DC ")-(" DC "+" DA "*" DA ");];\n";
+/* sequential reduction D = D + A*C (fused) and a tree-mode one whose
+ * contribution A*C+C fuses, the fold itself not (contract.h) */
+static const char fc_red[] =
+    "%in A : f32[64,32]\n%in C : f32[32,48]\n%out D : f32[64,48]\n%out H : f32[48]\n"
+    "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];"
+    "L^{48}_{a=0}B^{32}_{tx=0}[H^{f32,g}_{a}=H^{f32,g}_{a}+(C^{f32,g}_{tx,a}*A^{f32,g}_{a,tx}+C^{f32,g}_{tx,a});];\n";
+
+/* specials, then rows 10 and 11 where fma(a, a, -(a*a)) is not 0 */
+static void fill_fma32(InterpProg *ip) {
+  fill_specials(ip);
+  const float v[] = {1.0f + 0x1p-12f, -(1.0f + 0x1p-12f)};
+  for (int i = 0; i < 2; i++) {
+    ((float *)interp_find(ip, "A")->data)[10 + i] = v[i];
+    ((float *)interp_find(ip, "C")->data)[10 + i] = v[i];
+  }
+}
+
+static void fill_fma64(InterpProg *ip) {
+  const double v[] = {NAN, -0.0, 0.0, INFINITY, -INFINITY, 4e-320, -4e-320, 3.5, 1e300, -7.0,
+                      1.0 + 0x1p-27, -(1.0 + 0x1p-27)};
+  const double w[] = {1.0, 0.0, -0.0, NAN, 2.0, -4e-320, 1e-10, -3.5, 1e10, 2.0, 1.0 + 0x1p-27, -(1.0 + 0x1p-27)};
+  for (int i = 0; i < 12; i++) {
+    ((double *)interp_find(ip, "A")->data)[i] = v[i];
+    ((double *)interp_find(ip, "C")->data)[i] = w[i];
+  }
+}
+
+/* The interpreter's tensor `name` after running text in mode fc (malloc'd). */
+static void *interp_out(const char *text, FillFn fill, bool fc, const char *name, size_t *nbytes) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  pr.ctx.fp_contract = fc;
+  InterpProg *ip = interp_new(&pr.ctx, pr.p, NULL);
+  assert_non_null(ip);
+  interp_random_inputs(ip, 7, NULL);
+  if (fill) fill(ip);
+  if (!interp_run(ip)) fail_msg("interpreter: %s", pr.diag);
+  InterpBuf *b = interp_find(ip, name);
+  void *out = malloc(b->nbytes);
+  memcpy(out, b->data, b->nbytes);
+  *nbytes = b->nbytes;
+  interp_free(ip);
+  prog_free(&pr);
+  return out;
+}
+
+static void test_fp_contract_rule(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, fc_f32));
+  IrFma f;
+  bool want[] = {true, true, true, true, true, true, true, true};
+  for (int k = 0; k < 8; k++) {
+    const IrExpr *e = pr.p->stmts[k]->rhs;
+    assert_false(ir_contract_fma(e, false, &f));
+    assert_int_equal(ir_contract_fma(e, true, &f), want[k]);
+  }
+  /* left operand first: A*C - A*A is fma(A, C, -(A*A)) */
+  assert_true(ir_contract_fma(pr.p->stmts[1]->rhs, true, &f));
+  assert_false(f.neg_x);
+  assert_true(f.neg_z);
+  assert_int_equal(f.z->kind, E_BINARY);
+  /* C - A*C is fma(-A, C, C) */
+  assert_true(ir_contract_fma(pr.p->stmts[2]->rhs, true, &f));
+  assert_true(f.neg_x);
+  assert_false(f.neg_z);
+  /* x**2 is not a `*`: A**2 - C*A fuses the right operand */
+  assert_true(ir_contract_fma(pr.p->stmts[7]->rhs, true, &f));
+  assert_true(f.neg_x);
+  prog_free(&pr);
+  /* f16, bf16 and integers never fuse */
+  const char *no[] = {"%in A : f16[4]\n%out D : f16[4]\nB^{4}_{tx=0}[D^{f16,g}_{tx}=A^{f16,g}_{tx}*A^{f16,g}_{tx}+A^{f16,g}_{tx};];\n",
+                      "%in A : bf16[4]\n%out D : bf16[4]\nB^{4}_{tx=0}[D^{bf16,g}_{tx}=A^{bf16,g}_{tx}*A^{bf16,g}_{tx}+A^{bf16,g}_{tx};];\n",
+                      "%in A : i32[4]\n%out D : i32[4]\nB^{4}_{tx=0}[D^{i32,g}_{tx}=A^{i32,g}_{tx}*A^{i32,g}_{tx}+A^{i32,g}_{tx};];\n"};
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+    assert_true(prog_load(&pr, no[i]));
+    assert_false(ir_contract_fma(pr.p->stmts[0]->rhs, true, &f));
+    prog_free(&pr);
+  }
+}
+
+static void test_fp_contract_host(void **state) {
+  (void)state;
+  /* within the fused mode: host bit-identical to the interpreter */
+  host_vs_interp_mode(fc_f32, fill_fma32, 1, true);
+  host_vs_interp_mode(fc_f64, fill_fma64, 1, true);
+  host_vs_interp_mode(fc_red, NULL, 1, true);
+  host_vs_interp_mode(fc_red, NULL, 4, true);
+  host_vs_interp_mode(fc_f32, fill_fma32, 1, false);
+  host_vs_interp_mode(fc_f64, fill_fma64, 1, false);
+  /* and the fused results are not the unfused ones (else this tests nothing) */
+  size_t n1, n2;
+  float *on = interp_out(fc_f32, fill_fma32, true, "D", &n1), *off = interp_out(fc_f32, fill_fma32, false, "D", &n2);
+  assert_true(n1 == n2);
+  assert_true(off[10 * 8 + 1] == 0.0f);
+  assert_true(on[10 * 8 + 1] == 0x1p-24f); /* (1+2^-12)^2 - fl((1+2^-12)^2) */
+  assert_true(on[11 * 8 + 1] == 0x1p-24f);
+  free(on);
+  free(off);
+  double *don = interp_out(fc_f64, fill_fma64, true, "D", &n1), *doff = interp_out(fc_f64, fill_fma64, false, "D", &n2);
+  assert_true(doff[10 * 4 + 1] == 0.0);
+  assert_true(don[10 * 4 + 1] == 0x1p-54);
+  free(don);
+  free(doff);
+  const char *outs[] = {"D", "H"};
+  for (int i = 0; i < 2; i++) {
+    void *ron = interp_out(fc_red, NULL, true, outs[i], &n1), *roff = interp_out(fc_red, NULL, false, outs[i], &n2);
+    assert_true(n1 == n2 && memcmp(ron, roff, n1) != 0);
+    free(ron);
+    free(roff);
+  }
+}
+
+static void test_fp_contract_ptx(void **state) {
+  (void)state;
+  const char *progs[] = {fc_f32, fc_f64, e1};
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    for (int fc = 0; fc < 2; fc++) {
+      Prog pr;
+      assert_true(prog_load(&pr, progs[i]));
+      pr.ctx.fp_contract = fc;
+      CgOptions o;
+      cg_options_init(&o);
+      SBuf b = {0};
+      assert_true(cg_emit_ptx(&pr.ctx, pr.p, &o, &b));
+      if (fc) assert_non_null(strstr(b.s, "fma.rn"));
+      else assert_null(strstr(b.s, "fma.rn"));
+      sbuf_free(&b);
+      prog_free(&pr);
+    }
+  }
+}
+
+/* --compare's engine on a program unfused (a) against fused (b): never
+ * bit-equal, within class T's tolerance (ir/contract.h) */
+static void test_fp_contract_compare(void **state) {
+  (void)state;
+  const char *progs[] = {e1, fc_red};
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    Prog pa, pb;
+    assert_true(prog_load(&pa, progs[i]));
+    assert_true(prog_load(&pb, progs[i]));
+    pb.ctx.fp_contract = true;
+    InterpCompareOpts co = {3, 7, CMP_EXACT, {.max_steps = 0}, 0, NULL, NULL};
+    InterpDiff d;
+    assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "off", "on", &d), 0);
+    assert_int_equal(d.verdict, CMP_DIFFER);
+    /* class T: the reference's acceptance rule; §0.4's elementwise rtol
+     * (1e-4 in f32) is too tight for a sum with cancellation: e1's D[2176]
+     * is 0.156211853 unfused, 0.156235754 fused */
+    co.tol = CMP_REFERENCE;
+    assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "off", "on", &d), 0);
+    if (d.verdict != CMP_CLOSE)
+      fail_msg("%s: '%s'[%lld] off %s, on %s", i ? "fc_red" : "e1", d.have ? d.tensor->name : "?", (long long)d.index,
+               d.a_text, d.b_text);
+    /* within one mode: bit-equal */
+    pa.ctx.fp_contract = true;
+    co.tol = CMP_EXACT;
+    assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "on", "on", &d), 0);
+    assert_int_equal(d.verdict, CMP_EQUAL);
+    prog_free(&pa);
+    prog_free(&pb);
+  }
+}
+
 static void test_differential(void **state) {
   (void)state;
   DiffStats ds = {0};
@@ -736,6 +931,10 @@ int main(void) {
       cmocka_unit_test(test_host_oob),
       cmocka_unit_test(test_emit_llvm_host),
       cmocka_unit_test(test_pow2_square),
+      cmocka_unit_test(test_fp_contract_rule),
+      cmocka_unit_test(test_fp_contract_host),
+      cmocka_unit_test(test_fp_contract_ptx),
+      cmocka_unit_test(test_fp_contract_compare),
       cmocka_unit_test(test_differential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,6 +82,24 @@ static void test_flop_weights(void **state) {
   assert_non_null(strstr(got, "flops 544 "));
 }
 
+/* --fp-contract=on (ir/contract.h): a*b+c is one operation, not two; the
+ * matmul accumulation D = D + A*C too. */
+static void test_flop_fp_contract(void **state) {
+  (void)state;
+  const char *text = "%in A : f32[64,32]\n%in C : f32[32,48]\n%out D : f32[64,48]\n"
+                     "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*"
+                     "C^{f32,g}_{c,a};];\n";
+  for (int fc = 0; fc < 2; fc++) {
+    Prog pr;
+    assert_true(prog_load(&pr, text));
+    pr.ctx.fp_contract = fc;
+    CostEstimate e;
+    assert_true(cost_model_estimate(&pr.ctx, pr.p, COST_HOST, 90, &e));
+    assert_true(e.flops == (fc ? 1.0 : 2.0) * 64 * 48 * 32);
+    prog_free(&pr);
+  }
+}
+
 /* Host: the same copy in row order (stride-1 innermost, vectorised, each
  * line once) and column order (4 KiB stride innermost: a line per element,
  * the lines of a column do not survive in L1). */
@@ -220,6 +238,7 @@ int main(void) {
     cmocka_unit_test(test_host_exact),
     cmocka_unit_test(test_cuda_exact),
     cmocka_unit_test(test_flop_weights),
+    cmocka_unit_test(test_flop_fp_contract),
     cmocka_unit_test(test_host_loop_order),
     cmocka_unit_test(test_cuda_coalescing),
     cmocka_unit_test(test_cuda_threads),

@@ -95,7 +95,7 @@ static void test_options(void **state) {
   static const char *const good[][2] = {
     {"seed", "42"}, {"max_steps", "0"}, {"max_memory", "512M"}, {"max_memory", "0"}, {"tolerance", "exact"},
     {"tolerance", "reference"}, {"tolerance", "default"}, {"unsafe_math", "1"}, {"unsafe_math", "0"},
-    {"gpu_arch", "sm_80"}, {"fp_contract", "off"},
+    {"gpu_arch", "sm_80"}, {"fp_contract", "on"}, {"fp_contract", "off"},
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     assert_int_equal(leir_context_set_option(ctx, good[i][0], good[i][1]), LEIR_OK);
@@ -122,9 +122,8 @@ static void test_options(void **state) {
   assert_int_equal(leir_context_set_option(ctx, "unsafe_math", "yes"), LEIR_EINVAL);
   assert_int_equal(leir_context_set_option(ctx, "gpu_arch", "sm_20"), LEIR_EINVAL);
   assert_int_equal(leir_diag_count(ctx), 1);
-  assert_int_equal(leir_context_set_option(ctx, "fp_contract", "on"), LEIR_EUNSUPPORTED);
-  assert_int_equal(leir_diag_count(ctx), 1);
   assert_int_equal(leir_context_set_option(ctx, "fp_contract", "maybe"), LEIR_EINVAL);
+  assert_string_equal(only_diag(ctx), "libleir: error: bad value 'maybe' for option 'fp_contract' (off or on)\n");
   /* a good call clears the diagnostics of the one before */
   assert_int_equal(leir_context_set_option(ctx, "seed", "0"), LEIR_OK);
   assert_int_equal(leir_diag_count(ctx), 0);
@@ -399,6 +398,28 @@ static void test_apply(void **state) {
   leir_context_free(ctx);
 }
 
+/* "fp_contract": a*b+c as one fma, the same on every target (ir/contract.h) */
+static void test_run_fp_contract(void **state) {
+  (void)state;
+  leir_context *ctx = leir_context_new();
+  leir_program *p = parse_matmul(ctx);
+  static float off[64 * 48], on_interp[64 * 48], on_host[64 * 48];
+  void *bufs[3] = {NULL, NULL, off};
+  assert_int_equal(leir_program_run(ctx, p, "interp", bufs), LEIR_OK);
+  assert_true(fnv(off, sizeof off) == 0xb56173c0335f0f6dull); /* test_run's: unfused by default */
+  assert_int_equal(leir_context_set_option(ctx, "fp_contract", "on"), LEIR_OK);
+  bufs[2] = on_interp;
+  assert_int_equal(leir_program_run(ctx, p, "interp", bufs), LEIR_OK);
+  bufs[2] = on_host;
+  assert_int_equal(leir_program_run(ctx, p, "host", bufs), LEIR_OK);
+  assert_memory_equal(on_interp, on_host, sizeof on_host);
+  assert_true(memcmp(on_interp, off, sizeof off) != 0); /* D = D + A*C fused: class T against off */
+  assert_int_equal(leir_context_set_option(ctx, "fp_contract", "off"), LEIR_OK);
+  assert_int_equal(leir_program_run(ctx, p, "host", bufs), LEIR_OK);
+  assert_memory_equal(off, on_host, sizeof off);
+  leir_context_free(ctx);
+}
+
 /* ------------------------------------------------------------ running */
 
 static void test_run(void **state) {
@@ -661,7 +682,8 @@ int main(void) {
     cmocka_unit_test(test_parse_and_text), cmocka_unit_test(test_parse_errors),
     cmocka_unit_test(test_load),           cmocka_unit_test(test_tensors),
     cmocka_unit_test(test_candidates),     cmocka_unit_test(test_apply),
-    cmocka_unit_test(test_run),            cmocka_unit_test(test_compare),
+    cmocka_unit_test(test_run),            cmocka_unit_test(test_run_fp_contract),
+    cmocka_unit_test(test_compare),
     cmocka_unit_test(test_emit),           cmocka_unit_test(test_cost_and_measure),
     cmocka_unit_test(test_check_step),     cmocka_unit_test(test_warnings_kept),
   };

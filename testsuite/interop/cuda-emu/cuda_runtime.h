@@ -34,6 +34,8 @@ inline thread_local std::barrier<> *leir_emu_barrier = nullptr;
 static inline void __syncthreads() { if (leir_emu_barrier) leir_emu_barrier->arrive_and_wait(); }
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 static inline float __fdiv_rn(float a, float b) { return a / b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
 static inline float __fsqrt_rn(float a) { return std::sqrt(a); }
