@@ -120,7 +120,9 @@ static bool put(Policy *p, const char *s, size_t len, double end, const char **e
       continue;
     }
     if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      *err = "the policy closed its input (it crashed or exited)";
+      /* the same words as a read that finds the pipe closed: which of the two
+       sees a policy that has exited first is a matter of timing */
+      *err = "the policy exited without answering (it crashed, or closed its pipes)";
       return false;
     }
     int ms = (int)((end - now_s()) * 1000);
@@ -170,7 +172,7 @@ static char *get_line(Policy *p, double end, const char **err) {
       continue;
     }
     if (r == 0) {
-      *err = "the policy exited without answering";
+      *err = "the policy exited without answering (it crashed, or closed its pipes)";
       return NULL;
     }
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {

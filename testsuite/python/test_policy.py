@@ -96,7 +96,7 @@ def test_policy_proposing_a_program(leirc: str, tmp_path: pathlib.Path) -> None:
 def test_bad_policies(leirc: str, tmp_path: pathlib.Path) -> None:
     """Crashes, hangs and nonsense are refused and counted; the search goes on without them."""
     cases = [
-        ("exit 3", 1, "closed its input"),
+        ("exit 3", 1, "the policy exited without answering (it crashed, or closed its pipes)"),
         ("sleep 30", 1, "did not answer in time"),
         ("yes garbage", 2, "is not a JSON object"),
         ("""yes '{"choices":["nope"]}'""", 2, "none of the policy's choices is a candidate"),
