@@ -571,7 +571,8 @@ static void bfs(Tune *t) {
   ptrvec_push(&t->ctx->arena, &q, t->root);
   for (int head = 0; head < q.n; head++) {
     Node *n = q.v[head];
-    if (must_stop(t)) return;
+    list_cands(t, n); /* expand() would stop here: */
+    if (n->next < n->cands.n && must_stop(t)) return;
     if (!ensure(t, n)) continue;
     PtrVec *k = expand(t, n);
     for (int j = 0; j < k->n; j++) ptrvec_push(&t->ctx->arena, &q, k->v[j]);
@@ -585,7 +586,8 @@ static void dfs(Tune *t) {
   ptrvec_push(&t->ctx->arena, &st, t->root);
   while (st.n) {
     Node *n = st.v[--st.n];
-    if (must_stop(t)) return;
+    list_cands(t, n); /* expand() would stop here: */
+    if (n->next < n->cands.n && must_stop(t)) return;
     if (!ensure(t, n)) continue;
     expand(t, n);
     if (t->stop) return;
