@@ -362,7 +362,8 @@ static bool ensure(Tune *t, Node *n) {
  * programs kept go to n->reached. */
 static void follow(Tune *t, Node *n, Node *m, const Pending *pd) {
   for (int i = 0; i < pd->nlook && m && m->depth < t->o->tune.max_depth && !must_stop(t); i++) {
-    if (!ensure(t, m)) return; /* a path followed is kept */
+    if (m->bad) return; /* unverified programs are followed: the model ranks
+                           them; ensure() runs them when they are kept */
     PassCand *c = arena_alloc(&t->ctx->arena, sizeof *c);
     const char *why = NULL;
     IrProgram *q = pass_parse_spelling(t->ctx, pd->path[i], c, &why) ? pass_apply(t->ctx, m->p, c, &why) : NULL;
