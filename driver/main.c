@@ -133,7 +133,7 @@ static const char usage_text[] =
   "                        only those kept (the beam, the path taken, the\n"
   "                        result) are run, one that fails is dropped\n"
   "      --verify-all      with --cost=model, verify every program costed\n"
-  "                        (the same programs are kept, more slowly)\n"
+  "                        (when all verify, the same search, slower)\n"
   "      --budget=N        at most N programs costed (default 64)\n"
   "      --beam-width=W    programs kept per depth by beam (default 4)\n"
   "      --max-depth=D     at most D steps (default 8)\n"
