@@ -70,6 +70,8 @@ typedef struct DrvTuneOptions {
   double time_limit;         /* --time-limit SECONDS (0 = none) */
   const char *policy;        /* --policy=CMD (driver/policy.h; NULL: none) */
   double policy_timeout;     /* --policy-timeout SECONDS (default 10) */
+  bool verify_all;           /* --verify-all: with --cost=model, verify every
+                                program costed, not only those kept */
 } DrvTuneOptions;
 
 /* --emit-steps (driver/steps.c). */

@@ -133,10 +133,14 @@ static const char usage_text[] =
   "                        policy (needs --policy).\n"
   "                        Cost: --cost=measure (the median run time on\n"
   "                        --target, host by default, or the GPU) or model.\n"
-  "                        Every kept step is verified against FILE on the\n"
-  "                        same random inputs (class E bit-equal, class T\n"
-  "                        within STRATEGIES.md 0.4)\n"
-  "      --budget=N        at most N programs verified and costed (default 64)\n"
+  "                        Every kept program is verified against FILE on\n"
+  "                        the same random inputs (class E bit-equal, class\n"
+  "                        T within STRATEGIES.md 0.4); with --cost=model\n"
+  "                        only those kept (the beam, the path taken, the\n"
+  "                        result) are run, one that fails is dropped\n"
+  "      --verify-all      with --cost=model, verify every program costed\n"
+  "                        (when all verify, the same search, slower)\n"
+  "      --budget=N        at most N programs costed (default 64)\n"
   "      --beam-width=W    programs kept per depth by beam (default 4)\n"
   "      --max-depth=D     at most D steps (default 8)\n"
   "      --expand=K        with --cost=measure: measure only the K children\n"
@@ -265,7 +269,7 @@ enum { OPT_COST = 1536, OPT_PRINT_COST };
 /* --serve (driver/serve.c) */
 enum { OPT_SERVE = 1792, OPT_MAX_PROGRAMS, OPT_MAX_REQUEST };
 /* --policy (driver/policy.c) */
-enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT };
+enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT, OPT_VERIFY_ALL };
 /* --check-step (driver/checkstep_cli.c), --eval (driver/eval.c) */
 enum { OPT_CHECK_STEP = 2304, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 /* --tune (driver/tune.c) */
@@ -330,6 +334,7 @@ static const struct option long_opts[] = {
   {"serve", no_argument, NULL, OPT_SERVE},
   {"policy", required_argument, NULL, OPT_POLICY},
   {"policy-timeout", required_argument, NULL, OPT_POLICY_TIMEOUT},
+  {"verify-all", no_argument, NULL, OPT_VERIFY_ALL},
   {"max-programs", required_argument, NULL, OPT_MAX_PROGRAMS},
   {"max-request", required_argument, NULL, OPT_MAX_REQUEST},
   {NULL, 0, NULL, 0},
@@ -550,6 +555,7 @@ int main(int argc, char **argv) {
       if (!*optarg) return usage_error("%s", "--policy needs a command");
       o.tune.policy = optarg;
       break;
+    case OPT_VERIFY_ALL: o.tune.verify_all = true; break;
     case OPT_POLICY_TIMEOUT: {
       char *end;
       double x = strtod(optarg, &end);
@@ -594,6 +600,7 @@ int main(int argc, char **argv) {
   if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)
     return usage_error("%s", "--tune=policy needs --policy=CMD");
   if (o.tune.policy && !o.tune.enabled) return usage_error("%s", "--policy needs --tune");
+  if (o.tune.verify_all && !o.tune.enabled) return usage_error("%s", "--verify-all needs --tune");
   if (serve) {
     if (optind < argc || o.mode != MODE_COMPILE || o.tune.enabled || o.steps.path || o.passes.list_passes)
       return usage_error("%s", "--serve takes no input file and no --run, --compare, --tune or --emit-steps");

@@ -94,6 +94,9 @@ struct Node {
   int visits;
   double reward;
   bool done;            /* nothing left to try below */
+  /* verification (--cost=model verifies lazily, see ensure()) */
+  bool verified;        /* passed it (the root: trivially) */
+  bool bad;             /* failed it: dropped */
 };
 
 /* A candidate step of a node, applied (not yet verified or costed). */
@@ -132,6 +135,10 @@ typedef struct Tune {
   LeirRng rng;
   const PassInfo *reorder; /* loop_reorder, for the lookahead */
   Policy *pol;             /* --policy: orders the candidates (NULL: none) */
+  bool lazy;               /* --cost=model without --verify-all: programs are
+                              costed by the model unverified, and verified
+                              by ensure() when kept */
+  PtrVec all;              /* every node costed, in creation order */
 } Tune;
 
 static double now_s(void) {
@@ -332,10 +339,32 @@ static void list_cands(Tune *t, Node *n) {
 
 static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text);
 
+/* Verifies n and the steps leading to it (each program against the
+ * original, with its trajectory's class, as tune_eval does) unless done
+ * already; false when one fails: it is dropped (bad, and done for mcts),
+ * counted in failed_verifications (or failed_runs). */
+static bool ensure(Tune *t, Node *n) {
+  if (n->verified) return true;
+  if (n->bad) return false;
+  if (!ensure(t, n->parent)) { /* a step before it failed */
+    n->bad = n->done = true;
+    return false;
+  }
+  const char *why = NULL;
+  TuneStatus st = tune_eval_verify(t->te, n->p, n->cls, &why);
+  if (st == TUNE_OK) return n->verified = true;
+  if (st == TUNE_WRONG) t->wrong++;
+  else t->failed++;
+  n->bad = n->done = true;
+  return false;
+}
+
 /* Follows the lookahead path of pd from m, the child it made; the
  * programs kept go to n->reached. */
 static void follow(Tune *t, Node *n, Node *m, const Pending *pd) {
   for (int i = 0; i < pd->nlook && m && m->depth < t->o->tune.max_depth && !must_stop(t); i++) {
+    if (m->bad) return; /* unverified programs are followed: the model ranks
+                           them; ensure() runs them when they are kept */
     PassCand *c = arena_alloc(&t->ctx->arena, sizeof *c);
     const char *why = NULL;
     IrProgram *q = pass_parse_spelling(t->ctx, pd->path[i], c, &why) ? pass_apply(t->ctx, m->p, c, &why) : NULL;
@@ -370,7 +399,10 @@ static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text) {
   m->cls = n->cls == 'T' || m->step_cls == 'T' ? 'T' : 'E';
   m->depth = n->depth + 1;
   const char *why = NULL;
-  TuneStatus st = tune_eval(t->te, q, m->cls, &m->cost, &why);
+  TuneStatus st;
+  if (t->lazy) st = tune_eval_model(t->te, q, &m->cost) ? TUNE_OK : TUNE_FAIL;
+  else st = tune_eval(t->te, q, m->cls, &m->cost, &why);
+  m->verified = !t->lazy;
   t->evaluations++;
   if (st != TUNE_OK) {
     if (st == TUNE_WRONG) t->wrong++;
@@ -379,6 +411,7 @@ static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text) {
     return NULL;
   }
   ptrvec_push(&t->ctx->arena, &n->kids, m);
+  ptrvec_push(&t->ctx->arena, &t->all, m);
   if (rank(m, t->best) < 0) t->best = m;
   progress(t);
   return m;
@@ -451,7 +484,10 @@ static void policy_walk(Tune *t) {
     }
     list_cands(t, cur);
     Node *m = NULL;
-    while (!m && cur->next < cur->cands.n && !must_stop(t)) m = try_cand(t, cur, cur->next++);
+    while (!m && cur->next < cur->cands.n && !must_stop(t)) {
+      m = try_cand(t, cur, cur->next++);
+      if (m && !ensure(t, m)) m = NULL;
+    }
     if (t->stop) return;
     if (!m) {
       t->stop = STOP_EXHAUSTED;
@@ -471,18 +507,23 @@ static void greedy(Tune *t) {
       return;
     }
     expand(t, cur);
-    if (!cur->kids.n) {
+    Node **k = sorted_kids(t, cur), *b = NULL;
+    for (int i = 0; i < cur->kids.n && !b; i++)
+      if (!k[i]->bad) b = k[i];
+    if (!b) {
       if (!t->stop) t->stop = STOP_EXHAUSTED;
       return;
     }
-    Node *b = sorted_kids(t, cur)[0];
-    for (int i = 0; i < cur->reached.n; i++) /* and what the lookahead reached */
-      if (rank(cur->reached.v[i], b) < 0) b = cur->reached.v[i];
+    for (int i = 0; i < cur->reached.n; i++) { /* and what the lookahead reached */
+      Node *r = cur->reached.v[i];
+      if (!r->bad && rank(r, b) < 0) b = r;
+    }
     if (rank(b, cur) >= 0 || b->cost >= cur->cost) {
       if (!t->stop) t->stop = STOP_CONVERGED;
       return;
     }
     if (t->stop) return;
+    if (!ensure(t, b)) continue; /* the next best */
     cur = b;
   }
 }
@@ -516,7 +557,13 @@ static void beam(Tune *t) {
       return;
     }
     qsort(all.v, (size_t)all.n, sizeof *all.v, rank_qsort);
-    nf = all.n < w ? all.n : w;
+    nf = 0; /* the best w that verify */
+    for (int j = 0; j < all.n && nf < w; j++)
+      if (ensure(t, all.v[j])) all.v[nf++] = all.v[j];
+    if (!nf) {
+      t->stop = STOP_EXHAUSTED;
+      return;
+    }
     front = (Node **)all.v;
   }
 }
@@ -526,6 +573,9 @@ static void bfs(Tune *t) {
   ptrvec_push(&t->ctx->arena, &q, t->root);
   for (int head = 0; head < q.n; head++) {
     Node *n = q.v[head];
+    list_cands(t, n); /* expand() would stop here: */
+    if (n->next < n->cands.n && must_stop(t)) return;
+    if (!ensure(t, n)) continue;
     PtrVec *k = expand(t, n);
     for (int j = 0; j < k->n; j++) ptrvec_push(&t->ctx->arena, &q, k->v[j]);
     if (t->stop) return;
@@ -538,6 +588,9 @@ static void dfs(Tune *t) {
   ptrvec_push(&t->ctx->arena, &st, t->root);
   while (st.n) {
     Node *n = st.v[--st.n];
+    list_cands(t, n); /* expand() would stop here: */
+    if (n->next < n->cands.n && must_stop(t)) return;
+    if (!ensure(t, n)) continue;
     expand(t, n);
     if (t->stop) return;
     Node **k = sorted_kids(t, n);
@@ -588,6 +641,7 @@ static void mcts(Tune *t) {
         n->cands.v[pick] = n->cands.v[n->next];
         n->cands.v[n->next] = tmp;
         Node *m = try_cand(t, n, n->next++);
+        if (m && !ensure(t, m)) m = NULL;
         if (m) {
           list_cands(t, m);
           update_done(m);
@@ -668,6 +722,23 @@ static void confirm(Tune *t) {
   t->orig_cost = orig;
   t->best = best;
   t->best_confirmed_cost = best_cost;
+}
+
+/* --cost=model, lazily verified: the result is the best program costed
+ * (the first of equals, as try_step keeps t->best) that verifies with the
+ * steps to it; the others are dropped. */
+static void final_best(Tune *t) {
+  for (;;) {
+    Node *b = t->root;
+    for (int i = 0; i < t->all.n; i++) {
+      Node *n = t->all.v[i];
+      if (!n->bad && rank(n, b) < 0) b = n;
+    }
+    if (ensure(t, b)) {
+      t->best = b;
+      return;
+    }
+  }
 }
 
 /* The result's cost: confirmed, or as the search measured it. */
@@ -758,7 +829,9 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   root->p = p;
   root->cls = 'E';
   root->cost = t.orig_cost;
+  root->verified = true;
   t.root = t.best = root;
+  t.lazy = o->cost == COST_MODEL && !o->tune.verify_all;
   seen_add(&t, program_text(ctx, p));
   progress(&t);
   switch (o->tune.strategy) {
@@ -769,6 +842,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   case TUNE_MCTS: mcts(&t); break;
   case TUNE_POLICY: policy_walk(&t); break;
   }
+  if (t.lazy) final_best(&t);
   if (o->cost != COST_MODEL && t.best != t.root) confirm(&t);
   double wall = now_s() - t.t0;
   if (t.progress)

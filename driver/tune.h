@@ -56,6 +56,8 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
 double tune_eval_original_cost(const TuneEval *te);
 /* cls: 'E' or 'T' (of the whole trajectory).  *why (arena text) on failure. */
 TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, const char **why);
+/* --cost=model: verifies q as tune_eval does, without costing it. */
+TuneStatus tune_eval_verify(TuneEval *te, const IrProgram *q, char cls, const char **why);
 /* The cost model's estimate of q (seconds) for the target, diagnostics
  * suppressed; false if the model cannot estimate it. */
 bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs);

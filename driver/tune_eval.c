@@ -287,7 +287,9 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
 
 double tune_eval_original_cost(const TuneEval *te) { return te->orig_cost; }
 
-TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, const char **why) {
+/* Verifies q and costs it into *cost; cost NULL (--cost=model only):
+ * verifies it alone. */
+static TuneStatus eval_impl(TuneEval *te, const IrProgram *q, char cls, double *cost, const char **why) {
   LeirCtx *ctx = te->ctx;
   Quiet qt;
   quiet_begin(ctx, &qt);
@@ -306,7 +308,7 @@ TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, c
       goto out;
     }
     if ((te->o->cost == COST_MODEL)) {
-      if (!model_cost(te, q, cost)) st = TUNE_FAIL;
+      if (cost && !model_cost(te, q, cost)) st = TUNE_FAIL;
       goto out;
     }
     ip = buffers_for(te, q);
@@ -322,12 +324,20 @@ TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, c
     st = TUNE_WRONG;
     goto out;
   }
-  if ((te->o->cost == COST_MODEL) && !model_cost(te, q, cost)) st = TUNE_FAIL;
+  if ((te->o->cost == COST_MODEL) && cost && !model_cost(te, q, cost)) st = TUNE_FAIL;
 out:
   interp_free(ip);
   const char *msg = quiet_end(ctx, &qt);
   if (st != TUNE_OK && !*why) *why = msg ? msg : st == TUNE_WRONG ? "the outputs differ" : "cannot be run";
   return st;
+}
+
+TuneStatus tune_eval(TuneEval *te, const IrProgram *q, char cls, double *cost, const char **why) {
+  return eval_impl(te, q, cls, cost, why);
+}
+
+TuneStatus tune_eval_verify(TuneEval *te, const IrProgram *q, char cls, const char **why) {
+  return eval_impl(te, q, cls, NULL, why);
 }
 
 bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs) {
