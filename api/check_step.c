@@ -1,8 +1,8 @@
 /* check_step.c -- libleir: leir_check_step, through the checker of
  * `leirc --check-step` (passes/stepcheck.h): the same verdict, spelling,
  * class and verdict line.  When AFTER does not parse or is invalid, its
- * diagnostics are also the call's (leir_diag_get), as every libleir call
- * reports them. */
+ * diagnostics are also the call's (leir_diag_get: StepCheckOptions.report),
+ * as every libleir call reports them. */
 #include "api/api.h"
 
 #include "interp/compare.h"
@@ -23,21 +23,6 @@ void leir_step_result_clear(leir_step_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* AFTER's diagnostics into the context's list: step_check keeps them as
- * text for leirc to print after the verdict line, so AFTER is parsed and
- * analysed once more here, with `before`'s arguments as its declarations. */
-static void report_after(leir_context *lc, const leir_program *before, const char *text) {
-  leir_ctx_set_source(&lc->ctx, "<after>", text, strlen(text));
-  IrProgram *q = ps_parse(&lc->ctx);
-  if (!q || lc->ctx.nerrors) return;
-  IrDeclList side = {before->nargs, arena_alloc(&lc->ctx.arena, sizeof(IrDecl) * (size_t)(before->nargs + 1))};
-  for (int i = 0; i < before->nargs; i++) {
-    const IrTensor *t = before->ir->tensors[before->arg[i]];
-    side.d[i] = (IrDecl){t->name, t->role, t->dtype, t->rank, t->shape, t->loc};
-  }
-  if (ir_sema(&lc->ctx, q, &side)) ir_verify(&lc->ctx, q);
-}
-
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
 leir_status leir_check_step(leir_context *lc, const leir_program *before, const char *after_text,
@@ -50,10 +35,9 @@ leir_status leir_check_step(leir_context *lc, const leir_program *before, const 
   const PassInfo *only = NULL;
   if (strategy && !(only = pass_lookup(strategy))) return api_einval(lc, "unknown strategy '%s'", strategy);
   api_use(lc, before);
-  StepCheckOptions so = {only, "<after>", true, lc->seed, (CmpTolerance)lc->tolerance, lc->max_steps};
+  StepCheckOptions so = {only, "<after>", true, lc->seed, (CmpTolerance)lc->tolerance, lc->max_steps, true};
   StepResult r;
   step_check(&lc->ctx, before->ir, after_text, strlen(after_text), &so, &r);
-  if (r.verdict == STEP_DOES_NOT_PARSE || r.verdict == STEP_INVALID) report_after(lc, before, after_text);
   out->verdict = (leir_verdict)r.verdict;
   out->message = dup_or_null(r.message);
   if (r.verdict == STEP_LEGAL || r.verdict == STEP_EQUIVALENT) out->spelling = dup_or_null(r.spelling);

@@ -59,7 +59,7 @@ int drv_check_step(const DrvOptions *o, const char *before_path, const char *aft
   }
   if (before && text) {
     StepCheckOptions so = {strategy, after_path, true, o->run.seed, (CmpTolerance)o->run.tolerance,
-                           o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS};
+                           o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS, false};
     StepResult r;
     bool legal = step_check(&ctx, before, text, len, &so, &r);
     if (o->run.json) {

@@ -234,7 +234,7 @@ static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut 
     r->error = arena_printf(&ctx->arena, "before: %s", diag ? diag : "does not load");
     return;
   }
-  StepCheckOptions so = {pass, "after", false, o->run.seed, (CmpTolerance)o->run.tolerance, eval_budget(o)};
+  StepCheckOptions so = {pass, "after", false, o->run.seed, (CmpTolerance)o->run.tolerance, eval_budget(o), false};
   StepResult sr;
   r->legal = step_check(ctx, pb, after, strlen(after), &so, &sr);
   r->different = sr.verdict != STEP_UNCHANGED;

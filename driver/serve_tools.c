@@ -293,7 +293,8 @@ static json_t *t_check_step(Req *r, json_t *a) {
   IrProgram *p = load_id(r, arg(a, "program"), NULL);
   if (!p) return NULL;
   set_tolerance(r, a);
-  StepCheckOptions so = {only, "after", true, r->o.run.seed, (CmpTolerance)r->o.run.tolerance, r->o.run.max_steps};
+  StepCheckOptions so = {only, "after", true, r->o.run.seed, (CmpTolerance)r->o.run.tolerance, r->o.run.max_steps,
+                         false};
   StepResult res;
   step_check(&r->ctx, p, after, strlen(after), &so, &res);
   return drv_step_result_json(&res);

@@ -235,30 +235,39 @@ static IrLoc canon_loc(const Canon *c, size_t off) {
 
 /* ------------------------------------------------------------ capture */
 
+/* Diagnostics kept in the core's capture list (ir/diag.c), whatever ctx
+ * does with its own, and restored counts. */
 typedef struct Capture {
-  FILE *saved, *mem;
-  char *buf;
-  size_t len;
+  FILE *saved_out;
+  LeirDiagList *saved_capture;
+  LeirDiagList list;
   int nerrors, nwarnings;
 } Capture;
 
 static void capture_begin(LeirCtx *ctx, Capture *c) {
   memset(c, 0, sizeof *c);
-  c->saved = ctx->diag_out;
+  c->saved_out = ctx->diag_out;
+  c->saved_capture = ctx->capture;
   c->nerrors = ctx->nerrors;
   c->nwarnings = ctx->nwarnings;
-  c->mem = open_memstream(&c->buf, &c->len);
-  ctx->diag_out = c->mem ? c->mem : stderr;
+  ctx->diag_out = NULL;
+  ctx->capture = &c->list;
 }
 
-/* The captured text (in the arena) and its first error line in *first. */
-static const char *capture_end(LeirCtx *ctx, Capture *c, const char **first) {
-  if (c->mem) fclose(c->mem);
-  ctx->diag_out = c->saved;
+/* The captured text (in the arena) and its first error line in *first;
+ * with `report`, the diagnostics are also passed on to ctx (printed, or
+ * kept in its own capture list). */
+static const char *capture_end(LeirCtx *ctx, Capture *c, const char **first, bool report) {
+  ctx->diag_out = c->saved_out;
+  ctx->capture = c->saved_capture;
   ctx->nerrors = c->nerrors;
   ctx->nwarnings = c->nwarnings;
-  const char *all = arena_strdup(&ctx->arena, c->buf ? c->buf : "");
-  free(c->buf);
+  SBuf b = {0};
+  for (size_t i = 0; i < c->list.n; i++) sbuf_puts(&b, c->list.v[i].rendered);
+  const char *all = arena_strdup(&ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  if (report) diag_replay(ctx, &c->list);
+  diag_list_clear(&c->list);
   if (first) {
     *first = NULL;
     const char *e = strstr(all, ": error: ");
@@ -564,7 +573,7 @@ static IrProgram *load_after(LeirCtx *ctx, const IrProgram *before, const char *
     p = NULL;
   }
   const char *first = NULL;
-  out->diag = capture_end(ctx, &cap, &first);
+  out->diag = capture_end(ctx, &cap, &first, o->report);
   if (p) return p;
   out->verdict = parsed ? STEP_INVALID : STEP_DOES_NOT_PARSE;
   out->error = first ? first : arena_printf(&ctx->arena, "%s: error: %s", ctx->src.name,
@@ -633,7 +642,7 @@ static const char *run_both(LeirCtx *ctx, const IrProgram *before, const IrProgr
     }
   }
   const char *first = NULL;
-  capture_end(ctx, &cap, &first);
+  capture_end(ctx, &cap, &first, false);
   if (a) interp_free(a);
   if (b) interp_free(b);
   if (why && first) {

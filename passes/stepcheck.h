@@ -59,6 +59,10 @@ typedef struct StepCheckOptions {
   uint64_t seed;            /* random inputs of that seed */
   CmpTolerance tol;         /* --compare's tolerance (CMP_DEFAULT) */
   uint64_t max_steps;       /* interpreter budget per run (0: none) */
+  bool report;              /* AFTER's diagnostics (does not parse, invalid)
+                               are also reported in ctx, printed or kept in
+                               its capture list as ctx does (libleir); else
+                               they are only returned in `diag` */
 } StepCheckOptions;
 
 typedef struct StepResult {

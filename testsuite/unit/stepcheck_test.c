@@ -226,7 +226,7 @@ static void check_damaged(LeirCtx *ctx, const IrProgram *before, const IrProgram
   for (int k = 0; k < DMG__COUNT; k++) {
     char *text = damage(ctx, after, (Damage)k);
     if (!text) continue;
-    StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000};
+    StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000, false};
     StepResult r;
     double t0 = now();
     bool legal = step_check(ctx, before, text, strlen(text), &so, &r);
@@ -262,7 +262,7 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
     leir_ctx_free(&ctx);
     return;
   }
-  StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000};
+  StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000, false};
   StepResult r;
   bool legal = step_check(&ctx, pb, after, strlen(after), &so, &r);
   double dt = now() - t0;
@@ -413,7 +413,7 @@ static void test_damaged_examples(void **state) {
         /* the step itself is legal */
         SBuf b = {0};
         ir_print_body(&b, q);
-        StepCheckOptions so = {&pass_table[s], "after", false, 0, CMP_DEFAULT, 1000000};
+        StepCheckOptions so = {&pass_table[s], "after", false, 0, CMP_DEFAULT, 1000000, false};
         StepResult r;
         bool ok = step_check(&ctx, p, b.s, b.len, &so, &r);
         if (!ok) print_message("NOT LEGAL %s %s: %s\n", files[f], pass_cand_spelling(&ctx, legal.v[i]), r.message);
