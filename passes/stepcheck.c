@@ -445,6 +445,77 @@ static int derived_perms(const Search *s, const char *t, int n, int out[][8], in
   return m;
 }
 
+static const IrExpr *unparen(const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  return e;
+}
+
+/* The dimension of BEFORE's write of tensor t whose subscript is the plain
+ * index e, or -1. */
+static int lhs_dim(const IrRef *bl, const IrExpr *e) {
+  e = unparen(e);
+  if (e->kind != E_INDEX) return -1;
+  for (int j = 0; j < bl->nsub; j++) {
+    const IrExpr *x = unparen(bl->sub[j]);
+    if (x->kind == E_INDEX && !strcmp(x->u.index.name, e->u.index.name)) return j;
+  }
+  return -1;
+}
+
+/* The fused pair AFTER suggests for a reshape2 of tensor t (rank r): a
+ * statement of AFTER writing t with r-1 subscripts, one of them `X*K+Y`
+ * with X and Y the plain indices of dimensions p and q in BEFORE's write
+ * of t (all its subscripts plain indices) gives fuse=p.q.  Returns false
+ * when AFTER suggests none. */
+static bool derived_fuse(const Search *s, const char *t, int r, int *pp, int *qq) {
+  const IrRef *bl = NULL;
+  for (int k = 0; k < s->before->nstmts && !bl; k++) {
+    const IrRef *l = s->before->stmts[k]->lhs;
+    if (!strcmp(l->name, t) && l->nsub == r) bl = l;
+  }
+  if (!bl) return false;
+  for (int k = 0; k < s->after->nstmts; k++) {
+    const IrRef *l = s->after->stmts[k]->lhs;
+    if (strcmp(l->name, t) || l->nsub != r - 1) continue;
+    for (int i = 0; i < l->nsub; i++) {
+      const IrExpr *e = unparen(l->sub[i]);
+      if (e->kind != E_BINARY || e->u.bin.op != OP_ADD) continue;
+      const IrExpr *m = unparen(e->u.bin.a);
+      if (m->kind != E_BINARY || m->u.bin.op != OP_MUL) continue;
+      int p = lhs_dim(bl, m->u.bin.a), q = lhs_dim(bl, e->u.bin.b);
+      if (p >= 0 && q >= 0 && p != q) {
+        *pp = p;
+        *qq = q;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* Every order of a reshape2 of candidate c with the fused pair AFTER
+ * suggests (once per tensor; before the exhaustive search of try_perms, so
+ * that the budget spent on other candidates cannot hide it). */
+static bool try_derived_fuse(Search *s, const PassCand *c) {
+  const char *kind = pass_cand_get(c, "kind"), *t = pass_cand_get(c, "tensor");
+  if (!kind || !t || strcmp(kind, "reshape2")) return false;
+  IrTensor *x = ir_find_tensor(s->before, t);
+  int n = x ? x->rank - 1 : 0, pp, qq;
+  if (n < 2 || n > 5 || !derived_fuse(s, t, x->rank, &pp, &qq)) return false;
+  const char *key = arena_printf(&s->ctx->arena, "derived:%s:%s:%s", c->pass->name, kind, t);
+  if (find_name(&s->perms_done, key) >= 0) return false;
+  ptrvec_push(&s->ctx->arena, &s->perms_done, (void *)key);
+  PassCand *v = cand_copy(s->ctx, c);
+  pass_cand_set(s->ctx, v, "fuse", arena_printf(&s->ctx->arena, "%d.%d", pp, qq));
+  int a[8];
+  for (int k = 0; k < n; k++) a[k] = k;
+  do {
+    pass_cand_set(s->ctx, v, "perm", perm_text(s->ctx, a, n));
+    if (try_variant(s, v)) return true;
+  } while (next_perm(a, n));
+  return false;
+}
+
 /* Layout permutations (transpose, reshape2) of candidate c: those AFTER
  * suggests, then every order. */
 static bool try_perms(Search *s, const PassCand *c) {
@@ -529,6 +600,8 @@ static bool search_pass(Search *s, const PassInfo *pass, const int64_t *vals, in
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
+  for (int k = 0; k < all.n; k++)
+    if (try_derived_fuse(s, all.v[order[k]])) return true;
   for (int k = 0; k < all.n; k++) {
     PassCand *c = all.v[order[k]];
     if (try_values(s, c, vals, nv) || try_perms(s, c)) return true;
