@@ -1,17 +1,18 @@
 /* steps_format.c -- the Step-TP training formats of `leirc --emit-steps`
- * (--format=steptp|chat) and their CoT text.
+ * (--format=steptp|chat).
  *
- * The CoT of a step is written from the pass's own analysis: the strategy's
- * summary from the table, the site its check named, the facts the check
- * established (PassCand.why) and what the step changed (nests, tensors,
- * statements of the two programs), then the class.  The template is the
- * same shape for every strategy, filled with that strategy's own words, so
- * the text depends only on the program and the candidate (deterministic).
+ * The CoT of a step is written from the pass's own analysis, one template
+ * per strategy (passes/cot.c): what its check established (PassCand.why),
+ * what the step changes (its loops, tensors and parameters) and the
+ * IR-to-IR transition (the nests that differ, quoted before and after),
+ * then the class.  The text depends only on the program and the candidate
+ * (deterministic).
  * Schemas: schemas/steptp.schema.json, schemas/chat.schema.json (installed
  * in $(pkgdatadir)/schemas; man leirc, STEP RECORDS).
  */
 #include "config.h"
 #include "driver/steps_format.h"
+#include "passes/cot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,47 +21,8 @@ static const char system_prompt[] =
   "You optimise tensor programs written in LEIR (Loop-Equation IR).  Given a program, choose one optimisation "
   "strategy, explain why it applies, and write the program after one application of it.";
 
-static void count_loops(const IrNest *n, int *nl) {
-  *nl += n->nloops;
-  for (int i = 0; i < n->nitems; i++)
-    if (n->items[i].kind == ITEM_NEST) count_loops(n->items[i].u.nest, nl);
-}
-
-static int loops_of(const IrProgram *p) {
-  int n = 0;
-  for (int i = 0; i < p->nnests; i++) count_loops(p->nests[i], &n);
-  return n;
-}
-
-static int stmts_of(const IrProgram *p) { return p->nstmts; }
-
 char *steps_cot(LeirCtx *ctx, const IrProgram *p, const IrProgram *q, const PassCand *c) {
-  SBuf b = {0};
-  const PassInfo *pass = c->pass;
-  sbuf_printf(&b, "Strategy %s (%s level): %s.", pass->name, pass_level_name(pass->level),
-              pass->summary ? pass->summary : "");
-  if (c->nest >= 0) sbuf_printf(&b, " It applies to nest %d", c->nest);
-  else sbuf_puts(&b, " It applies to the program");
-  if (c->site.line > 0) sbuf_printf(&b, " at line %d, column %d", c->site.line, c->site.col);
-  sbuf_puts(&b, ".");
-  sbuf_printf(&b, " Why it is legal: %s.",
-              c->why ? c->why : "the strategy's check found every precondition satisfied");
-  sbuf_printf(&b, " The step %s", pass_cand_spelling(ctx, c));
-  int na = 0, nr = 0;
-  for (int k = 0; k < q->ntensors; k++) na += !ir_find_tensor(p, q->tensors[k]->name);
-  for (int k = 0; k < p->ntensors; k++) nr += !ir_find_tensor(q, p->tensors[k]->name);
-  sbuf_printf(&b, " turns %d nest%s, %d loop%s and %d statement%s into %d, %d and %d", p->nnests,
-              p->nnests == 1 ? "" : "s", loops_of(p), loops_of(p) == 1 ? "" : "s", stmts_of(p),
-              stmts_of(p) == 1 ? "" : "s", q->nnests, loops_of(q), stmts_of(q));
-  if (na || nr) sbuf_printf(&b, ", adds %d tensor%s and removes %d", na, na == 1 ? "" : "s", nr);
-  sbuf_puts(&b, ".");
-  if (c->cls == PASS_T)
-    sbuf_puts(&b, " It is class T: the result agrees with the original within the floating-point tolerance.");
-  else
-    sbuf_puts(&b, " It is class E: the result is bit-identical to the original.");
-  char *s = arena_strdup(&ctx->arena, b.s ? b.s : "");
-  sbuf_free(&b);
-  return s;
+  return cot_text(ctx, p, q, c);
 }
 
 json_t *steps_label_entry(const char *strategy, const char *after, const char *cot) {

@@ -4,7 +4,8 @@
 EXTRA_DIST += passes/README.md
 libleircore_la_SOURCES += passes/pass.h passes/passes.h passes/passmgr.c passes/table.c \
 	passes/rewrite.h passes/rewrite.c passes/names.c passes/deps.h passes/deps.c \
-	passes/layout.h passes/layout.c passes/stepcheck.h passes/stepcheck.c
+	passes/layout.h passes/layout.c passes/stepcheck.h passes/stepcheck.c \
+	passes/cot.h passes/cot.c
 ## graph level (§1)
 libleircore_la_SOURCES += passes/dataflow.h passes/dataflow.c passes/graph.h passes/graph.c
 libleircore_la_SOURCES += passes/operator_fusion.c passes/operator_fission.c passes/compute_inline.c \
@@ -60,3 +61,9 @@ check_PROGRAMS += testsuite/unit/stepcheck_test
 testsuite_unit_stepcheck_test_SOURCES = testsuite/unit/stepcheck_test.c
 testsuite_unit_stepcheck_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_stepcheck_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+## the CoT templates of --emit-steps --format=steptp|chat (issue 40)
+check_PROGRAMS += testsuite/unit/cot_test
+testsuite_unit_cot_test_SOURCES = testsuite/unit/cot_test.c
+testsuite_unit_cot_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_cot_test_LDADD = libleircore.la $(CMOCKA_LIBS)
+EXTRA_DIST += testsuite/unit/cot.expected
