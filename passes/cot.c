@@ -46,7 +46,7 @@ static const CotRow cot_rows[] = {
   {"operator_fusion",
    "Operator fusion of nests {nest} and {next}{site}. The check established that the two nests can share one "
    "body: {why}. The change puts the statements of the second nest into the body of the first, under the loops "
-   "they both have, so the intermediate between them is produced and consumed in one pass." TAIL},
+   "they both have, so both statements run in one pass over those loops, in their original order." TAIL},
   {"operator_fission",
    "Operator fission of nest {nest}{site}. The check established that its statements can run one after the "
    "other in separate nests: {why}. The change gives each statement of the body its own copy of the loops, in "
@@ -61,8 +61,9 @@ static const CotRow cot_rows[] = {
    "the same loops, placed before the nest, and reads that intermediate where the sub-expression was." TAIL},
   {"tensor_concat_to_fuse_operators",
    "Tensor concatenation of nests {nest} and {next}{site}. The check established that the two nests are the "
-   "same computation on different inputs: {why}. The change concatenates their inputs along a new item, "
-   "computes both results in one nest and splits the concatenated result back." TAIL},
+   "same computation on different inputs: {why}. The change copies the two inputs into one tensor concatenated "
+   "along the item they differ in, computes the expression once over it in a nest of twice the extent and copies "
+   "the two halves of the result back into the original outputs." TAIL},
   {"tensor_split_to_decouple_operators",
    "Tensor splitting of nest {nest} along loop '{P:axis}' (extent {E:axis}), split after {P:split} iterations{site}. The check "
    "established that '{P:axis}' may be cut: {why}. The change copies the two halves of the inputs (the first "
@@ -96,7 +97,7 @@ static const CotRow cot_rows[] = {
   {"loop_fusion",
    "Loop fusion in nest {nest} of loop '{P:loop}' (extent {E:loop}) with the loop inside it{site}. The check "
    "established that the pair iterates like one loop: {why}. The change merges the two loops into one loop over "
-   "the product of their extents and rewrites their indices as the quotient and remainder of the new index." TAIL},
+   "the product of their extents and replaces every term outer*inner-extent+inner by the new loop's index." TAIL},
   {"loop_unrolling",
    "Loop unrolling in nest {nest} of loop '{P:loop}' (extent {E:loop}){site}. The check established that the "
    "loop is short and sequential enough to unroll: {why}. The change marks '{P:loop}' as an unrolled (U) loop; "
@@ -207,8 +208,9 @@ static const CotRow cot_rows[] = {
    TAIL},
   {"flashattention_wo_tiling",
    "Flash attention without tiling of the attention chain from nest {nest}{site}. The check established the "
-   "pattern: {why}. The change fuses the online softmax with the following product by V, keeping a running "
-   "output rescaled with the running maximum and divided by the running sum at the end." TAIL},
+   "pattern: {why}. The change fuses the online softmax with the following product by V in one nest, keeping "
+   "a running output that each step rescales by the change of the running maximum and sum; its last element is "
+   "the result." TAIL},
 };
 
 const char *cot_template(const char *name) {
