@@ -16,11 +16,15 @@
  *   {spelling}    the full spelling NAME(k=v,...)
  *   {P:key}       the value of parameter `key`
  *   {next}        {nest}+1
+ *   {S:key}       the tensor that parameter `key` names, quoted, with its
+ *                 type and shape before and after where known: "'D'
+ *                 (f32[4,8] before, f32[8,4] after)"
  *   {kv:k1,k2}    "k1=v1, k2=v2" for those of the keys the candidate has
  *   {E:key}       the extent in the program before of the loop that
  *                 parameter `key` names (in nest {nest}), "?" if none
  *   {counts}      nests, loops and statements before and after
- *   {tensors}     the tensors the step adds and removes
+ *   {tensors}     the tensors the step adds and removes, with their type
+ *                 and shape where known
  *   {transition}  the differing nests: "nests i..j `BEFORE` become nests
  *                 i..k `AFTER`"
  *   {cls}         the exactness class, said in full
@@ -134,7 +138,7 @@ static const CotRow cot_rows[] = {
    "loops and expressions are unchanged." TAIL},
   {"set_storage_layout",
    "Storage layout change ({P:kind}) of intermediate '{P:tensor}'{site}. The check established that the new "
-   "layout is a bijection on its elements: {why}. The change stores '{P:tensor}' in the new layout "
+   "layout is a bijection on its elements: {why}. The change stores {S:tensor} in the new layout "
    "({kv:perm,fuse,item,factor}) by remapping the subscript of every read and "
    "write of it, with no copy." TAIL},
   {"precompute_indices",
@@ -291,6 +295,22 @@ static void transition(SBuf *b, const IrProgram *p, const IrProgram *q) {
   free(tq);
 }
 
+/* "f32[4,8]"; false (nothing written) when t's shape is not known */
+static bool type_text(SBuf *b, const IrTensor *t) {
+  if (!t->shape_known || t->rank < 0) return false;
+  sbuf_printf(b, "%s[", ir_dtype_name(t->dtype));
+  for (int i = 0; i < t->rank; i++) sbuf_printf(b, "%s%lld", i ? "," : "", (long long)t->shape[i]);
+  sbuf_puts(b, "]");
+  return true;
+}
+
+/* " (f32[4,8])" when t's shape is known */
+static void shape(SBuf *b, const IrTensor *t) {
+  SBuf u = {0};
+  if (type_text(&u, t)) sbuf_printf(b, " (%s)", u.s);
+  sbuf_free(&u);
+}
+
 static void name_list(SBuf *b, const IrProgram *in, const IrProgram *notin, const char *verb) {
   int n = 0;
   for (int k = 0; k < in->ntensors; k++) n += !ir_find_tensor(notin, in->tensors[k]->name);
@@ -299,7 +319,10 @@ static void name_list(SBuf *b, const IrProgram *in, const IrProgram *notin, cons
   int m = 0;
   for (int k = 0; k < in->ntensors; k++)
     if (!ir_find_tensor(notin, in->tensors[k]->name))
+    {
       sbuf_printf(b, "%s'%s'", m++ == 0 ? " " : m == n ? " and " : ", ", in->tensors[k]->name);
+      shape(b, in->tensors[k]);
+    }
 }
 
 static void tensors(SBuf *b, const IrProgram *p, const IrProgram *q) {
@@ -372,6 +395,14 @@ static void fill(SBuf *b, const char *t, const IrProgram *p, const IrProgram *q,
       const IrLoop *l = v && c->nest >= 0 && c->nest < p->nnests ? find_loop(p->nests[c->nest], v) : NULL;
       if (l) sbuf_printf(b, "%lld", (long long)l->extent);
       else sbuf_puts(b, "?");
+    } else if (!strncmp(key, "S:", 2)) {
+      const char *v = pass_cand_get(c, key + 2);
+      const IrTensor *x = v ? ir_find_tensor(p, v) : NULL, *y = v ? ir_find_tensor(q, v) : NULL;
+      sbuf_printf(b, "'%s'", v ? v : "-");
+      SBuf u = {0}, w = {0};
+      if (x && y && type_text(&u, x) && type_text(&w, y)) sbuf_printf(b, " (%s before, %s after)", u.s, w.s);
+      sbuf_free(&u);
+      sbuf_free(&w);
     } else if (!strncmp(key, "kv:", 3)) {
       kv(b, c, key + 3);
     } else
