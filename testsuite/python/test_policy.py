@@ -77,6 +77,15 @@ def test_random_policy_seeded(leirc: str, tmp_path: pathlib.Path) -> None:
     assert trace[-1]["evaluations"] == 3 and trace[-1]["stop"] == "max-depth"
 
 
+def test_no_lookahead_keys_without_lookahead(leirc: str, tmp_path: pathlib.Path) -> None:
+    """--lookahead=0: the candidates have the keys they had before the lookahead ones were added."""
+    log = tmp_path / "sent.jsonl"
+    tune(leirc, tmp_path, f"tee {log} | {PY} {POLICIES / 'random_policy.py'}", "matmul.leir", "--tune=policy",
+         "--lookahead=0", "--max-depth=1")
+    first = json.loads(log.read_text().splitlines()[0])
+    assert all({"spelling", "strategy", "level", "class", "estimate"} == set(c) for c in first["candidates"])
+
+
 def test_policy_proposing_a_program(leirc: str, tmp_path: pathlib.Path) -> None:
     """A policy may answer with the program it wants instead of a spelling."""
     script = tmp_path / "propose.py"
