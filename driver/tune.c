@@ -26,7 +26,8 @@
  * other factor.  So each candidate gets the best estimate the model gives
  * it or any program at most N loop_reorder steps (in the nest the step
  * changed) further; with --cost=measure the children are ranked by it for
- * --expand.  When it is below TUNE_LOOKAHEAD_GAIN times the candidate's
+ * --expand, and a --policy is sent it with the path (driver/policy.c).
+ * When it is below TUNE_LOOKAHEAD_GAIN times the candidate's
  * own estimate, the search also follows those reorders once the candidate
  * is kept: each is an ordinary verified and costed step (one evaluation
  * each, within --max-depth), and the programs reached compete in the beam
