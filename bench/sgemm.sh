@@ -30,7 +30,11 @@
 #     --fp-contract=on      22.4      9.5        24.8     21.0
 #   --tune's 6 steps        13.8      5.8        16.9     14.3
 #   OpenBLAS (FMA)          29.8     12.6        31.6     26.7
-# every leirc output without FMA bit-identical to the as-written one.
+# every leirc output without FMA bit-identical to the as-written one.  A
+# repeat 12 minutes later at load 7: 2 threads 1.60 / 19.0 / 25.7 / 13.6 /
+# OpenBLAS 27.0; one core 1.68 / 20.8 / 26.2 / 15.7 / 31.4.  (Before this
+# script passed the thread count, leirc's JIT ran as many threads as CPUs
+# online even under taskset -c 0.)
 # Issue 41 reports, on the same kind of machine and presumably quieter, the
 # pipeline at 29.3 against OpenBLAS's 216 on 2 threads (12% and 91% of this
 # peak) and 13.8 against 108 on one core (12% and 91%), as written 8.5.
