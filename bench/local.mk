@@ -121,6 +121,16 @@ bench-tune: leirc$(EXEEXT)
 	@nice $(SHELL) '$(srcdir)/bench/tune_bench.sh' '$(abs_top_builddir)' \
 	  '$(LEIR_CORPUS)' || test $$? -eq 77
 
+## leirc --tune=greedy against --tune=policy with the cost-model-greedy
+## example policy on SGEMM 1024^3, --cost=model, budgets 8, 32 and 96
+## (issue 37; about a minute).
+EXTRA_DIST += bench/policy_bench.sh
+.PHONY: bench-policy
+bench: bench-policy
+bench-policy: leirc$(EXEEXT)
+	@echo "== leirc --tune=policy (bench/policy_bench.sh)"
+	@$(SHELL) '$(srcdir)/bench/policy_bench.sh' '$(abs_top_builddir)'
+
 ## leirc --serve (issue 37): round-trip latency per tool call (median, p99)
 ## and requests per second over a few corpus programs.
 EXTRA_DIST += bench/serve_bench.py

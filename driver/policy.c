@@ -4,8 +4,11 @@
  * leirc -> policy, one line per program expanded:
  *   {"type":"state","program":TEXT,"depth":D,"cost":S,"original_cost":S0,
  *    "estimate":E, *    "history":[{"spelling":..,"cost":..}],"candidates":[{"spelling":..,
- *    "strategy":..,"level":..,"class":..,"estimate":..}],
+ *    "strategy":..,"level":..,"class":..,"estimate":..,
+ *    "lookahead_estimate":..,"lookahead_path":[SPELLING,..]}],
  *    "evaluations":N,"budget":B,"seed":K}
+ * (the lookahead keys unless --lookahead=0; a policy that does not know
+ * them ignores them)
  * policy -> leirc, one line:
  *   {"choices":["SPELLING", ...]}                 best first
  *   {"choices":[{"spelling":..,"score":X}, ...]}  highest score first
@@ -197,9 +200,15 @@ static char *state_line(const PolicyState *st) {
                                           num(st->hist_cost[i])));
   for (int i = 0; i < st->ncands; i++) {
     const PolicyCand *c = &st->cands[i];
-    json_array_append_new(cands, json_pack("{s:s, s:s, s:s, s:s, s:o}", "spelling", c->spelling, "strategy",
-                                           c->strategy, "level", c->level, "class", c->cls, "estimate",
-                                           num(c->est)));
+    json_t *jc = json_pack("{s:s, s:s, s:s, s:s, s:o}", "spelling", c->spelling, "strategy", c->strategy, "level",
+                           c->level, "class", c->cls, "estimate", num(c->est));
+    if (jc && st->lookahead) {
+      json_t *path = json_array();
+      for (int k = 0; k < c->npath; k++) json_array_append_new(path, json_string(c->path[k]));
+      json_object_set_new(jc, "lookahead_estimate", num(c->look));
+      json_object_set_new(jc, "lookahead_path", path);
+    }
+    json_array_append_new(cands, jc);
   }
   json_t *j = json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:I}", "type", "state", "program",
                         st->program, "depth", st->depth, "cost", num(st->cost), "original_cost",

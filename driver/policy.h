@@ -21,6 +21,12 @@ typedef struct PolicyCand {
   const char *spelling, *strategy, *level, *cls;
   double est;       /* the cost model's estimate (seconds; < 0: none) */
   const char *text; /* the program it makes (canonical, with the header) */
+  /* --lookahead: the estimate of the program at the end of the loop_reorder
+     steps the search takes after this one if it is kept (est when none),
+     and their spellings */
+  double look;
+  const char *const *path;
+  int npath;
 } PolicyCand;
 
 /* The state of the search at the program being expanded. */
@@ -34,6 +40,7 @@ typedef struct PolicyState {
   const double *hist_cost;
   int ncands;
   const PolicyCand *cands;
+  bool lookahead;             /* send the candidates' look and path */
   int evaluations, budget;    /* programs costed so far, and allowed */
   unsigned long long seed;    /* --seed */
 } PolicyState;

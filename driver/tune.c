@@ -26,7 +26,8 @@
  * other factor.  So each candidate gets the best estimate the model gives
  * it or any program at most N loop_reorder steps (in the nest the step
  * changed) further; with --cost=measure the children are ranked by it for
- * --expand.  When it is below TUNE_LOOKAHEAD_GAIN times the candidate's
+ * --expand, and a --policy is sent it with the path (driver/policy.c).
+ * When it is below TUNE_LOOKAHEAD_GAIN times the candidate's
  * own estimate, the search also follows those reorders once the candidate
  * is kept: each is an ordinary verified and costed step (one evaluation
  * each, within --max-depth), and the programs reached compete in the beam
@@ -315,9 +316,11 @@ static void list_cands(Tune *t, Node *n) {
     pd->look = pd->est;
     ptrvec_push(&t->ctx->arena, &n->cands, pd);
   }
+  /* before the policy's choice: the policy is sent each candidate's lookahead
+     estimate and path, and the path of the one it takes is followed */
+  if (t->o->tune.lookahead) lookahead(t, &n->cands);
   if (t->pol && policy_order(t, n)) return; /* the policy's choice, else as without it */
   if (t->pol && t->o->tune.strategy == TUNE_POLICY) rank_by_model = true;
-  if (t->o->tune.lookahead && !t->pol) lookahead(t, &n->cands);
   if (rank_by_model) {
     /* the model's best candidate of each strategy first (so that a
        strategy the model misjudges is still measured once), then the rest,
@@ -417,6 +420,17 @@ static Node *try_step(Tune *t, Node *n, PassCand *c, IrProgram *q, char *text) {
   return m;
 }
 
+/* b, or the best of the programs n->reached[from..] (those the lookahead
+ * paths of n's candidates reached) that ranks before it; dropped ones
+ * left out (b may be NULL). */
+static Node *best_reached(const Node *n, int from, Node *b) {
+  for (int i = from; i < n->reached.n; i++) {
+    Node *r = n->reached.v[i];
+    if (!r->bad && (!b || rank(r, b) < 0)) b = r;
+  }
+  return b;
+}
+
 /* Tries every remaining candidate of n; returns its kept children. */
 static PtrVec *expand(Tune *t, Node *n) {
   list_cands(t, n);
@@ -443,8 +457,10 @@ static bool policy_order(Tune *t, Node *n) {
   PolicyCand *pc = arena_alloc(&t->ctx->arena, sizeof *pc * (size_t)(nc + 1));
   for (int i = 0; i < nc; i++) {
     const Pending *pd = n->cands.v[i];
+    double look = pd->nlook ? pd->look : pd->est;
     pc[i] = (PolicyCand){pass_cand_spelling(t->ctx, pd->c), pd->c->pass->name, pass_level_name(pd->c->pass->level),
-                         pass_class_name(pd->c->cls), isfinite(pd->est) ? pd->est : -1, pd->text};
+                         pass_class_name(pd->c->cls), isfinite(pd->est) ? pd->est : -1, pd->text,
+                         isfinite(look) ? look : -1, pd->path, pd->nlook};
   }
   const char **hs = arena_alloc(&t->ctx->arena, sizeof *hs * (size_t)(n->depth + 1));
   double *hc = arena_alloc(&t->ctx->arena, sizeof *hc * (size_t)(n->depth + 1));
@@ -455,7 +471,8 @@ static bool policy_order(Tune *t, Node *n) {
   double est;
   if (!tune_eval_model(t->te, n->p, &est)) est = -1;
   PolicyState st = {program_text(t->ctx, n->p), n->depth, n->cost, t->orig_cost, est, n->depth, hs, hc, nc, pc,
-                    t->evaluations, t->o->tune.budget, (unsigned long long)t->o->run.seed};
+                    t->o->tune.lookahead > 0, t->evaluations, t->o->tune.budget,
+                    (unsigned long long)t->o->run.seed};
   int *order = arena_alloc(&t->ctx->arena, sizeof *order * (size_t)(nc + 1));
   char why[256];
   int k = policy_ask(t->pol, &st, order, why, sizeof why);
@@ -472,7 +489,8 @@ static bool policy_order(Tune *t, Node *n) {
 }
 
 /* --tune=policy: from the original, take the policy's first choice that
- * verifies, then ask again from there, until it stops choosing (or the
+ * verifies (or, as greedy does, the best program its lookahead path
+ * reached), then ask again from there, until it stops choosing (or the
  * budget, the depth or the time runs out).  The result is the best
  * program on the way. */
 static void policy_walk(Tune *t) {
@@ -485,8 +503,12 @@ static void policy_walk(Tune *t) {
     list_cands(t, cur);
     Node *m = NULL;
     while (!m && cur->next < cur->cands.n && !must_stop(t)) {
-      m = try_cand(t, cur, cur->next++);
-      if (m && !ensure(t, m)) m = NULL;
+      int from = cur->reached.n;
+      Node *k = try_cand(t, cur, cur->next++);
+      /* as greedy: the best of the child and the programs its lookahead
+         path reached, the next best when one fails verification */
+      for (Node *b; k && !m && (b = best_reached(cur, from, k->bad ? NULL : k));)
+        if (ensure(t, b)) m = b;
     }
     if (t->stop) return;
     if (!m) {
@@ -514,10 +536,7 @@ static void greedy(Tune *t) {
       if (!t->stop) t->stop = STOP_EXHAUSTED;
       return;
     }
-    for (int i = 0; i < cur->reached.n; i++) { /* and what the lookahead reached */
-      Node *r = cur->reached.v[i];
-      if (!r->bad && rank(r, b) < 0) b = r;
-    }
+    b = best_reached(cur, 0, b); /* and what the lookahead reached */
     if (rank(b, cur) >= 0 || b->cost >= cur->cost) {
       if (!t->stop) t->stop = STOP_CONVERGED;
       return;
