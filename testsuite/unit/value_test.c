@@ -1,7 +1,7 @@
 /* value_test.c -- the value analysis (ir/value.c, issue 39): every transfer
  * function of SPEC §5 one by one with exact expected results, the literal
  * typing of §5.4, the if_then_else guards, the fixed point over a program's
- * writes; and for each arithmetic transfer
+ * writes, the drop-in ir_expr_range; and for each arithmetic transfer
  * function a soundness sweep: concrete operands drawn from random
  * intervals, computed as the interpreter computes them (interp/ops.h for
  * integers; C doubles for f64), must lie in the abstract result. */
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "interp/ops.h"
+#include "ir/range.h"
 #include "ir/value.h"
 #include "testsuite/unit/unit_prog.h"
 
@@ -505,6 +506,11 @@ static void test_index_exprs(void **state) {
   assert_int_range(ir_value_index(r2->u.ref->sub[0]), 0, 3);
   assert_int_range(ir_value_index(r3->u.ref->sub[0]), 0, 6);
   assert_int_range(ir_value_index(r4->u.ref->sub[0]), 0, 49); /* a square: not -49 */
+  /* ir_expr_range answers from the value analysis */
+  IrRange g = ir_expr_range(r2->u.ref->sub[0]);
+  assert_true(g.ok && g.lo == 0 && g.hi == 3);
+  g = ir_expr_range(r4->u.ref->sub[0]);
+  assert_true(g.ok && g.lo == 0 && g.hi == 49);
   prog_free(&pr);
   /* bounded min/max and comparisons (issue 39), typed: index values
      converted to the statement type i32 */
