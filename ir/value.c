@@ -719,14 +719,24 @@ static bool same_expr(const IrExpr *a, const IrExpr *b) {
   }
 }
 
-static IrValue index_value(const IrValueEnv *env, const IrLoop *l) {
-  int64_t lo = 0, hi = l->extent - 1;
-  for (int i = 0; i < env->nguard; i++)
-    if (env->guard_loop[i] == l) {
-      if (env->guard_lo[i] > lo) lo = env->guard_lo[i];
-      if (env->guard_hi[i] < hi) hi = env->guard_hi[i];
+/* l's range under env's guards; false when empty. */
+static bool loop_range(const IrValueEnv *env, const IrLoop *l, int64_t *lo, int64_t *hi) {
+  *lo = 0, *hi = l->extent - 1;
+  const IrValueGuards *g = env->guards;
+  for (int i = 0; g && i < g->n; i++)
+    if (g->loop[i] == l) {
+      if (g->lo[i] > *lo) *lo = g->lo[i];
+      if (g->hi[i] < *hi) *hi = g->hi[i];
     }
-  if (lo > hi) return ir_value_bottom();
+  return *lo <= *hi;
+}
+
+static IrValue index_value(const IrValueEnv *env, const IrLoop *l) {
+  int64_t lo, hi;
+  if (!loop_range(env, l, &lo, &hi)) {
+    if (!env->empty_as_point) return ir_value_bottom();
+    hi = lo;
+  }
   return ir_value_int(lo, hi);
 }
 
@@ -755,9 +765,12 @@ static IrValue call(const IrValueEnv *env, const IrExpr *e) {
     IrValueEnv ce = *env;
     ce.st = DT_NONE; /* comparisons on integers (§5.4) */
     IrValue c = expr(&ce, a[0]);
-    IrValueEnv te = *env, fe = *env;
-    IrValue x = ir_value_guard(&te, a[0], true) ? operand(&te, a[1], t) : ir_value_bottom();
-    IrValue y = ir_value_guard(&fe, a[0], false) ? operand(&fe, a[2], t) : ir_value_bottom();
+    IrValueEnv ge = *env; /* (guards: never NULL below ir_value_expr) */
+    int n0 = ge.guards->n;
+    IrValue x = ir_value_guard(&ge, a[0], true) ? operand(&ge, a[1], t) : ir_value_bottom();
+    ge.guards->n = n0;
+    IrValue y = ir_value_guard(&ge, a[0], false) ? operand(&ge, a[2], t) : ir_value_bottom();
+    ge.guards->n = n0;
     return ir_value_select(c, x, y);
   }
   case F_MAX:
@@ -784,7 +797,22 @@ static IrValue call(const IrValueEnv *env, const IrExpr *e) {
   }
 }
 
+static IrValue expr1(const IrValueEnv *env, const IrExpr *e);
+
 static IrValue expr(const IrValueEnv *env, const IrExpr *e) {
+  IrValueBudget *b = env->budget;
+  if (!b) return expr1(env, e);
+  if (b->depth >= b->max) {
+    b->capped = true;
+    return ir_value_top();
+  }
+  b->depth++;
+  IrValue v = expr1(env, e);
+  b->depth--;
+  return v;
+}
+
+static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
   IrDType t = op_type(env, e);
   switch (e->kind) {
   case E_INT: return env->st == DT_NONE ? ir_value_int(e->u.ilit.value, e->u.ilit.value) : ir_value_literal((double)e->u.ilit.value, t);
@@ -849,11 +877,20 @@ static IrValue expr(const IrValueEnv *env, const IrExpr *e) {
   }
 }
 
-IrValue ir_value_expr(const IrValueEnv *env, const IrExpr *e) { return expr(env, e); }
+/* Below this entry, env->guards is never NULL: one stack of guards per
+   evaluation (if_then_else pushes and pops). */
+IrValue ir_value_expr(const IrValueEnv *env, const IrExpr *e) {
+  if (env->guards) return expr(env, e);
+  IrValueGuards g;
+  g.n = 0;
+  IrValueEnv ge = *env;
+  ge.guards = &g;
+  return expr(&ge, e);
+}
 
 IrValue ir_value_index(const IrExpr *e) {
   IrValueEnv env = {.st = DT_NONE};
-  return expr(&env, e);
+  return ir_value_expr(&env, e);
 }
 
 /* ------------------------------------------------------------ guards */
@@ -917,39 +954,35 @@ static bool narrow(IrValueEnv *env, const IrLoop *l, int64_t k, IrOp op, IrValue
   case OP_EQ: lo = ylo, hi = yhi; break;
   default: { /* i != c: only at the ends of i's range */
     if (ylo != yhi) return true;
-    IrValue cur = index_value(env, l);
-    if (cur.bottom) return false;
-    if (cur.ilo == ylo) lo = sat_add(ylo, 1);
-    else if (cur.ihi == ylo) hi = sat_add(ylo, -1);
+    int64_t clo, chi;
+    if (!loop_range(env, l, &clo, &chi)) return false;
+    if (clo == ylo) lo = sat_add(ylo, 1);
+    else if (chi == ylo) hi = sat_add(ylo, -1);
     else return true;
   }
   }
-  int g = -1;
-  for (int i = 0; i < env->nguard; i++)
-    if (env->guard_loop[i] == l) g = i;
-  if (g < 0) {
-    if (env->nguard == IR_VALUE_MAX_GUARDS) return true; /* forget: still sound */
-    g = env->nguard++;
-    env->guard_loop[g] = l;
-    env->guard_lo[g] = 0;
-    env->guard_hi[g] = l->extent - 1;
-  }
-  if (lo > env->guard_lo[g]) env->guard_lo[g] = lo;
-  if (hi < env->guard_hi[g]) env->guard_hi[g] = hi;
-  return env->guard_lo[g] <= env->guard_hi[g] && env->guard_lo[g] <= l->extent - 1 && env->guard_hi[g] >= 0;
+  IrValueGuards *g = env->guards;
+  if (!g || g->n == IR_VALUE_MAX_GUARDS) return true; /* forget: still sound */
+  g->loop[g->n] = l;
+  g->lo[g->n] = lo;
+  g->hi[g->n] = hi;
+  g->n++;
+  int64_t nlo, nhi;
+  return loop_range(env, l, &nlo, &nhi);
 }
 
 static bool pair(IrValueEnv *env, const IrExpr *x, IrOp op, const IrExpr *y) {
   IrValueEnv ie = *env;
   ie.st = DT_NONE;
   int64_t k;
+  bool ok = true;
   const IrLoop *l = index_plus(x, &k);
-  if (l && !narrow(env, l, k, op, expr(&ie, y))) return false;
+  if (l) ok &= narrow(env, l, k, op, expr(&ie, y));
   ie = *env;
   ie.st = DT_NONE;
   l = index_plus(y, &k);
-  if (l && !narrow(env, l, k, flip(op), expr(&ie, x))) return false;
-  return true;
+  if (l) ok &= narrow(env, l, k, flip(op), expr(&ie, x));
+  return ok;
 }
 
 bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth) {
@@ -957,7 +990,8 @@ bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth) {
   if (cond->kind == E_BINARY && (cond->u.bin.op == OP_AND || cond->u.bin.op == OP_OR)) {
     bool conj = (cond->u.bin.op == OP_AND) == truth; /* both sides hold (with truth) */
     if (!conj) return true;
-    return ir_value_guard(env, cond->u.bin.a, truth) && ir_value_guard(env, cond->u.bin.b, truth);
+    bool a = ir_value_guard(env, cond->u.bin.a, truth);
+    return ir_value_guard(env, cond->u.bin.b, truth) && a;
   }
   if (cond->kind != E_CMP) return true;
   int n = cond->u.cmp.n;
@@ -965,9 +999,9 @@ bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth) {
     if (n != 2) return true;
     return pair(env, cond->u.cmp.operand[0], negate(cond->u.cmp.op[0]), cond->u.cmp.operand[1]);
   }
-  for (int i = 1; i < n; i++)
-    if (!pair(env, cond->u.cmp.operand[i - 1], cond->u.cmp.op[i - 1], cond->u.cmp.operand[i])) return false;
-  return true;
+  bool ok = true;
+  for (int i = 1; i < n; i++) ok &= pair(env, cond->u.cmp.operand[i - 1], cond->u.cmp.op[i - 1], cond->u.cmp.operand[i]);
+  return ok;
 }
 
 /* ------------------------------------------------------------ the program */
@@ -994,7 +1028,7 @@ static IrValue self_cb(void *user, const IrTensor *t) {
 
 IrValue ir_value_in_program(const IrValueProgram *vp, const IrExpr *e, IrDType st) {
   IrValueEnv env = {.tensor = tensor_cb, .user = (void *)vp, .inputs_finite = vp->inputs_finite, .st = st};
-  return expr(&env, e);
+  return ir_value_expr(&env, e);
 }
 
 /* Widening: a bound that still moves goes to the end of the type. */
@@ -1054,7 +1088,7 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
       IrValueEnv env = {.tensor = s->init == INIT_REDUCE ? self_cb : tensor_cb,
                         .user = s->init == INIT_REDUCE ? (void *)&sr : (void *)out,
                         .inputs_finite = inputs_finite, .st = st};
-      IrValue v = ir_value_convert(expr(&env, s->rhs), st);
+      IrValue v = ir_value_convert(ir_value_expr(&env, s->rhs), st);
       IrValue old = out->tensors[t->id], nw = ir_value_join(old, v);
       if (ir_value_eq(old, nw)) continue;
       if (round >= WIDEN_AFTER) nw = widen(old, nw, st);

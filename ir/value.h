@@ -91,7 +91,23 @@ IrValue ir_value_convert(IrValue a, IrDType to);
 IrValue ir_value_literal(double v, IrDType st);
 
 /* ---- expressions */
-enum { IR_VALUE_MAX_GUARDS = 16 };
+enum { IR_VALUE_MAX_GUARDS = 64 };
+/* A bound on the nodes being evaluated at once (the recursion through
+ * tensor callbacks included): beyond it a value is unknown and `capped` is
+ * set. */
+typedef struct IrValueBudget {
+  int depth, max;
+  bool capped;
+} IrValueBudget;
+/* Loop ranges narrowed by enclosing if_then_else guards: a stack (a loop
+ * may have several entries: they intersect).  Narrow with ir_value_guard;
+ * restore by setting n back. */
+typedef struct IrValueGuards {
+  int n;
+  const IrLoop *loop[IR_VALUE_MAX_GUARDS];
+  int64_t lo[IR_VALUE_MAX_GUARDS], hi[IR_VALUE_MAX_GUARDS];
+} IrValueGuards;
+
 typedef struct IrValueEnv {
   /* The value of a read of tensor t; NULL: every value of its dtype
    * (finite floats when inputs_finite). */
@@ -101,10 +117,13 @@ typedef struct IrValueEnv {
   /* DT_NONE: index arithmetic (exact int64, index variables as they are);
    * else the statement type (literals and index variables converted to it). */
   IrDType st;
-  /* Loop ranges narrowed by enclosing if_then_else guards. */
-  int nguard;
-  const IrLoop *guard_loop[IR_VALUE_MAX_GUARDS];
-  int64_t guard_lo[IR_VALUE_MAX_GUARDS], guard_hi[IR_VALUE_MAX_GUARDS];
+  IrValueBudget *budget; /* NULL: none */
+  /* A guard that leaves a loop no value: the branch is unreachable (its
+   * values bottom), or, with empty_as_point, the loop takes the narrowed
+   * lower bound alone (sema's convention: the branch is still checked). */
+  bool empty_as_point;
+  /* The enclosing guards' narrowed loop ranges; NULL: none. */
+  IrValueGuards *guards;
 } IrValueEnv;
 
 /* The value of e (bound by sema) under env. */
@@ -112,8 +131,9 @@ IrValue ir_value_expr(const IrValueEnv *env, const IrExpr *e);
 /* Index arithmetic: e under an environment with st = DT_NONE, no tensor
  * information and no guards. */
 IrValue ir_value_index(const IrExpr *e);
-/* Narrows env's loop ranges by `cond` being true (truth) or false; false
- * when that is impossible (the branch is unreachable). */
+/* Narrows env's loop ranges (env->guards, which must not be NULL) by `cond`
+ * being true (truth) or false; false when that is impossible (the branch is
+ * unreachable). */
 bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth);
 
 /* ---- the program: the values every tensor can hold, the least fixed point

@@ -529,10 +529,11 @@ static void test_guards(void **state) {
   LOAD(&pr, "%in A : f32[130]\n%out C : f32[130]\n"
                              "L^{130}_{c=0}[C^{f32,g}_{c}=if_then_else(1<=c<129,A^{f32,g}_{c-1},0);];\n");
   const IrExpr *ite = rhs_of(&pr, 0);
-  IrValueEnv env = {.st = DT_NONE};
+  IrValueGuards g1 = {0}, g2 = {0};
+  IrValueEnv env = {.st = DT_NONE, .guards = &g1};
   assert_true(ir_value_guard(&env, ite->u.call.args[0], true));
   assert_int_range(ir_value_expr(&env, ite->u.call.args[1]->u.ref->sub[0]), 0, 127);
-  IrValueEnv no = {.st = DT_NONE};
+  IrValueEnv no = {.st = DT_NONE, .guards = &g2};
   assert_true(ir_value_guard(&no, ite->u.call.args[0], false)); /* a chain's negation: not narrowed */
   assert_int_range(ir_value_expr(&no, ite->u.call.args[1]->u.ref->sub[0]), -1, 128);
   prog_free(&pr);
