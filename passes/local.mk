@@ -3,7 +3,7 @@
 ## one).
 EXTRA_DIST += passes/README.md
 libleircore_la_SOURCES += passes/pass.h passes/passes.h passes/passmgr.c passes/table.c \
-	passes/rewrite.h passes/rewrite.c passes/names.c passes/deps.h passes/deps.c \
+	passes/rewrite.h passes/rewrite.c passes/rewrite_bounds.c passes/rewrite_build.c passes/names.c passes/deps.h passes/deps.c \
 	passes/layout.h passes/layout.c passes/stepcheck.h passes/stepcheck.c
 ## graph level (§1)
 libleircore_la_SOURCES += passes/dataflow.h passes/dataflow.c passes/graph.h passes/graph.c
