@@ -944,8 +944,8 @@ static int64_t sat_add(int64_t a, int64_t b) {
 /* i + k op y: narrows i's range.  False when empty. */
 static bool narrow(IrValueEnv *env, const IrLoop *l, int64_t k, IrOp op, IrValue y) {
   if (!l || !y.iok || y.bottom) return true;
+  if (k == INT64_MIN) return true; /* (-k would overflow) */
   int64_t lo = INT64_MIN, hi = INT64_MAX, ylo = sat_add(y.ilo, -k), yhi = sat_add(y.ihi, -k);
-  if (k == INT64_MIN) return true;
   switch (op) {
   case OP_LT: hi = sat_add(yhi, -1); break;
   case OP_LE: hi = yhi; break;
