@@ -164,3 +164,14 @@ EXTRA_DIST += bench/import_bench.py
 .PHONY: bench-import
 bench-import:
 	PYTHONPATH='$(abs_top_srcdir)/python' $(PYTHON) '$(srcdir)/bench/import_bench.py'
+
+## Issue 39: candidates and legal candidates per strategy over the corpus,
+## with a digest of the legal spellings (compare two builds line by line).
+EXTRA_PROGRAMS += bench/candidates_table
+bench_candidates_table_SOURCES = bench/candidates_table.c bench/bench_prog.c bench/bench_prog.h
+bench_candidates_table_LDADD = libleircore.la
+.PHONY: bench-candidates
+bench: bench-candidates
+bench-candidates: bench/candidates_table$(EXEEXT)
+	@echo "== legal candidates per strategy (bench/candidates_table)"
+	@./bench/candidates_table '$(LEIR_CORPUS)' || test $$? -eq 77

@@ -4,6 +4,7 @@ libleircore_la_SOURCES += ir/ir.h ir/ir.c ir/arena.c ir/diag.c ir/print.c \
 libleircore_la_SOURCES += ir/memlimit.h ir/memlimit.c
 libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
 libleircore_la_SOURCES += ir/range.h ir/range.c
+libleircore_la_SOURCES += ir/value.h ir/value.c
 libleircore_la_SOURCES += ir/strength.h ir/strength.c
 libleircore_la_SOURCES += ir/contract.h ir/contract.c
 libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h
@@ -20,3 +21,11 @@ testsuite_unit_memlimit_test_SOURCES = testsuite/unit/memlimit_test.c \
 	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
 testsuite_unit_memlimit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_memlimit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
+
+## The value analysis (issue 39): transfer functions one by one, soundness
+## sweeps against the interpreter's operations, guards, the fixed point
+check_PROGRAMS += testsuite/unit/value_test
+testsuite_unit_value_test_SOURCES = testsuite/unit/value_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_value_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_value_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm

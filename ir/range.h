@@ -14,9 +14,10 @@ typedef struct IrRange {
   int64_t lo, hi;
 } IrRange;
 
-/* The range of e when simple (integer literals, loop indices over their
- * whole extents, + - * and floor division/modulo by a positive constant,
- * without int64 overflow); ok = false otherwise. */
+/* The range of e (loop indices over their whole extents, no guard) as the
+ * value analysis finds it (ir/value.h: ir_value_index): ok when it proves
+ * int64 bounds with no int64 overflow anywhere in e; ok = false otherwise
+ * (e.g. a tensor read outside a modulo, a division by what may be zero). */
 IrRange ir_expr_range(const IrExpr *e);
 
 #endif

@@ -614,10 +614,10 @@ static bool analyse(LeirCtx *ctx, IrProgram *p, const IrDeclList *side, bool kee
 
   sema_classify_init(ctx, p);
   SemaCtx sc = {.ctx = ctx, .p = p};
+  sc.budget.max = SEMA_MAX_RECURSION;
   sc.writers = arena_alloc(&ctx->arena, sizeof(PtrVec) * (size_t)(p->ntensors ? p->ntensors : 1));
   sc.visiting = arena_alloc(&ctx->arena, sizeof(int) * (size_t)(p->ntensors ? p->ntensors : 1));
-  sc.tvalue = arena_alloc(&ctx->arena, sizeof(Interval) * (size_t)(p->ntensors ? p->ntensors : 1));
-  sc.tovf = arena_alloc(&ctx->arena, sizeof(bool) * (size_t)(p->ntensors ? p->ntensors : 1));
+  sc.tvalue = arena_alloc(&ctx->arena, sizeof(IrValue) * (size_t)(p->ntensors ? p->ntensors : 1));
   for (int i = 0; i < p->nstmts; i++)
     ptrvec_push(&ctx->arena, &sc.writers[p->stmts[i]->lhs->tensor->id], p->stmts[i]);
   sema_infer_shapes(&sc);

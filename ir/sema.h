@@ -3,6 +3,7 @@
 #define LEIR_SEMA_H
 
 #include "ir/ir.h"
+#include "ir/value.h"
 
 /* Integer interval [lo, hi] of an index expression; ok=false when unbounded
  * or not computable (non-constant divisor, float operand, ...). */
@@ -20,8 +21,10 @@ typedef struct SemaCtx SemaCtx;
 #define SEMA_MAX_RECURSION (2 * IR_MAX_DEPTH)
 
 /* The value range of an index expression over the ranges [0, extent-1] of
- * the loops it mentions (bound by sema), reading index tensors through their
- * defining statements.  Sets *overflow on int64 overflow. */
+ * the loops it mentions (bound by sema) narrowed by the enclosing guards
+ * (sc->guards), reading index tensors through their defining statements:
+ * the value analysis (ir/value.h) in exact int64 arithmetic.  Sets
+ * *overflow on int64 overflow. */
 Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *overflow);
 
 /* Shape inference of §9.3 for every tensor whose shape is not declared. */
@@ -36,26 +39,18 @@ struct SemaCtx {
   IrProgram *p;
   /* per-tensor list of the statements writing it (text order) */
   PtrVec *writers; /* indexed by tensor id */
-  /* The value ranges of index tensors, computed once each (tensor_values
-     in shape.c): visiting[id] is 0 (not yet), 1 (being computed: a cycle
-     reaches it) or 2 (tvalue[id] and tovf[id] hold the result). */
+  /* The values of index tensors, computed once each (tensor_values in
+     shape.c): visiting[id] is 0 (not yet), 1 (being computed: a cycle
+     reaches it) or 2 (tvalue[id] holds the result). */
   int *visiting;
-  Interval *tvalue;
-  bool *tovf;
-  /* Recursion of sema_interval through index tensors, bounded by
-     SEMA_MAX_RECURSION; `capped` records that the bound cut a result. */
-  int depth;
-  bool capped;
+  IrValue *tvalue;
+  /* The nodes being evaluated at once, the recursion through index tensors
+     included, bounded by SEMA_MAX_RECURSION; `capped` records that the
+     bound cut a result. */
+  IrValueBudget budget;
   /* Narrowed index ranges inside a branch of if_then_else (§9.3: guarded
-     reads): a stack of (loop, lo, hi). */
-  int novr;
-  IrLoop *ovr_loop[64];
-  int64_t ovr_lo[64], ovr_hi[64];
+     reads): narrowed with ir_value_guard, restored by resetting guards.n. */
+  IrValueGuards guards;
 };
-
-/* Pushes the ranges implied by `cond` being `truth`; returns the number of
-   entries pushed (pop them with sema_pop_ranges). */
-int sema_push_ranges(SemaCtx *sc, const IrExpr *cond, bool truth);
-void sema_pop_ranges(SemaCtx *sc, int n);
 
 #endif

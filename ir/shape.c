@@ -8,11 +8,6 @@ static const Interval unknown = {false, false, 0, 0};
 
 static Interval iv(int64_t lo, int64_t hi, bool exact) { return (Interval){true, exact, lo, hi}; }
 
-static int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 /* Does any index name occur in both expressions?  (Exactness of sums.) */
 static void collect_idx(IrExpr *e, void *user) {
   PtrVec *v = user;
@@ -30,246 +25,126 @@ static bool share_index(const IrExpr *a, const IrExpr *b) {
   return false;
 }
 
-static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf);
+static IrValue tensor_values(void *user, const IrTensor *t);
 
-/* a mod b for b > 0, in [0, b): unlike a - floordiv(a, b) * b, it cannot
-   overflow (a = INT64_MIN). */
-static int64_t floormod(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  return r < 0 ? r + b : r;
+/* The value analysis of index arithmetic under sc's guards: exact int64
+   arithmetic, index tensors read through their writers, a guard that
+   leaves no value taken at its lower bound (the branch is still checked). */
+static IrValueEnv env_of(SemaCtx *sc, IrValueGuards *g) {
+  return (IrValueEnv){.tensor = sc->writers ? tensor_values : NULL,
+                      .user = sc,
+                      .st = DT_NONE,
+                      .budget = &sc->budget,
+                      .empty_as_point = true,
+                      .guards = g};
 }
 
-static Interval interval_of(SemaCtx *sc, const IrExpr *e, bool *ovf);
-
-Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *ovf) {
-  if (sc->depth >= SEMA_MAX_RECURSION) {
-    sc->capped = true;
-    return unknown;
-  }
-  sc->depth++;
-  Interval r = interval_of(sc, e, ovf);
-  sc->depth--;
-  return r;
+static IrValue value_of(SemaCtx *sc, const IrExpr *e) {
+  IrValueEnv env = env_of(sc, &sc->guards);
+  return ir_value_expr(&env, e);
 }
 
-static Interval interval_of(SemaCtx *sc, const IrExpr *e, bool *ovf) {
-  Interval a, b;
-  int64_t r[4];
+/* Narrows sc's guards by cond being truth; returns the depth to restore. */
+static int push_guard(SemaCtx *sc, const IrExpr *cond, bool truth) {
+  int n0 = sc->guards.n;
+  IrValueEnv env = env_of(sc, &sc->guards);
+  ir_value_guard(&env, cond, truth);
+  return n0;
+}
+
+static bool known(IrValue v) { return !v.bottom && v.iok && !v.inexact && !v.may_nan && !v.may_inf; }
+
+/* Are the bounds of e's range attained (affine with every index once)?
+   A property of the expression's form, not of its range. */
+static bool attained(SemaCtx *sc, const IrExpr *e) {
   switch (e->kind) {
-  case E_INT: return iv(e->u.ilit.value, e->u.ilit.value, true);
-  case E_INDEX: {
-    if (!e->u.index.loop) return unknown;
-    int64_t lo = 0, hi = e->u.index.loop->extent - 1;
-    for (int i = 0; i < sc->novr; i++)
-      if (sc->ovr_loop[i] == e->u.index.loop) {
-        if (sc->ovr_lo[i] > lo) lo = sc->ovr_lo[i];
-        if (sc->ovr_hi[i] < hi) hi = sc->ovr_hi[i];
-      }
-    if (lo > hi) hi = lo; /* an unreachable branch */
-    return iv(lo, hi, true);
-  }
-  case E_PAREN: return sema_interval(sc, e->u.paren, ovf);
-  case E_UNARY:
-    a = sema_interval(sc, e->u.unary.a, ovf);
-    if (!a.ok) return a;
-    if (e->u.unary.op == OP_POS) return a;
-    if (a.lo == INT64_MIN) { *ovf = true; return unknown; }
-    return iv(-a.hi, -a.lo, a.exact);
-  case E_REF:
-    if (!e->u.ref->tensor || !sc->writers) return unknown;
-    a = tensor_values(sc, e->u.ref->tensor, ovf);
-    a.exact = false;
-    return a;
+  case E_INT:
+  case E_INDEX: return true;
+  case E_PAREN: return attained(sc, e->u.paren);
+  case E_UNARY: return attained(sc, e->u.unary.a);
   case E_BINARY:
-    a = sema_interval(sc, e->u.bin.a, ovf);
-    b = sema_interval(sc, e->u.bin.b, ovf);
-    if (!a.ok || !b.ok) return unknown;
     switch (e->u.bin.op) {
     case OP_ADD:
-      if (__builtin_add_overflow(a.lo, b.lo, &r[0]) || __builtin_add_overflow(a.hi, b.hi, &r[1])) break;
-      return iv(r[0], r[1], a.exact && b.exact && !share_index(e->u.bin.a, e->u.bin.b));
     case OP_SUB:
-      if (__builtin_sub_overflow(a.lo, b.hi, &r[0]) || __builtin_sub_overflow(a.hi, b.lo, &r[1])) break;
-      return iv(r[0], r[1], a.exact && b.exact && !share_index(e->u.bin.a, e->u.bin.b));
+      return attained(sc, e->u.bin.a) && attained(sc, e->u.bin.b) && !share_index(e->u.bin.a, e->u.bin.b);
     case OP_MUL: {
-      if (__builtin_mul_overflow(a.lo, b.lo, &r[0]) || __builtin_mul_overflow(a.lo, b.hi, &r[1]) ||
-          __builtin_mul_overflow(a.hi, b.lo, &r[2]) || __builtin_mul_overflow(a.hi, b.hi, &r[3]))
-        break;
-      int64_t lo = r[0], hi = r[0];
-      for (int i = 1; i < 4; i++) {
-        if (r[i] < lo) lo = r[i];
-        if (r[i] > hi) hi = r[i];
-      }
-      bool constant = (a.lo == a.hi) || (b.lo == b.hi);
-      return iv(lo, hi, a.exact && b.exact && constant);
+      if (!attained(sc, e->u.bin.a) || !attained(sc, e->u.bin.b)) return false;
+      IrValue a = value_of(sc, e->u.bin.a), b = value_of(sc, e->u.bin.b);
+      return (known(a) && a.ilo == a.ihi) || (known(b) && b.ilo == b.ihi);
     }
-    case OP_FLOORDIV:
-      if (b.lo != b.hi || b.lo <= 0) return unknown;
-      return iv(floordiv(a.lo, b.lo), floordiv(a.hi, b.lo), false);
-    case OP_MOD:
-      if (b.lo != b.hi || b.lo <= 0) return unknown;
-      if (floordiv(a.lo, b.lo) == floordiv(a.hi, b.lo))
-        return iv(floormod(a.lo, b.lo), floormod(a.hi, b.lo), false);
-      return iv(0, b.lo - 1, false);
-    default: return unknown;
+    default: return false;
     }
-    *ovf = true;
-    return unknown;
-  default: return unknown;
+  default: return false;
   }
+}
+
+Interval sema_interval(SemaCtx *sc, const IrExpr *e, bool *ovf) {
+  IrValue v = value_of(sc, e);
+  if (v.inexact) *ovf = true;
+  if (!known(v)) return unknown;
+  return iv(v.ilo, v.ihi, attained(sc, e));
 }
 
 bool ir_index_overflows_unguarded(LeirCtx *ctx, const IrExpr *e) {
   SemaCtx sc = {.ctx = ctx}; /* no writers: a read's range is unknown */
+  sc.budget.max = SEMA_MAX_RECURSION;
   bool ovf = false;
   sema_interval(&sc, e, &ovf);
   return ovf;
 }
 
 /* The values an integer index tensor can hold: the union over its writing
- * statements of the range of their right sides.  Inputs are unbounded.
+ * statements of the values of their right sides (exact int64 arithmetic, as
+ * the reads' subscripts).  Inputs are unbounded.
  *
  * The result does not depend on the reader: the writers run for every value
- * of their loops, so the narrowed ranges of the reader's guards (sc->ovr_*)
- * do not apply to them.  That makes the result a property of the tensor,
- * computed once (without this, a chain of tensors each reading the previous
- * one twice took exponential time).  A result cut by SEMA_MAX_RECURSION is
- * not kept: another reader may reach the tensor from less deep. */
-static Interval tensor_values(SemaCtx *sc, IrTensor *t, bool *ovf) {
-  if (!ir_dtype_is_signed_int(t->dtype) && !ir_dtype_is_unsigned_int(t->dtype) && t->dtype != DT_BOOL)
-    return unknown;
-  if (t->dtype == DT_BOOL) return iv(0, 1, false);
-  PtrVec *w = &sc->writers[t->id];
-  if (w->n == 0 || sc->visiting[t->id] == 1) return unknown;
-  if (sc->visiting[t->id] == 2) {
-    *ovf |= sc->tovf[t->id];
-    return sc->tvalue[t->id];
-  }
-  sc->visiting[t->id] = 1;
-  int saved_novr = sc->novr;
-  bool saved_capped = sc->capped;
-  sc->novr = 0;
-  sc->capped = false;
+ * of their loops, so the narrowed ranges of the reader's guards do not apply
+ * to them.  That makes the result a property of the tensor, computed once
+ * (without this, a chain of tensors each reading the previous one twice took
+ * exponential time).  A result cut by SEMA_MAX_RECURSION is not kept:
+ * another reader may reach the tensor from less deep. */
+static IrValue tensor_values(void *user, const IrTensor *ct) {
+  SemaCtx *sc = user;
+  IrValue top = ir_value_top();
+  if (!ir_dtype_is_signed_int(ct->dtype) && !ir_dtype_is_unsigned_int(ct->dtype) && ct->dtype != DT_BOOL)
+    return top;
+  if (ct->dtype == DT_BOOL) return ir_value_int(0, 1);
+  PtrVec *w = &sc->writers[ct->id];
+  if (w->n == 0 || sc->visiting[ct->id] == 1) return top;
+  if (sc->visiting[ct->id] == 2) return sc->tvalue[ct->id];
+  sc->visiting[ct->id] = 1;
+  bool saved_capped = sc->budget.capped;
+  sc->budget.capped = false;
+  IrValueGuards fresh; /* the writers see none of the reader's guards */
   bool o = false;
-  Interval u = unknown;
+  IrValue u = ir_value_bottom();
   for (int i = 0; i < w->n; i++) {
     IrStmt *s = w->v[i];
-    if (s->self_ref) { u = unknown; break; }
-    Interval x = sema_interval(sc, s->rhs, &o);
-    if (!x.ok) { u = unknown; break; }
-    if (!u.ok) u = x;
-    else {
-      if (x.lo < u.lo) u.lo = x.lo;
-      if (x.hi > u.hi) u.hi = x.hi;
+    if (s->self_ref) {
+      u = top;
+      break;
     }
+    fresh.n = 0;
+    IrValueEnv env = env_of(sc, &fresh);
+    IrValue x = ir_value_expr(&env, s->rhs);
+    o |= x.inexact;
+    if (!known(x)) {
+      u = top;
+      break;
+    }
+    u = ir_value_join(u, x);
   }
-  sc->novr = saved_novr;
-  *ovf |= o;
-  if (sc->capped) {
-    sc->visiting[t->id] = 0;
+  if (u.bottom) u = top;
+  u.inexact = o; /* an overflow in a writer is reported at every read */
+  if (sc->budget.capped) {
+    sc->visiting[ct->id] = 0;
   } else {
-    sc->visiting[t->id] = 2;
-    sc->tvalue[t->id] = u;
-    sc->tovf[t->id] = o;
+    sc->visiting[ct->id] = 2;
+    sc->tvalue[ct->id] = u;
   }
-  sc->capped |= saved_capped;
+  sc->budget.capped |= saved_capped;
   return u;
 }
-
-/* ------------------------------------------------------------ guards */
-
-static const IrExpr *strip(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
-/* Matches `i`, `i+k`, `i-k` (k an integer literal); *k receives the offset. */
-static IrLoop *index_plus_const(const IrExpr *e, int64_t *k) {
-  e = strip(e);
-  *k = 0;
-  if (e->kind == E_INDEX) return e->u.index.loop;
-  if (e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB)) {
-    const IrExpr *a = strip(e->u.bin.a), *b = strip(e->u.bin.b);
-    if (a->kind == E_INDEX && b->kind == E_INT) {
-      *k = e->u.bin.op == OP_ADD ? b->u.ilit.value : -b->u.ilit.value;
-      return a->u.index.loop;
-    }
-  }
-  return NULL;
-}
-
-static IrOp negate(IrOp op) {
-  switch (op) {
-  case OP_LT: return OP_GE;
-  case OP_LE: return OP_GT;
-  case OP_GT: return OP_LE;
-  case OP_GE: return OP_LT;
-  case OP_EQ: return OP_NE;
-  default: return OP_EQ;
-  }
-}
-
-static IrOp mirror(IrOp op) {
-  switch (op) {
-  case OP_LT: return OP_GT;
-  case OP_LE: return OP_GE;
-  case OP_GT: return OP_LT;
-  case OP_GE: return OP_LE;
-  default: return op;
-  }
-}
-
-static int push_one(SemaCtx *sc, const IrExpr *x, IrOp op, const IrExpr *y) {
-  int64_t k;
-  IrLoop *l = index_plus_const(x, &k);
-  if (!l) {
-    l = index_plus_const(y, &k);
-    if (!l) return 0;
-    const IrExpr *t = x;
-    x = y;
-    y = t;
-    op = mirror(op);
-  }
-  if (op == OP_NE || sc->novr == 64) return 0;
-  bool ovf = false;
-  Interval b = sema_interval(sc, y, &ovf);
-  if (!b.ok || ovf || b.lo < INT64_MIN / 4 || b.hi > INT64_MAX / 4 || k < INT64_MIN / 4 || k > INT64_MAX / 4)
-    return 0;
-  /* i + k op y  =>  i op y - k */
-  int64_t lo = INT64_MIN / 2, hi = INT64_MAX / 2;
-  switch (op) {
-  case OP_LT: hi = b.hi - 1 - k; break;
-  case OP_LE: hi = b.hi - k; break;
-  case OP_GT: lo = b.lo + 1 - k; break;
-  case OP_GE: lo = b.lo - k; break;
-  case OP_EQ: lo = b.lo - k; hi = b.hi - k; break;
-  default: return 0;
-  }
-  sc->ovr_loop[sc->novr] = l;
-  sc->ovr_lo[sc->novr] = lo;
-  sc->ovr_hi[sc->novr] = hi;
-  sc->novr++;
-  return 1;
-}
-
-int sema_push_ranges(SemaCtx *sc, const IrExpr *cond, bool truth) {
-  cond = strip(cond);
-  if (cond->kind == E_BINARY && cond->u.bin.op == OP_AND && truth)
-    return sema_push_ranges(sc, cond->u.bin.a, true) + sema_push_ranges(sc, cond->u.bin.b, true);
-  if (cond->kind == E_BINARY && cond->u.bin.op == OP_OR && !truth)
-    return sema_push_ranges(sc, cond->u.bin.a, false) + sema_push_ranges(sc, cond->u.bin.b, false);
-  if (cond->kind != E_CMP) return 0;
-  if (!truth) {
-    if (cond->u.cmp.n != 2) return 0;
-    return push_one(sc, cond->u.cmp.operand[0], negate(cond->u.cmp.op[0]), cond->u.cmp.operand[1]);
-  }
-  int n = 0;
-  for (int i = 0; i + 1 < cond->u.cmp.n; i++)
-    n += push_one(sc, cond->u.cmp.operand[i], cond->u.cmp.op[i], cond->u.cmp.operand[i + 1]);
-  return n;
-}
-
-void sema_pop_ranges(SemaCtx *sc, int n) { sc->novr -= n; }
 
 /* ------------------------------------------------------------ shapes */
 
@@ -326,10 +201,10 @@ static void find_reads(ShapeAcc *acc, IrExpr *e) {
   case E_PAREN: find_reads(acc, e->u.paren); break;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++) {
-      int pushed = 0;
-      if (e->u.call.func == F_ITE && i > 0) pushed = sema_push_ranges(acc->sc, e->u.call.args[0], i == 1);
+      int n0 = acc->sc->guards.n;
+      if (e->u.call.func == F_ITE && i > 0) push_guard(acc->sc, e->u.call.args[0], i == 1);
       find_reads(acc, e->u.call.args[i]);
-      sema_pop_ranges(acc->sc, pushed);
+      acc->sc->guards.n = n0;
     }
     break;
   default: break;
@@ -426,9 +301,9 @@ static void check_expr(RangeCk *rc, IrExpr *e);
    read that may be out of bounds, and the ranges cond implies. */
 static void check_guarded(RangeCk *rc, IrExpr *e, const IrExpr *cond, bool truth) {
   rc->guarded++;
-  int pushed = sema_push_ranges(rc->sc, cond, truth);
+  int n0 = push_guard(rc->sc, cond, truth);
   check_expr(rc, e);
-  sema_pop_ranges(rc->sc, pushed);
+  rc->sc->guards.n = n0;
   rc->guarded--;
 }
 

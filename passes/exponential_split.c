@@ -12,7 +12,7 @@
  * REC: X must be a term of P's top-level sum (`...±X±rest`, or `-X` first),
  * else the reference's text split changes the value; the shift needs k to
  * be a loop of the nest and X not written in it (so X_{..,k-1} is
- * defined); y may not be infinite (mathpat.c, mp_may_be_inf: inf-inf is
+ * defined); y may not be infinite (mathpat_values.c, mp_may_be_inf: inf-inf is
  * NaN), nor bring an index into an initialised reduction (mp_split_y);
  * neither U-y nor y±rest may compute in an unsigned type (the shift's
  * literal 0 has the statement type); the statement type must be a float
@@ -196,7 +196,7 @@ static void enumerate(PassCtx *pc) {
 }
 
 /* Integer arithmetic in t may wrap: unsigned below 0, signed narrower than
- * 64 bits beyond its range (only i64 is taken not to, as mathpat.c's sign
+ * 64 bits beyond its range (only i64 is taken not to, as mathpat_values.c's sign
  * analysis takes it). */
 static bool may_wrap(IrDType t) { return !ir_dtype_is_float(t) && t != DT_I64; }
 

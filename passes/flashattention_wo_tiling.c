@@ -8,7 +8,7 @@
  * nest k+3 (another nest between the division and the product is refused:
  * REF silently drops it); P is read by the product only, S by the sum and
  * the division only, and both are intermediates that disappear; the rules
- * of §4.18 on M and X (mathpat.c); the division's P and the product's P
+ * of §4.18 on M and X (mathpat_chain.c); the division's P and the product's P
  * have subscripts of distinct loop indices, which map the product's
  * indices onto the fused nest's (same extents); the product reduces over
  * the image of r only and uses all its loops; the copy nest passes the tx

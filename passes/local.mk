@@ -3,7 +3,7 @@
 ## one).
 EXTRA_DIST += passes/README.md
 libleircore_la_SOURCES += passes/pass.h passes/passes.h passes/passmgr.c passes/table.c \
-	passes/rewrite.h passes/rewrite.c passes/names.c passes/deps.h passes/deps.c \
+	passes/rewrite.h passes/rewrite.c passes/rewrite_bounds.c passes/rewrite_build.c passes/names.c passes/deps.h passes/deps.c \
 	passes/layout.h passes/layout.c passes/stepcheck.h passes/stepcheck.c \
 	passes/cot.h passes/cot.c
 ## graph level (§1)
@@ -27,7 +27,8 @@ libleircore_la_SOURCES += passes/factorization.c passes/expand_factorization.c p
 	passes/expand_powsimp.c passes/expand_log.c passes/logsimp.c passes/collect.c \
 	passes/expand_collect.c
 ## math level (§4.13-§4.20)
-libleircore_la_SOURCES += passes/mathpat.h passes/mathpat.c
+libleircore_la_SOURCES += passes/mathpat.h passes/mathpat.c passes/mathpat_values.c \
+	passes/mathpat_chain.c passes/mathpat_split.c
 libleircore_la_SOURCES += passes/partially_equivalent_then_correct.c
 libleircore_la_SOURCES += passes/normal_loop_max_to_prefix_max.c
 libleircore_la_SOURCES += passes/normal_loop_summation_on_exp_to_prefix_summation_on_exp.c

@@ -3,7 +3,7 @@
  *
  * Pre (REF): a single-statement nest `M=max(M,X)` (X a tensor reference
  * other than M) where X's subscript has one item more than M's, the
- * reduction index r.  REC (mathpat.c, mp_match_max): X's subscript is M's
+ * reduction index r.  REC (mathpat_chain.c, mp_match_max): X's subscript is M's
  * with the bare index r inserted (REF tests membership by substring); M's
  * items are distinct loop indices or constants; the statement has the
  * implicit -inf initialisation of SPEC §9.5 (M not written earlier) and

@@ -2,7 +2,7 @@
  * §4.18: a running max and a running exp-sum in one nest.
  *
  * Pre (REF): nest k is `M=max(M,X)` and nest k+1, with the same loops, is
- * `S=S+exp(X-M)` (same X and M as text).  REC (mathpat.c): the max rules
+ * `S=S+exp(X-M)` (same X and M as text).  REC (mathpat_chain.c): the max rules
  * of §4.14 (mp_match_max, strict: every loop of extent > 1 is used, or the
  * sum would repeat); S has the implicit 0 initialisation and M's
  * subscript; M is an intermediate with no declared shape, written only by

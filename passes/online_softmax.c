@@ -3,7 +3,7 @@
  *
  * Pre (REF): the §4.18 pattern (nest k `M=max(M,X)`, nest k+1 with the
  * same loops `S=S+exp(X-M)`) and a later statement `Y=exp(X-M)/S` (same
- * X, M, S as text).  REC: the §4.18 rules (mathpat.c), and S, which
+ * X, M, S as text).  REC: the §4.18 rules (mathpat_chain.c), and S, which
  * disappears, is an intermediate with no declared shape, written only by
  * the sum and not used before it.
  * Rewrite (G fresh with S's tags): nest k becomes the fused nest of §4.18,

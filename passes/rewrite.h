@@ -1,6 +1,7 @@
 /* rewrite.h -- helpers shared by the passes: fresh names (names.c), queries
- * on nests and statements and tree rewriting (rewrite.c).  Definitions from
- * STRATEGIES §0.2. */
+ * on nests and statements (rewrite.c), constants and bounds
+ * (rewrite_bounds.c), accumulation forms, numbers and tree rewriting
+ * (rewrite_build.c).  Definitions from STRATEGIES §0.2. */
 #ifndef LEIR_PASSES_REWRITE_H
 #define LEIR_PASSES_REWRITE_H
 
@@ -161,7 +162,7 @@ int rw_divisors(int64_t n, int64_t *f, int max);
 const char *rw_hw_limits(PassCtx *pc, const IrNest *n);
 const char *rw_hw_limits_loops(PassCtx *pc, IrLoop *const *loops, int n);
 
-/* ------------------------------------------------------------ rewriting */
+/* ------------------------------------------------------------ rewriting (rewrite_build.c) */
 
 /* Replaces index `name` by a copy of `repl` inside every subscript of e
  * (values outside subscripts are left alone).  A replacement that is not

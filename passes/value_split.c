@@ -5,11 +5,11 @@
  * min max sqrt abs exp log if_then_else erf ** (so: no call, no power); a
  * tensor X other than the left side, named once in the statement and
  * referenced with one text throughout the nest's right sides.  y as in
- * §4.15 (mathpat.c, mp_split_ys) with identity 1 (mul) or 0 (add) for the
+ * §4.15 (mathpat_split.c, mp_split_ys) with identity 1 (mul) or 0 (add) for the
  * shift; mul also excludes nests whose text has `,0)` or `-`.
  * REC: X is an operand of the right side (not an index inside a
  * subscript); y may not be infinite, and unless --unsafe-math it must be
- * of moderate magnitude (mathpat.c, mp_immoderate: not computed with exp,
+ * of moderate magnitude (mathpat_values.c, mp_immoderate: not computed with exp,
  * log, powers, reductions, products or quotients of non-constants -- a
  * huge y cancels X in X+y-y, and overflows to inf/inf in X/y*y, as in the
  * corpus's GELU); mul: the statement's type is a float type (integer
@@ -17,7 +17,7 @@
  * exp, sqrt(..+eps), sums of exp, ...) unless --unsafe-math; add: the
  * statement's type is not bool; both: (unless --unsafe-math) neither X nor
  * what is computed from the statement's result is read in a divisor not
- * proved positive (mathpat.c, mp_divisor_rule).
+ * proved positive (mathpat_values.c, mp_divisor_rule).
  * Rewrite: X becomes `X/y*y` / `X+y-y`, in parentheses when the text has
  * `-`, `*` or `/` just before X or `*` or `/` just after it (as REF writes
  * it: `A-C` becomes `A+y-y-C`).  When X is the right

@@ -307,7 +307,7 @@ static void test_fresh_inputs_rule_linear(void **state) {
   sbuf_free(&b);
 }
 
-/* The sign analysis (mathpat.c: is a divisor, a log's argument, a split's
+/* The sign analysis (mathpat_values.c: is a divisor, a log's argument, a split's
  * y positive?) on programs whose tensors read one another in a cycle (a
  * read before the write gives the tensor's initial value): the signs are
  * the least fixed point of the writers' rules, so a cycle proves nothing by

@@ -1,0 +1,1111 @@
+/* value.c -- see value.h. */
+#include "ir/value.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ domain */
+
+static double imin(double a, double b) { return a < b ? a : b; }
+static double imax(double a, double b) { return a > b ? a : b; }
+
+IrValue ir_value_bottom(void) { return (IrValue){.bottom = true}; }
+
+IrValue ir_value_top(void) {
+  return (IrValue){.lo = -INFINITY, .hi = INFINITY, .may_zero = true, .may_nan = true, .may_inf = true};
+}
+
+IrValue ir_value_int(int64_t lo, int64_t hi) {
+  return (IrValue){.integral = true, .iok = true, .ilo = lo, .ihi = hi, .lo = (double)lo, .hi = (double)hi,
+                   .may_zero = lo <= 0 && hi >= 0};
+}
+
+IrValue ir_value_real(double lo, double hi) {
+  return (IrValue){.lo = lo, .hi = hi, .may_zero = lo <= 0 && hi >= 0};
+}
+
+/* A real hull [lo, hi] (no NaN); integral and int64 bounds when they fit. */
+static IrValue hull(double lo, double hi, bool integral) {
+  if (integral && lo >= -0x1p63 && hi < 0x1p63) return ir_value_int((int64_t)lo, (int64_t)hi);
+  IrValue v = ir_value_real(lo, hi);
+  v.integral = integral;
+  return v;
+}
+
+IrValue ir_value_const(double v) {
+  if (isnan(v)) return (IrValue){.lo = INFINITY, .hi = -INFINITY, .may_nan = true};
+  IrValue r = hull(v, v, v == floor(v) && isfinite(v));
+  r.may_inf = isinf(v);
+  return r;
+}
+
+static bool int_range(IrDType t, int64_t *lo, int64_t *hi) {
+  switch (t) {
+  case DT_I8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+  case DT_I16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+  case DT_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+  case DT_I64: *lo = INT64_MIN, *hi = INT64_MAX; return true;
+  case DT_U8: *lo = 0, *hi = UINT8_MAX; return true;
+  case DT_U16: *lo = 0, *hi = UINT16_MAX; return true;
+  case DT_U32: *lo = 0, *hi = UINT32_MAX; return true;
+  case DT_BOOL: *lo = 0, *hi = 1; return true;
+  default: return false; /* floats; u64 does not fit int64 */
+  }
+}
+
+static bool is_int_type(IrDType t) { return ir_dtype_is_signed_int(t) || ir_dtype_is_unsigned_int(t) || t == DT_BOOL; }
+
+static double float_max(IrDType t) {
+  switch (t) {
+  case DT_F16: return 65504.0;
+  case DT_BF16: return 3.3895313892515355e38;
+  case DT_F32: return FLT_MAX;
+  default: return DBL_MAX;
+  }
+}
+
+/* The smallest positive value of a float type (a smaller magnitude rounds
+   to zero). */
+static double float_tiny(IrDType t) {
+  switch (t) {
+  case DT_F16: return 5.960464477539063e-08;
+  case DT_BF16: return 9.183549615799121e-41;
+  case DT_F32: return 1.401298464324817e-45;
+  default: return 4.9406564584124654e-324;
+  }
+}
+
+IrValue ir_value_of_dtype(IrDType t, bool finite) {
+  int64_t lo, hi;
+  if (int_range(t, &lo, &hi)) return ir_value_int(lo, hi);
+  if (t == DT_U64) {
+    IrValue v = ir_value_real(0, 18446744073709551615.0);
+    v.integral = true;
+    return v;
+  }
+  if (finite) return ir_value_real(-float_max(t), float_max(t));
+  return ir_value_top();
+}
+
+IrValue ir_value_join(IrValue a, IrValue b) {
+  if (a.bottom) return b;
+  if (b.bottom) return a;
+  IrValue r = {0};
+  r.integral = a.integral && b.integral;
+  r.iok = a.iok && b.iok && r.integral;
+  if (r.iok) {
+    r.ilo = a.ilo < b.ilo ? a.ilo : b.ilo;
+    r.ihi = a.ihi > b.ihi ? a.ihi : b.ihi;
+  }
+  r.lo = imin(a.lo, b.lo);
+  r.hi = imax(a.hi, b.hi);
+  r.may_zero = a.may_zero || b.may_zero;
+  r.may_nan = a.may_nan || b.may_nan;
+  r.may_inf = a.may_inf || b.may_inf;
+  r.inexact = a.inexact || b.inexact;
+  return r;
+}
+
+bool ir_value_eq(IrValue a, IrValue b) {
+  if (a.bottom || b.bottom) return a.bottom == b.bottom;
+  return a.integral == b.integral && a.iok == b.iok && (!a.iok || (a.ilo == b.ilo && a.ihi == b.ihi)) &&
+         (a.lo == b.lo || (isnan(a.lo) && isnan(b.lo))) && (a.hi == b.hi || (isnan(a.hi) && isnan(b.hi))) &&
+         a.may_zero == b.may_zero && a.may_nan == b.may_nan && a.may_inf == b.may_inf && a.inexact == b.inexact;
+}
+
+bool ir_value_nonneg(IrValue v) { return v.bottom || (!v.may_nan && v.lo >= 0); }
+bool ir_value_pos(IrValue v) { return v.bottom || (!v.may_nan && v.lo >= 0 && !v.may_zero); }
+bool ir_value_nonpos(IrValue v) { return v.bottom || (!v.may_nan && v.hi <= 0); }
+bool ir_value_neg(IrValue v) { return v.bottom || (!v.may_nan && v.hi <= 0 && !v.may_zero); }
+bool ir_value_finite(IrValue v) { return v.bottom || (!v.may_nan && !v.may_inf); }
+bool ir_value_bounded(IrValue v, double bound) {
+  return ir_value_finite(v) && (v.bottom || (v.lo >= -bound && v.hi <= bound));
+}
+
+/* Proven nonzero (NaN counts as nonzero, as a condition) / proven zero. */
+static bool truthy(IrValue v) { return !v.may_zero; }
+static bool falsy(IrValue v) { return !v.may_nan && !v.may_inf && v.lo == 0 && v.hi == 0; }
+
+/* ------------------------------------------------------------ the type */
+
+/* A float result whose magnitude may be below the type's smallest value
+   rounds to zero (underflow): zero joins the hull. */
+static IrValue underflow(IrValue r, IrDType t) {
+  double tiny = float_tiny(t);
+  if (r.lo <= tiny && r.hi >= -tiny && !(r.lo > r.hi)) {
+    r.may_zero = true;
+    if (r.lo > 0) r.lo = 0;
+    if (r.hi < 0) r.hi = 0;
+  }
+  return r;
+}
+
+/* The result of exact arithmetic r (iok when it fit int64; else its real
+   hull) done in dtype t. */
+static IrValue in_type(IrValue r, IrDType t) {
+  if (r.bottom) return r;
+  if (t == DT_NONE) {
+    if (!r.integral) r = underflow(r, DT_F64);
+    return r;
+  }
+  if (is_int_type(t) || t == DT_U64) {
+    int64_t lo, hi;
+    bool fits;
+    if (t == DT_U64) fits = r.iok && r.ilo >= 0, lo = 0, hi = INT64_MAX;
+    else fits = int_range(t, &lo, &hi) && r.iok && r.ilo >= lo && r.ihi <= hi;
+    if (fits && !r.may_nan && !r.may_inf) return r;
+    IrValue w = ir_value_of_dtype(t, true);
+    w.may_zero = true;
+    w.inexact = true;
+    return w;
+  }
+  /* a float type: the hull was computed in double; a narrower type rounds
+     its results once more (up to half an ulp of the type outwards: widen by
+     2^-9 relative, which keeps signs), except small integers, exact in
+     every float type */
+  double m = float_max(t);
+  r.iok = false;
+  if (t != DT_F64) {
+    if (isfinite(r.lo) && ir_dtype_literal_value(t, r.lo) != r.lo) r.lo -= fabs(r.lo) * 0x1p-9;
+    if (isfinite(r.hi) && ir_dtype_literal_value(t, r.hi) != r.hi) r.hi += fabs(r.hi) * 0x1p-9;
+  }
+  r = underflow(r, t);
+  if (r.hi > m) {
+    if (!(r.may_inf && r.hi == INFINITY)) r.inexact = true;
+    r.hi = INFINITY;
+    r.may_inf = true;
+  }
+  if (r.lo < -m) {
+    if (!(r.may_inf && r.lo == -INFINITY)) r.inexact = true;
+    r.lo = -INFINITY;
+    r.may_inf = true;
+  }
+  return r;
+}
+
+/* Operands of integer arithmetic: both integral with int64 bounds, in an
+   integer type (or DT_NONE). */
+static bool int_op(IrValue a, IrValue b, IrDType t) {
+  return (t == DT_NONE || is_int_type(t) || t == DT_U64) && a.iok && b.iok;
+}
+
+static double minabs(IrValue v) {
+  if (v.lo <= 0 && v.hi >= 0) return 0;
+  return imin(fabs(v.lo), fabs(v.hi));
+}
+static double maxabs(IrValue v) { return imax(fabs(v.lo), fabs(v.hi)); }
+
+/* An integer op of unknown result in type t (its operands unknown, or a
+   divisor that may be 0: not an overflow). */
+static IrValue unknown_int(IrDType t, IrValue a, IrValue b) {
+  IrValue r = t == DT_NONE ? ir_value_real(-INFINITY, INFINITY) : ir_value_of_dtype(t, true);
+  r.integral = true;
+  r.may_zero = true;
+  r.inexact = a.inexact || b.inexact;
+  return r;
+}
+
+/* Exact integer arithmetic that left int64 (index arithmetic that would
+   wrap): unknown, and inexact. */
+static IrValue overflow(IrValue a, IrValue b) {
+  IrValue r = unknown_int(DT_NONE, a, b);
+  r.inexact = true;
+  return r;
+}
+
+static IrValue finish(IrValue r, IrValue a, IrValue b) {
+  r.inexact |= a.inexact || b.inexact;
+  r.may_nan |= a.may_nan || b.may_nan;
+  return r;
+}
+
+/* ------------------------------------------------------------ arithmetic */
+
+IrValue ir_value_neg_(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  if (a.iok) {
+    if (a.ilo == INT64_MIN) return in_type(overflow(a, a), t);
+    IrValue r = ir_value_int(-a.ihi, -a.ilo);
+    r.may_zero = a.may_zero;
+    return in_type(finish(r, a, a), t);
+  }
+  IrValue r = a;
+  r.lo = -a.hi;
+  r.hi = -a.lo;
+  return in_type(r, t);
+}
+
+static IrValue addsub(IrValue a, IrValue b, IrDType t, bool sub) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  if (int_op(a, b, t)) {
+    int64_t lo, hi;
+    bool o = sub ? __builtin_sub_overflow(a.ilo, b.ihi, &lo) || __builtin_sub_overflow(a.ihi, b.ilo, &hi)
+                 : __builtin_add_overflow(a.ilo, b.ilo, &lo) || __builtin_add_overflow(a.ihi, b.ihi, &hi);
+    if (o) return in_type(overflow(a, b), t);
+    return in_type(finish(ir_value_int(lo, hi), a, b), t);
+  }
+  if (sub) {
+    double x = b.lo;
+    b.lo = -b.hi;
+    b.hi = -x;
+  }
+  double lo = a.lo + b.lo, hi = a.hi + b.hi;
+  if (isnan(lo)) lo = -INFINITY;
+  if (isnan(hi)) hi = INFINITY;
+  bool flt = ir_dtype_is_float(t);
+  IrValue r = hull(lo, hi, a.integral && b.integral && !flt);
+  if (flt) r.iok = false, r.integral = false;
+  r.may_inf = a.may_inf || b.may_inf;
+  r.may_nan = a.may_inf && b.may_inf && ((a.hi == INFINITY && b.lo == -INFINITY) || (a.lo == -INFINITY && b.hi == INFINITY));
+  return in_type(finish(r, a, b), t);
+}
+
+IrValue ir_value_add(IrValue a, IrValue b, IrDType t) { return addsub(a, b, t, false); }
+IrValue ir_value_sub(IrValue a, IrValue b, IrDType t) { return addsub(a, b, t, true); }
+
+static double mulb(double x, double y) { return x == 0 || y == 0 ? 0 : x * y; }
+
+IrValue ir_value_mul(IrValue a, IrValue b, IrDType t) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  IrValue r;
+  if (int_op(a, b, t)) {
+    int64_t p[4];
+    if (__builtin_mul_overflow(a.ilo, b.ilo, &p[0]) || __builtin_mul_overflow(a.ilo, b.ihi, &p[1]) ||
+        __builtin_mul_overflow(a.ihi, b.ilo, &p[2]) || __builtin_mul_overflow(a.ihi, b.ihi, &p[3]))
+      return in_type(overflow(a, b), t);
+    int64_t lo = p[0], hi = p[0];
+    for (int i = 1; i < 4; i++) {
+      if (p[i] < lo) lo = p[i];
+      if (p[i] > hi) hi = p[i];
+    }
+    r = ir_value_int(lo, hi);
+    r.may_zero = a.may_zero || b.may_zero;
+    return in_type(finish(r, a, b), t);
+  }
+  double c[4] = {mulb(a.lo, b.lo), mulb(a.lo, b.hi), mulb(a.hi, b.lo), mulb(a.hi, b.hi)};
+  double lo = c[0], hi = c[0];
+  for (int i = 1; i < 4; i++) lo = imin(lo, c[i]), hi = imax(hi, c[i]);
+  bool flt = ir_dtype_is_float(t);
+  r = hull(lo, hi, a.integral && b.integral && !flt);
+  if (flt) r.iok = false, r.integral = false;
+  r.may_zero = a.may_zero || b.may_zero || (lo <= 0 && hi >= 0 && flt && minabs(a) * minabs(b) <= float_tiny(t));
+  r.may_inf = a.may_inf || b.may_inf;
+  r.may_nan = (a.may_zero && b.may_inf) || (b.may_zero && a.may_inf);
+  return in_type(finish(r, a, b), t);
+}
+
+IrValue ir_value_square(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  /* the same value twice: never negative (before any wrap); zero only from
+     a zero or an underflow; NaN only from a NaN (inf*0 needs two values) */
+  bool flt = ir_dtype_is_float(t);
+  if (!flt && a.iok) {
+    IrValue r = ir_value_mul(a, a, DT_NONE); /* exact, then the type */
+    if (r.iok) {
+      int64_t m = a.ilo <= 0 && a.ihi >= 0 ? 0 : (a.ilo > 0 ? a.ilo : -a.ihi), q = 0;
+      if (!__builtin_mul_overflow(m, m, &q) && q > r.ilo) r.ilo = q;
+      if (r.ilo < 0) r.ilo = 0;
+      r.lo = (double)r.ilo;
+      r.may_zero = a.may_zero;
+    }
+    return in_type(r, t);
+  }
+  IrValue r = ir_value_mul(a, a, t);
+  if (!flt) return r;
+  double l2 = minabs(a) * minabs(a);
+  double lo = t != DT_F64 ? l2 - l2 * 0x1p-9 : l2;
+  r.lo = imax(imax(r.lo, 0), imin(lo, r.hi));
+  r.may_nan = a.may_nan;
+  r.may_zero = a.may_zero || l2 <= float_tiny(t);
+  if (r.may_zero) r.lo = 0;
+  return r;
+}
+
+/* Integer division with both operands' int64 bounds; floor or truncation. */
+static int64_t divi(int64_t a, int64_t b, bool floor_) {
+  int64_t q = a / b;
+  if (floor_ && a % b != 0 && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+static IrValue int_divide(IrValue a, IrValue b, IrDType t, bool floor_) {
+  if (b.may_zero || (b.ilo < 0 && b.ihi > 0)) {
+    /* a divisor that may be 0 (or of both signs): |q| <= |a| when not 0 */
+    if (b.may_zero || a.ilo == INT64_MIN) return in_type(unknown_int(t, a, b), t);
+    int64_t m = a.ihi > -a.ilo ? a.ihi : -a.ilo;
+    IrValue r = ir_value_int(-m, m);
+    return in_type(finish(r, a, b), t);
+  }
+  if ((a.ilo == INT64_MIN) && b.ilo <= -1 && b.ihi >= -1) return in_type(overflow(a, b), t);
+  int64_t c[4] = {divi(a.ilo, b.ilo, floor_), divi(a.ilo, b.ihi, floor_), divi(a.ihi, b.ilo, floor_),
+                  divi(a.ihi, b.ihi, floor_)};
+  int64_t lo = c[0], hi = c[0];
+  for (int i = 1; i < 4; i++) {
+    if (c[i] < lo) lo = c[i];
+    if (c[i] > hi) hi = c[i];
+  }
+  IrValue r = ir_value_int(lo, hi);
+  return in_type(finish(r, a, b), t);
+}
+
+static IrValue real_divide(IrValue a, IrValue b, IrDType t) {
+  IrValue r;
+  bool bpos = b.lo > 0 || (b.lo >= 0 && !b.may_zero), bneg = b.hi < 0 || (b.hi <= 0 && !b.may_zero);
+  if ((b.lo > 0 || b.hi < 0)) {
+    double c[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < 4; i++) {
+      if (isnan(c[i])) lo = -INFINITY, hi = INFINITY; /* inf/inf */
+      else lo = imin(lo, c[i]), hi = imax(hi, c[i]);
+    }
+    r = ir_value_real(lo, hi);
+  } else if ((ir_value_nonneg(a) && bpos) || (ir_value_nonpos(a) && bneg)) {
+    r = ir_value_real(0, INFINITY);
+  } else if ((ir_value_nonneg(a) && bneg) || (ir_value_nonpos(a) && bpos)) {
+    r = ir_value_real(-INFINITY, 0);
+  } else {
+    r = ir_value_real(-INFINITY, INFINITY);
+  }
+  bool flt = t == DT_NONE || ir_dtype_is_float(t);
+  double tiny = flt && t != DT_NONE ? float_tiny(t) : 0;
+  r.may_zero = a.may_zero || b.may_inf || maxabs(b) == INFINITY || (flt && minabs(a) / maxabs(b) <= tiny);
+  if (!r.may_zero && r.lo <= 0 && r.hi >= 0) r.may_zero = false;
+  r.may_inf = a.may_inf || (b.may_zero && (!a.may_zero || a.lo != 0 || a.hi != 0));
+  r.may_nan = (a.may_zero && b.may_zero) || (a.may_inf && b.may_inf);
+  return in_type(finish(r, a, b), t);
+}
+
+IrValue ir_value_div(IrValue a, IrValue b, IrDType t) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  if (int_op(a, b, t)) return int_divide(a, b, t, false);
+  if (is_int_type(t) || t == DT_U64) return in_type(unknown_int(t, a, b), t);
+  return real_divide(a, b, t);
+}
+
+IrValue ir_value_floordiv(IrValue a, IrValue b, IrDType t) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  if (int_op(a, b, t)) return int_divide(a, b, t, true);
+  if (is_int_type(t) || t == DT_U64) return in_type(unknown_int(t, a, b), t);
+  IrValue q = real_divide(a, b, t);
+  q.lo = floor(q.lo);
+  q.hi = floor(q.hi);
+  q.may_zero = q.lo <= 0 && q.hi >= 0;
+  q.integral = false;
+  return q;
+}
+
+static int64_t fmodi(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+IrValue ir_value_mod(IrValue a, IrValue b, IrDType t) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  IrValue r;
+  /* integers (any integral dividend in index arithmetic): the result has
+     the divisor's sign and is smaller in magnitude */
+  if (int_op(a, b, t) || (t == DT_NONE && b.iok && a.integral)) {
+    if (b.may_zero || (b.ilo <= 0 && b.ihi >= 0)) return in_type(unknown_int(t, a, b), t);
+    if (b.ilo > 0) {
+      if (a.iok && b.ilo == b.ihi && divi(a.ilo, b.ilo, true) == divi(a.ihi, b.ilo, true))
+        r = ir_value_int(fmodi(a.ilo, b.ilo), fmodi(a.ihi, b.ilo));
+      else if (a.iok && a.ilo >= 0 && a.ihi < b.ilo)
+        r = ir_value_int(a.ilo, a.ihi), r.may_zero = a.may_zero;
+      else
+        r = ir_value_int(0, b.ihi - 1);
+    } else {
+      if (a.iok && a.ihi <= 0 && a.ilo > b.ihi) r = ir_value_int(a.ilo, a.ihi), r.may_zero = a.may_zero;
+      else r = ir_value_int(b.ilo + 1, 0);
+    }
+    return in_type(finish(r, a, b), t);
+  }
+  if (is_int_type(t) || t == DT_U64) return in_type(unknown_int(t, a, b), t);
+  /* floats: a - floor(a/b)*b, rounded: the divisor's sign up to rounding
+     (a/b rounding up to an integer gives a tiny value of the other sign) */
+  /* |a - floor(a/b)*b| <= |b| plus the rounding of a/b and of the
+     product, a few ulps of a */
+  double eps = t == DT_F16 ? 0x1p-10 : t == DT_BF16 ? 0x1p-7 : t == DT_F32 ? 0x1p-23 : 0x1p-52;
+  double m = maxabs(b) + 4 * eps * maxabs(a);
+  r = ir_value_real(-m, m);
+  r.may_nan = b.may_zero || a.may_inf || b.may_inf;
+  r.may_inf = m == INFINITY;
+  if (!(maxabs(a) / minabs(b) < float_max(t == DT_NONE ? DT_F64 : t) / 2)) { /* a/b overflows: a - inf*b */
+    r.lo = -INFINITY, r.hi = INFINITY;
+    r.may_inf = true;
+  }
+  return in_type(finish(r, a, b), t);
+}
+
+IrValue ir_value_pow(IrValue a, IrValue b, IrDType t) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  bool kconst = !b.may_nan && !b.may_inf && b.lo == b.hi;
+  double k = b.lo;
+  if (kconst && k == 0) return in_type(ir_value_const(1), t); /* x**0 = 1, NaN included */
+  if (kconst && k == 1) return in_type(a, t);
+  if (kconst && k == 2) return ir_value_square(a, t);
+  if (kconst && k == 0.5) { /* pow(x, 0.5): sqrt, but pow(-inf, 0.5) = +inf and pow(-0, 0.5) = +0 */
+    IrValue r = ir_value_sqrt(a, t);
+    if (a.may_inf && a.lo == -INFINITY) r.may_inf = true, r.hi = INFINITY;
+    return r;
+  }
+  if (is_int_type(t) || t == DT_U64) return in_type(unknown_int(t, a, b), t);
+  if (kconst && k == floor(k) && fabs(k) <= 64) {
+    bool even = fmod(k, 2) == 0;
+    IrValue p;
+    double m = minabs(a), M = maxabs(a), n = fabs(k);
+    if (even) p = ir_value_real(pow(m, n), pow(M, n));
+    else p = ir_value_real(a.lo < 0 ? -pow(-a.lo, n) : pow(a.lo, n), a.hi < 0 ? -pow(-a.hi, n) : pow(a.hi, n));
+    /* leirc's pow (ir/mathlib.c) or repeated products: a few roundings */
+    if (isfinite(p.lo)) p.lo -= fabs(p.lo) * 0x1p-20;
+    if (isfinite(p.hi)) p.hi += fabs(p.hi) * 0x1p-20;
+    p.may_zero = a.may_zero || pow(m, n) <= (t == DT_NONE ? 0 : float_tiny(t));
+    p.may_inf = a.may_inf;
+    p.may_nan = a.may_nan;
+    p.inexact = a.inexact;
+    p = in_type(p, t);
+    if (k > 0) return p;
+    IrValue q = real_divide(ir_value_const(1), p, t);
+    if (even && !(q.lo > q.hi)) { /* pow(±0, -2k) = +inf: never negative */
+      q.lo = imax(q.lo, 0);
+      q.hi = imax(q.hi, 0);
+    }
+    return q;
+  }
+  /* a real exponent: exp(b*log(a)) for a > 0; NaN for a < 0 */
+  IrValue r = ir_value_real(ir_value_nonneg(a) ? 0 : -INFINITY, INFINITY);
+  r.may_nan = !ir_value_nonneg(a) || a.may_nan || b.may_nan;
+  r.may_inf = true;
+  r.may_zero = true;
+  r.inexact = a.inexact || b.inexact;
+  return in_type(r, t);
+}
+
+/* ------------------------------------------------------------ comparisons, logic */
+
+static IrValue boolean(bool can_true, bool can_false) {
+  return ir_value_int(can_false ? 0 : 1, can_true ? 1 : 0);
+}
+
+IrValue ir_value_cmp(IrOp op, IrValue a, IrValue b) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  bool nan = a.may_nan || b.may_nan;
+  bool t = true, f = true;
+  bool empty = a.lo > a.hi || b.lo > b.hi; /* only NaN */
+  if (!empty) {
+    switch (op) {
+    case OP_LT: t = a.lo < b.hi, f = a.hi >= b.lo; break;
+    case OP_LE: t = a.lo <= b.hi, f = a.hi > b.lo; break;
+    case OP_GT: t = a.hi > b.lo, f = a.lo <= b.hi; break;
+    case OP_GE: t = a.hi >= b.lo, f = a.lo < b.hi; break;
+    case OP_EQ: t = a.lo <= b.hi && b.lo <= a.hi, f = !(a.lo == a.hi && b.lo == b.hi && a.lo == b.lo); break;
+    default: t = !(a.lo == a.hi && b.lo == b.hi && a.lo == b.lo), f = a.lo <= b.hi && b.lo <= a.hi; break;
+    }
+  } else {
+    t = false, f = false;
+  }
+  if (nan) {
+    if (op == OP_NE) t = true;
+    else f = true;
+  }
+  IrValue r = boolean(t, f);
+  r.inexact = a.inexact || b.inexact;
+  return r;
+}
+
+IrValue ir_value_and(IrValue a, IrValue b) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  IrValue r = boolean(!falsy(a) && !falsy(b), !truthy(a) || !truthy(b));
+  r.inexact = a.inexact || b.inexact;
+  return r;
+}
+
+IrValue ir_value_or(IrValue a, IrValue b) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  IrValue r = boolean(!falsy(a) || !falsy(b), !truthy(a) && !truthy(b));
+  r.inexact = a.inexact || b.inexact;
+  return r;
+}
+
+/* ------------------------------------------------------------ functions */
+
+/* The result of a transcendental function: not integral, and widened by
+   2^-20 relative outwards (leirc's own exp/log/erf, ir/mathlib.c, may differ
+   from the C library's by a few ulps; signs are kept). */
+static IrValue real_only(IrValue a) {
+  a.iok = false;
+  a.integral = false;
+  if (isfinite(a.lo)) a.lo -= fabs(a.lo) * 0x1p-20;
+  if (isfinite(a.hi)) a.hi += fabs(a.hi) * 0x1p-20;
+  return a;
+}
+
+IrValue ir_value_exp(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  IrValue r = ir_value_real(exp(a.lo), exp(a.hi));
+  double tiny = t == DT_NONE ? 0 : float_tiny(t);
+  r.may_zero = r.lo <= tiny;
+  r.may_inf = a.may_inf && a.hi == INFINITY;
+  r.may_nan = a.may_nan;
+  r.inexact = a.inexact;
+  return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
+}
+
+IrValue ir_value_log(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  IrValue r = ir_value_real(a.lo <= 0 ? -INFINITY : log(a.lo), a.hi < 0 ? -INFINITY : log(a.hi));
+  if (a.hi < 0) r.hi = INFINITY, r.lo = INFINITY; /* all NaN */
+  r.may_nan = a.may_nan || a.lo < 0;
+  r.may_inf = a.may_zero || (a.may_inf && a.hi == INFINITY);
+  r.may_zero = a.lo <= 1 && a.hi >= 1;
+  r.inexact = a.inexact;
+  if (r.lo > r.hi) r.lo = -INFINITY, r.hi = INFINITY;
+  return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
+}
+
+IrValue ir_value_sqrt(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  IrValue r = ir_value_real(a.lo <= 0 ? 0 : sqrt(a.lo), a.hi < 0 ? 0 : sqrt(a.hi));
+  r.may_nan = a.may_nan || a.lo < 0;
+  r.may_inf = a.may_inf && a.hi == INFINITY;
+  r.may_zero = a.may_zero;
+  if (r.lo > 0) r.may_zero = false;
+  r.inexact = a.inexact;
+  return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
+}
+
+IrValue ir_value_abs(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  if (a.iok) {
+    if (a.ilo == INT64_MIN) return in_type(overflow(a, a), t);
+    int64_t lo = a.ilo <= 0 && a.ihi >= 0 ? 0 : (a.ilo > 0 ? a.ilo : -a.ihi);
+    int64_t hi = a.ihi > -a.ilo ? a.ihi : -a.ilo;
+    IrValue r = ir_value_int(lo, hi);
+    r.may_zero = a.may_zero;
+    return in_type(finish(r, a, a), t);
+  }
+  IrValue r = a;
+  r.lo = minabs(a);
+  r.hi = maxabs(a);
+  r.may_zero = a.may_zero;
+  return in_type(r, t);
+}
+
+IrValue ir_value_erf(IrValue a, IrDType t) {
+  if (a.bottom) return a;
+  IrValue r = ir_value_real(erf(a.lo), erf(a.hi));
+  r.may_zero = a.may_zero;
+  r.may_nan = a.may_nan;
+  r.inexact = a.inexact;
+  return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
+}
+
+/* max/min ignore a NaN operand (interp/ops.h: op_max*): NaN only when both
+   are; with one possibly NaN, the other alone may be the result. */
+static IrValue minmax(IrValue a, IrValue b, bool max) {
+  if (a.bottom || b.bottom) return ir_value_bottom();
+  IrValue r = ir_value_join(a, b);
+  if (max) {
+    double lo = imax(a.lo, b.lo);
+    if (a.may_nan) lo = imin(lo, b.lo);
+    if (b.may_nan) lo = imin(lo, a.lo);
+    r.lo = lo;
+    if (r.iok && !a.may_nan && !b.may_nan) r.ilo = a.ilo > b.ilo ? a.ilo : b.ilo, r.lo = (double)r.ilo;
+  } else {
+    double hi = imin(a.hi, b.hi);
+    if (a.may_nan) hi = imax(hi, b.hi);
+    if (b.may_nan) hi = imax(hi, a.hi);
+    r.hi = hi;
+    if (r.iok && !a.may_nan && !b.may_nan) r.ihi = a.ihi < b.ihi ? a.ihi : b.ihi, r.hi = (double)r.ihi;
+  }
+  r.may_nan = a.may_nan && b.may_nan;
+  if (r.lo > 0 || r.hi < 0) r.may_zero = false;
+  r.may_inf = (a.may_inf || b.may_inf) && (r.lo == -INFINITY || r.hi == INFINITY);
+  return r;
+}
+
+IrValue ir_value_max(IrValue a, IrValue b) { return minmax(a, b, true); }
+IrValue ir_value_min(IrValue a, IrValue b) { return minmax(a, b, false); }
+
+IrValue ir_value_select(IrValue c, IrValue a, IrValue b) {
+  if (c.bottom) return c;
+  if (truthy(c)) return a;
+  if (falsy(c)) return b;
+  return ir_value_join(a, b);
+}
+
+/* ------------------------------------------------------------ conversions */
+
+IrValue ir_value_convert(IrValue a, IrDType to) {
+  if (a.bottom || to == DT_NONE) return a;
+  if (to == DT_BOOL) {
+    IrValue r = boolean(!falsy(a), a.may_zero);
+    r.inexact = a.inexact;
+    return r;
+  }
+  if (ir_dtype_is_float(to)) {
+    IrValue r = a;
+    r.iok = false;
+    return in_type(r, to);
+  }
+  if (a.integral) return in_type(a, to); /* wraps when it does not fit */
+  /* float -> integer: truncation, saturating, NaN -> 0 */
+  int64_t tlo = 0, thi = INT64_MAX;
+  double dlo, dhi;
+  if (to == DT_U64) dlo = 0, dhi = 18446744073709551615.0;
+  else int_range(to, &tlo, &thi), dlo = (double)tlo, dhi = (double)thi;
+  double lo = trunc(imax(imin(a.lo, dhi), dlo)), hi = trunc(imax(imin(a.hi, dhi), dlo));
+  if (a.lo > a.hi) lo = hi = 0;
+  IrValue r = hull(lo, hi, true);
+  if (r.iok) { /* bounds at the type's limits, exactly */
+    if (a.lo >= dhi) r.ilo = thi;
+    if (a.hi >= dhi) r.ihi = thi;
+    if (a.lo <= dlo) r.ilo = tlo;
+    if (a.hi <= dlo) r.ihi = tlo;
+  }
+  if (a.may_nan) {
+    r = ir_value_join(r, ir_value_int(0, 0));
+  }
+  r.may_zero = (lo <= 0 && hi >= 0) || a.may_nan;
+  r.inexact = a.inexact;
+  return r;
+}
+
+IrValue ir_value_literal(double v, IrDType st) {
+  if (st == DT_NONE) return ir_value_const(v);
+  if (ir_dtype_is_float(st)) return ir_value_const(ir_dtype_literal_value(st, v));
+  return ir_value_convert(ir_value_const(v), st);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static const IrExpr *strip(const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  return e;
+}
+
+/* Structural equality (for a*a): same text, no dependence on order. */
+static bool same_expr(const IrExpr *a, const IrExpr *b) {
+  a = strip(a), b = strip(b);
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case E_INT: return a->u.ilit.value == b->u.ilit.value;
+  case E_FLOAT: return a->u.flit.value == b->u.flit.value;
+  case E_INF: return true;
+  case E_INDEX: return a->u.index.loop == b->u.index.loop && !strcmp(a->u.index.name, b->u.index.name);
+  case E_REF: {
+    const IrRef *x = a->u.ref, *y = b->u.ref;
+    if (strcmp(x->name, y->name) || x->nsub != y->nsub || x->tensor != y->tensor) return false;
+    for (int i = 0; i < x->nsub; i++)
+      if (!same_expr(x->sub[i], y->sub[i])) return false;
+    return true;
+  }
+  case E_UNARY: return a->u.unary.op == b->u.unary.op && same_expr(a->u.unary.a, b->u.unary.a);
+  case E_BINARY:
+    return a->u.bin.op == b->u.bin.op && same_expr(a->u.bin.a, b->u.bin.a) && same_expr(a->u.bin.b, b->u.bin.b);
+  case E_CMP:
+    if (a->u.cmp.n != b->u.cmp.n) return false;
+    for (int i = 0; i < a->u.cmp.n; i++)
+      if (!same_expr(a->u.cmp.operand[i], b->u.cmp.operand[i]) || (i && a->u.cmp.op[i - 1] != b->u.cmp.op[i - 1]))
+        return false;
+    return true;
+  case E_CALL:
+    if (a->u.call.func != b->u.call.func || a->u.call.nargs != b->u.call.nargs) return false;
+    for (int i = 0; i < a->u.call.nargs; i++)
+      if (!same_expr(a->u.call.args[i], b->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* l's range under env's guards; false when empty. */
+static bool loop_range(const IrValueEnv *env, const IrLoop *l, int64_t *lo, int64_t *hi) {
+  *lo = 0, *hi = l->extent - 1;
+  const IrValueGuards *g = env->guards;
+  for (int i = 0; g && i < g->n; i++)
+    if (g->loop[i] == l) {
+      if (g->lo[i] > *lo) *lo = g->lo[i];
+      if (g->hi[i] < *hi) *hi = g->hi[i];
+    }
+  return *lo <= *hi;
+}
+
+static IrValue index_value(const IrValueEnv *env, const IrLoop *l) {
+  int64_t lo, hi;
+  if (!loop_range(env, l, &lo, &hi)) {
+    if (!env->empty_as_point) return ir_value_bottom();
+    hi = lo;
+  }
+  return ir_value_int(lo, hi);
+}
+
+/* The type an operation of node e is done in. */
+static IrDType op_type(const IrValueEnv *env, const IrExpr *e) {
+  if (env->st == DT_NONE) return DT_NONE;
+  return e->type != DT_NONE ? e->type : env->st;
+}
+
+static IrValue expr(const IrValueEnv *env, const IrExpr *e);
+
+/* An operand converted to the operation's type. */
+static IrValue operand(const IrValueEnv *env, const IrExpr *e, IrDType t) {
+  IrValue v = expr(env, e);
+  if (t != DT_NONE && e->type != DT_NONE && e->type != t) v = ir_value_convert(v, t);
+  return v;
+}
+
+static IrValue call(const IrValueEnv *env, const IrExpr *e) {
+  IrDType t = op_type(env, e);
+  int n = e->u.call.nargs;
+  IrExpr **a = e->u.call.args;
+  switch (e->u.call.func) {
+  case F_ITE: {
+    if (n != 3) return ir_value_top();
+    IrValueEnv ce = *env;
+    ce.st = DT_NONE; /* comparisons on integers (§5.4) */
+    IrValue c = expr(&ce, a[0]);
+    IrValueEnv ge = *env; /* (guards: never NULL below ir_value_expr) */
+    int n0 = ge.guards->n;
+    IrValue x = ir_value_guard(&ge, a[0], true) ? operand(&ge, a[1], t) : ir_value_bottom();
+    ge.guards->n = n0;
+    IrValue y = ir_value_guard(&ge, a[0], false) ? operand(&ge, a[2], t) : ir_value_bottom();
+    ge.guards->n = n0;
+    return ir_value_select(c, x, y);
+  }
+  case F_MAX:
+  case F_MIN: {
+    if (n < 1) return ir_value_top();
+    IrValue r = operand(env, a[0], t);
+    for (int i = 1; i < n; i++) {
+      IrValue b = operand(env, a[i], t);
+      r = e->u.call.func == F_MAX ? ir_value_max(r, b) : ir_value_min(r, b);
+    }
+    return r;
+  }
+  default: break;
+  }
+  if (n != 1) return ir_value_top();
+  IrValue x = operand(env, a[0], t);
+  switch (e->u.call.func) {
+  case F_EXP: return ir_value_exp(x, t);
+  case F_LOG: return ir_value_log(x, t);
+  case F_SQRT: return ir_value_sqrt(x, t);
+  case F_ABS: return ir_value_abs(x, t);
+  case F_ERF: return ir_value_erf(x, t);
+  default: return ir_value_top();
+  }
+}
+
+static IrValue expr1(const IrValueEnv *env, const IrExpr *e);
+
+static IrValue expr(const IrValueEnv *env, const IrExpr *e) {
+  IrValueBudget *b = env->budget;
+  if (!b) return expr1(env, e);
+  if (b->depth >= b->max) {
+    b->capped = true;
+    return ir_value_top();
+  }
+  b->depth++;
+  IrValue v = expr1(env, e);
+  b->depth--;
+  return v;
+}
+
+static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
+  IrDType t = op_type(env, e);
+  switch (e->kind) {
+  case E_INT: return env->st == DT_NONE ? ir_value_int(e->u.ilit.value, e->u.ilit.value) : ir_value_literal((double)e->u.ilit.value, t);
+  case E_FLOAT: return ir_value_literal(e->u.flit.value, t);
+  case E_INF: return ir_value_literal(INFINITY, t);
+  case E_INDEX:
+    if (!e->u.index.loop) {
+      IrValue v = ir_value_real(-INFINITY, INFINITY);
+      v.integral = true;
+      return v;
+    }
+    return ir_value_convert(index_value(env, e->u.index.loop), t);
+  case E_PAREN: return expr(env, e->u.paren);
+  case E_REF: {
+    const IrTensor *tt = e->u.ref->tensor;
+    if (env->tensor && tt) return env->tensor(env->user, tt);
+    if (env->st == DT_NONE && !env->tensor) { /* index arithmetic: a read is unknown */
+      IrValue v = ir_value_real(-INFINITY, INFINITY);
+      v.integral = tt && !ir_dtype_is_float(tt->dtype);
+      v.may_nan = v.may_inf = !v.integral;
+      return v;
+    }
+    return tt ? ir_value_of_dtype(tt->dtype, env->inputs_finite) : ir_value_top();
+  }
+  case E_UNARY: {
+    IrValue a = operand(env, e->u.unary.a, t);
+    return e->u.unary.op == OP_NEG ? ir_value_neg_(a, t) : a;
+  }
+  case E_BINARY: {
+    IrOp op = e->u.bin.op;
+    if (op == OP_AND || op == OP_OR) {
+      IrValue a = expr(env, e->u.bin.a), b = expr(env, e->u.bin.b);
+      return op == OP_AND ? ir_value_and(a, b) : ir_value_or(a, b);
+    }
+    IrValue a = operand(env, e->u.bin.a, t);
+    if (op == OP_MUL && same_expr(e->u.bin.a, e->u.bin.b)) return ir_value_square(a, t);
+    IrValue b = operand(env, e->u.bin.b, t);
+    switch (op) {
+    case OP_ADD: return ir_value_add(a, b, t);
+    case OP_SUB: return ir_value_sub(a, b, t);
+    case OP_MUL: return ir_value_mul(a, b, t);
+    case OP_DIV: return ir_value_div(a, b, t);
+    case OP_FLOORDIV: return ir_value_floordiv(a, b, t);
+    case OP_MOD: return ir_value_mod(a, b, t);
+    case OP_POW: return ir_value_pow(a, b, t);
+    default: return ir_value_top();
+    }
+  }
+  case E_CMP: {
+    int n = e->u.cmp.n;
+    if (n < 2) return ir_value_top();
+    IrValue r = ir_value_int(1, 1), prev = expr(env, e->u.cmp.operand[0]);
+    for (int i = 1; i < n; i++) {
+      IrValue cur = expr(env, e->u.cmp.operand[i]);
+      r = ir_value_and(r, ir_value_cmp(e->u.cmp.op[i - 1], prev, cur));
+      prev = cur;
+    }
+    return r;
+  }
+  case E_CALL: return call(env, e);
+  default: return ir_value_top();
+  }
+}
+
+/* Below this entry, env->guards is never NULL: one stack of guards per
+   evaluation (if_then_else pushes and pops). */
+IrValue ir_value_expr(const IrValueEnv *env, const IrExpr *e) {
+  if (env->guards) return expr(env, e);
+  IrValueGuards g;
+  g.n = 0;
+  IrValueEnv ge = *env;
+  ge.guards = &g;
+  return expr(&ge, e);
+}
+
+IrValue ir_value_index(const IrExpr *e) {
+  IrValueEnv env = {.st = DT_NONE};
+  return ir_value_expr(&env, e);
+}
+
+/* ------------------------------------------------------------ guards */
+
+/* e = i, i+k, i-k, k+i (k an integer literal): the loop and k. */
+static const IrLoop *index_plus(const IrExpr *e, int64_t *k) {
+  e = strip(e);
+  *k = 0;
+  if (e->kind == E_INDEX) return e->u.index.loop;
+  if (e->kind != E_BINARY || (e->u.bin.op != OP_ADD && e->u.bin.op != OP_SUB)) return NULL;
+  const IrExpr *a = strip(e->u.bin.a), *b = strip(e->u.bin.b);
+  if (a->kind == E_INDEX && b->kind == E_INT) {
+    if (b->u.ilit.value == INT64_MIN) return NULL;
+    *k = e->u.bin.op == OP_ADD ? b->u.ilit.value : -b->u.ilit.value;
+    return a->u.index.loop;
+  }
+  if (e->u.bin.op == OP_ADD && b->kind == E_INDEX && a->kind == E_INT) {
+    *k = a->u.ilit.value;
+    return b->u.index.loop;
+  }
+  return NULL;
+}
+
+static IrOp flip(IrOp op) {
+  switch (op) {
+  case OP_LT: return OP_GT;
+  case OP_LE: return OP_GE;
+  case OP_GT: return OP_LT;
+  case OP_GE: return OP_LE;
+  default: return op;
+  }
+}
+
+static IrOp negate(IrOp op) {
+  switch (op) {
+  case OP_LT: return OP_GE;
+  case OP_LE: return OP_GT;
+  case OP_GT: return OP_LE;
+  case OP_GE: return OP_LT;
+  case OP_EQ: return OP_NE;
+  default: return OP_EQ;
+  }
+}
+
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* i + k op y: narrows i's range.  False when empty. */
+static bool narrow(IrValueEnv *env, const IrLoop *l, int64_t k, IrOp op, IrValue y) {
+  if (!l || !y.iok || y.bottom) return true;
+  if (k == INT64_MIN) return true; /* (-k would overflow) */
+  int64_t lo = INT64_MIN, hi = INT64_MAX, ylo = sat_add(y.ilo, -k), yhi = sat_add(y.ihi, -k);
+  switch (op) {
+  case OP_LT: hi = sat_add(yhi, -1); break;
+  case OP_LE: hi = yhi; break;
+  case OP_GT: lo = sat_add(ylo, 1); break;
+  case OP_GE: lo = ylo; break;
+  case OP_EQ: lo = ylo, hi = yhi; break;
+  default: { /* i != c: only at the ends of i's range */
+    if (ylo != yhi) return true;
+    int64_t clo, chi;
+    if (!loop_range(env, l, &clo, &chi)) return false;
+    if (clo == ylo) lo = sat_add(ylo, 1);
+    else if (chi == ylo) hi = sat_add(ylo, -1);
+    else return true;
+  }
+  }
+  IrValueGuards *g = env->guards;
+  if (!g || g->n == IR_VALUE_MAX_GUARDS) return true; /* forget: still sound */
+  g->loop[g->n] = l;
+  g->lo[g->n] = lo;
+  g->hi[g->n] = hi;
+  g->n++;
+  int64_t nlo, nhi;
+  return loop_range(env, l, &nlo, &nhi);
+}
+
+static bool pair(IrValueEnv *env, const IrExpr *x, IrOp op, const IrExpr *y) {
+  IrValueEnv ie = *env;
+  ie.st = DT_NONE;
+  int64_t k;
+  bool ok = true;
+  const IrLoop *l = index_plus(x, &k);
+  if (l) ok &= narrow(env, l, k, op, expr(&ie, y));
+  ie = *env;
+  ie.st = DT_NONE;
+  l = index_plus(y, &k);
+  if (l) ok &= narrow(env, l, k, flip(op), expr(&ie, x));
+  return ok;
+}
+
+bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth) {
+  cond = strip(cond);
+  if (cond->kind == E_BINARY && (cond->u.bin.op == OP_AND || cond->u.bin.op == OP_OR)) {
+    bool conj = (cond->u.bin.op == OP_AND) == truth; /* both sides hold (with truth) */
+    if (!conj) return true;
+    bool a = ir_value_guard(env, cond->u.bin.a, truth);
+    return ir_value_guard(env, cond->u.bin.b, truth) && a;
+  }
+  if (cond->kind != E_CMP) return true;
+  int n = cond->u.cmp.n;
+  if (!truth) {
+    if (n != 2) return true;
+    return pair(env, cond->u.cmp.operand[0], negate(cond->u.cmp.op[0]), cond->u.cmp.operand[1]);
+  }
+  bool ok = true;
+  for (int i = 1; i < n; i++) ok &= pair(env, cond->u.cmp.operand[i - 1], cond->u.cmp.op[i - 1], cond->u.cmp.operand[i]);
+  return ok;
+}
+
+/* ------------------------------------------------------------ the program */
+
+static IrValue tensor_cb(void *user, const IrTensor *t) {
+  const IrValueProgram *vp = user;
+  if (t->id < 0 || t->id >= vp->n) return ir_value_of_dtype(t->dtype, false);
+  return vp->tensors[t->id];
+}
+
+/* A statement with an implicit initialisation (§9.5) reads its own left side
+   as the identity at the start of a reduction, or what it wrote before. */
+typedef struct SelfRead {
+  const IrValueProgram *vp;
+  const IrTensor *self;
+  IrValue identity;
+} SelfRead;
+
+static IrValue self_cb(void *user, const IrTensor *t) {
+  const SelfRead *sr = user;
+  IrValue v = tensor_cb((void *)sr->vp, t);
+  return t == sr->self ? ir_value_join(v, sr->identity) : v;
+}
+
+IrValue ir_value_in_program(const IrValueProgram *vp, const IrExpr *e, IrDType st) {
+  IrValueEnv env = {.tensor = tensor_cb, .user = (void *)vp, .inputs_finite = vp->inputs_finite, .st = st};
+  return ir_value_expr(&env, e);
+}
+
+/* Widening: a bound that still moves goes to the end of the type. */
+static IrValue widen(IrValue old, IrValue nw, IrDType t) {
+  if (old.bottom) return nw;
+  IrValue full = ir_value_of_dtype(t, false);
+  bool down = nw.lo < old.lo || (nw.iok && old.iok && nw.ilo < old.ilo);
+  bool up = nw.hi > old.hi || (nw.iok && old.iok && nw.ihi > old.ihi);
+  if (down) nw.lo = full.lo, nw.ilo = full.ilo;
+  if (up) nw.hi = full.hi, nw.ihi = full.ihi;
+  if (down || up) nw.iok = nw.iok && full.iok;
+  if (nw.lo <= 0 && nw.hi >= 0 && (down || up)) nw.may_zero = true;
+  return nw;
+}
+
+enum { WIDEN_AFTER = 3, MAX_ROUNDS = 64 };
+
+bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *out) {
+  out->n = p->ntensors;
+  out->inputs_finite = inputs_finite;
+  out->tensors = calloc((size_t)(p->ntensors ? p->ntensors : 1), sizeof *out->tensors);
+  if (!out->tensors) return false;
+  bool *written = calloc((size_t)(p->ntensors ? p->ntensors : 1), sizeof *written);
+  if (!written) {
+    free(out->tensors);
+    out->tensors = NULL;
+    return false;
+  }
+  for (int i = 0; i < p->nstmts; i++)
+    if (p->stmts[i]->lhs->tensor) written[p->stmts[i]->lhs->tensor->id] = true;
+  for (int i = 0; i < p->ntensors; i++) {
+    const IrTensor *t = p->tensors[i];
+    bool in = t->role == ROLE_IN || t->role == ROLE_PARAM;
+    /* inputs: their dtype's values; never written and not an input
+       (uninitialised): anything */
+    out->tensors[i] = in ? ir_value_of_dtype(t->dtype, inputs_finite)
+                         : written[i] ? ir_value_bottom() : ir_value_of_dtype(t->dtype, false);
+  }
+  /* a statement that reads its own left side without an implicit
+     initialisation reads what was there before: anything */
+  for (int i = 0; i < p->nstmts; i++) {
+    const IrStmt *s = p->stmts[i];
+    const IrTensor *t = s->lhs->tensor;
+    if (t && s->self_ref && s->init != INIT_REDUCE && t->role != ROLE_IN && t->role != ROLE_PARAM)
+      out->tensors[t->id] = ir_value_of_dtype(t->dtype, false);
+  }
+  free(written);
+  bool changed = true;
+  for (int round = 0; changed && round < MAX_ROUNDS; round++) {
+    changed = false;
+    for (int i = 0; i < p->nstmts; i++) {
+      const IrStmt *s = p->stmts[i];
+      const IrTensor *t = s->lhs->tensor;
+      if (!t) continue;
+      IrDType st = t->dtype;
+      SelfRead sr = {out, t, ir_value_literal(s->identity, st)};
+      IrValueEnv env = {.tensor = s->init == INIT_REDUCE ? self_cb : tensor_cb,
+                        .user = s->init == INIT_REDUCE ? (void *)&sr : (void *)out,
+                        .inputs_finite = inputs_finite, .st = st};
+      IrValue v = ir_value_convert(ir_value_expr(&env, s->rhs), st);
+      IrValue old = out->tensors[t->id], nw = ir_value_join(old, v);
+      if (ir_value_eq(old, nw)) continue;
+      if (round >= WIDEN_AFTER) nw = widen(old, nw, st);
+      out->tensors[t->id] = nw;
+      changed = true;
+    }
+  }
+  if (changed) /* no fixed point within the rounds: give up on what moves */
+    for (int i = 0; i < p->nstmts; i++) {
+      const IrTensor *t = p->stmts[i]->lhs->tensor;
+      if (t) out->tensors[t->id] = ir_value_of_dtype(t->dtype, false);
+    }
+  return true;
+}
+
+void ir_value_program_free(IrValueProgram *vp) {
+  free(vp->tensors);
+  vp->tensors = NULL;
+  vp->n = 0;
+}

@@ -1,0 +1,153 @@
+/* value.h -- the value analysis (issue 39): one abstract value per
+ * expression -- an integer or real interval, sign, may-be-zero,
+ * may-be-NaN, may-be-infinite and whether the arithmetic of the type was
+ * exact on the way (no integer wrap, no float overflow) -- with a transfer
+ * function for every operator, function and conversion of SPEC §5, the
+ * literal typing of §5.4, the guards of if_then_else, and a least fixed
+ * point over the program's writes (reductions included).
+ *
+ * The domain.  `lo`..`hi` is the hull of the values other than NaN, in the
+ * extended reals; an infinite bound means "unbounded" unless may_inf says
+ * that an infinity itself can occur.  An integral value (`integral`) whose
+ * hull fits int64 also has exact int64 bounds (`iok`, ilo..ihi; then lo and
+ * hi are those bounds converted to double, which keeps their signs).
+ * may_zero is false only when 0 is proven absent (it may be inside the
+ * hull: x*x for x != 0).  `inexact` is set when some operation on the way
+ * may have wrapped (integer) or overflowed to infinity (float); the value
+ * is still a sound description of what the program computes.
+ *
+ * No global state; nothing printed; every function total. */
+#ifndef LEIR_IR_VALUE_H
+#define LEIR_IR_VALUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+
+typedef struct IrValue {
+  bool bottom;     /* no value at all (unreachable, or not computed yet) */
+  bool integral;   /* every value is an integer */
+  bool iok;        /* ilo..ihi hold (integral only) */
+  int64_t ilo, ihi;
+  double lo, hi;   /* hull of the non-NaN values */
+  bool may_zero, may_nan, may_inf;
+  bool inexact;    /* an integer op may have wrapped / a float op overflowed */
+} IrValue;
+
+/* ---- constructors and queries */
+IrValue ir_value_bottom(void);
+IrValue ir_value_top(void);                        /* any real, NaN, ±inf */
+IrValue ir_value_int(int64_t lo, int64_t hi);      /* lo <= hi */
+IrValue ir_value_real(double lo, double hi);       /* finite non-NaN reals */
+IrValue ir_value_const(double v);                  /* one value (NaN, ±inf included) */
+/* Every value of dtype t: an integer type's range, bool 0..1, a float type
+ * anything (finite: only finite values, no NaN -- an input's assumption). */
+IrValue ir_value_of_dtype(IrDType t, bool finite);
+IrValue ir_value_join(IrValue a, IrValue b);
+bool ir_value_eq(IrValue a, IrValue b);
+/* Signs: -1 (< 0), 0 (unknown), ... as predicates. */
+bool ir_value_nonneg(IrValue v);   /* every value >= 0 (NaN excluded) */
+bool ir_value_pos(IrValue v);      /* every value > 0 */
+bool ir_value_nonpos(IrValue v);
+bool ir_value_neg(IrValue v);
+/* Every value finite (no NaN, no inf)? */
+bool ir_value_finite(IrValue v);
+/* Every value finite with |x| <= bound? */
+bool ir_value_bounded(IrValue v, double bound);
+
+/* ---- transfer functions.  `t` is the dtype the operation is done in
+ * (SPEC §5.4, §9.4): an integer type wraps (two's complement), a float type
+ * rounds and overflows to ±inf; DT_NONE is exact arithmetic (integers in
+ * int64, the index arithmetic of subscripts: a result outside int64 is
+ * unknown and inexact). */
+IrValue ir_value_neg_(IrValue a, IrDType t);
+IrValue ir_value_add(IrValue a, IrValue b, IrDType t);
+IrValue ir_value_sub(IrValue a, IrValue b, IrDType t);
+IrValue ir_value_mul(IrValue a, IrValue b, IrDType t);
+IrValue ir_value_square(IrValue a, IrDType t);     /* a*a, the same value twice */
+IrValue ir_value_div(IrValue a, IrValue b, IrDType t);      /* `/`: integers truncate (C) */
+IrValue ir_value_floordiv(IrValue a, IrValue b, IrDType t); /* `//` */
+IrValue ir_value_mod(IrValue a, IrValue b, IrDType t);      /* `%`, floor modulo */
+IrValue ir_value_pow(IrValue a, IrValue b, IrDType t);      /* `**` */
+IrValue ir_value_cmp(IrOp op, IrValue a, IrValue b);        /* 0/1 */
+IrValue ir_value_and(IrValue a, IrValue b);                 /* `&`: 0/1 */
+IrValue ir_value_or(IrValue a, IrValue b);                  /* `|`: 0/1 */
+IrValue ir_value_exp(IrValue a, IrDType t);
+IrValue ir_value_log(IrValue a, IrDType t);
+IrValue ir_value_sqrt(IrValue a, IrDType t);
+IrValue ir_value_abs(IrValue a, IrDType t);
+IrValue ir_value_erf(IrValue a, IrDType t);
+IrValue ir_value_max(IrValue a, IrValue b);
+IrValue ir_value_min(IrValue a, IrValue b);
+/* if_then_else(c, a, b): a when c is proven nonzero, b when proven zero,
+ * else their join (a or b bottom when its guard makes it unreachable). */
+IrValue ir_value_select(IrValue c, IrValue a, IrValue b);
+/* Conversion of a value to dtype `to` (SPEC §5.4, §9.4): float -> integer
+ * saturates (NaN -> 0), integer -> narrower integer wraps, to a float type
+ * rounds (overflow -> ±inf), to bool: nonzero -> 1. */
+IrValue ir_value_convert(IrValue a, IrDType to);
+/* A literal v in a statement of dtype st (§5.4: converted to st). */
+IrValue ir_value_literal(double v, IrDType st);
+
+/* ---- expressions */
+enum { IR_VALUE_MAX_GUARDS = 64 };
+/* A bound on the nodes being evaluated at once (the recursion through
+ * tensor callbacks included): beyond it a value is unknown and `capped` is
+ * set. */
+typedef struct IrValueBudget {
+  int depth, max;
+  bool capped;
+} IrValueBudget;
+/* Loop ranges narrowed by enclosing if_then_else guards: a stack (a loop
+ * may have several entries: they intersect).  Narrow with ir_value_guard;
+ * restore by setting n back. */
+typedef struct IrValueGuards {
+  int n;
+  const IrLoop *loop[IR_VALUE_MAX_GUARDS];
+  int64_t lo[IR_VALUE_MAX_GUARDS], hi[IR_VALUE_MAX_GUARDS];
+} IrValueGuards;
+
+typedef struct IrValueEnv {
+  /* The value of a read of tensor t; NULL: every value of its dtype
+   * (finite floats when inputs_finite). */
+  IrValue (*tensor)(void *user, const IrTensor *t);
+  void *user;
+  bool inputs_finite;
+  /* DT_NONE: index arithmetic (exact int64, index variables as they are);
+   * else the statement type (literals and index variables converted to it). */
+  IrDType st;
+  IrValueBudget *budget; /* NULL: none */
+  /* A guard that leaves a loop no value: the branch is unreachable (its
+   * values bottom), or, with empty_as_point, the loop takes the narrowed
+   * lower bound alone (sema's convention: the branch is still checked). */
+  bool empty_as_point;
+  /* The enclosing guards' narrowed loop ranges; NULL: none. */
+  IrValueGuards *guards;
+} IrValueEnv;
+
+/* The value of e (bound by sema) under env. */
+IrValue ir_value_expr(const IrValueEnv *env, const IrExpr *e);
+/* Index arithmetic: e under an environment with st = DT_NONE, no tensor
+ * information and no guards. */
+IrValue ir_value_index(const IrExpr *e);
+/* Narrows env's loop ranges (env->guards, which must not be NULL) by `cond`
+ * being true (truth) or false; false when that is impossible (the branch is
+ * unreachable). */
+bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth);
+
+/* ---- the program: the values every tensor can hold, the least fixed point
+ * over its writing statements (reductions: the identity joined with the
+ * right side over the current value, widened to unbounded after a few
+ * rounds).  `tensors[t->id]`.  Arrays malloc'd; ir_value_program_free. */
+typedef struct IrValueProgram {
+  int n;
+  IrValue *tensors;
+  bool inputs_finite;
+} IrValueProgram;
+bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *out);
+void ir_value_program_free(IrValueProgram *vp);
+/* The value of e in statement type st under vp's tensor values. */
+IrValue ir_value_in_program(const IrValueProgram *vp, const IrExpr *e, IrDType st);
+
+#endif
