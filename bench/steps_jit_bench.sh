@@ -23,6 +23,8 @@
 #    order) needing 10^7..10^8 statement executions, one record each, verified by the interpreter with its budget
 #    raised to 10^9 (--max-steps=1000000000 --jit-max-steps=0) and by the
 #    host JIT; the records must be the same but for the JIT's "(host JIT)".
+#    Then one run of two bigger programs (10^8, 10^9 statement executions)
+#    in the interpreter (--run) and on the host JIT (--run --target=host).
 # 3. The whole corpus (every record): one shard --shard=0/CORPUS_SHARD with
 #    -j JOBS, timed; the whole corpus on this machine is estimated as
 #    CORPUS_SHARD x that time, and on M machines each running
@@ -118,6 +120,16 @@ awk -v iw="$iw" -v jw="$wall" -v ic="$ic" -v jc="$cpu" 'BEGIN {
   printf "host JIT speedup: %.1fx wall", iw / jw
   if (ic != "?" && jc != "?" && jc > 0) printf ", %.1fx CPU", ic / jc
   printf "\n" }'
+
+# one run of a bigger program, each engine (leirc --run; --target=host)
+for w in level1/LayerNorm level1/Square_matrix_multiplication; do
+  [ -f "$corpus/programs/$w.leir" ] || continue
+  set -- --decls="$corpus/programs/$w.decls.json" --output-dir="$tmp" "$corpus/programs/$w.leir"
+  timed "$tmp/run.txt" "$leirc" --run --max-steps=0 "$@"
+  iw=$wall ic=$cpu
+  timed "$tmp/run.txt" "$leirc" --run --target=host "$@"
+  echo "one run of $w: interpreter $iw s ($ic CPU s), host JIT $wall s ($cpu CPU s, compiling included): $(awk -v a="$ic" -v b="$cpu" 'BEGIN { if (b > 0) printf "%.1fx", a / b }') CPU  [$(load)]"
+done
 
 echo
 echo "== 3. the whole corpus, every record: --shard=0/$cshard, -j $jobs"
