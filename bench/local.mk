@@ -57,6 +57,21 @@ bench-steps: leirc$(EXEEXT)
 	@taskset -c 0 $(SHELL) '$(srcdir)/bench/steps_bench.sh' ./leirc$(EXEEXT) \
 	  '$(LEIR_CORPUS)' || test $$? -eq 77
 
+## Issue 40: verification with the host JIT over the interpreter's budget
+## (--emit-steps, --eval; --jit-max-steps, -j): verified steps per second
+## with the interpreter alone and with the JIT, the same steps both ways,
+## the whole corpus's time estimated from one --shard, and --eval's records
+## per second with and without execution (bench/steps_jit_bench.sh; its
+## header says how).  Not part of `make bench` (tens of minutes); knobs
+## JOBS, SAMPLE_SHARD, MID_MAX, CORPUS_SHARD, EVAL_RECORDS in the
+## environment; STEPS_JIT_OLD=PATH adds a leirc without the JIT verification.
+EXTRA_DIST += bench/steps_jit_bench.sh
+.PHONY: bench-steps-jit
+bench-steps-jit: leirc$(EXEEXT)
+	@echo "== verification with the host JIT (bench/steps_jit_bench.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_jit_bench.sh' ./leirc$(EXEEXT) \
+	  '$(LEIR_CORPUS)' $(STEPS_JIT_OLD) || test $$? -eq 77
+
 ## Issue 9: host run time of leirc's code against TVM's CPU build of the same
 ## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
 ## of LEIR, TIR and CUDA C (bench/tokens.py).  Both need the virtual

@@ -3,7 +3,10 @@
 # (every legal candidate of every program becomes a record): records per
 # second without verification (--no-verify) and with it (the interpreter
 # runs each step's program before and after it, within the budget of
-# --max-steps statement executions a run; default that of --emit-steps).
+# --max-steps statement executions a run; default that of --emit-steps;
+# with --jit-max-steps=0, i.e. without the host JIT over that budget, which
+# would take hours on the whole corpus: bench/steps_jit_bench.sh measures
+# it on samples and shards).
 #
 #   bench/steps_bench.sh LEIRC CORPUS_DIR [MAX_STEPS]
 #
@@ -58,7 +61,7 @@ run() {
 
 run "no verification" --no-verify
 if [ -n "$budget" ]; then
-  run "verification (budget $budget statement executions a run)" --max-steps="$budget"
+  run "verification (budget $budget statement executions a run, no JIT)" --max-steps="$budget" --jit-max-steps=0
 else
-  run "verification (default budget)"
+  run "verification (default budget, no JIT)" --jit-max-steps=0
 fi

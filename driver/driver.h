@@ -85,11 +85,16 @@ typedef struct DrvStepsOptions {
   bool no_verify;          /* --no-verify */
   bool keep_unverified;    /* --keep-unverified */
   bool max_steps_given;    /* --max-steps given (else DRV_STEPS_DEFAULT_MAX_STEPS) */
+  uint64_t jit_max_steps;  /* --jit-max-steps N (--emit-steps and --eval) */
+  bool jit_max_steps_given; /* (else DRV_JIT_DEFAULT_MAX_STEPS) */
   int format;              /* --format: STEPS_RECORDS (default), STEPS_STEPTP, STEPS_CHAT */
 } DrvStepsOptions;
 enum { STEPS_RECORDS, STEPS_STEPTP, STEPS_CHAT };
 /* The interpreter budget of --emit-steps per run without --max-steps. */
 #define DRV_STEPS_DEFAULT_MAX_STEPS 10000000ull
+/* The host JIT's budget of --emit-steps and --eval per run without
+ * --jit-max-steps (driver/verify.c). */
+#define DRV_JIT_DEFAULT_MAX_STEPS 10000000000ull
 
 /* --eval (driver/eval.c). */
 typedef struct DrvEvalOptions {
@@ -194,6 +199,31 @@ bool drv_parse_shard(const char *s, int *i, int *n);
 /* Statement executions of one run of p (saturating at UINT64_MAX). */
 uint64_t drv_program_work(const IrProgram *p);
 int drv_emit_steps(const DrvOptions *o);
+
+/* driver/verify.c: the engine of a run that --emit-steps or --eval checks:
+ * the interpreter within drv_interp_budget (--max-steps, else
+ * DRV_STEPS_DEFAULT_MAX_STEPS; 0 = no limit), the host JIT (bit-identical)
+ * above it within drv_jit_budget (--jit-max-steps, else
+ * DRV_JIT_DEFAULT_MAX_STEPS; 0 = no JIT), else none.  drv_verify_limit is
+ * the largest work that is run; drv_jit_runner(ctx, ip) is an InterpRunner
+ * (interp/check.h) running ip with the host JIT, diagnostics through ctx. */
+typedef enum DrvEngine { ENGINE_INTERP, ENGINE_JIT, ENGINE_NONE } DrvEngine;
+struct InterpProg;
+uint64_t drv_interp_budget(const DrvOptions *o);
+uint64_t drv_jit_budget(const DrvOptions *o);
+DrvEngine drv_engine_for(const DrvOptions *o, uint64_t work);
+uint64_t drv_verify_limit(const DrvOptions *o);
+bool drv_jit_runner(void *ctx, struct InterpProg *ip);
+
+/* driver/jobs.c: -j N.  Computes items 0..n-1 over nw forked worker
+ * processes: fn(arg, i, out, diag) writes item i's output and diagnostics
+ * to the two streams and returns flags, OR'ed into *flags.  Then writes
+ * every item's output to `out` and diagnostics to `diag`, in item order
+ * (the same bytes for every nw).  False with a message in err on a system
+ * error or a worker that died (nothing is then written after that item). */
+typedef int (*DrvJobFn)(void *arg, long i, FILE *out, FILE *diag);
+bool drv_jobs_run(long n, int nw, DrvJobFn fn, void *arg, FILE *out, FILE *diag, int *flags, char *err,
+                  size_t errn);
 
 /* driver/checkstep_cli.c: --check-step.  Prints the verdict on AFTER (a
  * line, or with --json an object); exit status 0 legal, 1 otherwise, 2 on

@@ -85,78 +85,37 @@ static bool seconds_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, do
   return cg_host_measure(ctx, p, &co, &mo, s);
 }
 
-static char cmp_kind(IrDType t) {
-  if (t == DT_BF16) return 'b';
-  if (ir_dtype_is_float(t)) return 'f';
-  if (t == DT_BOOL) return '?';
-  return ir_dtype_is_signed_int(t) ? 'i' : 'u';
-}
-
-/* Runs the program of ip on its buffers with the host JIT (outputs and
- * intermediates zeroed first). */
-static bool jit_run(LeirCtx *ctx, InterpProg *ip) {
-  int n = interp_ntensors(ip);
-  void **bufs = calloc((size_t)n + 1, sizeof *bufs);
-  if (!bufs) return false;
-  for (int i = 0; i < n; i++) {
-    InterpBuf *b = interp_buf(ip, i);
-    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
-    bufs[i] = b->data;
-  }
-  CgOptions co;
-  cg_options_init(&co);
-  co.target = CG_TARGET_HOST;
-  bool ok = cg_run_host(ctx, interp_program(ip), &co, bufs);
-  free(bufs);
-  return ok;
-}
-
-/* --target=host, a pair over the interpreter's budget: both programs run
- * with the host JIT (bit-identical to the interpreter) on the same random
- * inputs and every output is compared.  NULL (r->execute, r->equal set) or
- * why it could not be done. */
+/* --target=host, a pair over the interpreter's budget and within the host
+ * JIT's (driver/verify.c): both programs run with the host JIT
+ * (bit-identical to the interpreter) on the same random inputs and are
+ * compared as the interpreter's runs are (interp_compare_ran_with).  NULL
+ * (r->execute, r->equal set) or why it could not be done. */
 static const char *jit_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
                             PassClass cls, EvalOut *r) {
   InterpOptions io = {false, 0};
   InterpProg *a = interp_new(ctx, before, &io), *b = a ? interp_new(ctx, after, &io) : NULL;
   const char *err = NULL;
+  InterpDiff d;
   if (!a || !b) {
     err = "the programs do not fit in memory";
-    goto out;
+  } else {
+    interp_random_inputs(a, o->run.seed, NULL);
+    if (!drv_jit_runner(ctx, a)) {
+      err = "the program before fails on the host JIT";
+    } else if (interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
+                                       drv_jit_runner, ctx, &d) != 0) {
+      err = "the program after fails on the host JIT";
+    } else {
+      r->execute = true;
+      r->equal = d.verdict != CMP_DIFFER;
+    }
   }
-  interp_random_inputs(a, o->run.seed, NULL);
-  for (int i = 0; i < interp_ntensors(a); i++) {
-    InterpBuf *x = interp_buf(a, i), *y = interp_find(b, x->t->name);
-    if ((x->t->role == ROLE_IN || x->t->role == ROLE_PARAM) && y && y->nbytes == x->nbytes)
-      memcpy(y->data, x->data, x->nbytes);
-  }
-  if (!jit_run(ctx, a)) {
-    err = "the program before fails on the host JIT";
-    goto out;
-  }
-  if (!jit_run(ctx, b)) {
-    err = "the program after fails on the host JIT";
-    goto out;
-  }
-  r->execute = true;
-  r->equal = true;
-  CmpTolerance tol = cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance;
-  for (int i = 0; i < interp_ntensors(a) && r->equal; i++) {
-    InterpBuf *x = interp_buf(a, i), *y;
-    if (x->t->role != ROLE_OUT || !(y = interp_find(b, x->t->name)) || y->nbytes != x->nbytes) continue;
-    CmpResult c = cmp_arrays(cmp_kind(x->t->dtype), (size_t)ir_dtype_size(x->t->dtype), y->data, x->data,
-                             x->numel, tol);
-    r->equal = c.verdict != CMP_DIFFER;
-  }
-out:
   if (a) interp_free(a);
   if (b) interp_free(b);
   return err;
 }
 
-static uint64_t eval_budget(const DrvOptions *o) {
-  return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
-}
+static uint64_t eval_budget(const DrvOptions *o) { return drv_interp_budget(o); }
 
 /* Runs both programs and compares them under the class's tolerance. */
 static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
@@ -173,12 +132,13 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
     err = "the program after does not compile";
   } else {
     r->build = true;
-    uint64_t wa = step_program_work(before), wb = step_program_work(after);
-    if (budget && (wa > budget || wb > budget) && o->target == TARGET_HOST) {
+    uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
+    DrvEngine e = drv_engine_for(o, w);
+    if (e == ENGINE_JIT && o->target == TARGET_HOST) {
       err = jit_pair(ctx, o, before, after, cls, r);
-    } else if (budget && (wa > budget || wb > budget)) {
-      err = arena_printf(&ctx->arena, "not run: %llu statement executions > budget %llu",
-                         (unsigned long long)(wa > wb ? wa : wb), (unsigned long long)budget);
+    } else if (e != ENGINE_INTERP) {
+      err = arena_printf(&ctx->arena, "not run: %llu statement executions > budget %llu", (unsigned long long)w,
+                         (unsigned long long)(o->target == TARGET_HOST ? drv_verify_limit(o) : budget));
     } else if (!(a = interp_new(ctx, before, &io))) {
       err = "the program before does not compile";
     } else {

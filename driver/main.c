@@ -176,8 +176,14 @@ static const char usage_text[] =
   "                        step (see man leirc, STEP RECORDS); steps that\n"
   "                        fail the check are dropped with a warning; runs\n"
   "                        over --max-steps (here default 10000000)\n"
-  "                        statement executions are not made and the record\n"
+  "                        statement executions are made with the host JIT\n"
+  "                        (bit-identical to the interpreter; the record's\n"
+  "                        text ends '(host JIT)'), those over\n"
+  "                        --jit-max-steps too are not made and the record\n"
   "                        says verified:false and why\n"
+  "      --jit-max-steps=N  --emit-steps, --eval: the host JIT's budget of\n"
+  "                        statement executions a run over --max-steps\n"
+  "                        (default 10000000000; 0 = no JIT)\n"
   "      --keep-unverified write failed steps too, with verified:false\n"
   "      --no-verify       make no check (verified:false; for throughput)\n"
   "      --sample=K        at most K records per program (seeded choice)\n"
@@ -214,7 +220,7 @@ static const char usage_text[] =
   "                        build, execute (within --max-steps, default\n"
   "                        10000000, and --time-limit seconds, default 60;\n"
   "                        with --target=host a pair over --max-steps runs\n"
-  "                        on the host JIT instead),\n"
+  "                        on the host JIT instead, within --jit-max-steps),\n"
   "                        equal (the class's tolerance), legal (a step of\n"
   "                        the claimed strategy), legal_strategy (of another\n"
   "                        one), speedup (--cost=measure: host JIT; model,\n"
@@ -224,8 +230,8 @@ static const char usage_text[] =
   "                        (--output) writes one result line per record in\n"
   "                        input order; --shard=I/N takes records with\n"
   "                        number mod N = I\n"
-  "  -j, --jobs=N          --eval: N worker processes (default 1); the\n"
-  "                        results do not depend on N\n"
+  "  -j, --jobs=N          --eval, --emit-steps: N worker processes (default\n"
+  "                        1); the output does not depend on N\n"
   "      --eval-summary    leirc --eval-summary RESULTS.jsonl...: the summary\n"
   "                        of --eval result files (shards merged)\n"
   "\n"
@@ -264,7 +270,8 @@ enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR, OPT_NO_CARET,
 /* code generation */
 enum { OPT_GPU_ARCH = 768, OPT_TARGET };
 /* --emit-steps (driver/steps.c) */
-enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED };
+enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED,
+       OPT_JIT_MAX_STEPS };
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
 /* --serve (driver/serve.c) */
@@ -306,6 +313,7 @@ static const struct option long_opts[] = {
   {"shard", required_argument, NULL, OPT_SHARD},
   {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
   {"keep-unverified", no_argument, NULL, OPT_KEEP_UNVERIFIED},
+  {"jit-max-steps", required_argument, NULL, OPT_JIT_MAX_STEPS},
   {"list-passes", no_argument, NULL, OPT_LIST_PASSES},
   {"list-applicable", no_argument, NULL, OPT_LIST_APPLICABLE},
   {"dump-before", required_argument, NULL, OPT_DUMP_BEFORE},
@@ -472,6 +480,10 @@ int main(int argc, char **argv) {
       break;
     case OPT_NO_VERIFY: o.steps.no_verify = true; break;
     case OPT_KEEP_UNVERIFIED: o.steps.keep_unverified = true; break;
+    case OPT_JIT_MAX_STEPS:
+      if (!leir_parse_u64(optarg, &o.steps.jit_max_steps)) return usage_error("bad --jit-max-steps '%s'", optarg);
+      o.steps.jit_max_steps_given = true;
+      break;
     case 'O':
       if (!drv_pass_add_O(&o, optarg)) return usage_error("%s", "out of memory");
       break;
@@ -647,6 +659,8 @@ int main(int argc, char **argv) {
                         o.steps.keep_unverified))
     return usage_error("%s", "--sample, --balance, --shard, --no-verify and --keep-unverified need --emit-steps");
   if (!o.steps.path && format_given) return usage_error("%s", "--format needs --emit-steps");
+  if (!o.steps.path && o.steps.jit_max_steps_given)
+    return usage_error("%s", "--jit-max-steps needs --emit-steps or --eval");
   if (o.steps.path) { /* several inputs allowed */
     if (o.mode != MODE_COMPILE || o.output || o.emit_given || o.passes.list_applicable || o.tune.enabled)
       return usage_error("%s", "--emit-steps does not take -o, --emit, --run, --compare, --list-applicable or --tune");

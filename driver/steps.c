@@ -21,6 +21,7 @@
 #include "driver/steps_format.h"
 
 #include "interp/check.h"
+#include "interp/interp.h"
 #include "interp/data.h"
 #include "interp/rng.h"
 #include "passes/pass.h"
@@ -56,6 +57,7 @@ typedef struct Before {
   bool tried;
   const char *not_run; /* why the steps of this program are not checked */
   InterpProg *a;       /* ran on seed o->run.seed */
+  bool jit;            /* ... by the host JIT (over the interpreter's budget) */
 } Before;
 
 /* ------------------------------------------------------------ diagnostics */
@@ -114,11 +116,13 @@ static const char *decls_for(LeirCtx *ctx, const DrvOptions *o, const char *inpu
   return file_exists(side) ? side : NULL;
 }
 
-/* Loads input g, runs -O and enumerates its legal candidates.  False after
- * a diagnostic (the context is then freed). */
-static bool load(const DrvOptions *o, int g, Loaded *l) {
+/* Loads input g, runs -O and enumerates its legal candidates; diagnostics
+ * to diag (NULL: the context's default).  False after a diagnostic (the
+ * context is then freed). */
+static bool load(const DrvOptions *o, int g, Loaded *l, FILE *diag) {
   memset(l, 0, sizeof *l);
   leir_ctx_init(&l->ctx);
+  if (diag) l->ctx.diag_out = diag;
   l->ctx.no_warnings = o->no_warnings;
   l->ctx.werror = o->werror;
   l->ctx.quiet_caret = o->no_caret;
@@ -219,32 +223,39 @@ uint64_t drv_program_work(const IrProgram *p) {
   return w;
 }
 
-static uint64_t budget(const DrvOptions *o) {
-  return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
+/* The engine that runs p (driver/verify.c): the interpreter within its
+ * budget, the host JIT above it within --jit-max-steps; else *text says
+ * why the run is not made. */
+static DrvEngine engine_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, const char *which,
+                           const char **text) {
+  uint64_t w = drv_program_work(p);
+  DrvEngine e = drv_engine_for(o, w);
+  if (e == ENGINE_NONE)
+    *text = arena_printf(&ctx->arena, "not run: the program %s the step needs %llu statement executions > limit %llu",
+                         which, (unsigned long long)w, (unsigned long long)drv_verify_limit(o));
+  return e;
 }
 
-static const char *over_budget(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, const char *which) {
-  uint64_t w = drv_program_work(p), b = budget(o);
-  if (!b || w <= b) return NULL;
-  return arena_printf(&ctx->arena, "not run: the program %s the step needs %llu statement executions > limit %llu",
-                      which, (unsigned long long)w, (unsigned long long)b);
-}
+static const char *engine_name(bool jit) { return jit ? "on the host JIT" : "in the interpreter"; }
 
 static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, Before *bf) {
   bf->tried = true;
-  if ((bf->not_run = over_budget(ctx, o, p, "before"))) return;
-  InterpOptions ro = {false, budget(o)};
+  DrvEngine e = engine_of(ctx, o, p, "before", &bf->not_run);
+  if (e == ENGINE_NONE) return;
+  bf->jit = e == ENGINE_JIT;
+  InterpOptions ro = {false, bf->jit ? 0 : drv_interp_budget(o)};
   Capture cap;
   capture_begin(ctx, &cap);
   bf->a = interp_new(ctx, p, &ro);
   bool ok = bf->a != NULL;
   if (ok) {
     interp_random_inputs(bf->a, o->run.seed, NULL);
-    ok = interp_run(bf->a);
+    ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
   }
   const char *msg = capture_end(ctx, &cap);
   if (!ok) {
-    bf->not_run = arena_printf(&ctx->arena, "not run: the program before the step fails in the interpreter: %s", msg);
+    bf->not_run = arena_printf(&ctx->arena, "not run: the program before the step fails %s: %s",
+                               engine_name(bf->jit), msg);
     if (bf->a) interp_free(bf->a);
     bf->a = NULL;
   }
@@ -263,21 +274,25 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     *text = bf->not_run;
     return 0;
   }
-  if ((*text = over_budget(ctx, o, after, "after"))) return 0;
+  DrvEngine e = engine_of(ctx, o, after, "after", text);
+  if (e == ENGINE_NONE) return 0;
+  bool jit = e == ENGINE_JIT;
   Capture cap;
   capture_begin(ctx, &cap);
   int rc = -1;
   const char *what = NULL;
   InterpDiff d;
-  InterpOptions ro = {false, budget(o)};
+  InterpOptions ro = {false, jit ? 0 : drv_interp_budget(o)};
   InterpProg *b = NULL;
   if (!interp_same_signature(ctx, before, after, "the program before it", "the program after it"))
     what = "the step changed the program's arguments";
   else if (!(b = interp_new(ctx, after, &ro)))
     what = "the interpreter cannot compile the program after the step";
-  else if (interp_compare_ran(bf->a, b, o->run.seed, cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                              &d) != 0)
-    what = "the program after the step fails in the interpreter";
+  else if (interp_compare_ran_with(bf->a, b, o->run.seed,
+                                   cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
+                                   jit ? drv_jit_runner : NULL, ctx, &d) != 0)
+    what = jit ? "the program after the step fails on the host JIT"
+               : "the program after the step fails in the interpreter";
   else
     rc = d.verdict == CMP_DIFFER ? -1 : 1;
   const char *msg = capture_end(ctx, &cap);
@@ -295,11 +310,13 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
                          (unsigned long long)d.ulp);
     return -1;
   }
+  const char *by = jit || bf->jit ? " (host JIT)" : "";
   if (d.verdict == CMP_EQUAL)
-    *text = arena_printf(&ctx->arena, "bit-equal on seed %llu", (unsigned long long)o->run.seed);
+    *text = arena_printf(&ctx->arena, "bit-equal on seed %llu%s", (unsigned long long)o->run.seed, by);
   else
-    *text = arena_printf(&ctx->arena, "within the %s tolerance on seed %llu",
-                         o->run.tolerance == CMP_REFERENCE ? "reference" : "class T", (unsigned long long)o->run.seed);
+    *text = arena_printf(&ctx->arena, "within the %s tolerance on seed %llu%s",
+                         o->run.tolerance == CMP_REFERENCE ? "reference" : "class T", (unsigned long long)o->run.seed,
+                         by);
   return 1;
 }
 
@@ -671,12 +688,12 @@ bool drv_parse_shard(const char *s, int *i, int *n) {
 
 /* The second pass over input g: applies, checks and writes its records of
  * this shard.  Returns false after an error (the output failed). */
-static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, bool *bad_input) {
+static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input) {
   const DrvStepsOptions *so = &o->steps;
   Loaded l;
   DrvOptions quiet = *o; /* the first pass showed the program's warnings */
   quiet.no_warnings = true;
-  if (!load(&quiet, g, &l)) {
+  if (!load(&quiet, g, &l, diag)) {
     *bad_input = true;
     return true;
   }
@@ -701,7 +718,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
       if (bf.a) interp_free(bf.a);
       bf = (Before){0};
       leir_ctx_free(&l.ctx);
-      if (!load(&quiet, g, &l)) {
+      if (!load(&quiet, g, &l, diag)) {
         *bad_input = true;
         return true;
       }
@@ -754,6 +771,22 @@ done:
   return ok;
 }
 
+/* -j N: one program of the shard per item (driver/jobs.c). */
+typedef struct EmitJob {
+  const DrvOptions *o;
+  const StepInput *in;
+  const int *mine; /* the programs with records in this shard */
+} EmitJob;
+enum { JOB_BAD_INPUT = 1, JOB_WRITE_FAILED = 2 };
+
+static int emit_job(void *arg, long i, FILE *out, FILE *diag) {
+  const EmitJob *j = arg;
+  bool bad = false;
+  int g = j->mine[i];
+  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad);
+  return (bad ? JOB_BAD_INPUT : 0) | (ok ? 0 : JOB_WRITE_FAILED);
+}
+
 int drv_emit_steps(const DrvOptions *o) {
   const DrvStepsOptions *so = &o->steps;
   int n = so->ninputs;
@@ -775,7 +808,7 @@ int drv_emit_steps(const DrvOptions *o) {
   /* first pass: the candidates of every program */
   for (int g = 0; g < n; g++) {
     Loaded l;
-    if (!load(o, g, &l)) {
+    if (!load(o, g, &l, NULL)) {
       bad_input = true;
       continue;
     }
@@ -806,18 +839,41 @@ int drv_emit_steps(const DrvOptions *o) {
   int rc = 0;
   FILE *f = drv_open_output(&octx, so->path);
   if (!f) rc = 2;
-  for (int g = 0; g < n && f; g++) {
-    bool mine = false;
+  int *mine = calloc((size_t)n + 1, sizeof *mine), nmine = 0;
+  for (int g = 0; g < n && mine; g++) {
     long id = in[g].first_id;
-    for (int k = 0; in[g].ok && k < in[g].ncand && !mine; k++)
-      if (in[g].keep[k] && id++ % so->shard_n == so->shard_i) mine = true;
-    if (mine && !emit_program(o, g, &in[g], f, &bad_input)) {
+    for (int k = 0; in[g].ok && k < in[g].ncand; k++)
+      if (in[g].keep[k] && id++ % so->shard_n == so->shard_i) {
+        mine[nmine++] = g;
+        break;
+      }
+  }
+  if (!mine) rc = 2;
+  if (f && mine && o->eval.jobs > 1) {
+    EmitJob job = {o, in, mine};
+    char err[256];
+    int flags = 0;
+    if (!drv_jobs_run(nmine, o->eval.jobs, emit_job, &job, f, stderr, &flags, err, sizeof err)) {
+      octx.src.name = so->path;
+      diag_error(&octx, (IrLoc){0, 0}, "%s", err);
+      rc = 2;
+    }
+    if (flags & JOB_BAD_INPUT) bad_input = true;
+    if (flags & JOB_WRITE_FAILED) {
+      octx.src.name = so->path;
+      diag_error(&octx, (IrLoc){0, 0}, "cannot write: out of memory");
+      rc = 2;
+    }
+  }
+  for (int m = 0; f && mine && o->eval.jobs <= 1 && m < nmine; m++) {
+    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input)) {
       octx.src.name = so->path;
       diag_error(&octx, (IrLoc){0, 0}, "cannot write: %s", strerror(errno));
       rc = 2;
       break;
     }
   }
+  free(mine);
   if (f && !drv_close_output(&octx, f, so->path)) rc = 2;
   if (!rc && bad_input) rc = 1;
   leir_ctx_free(&octx);

@@ -168,10 +168,15 @@ int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *
 }
 
 int interp_compare_ran(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpDiff *out) {
+  return interp_compare_ran_with(a, b, seed, tol, NULL, NULL, out);
+}
+
+int interp_compare_ran_with(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpRunner run,
+                            void *arg, InterpDiff *out) {
   memset(out, 0, sizeof *out);
   out->verdict = CMP_EQUAL;
   copy_inputs(a, b);
-  if (!interp_run(b)) {
+  if (!(run ? run(arg, b) : interp_run(b))) {
     out->failed = 2;
     return -1;
   }

@@ -71,6 +71,17 @@ int interp_compare_programs(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const
  * signatures must agree (interp_same_signature). */
 int interp_compare_ran(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpDiff *out);
 
+/* Another engine over an InterpProg's buffers (e.g. the host JIT,
+ * cg_run_host_interp, which is bit-identical to the interpreter): runs ip
+ * once, outputs and intermediates starting at zero; false after a
+ * diagnostic through ip's context. */
+typedef bool (*InterpRunner)(void *arg, InterpProg *ip);
+
+/* interp_compare_ran with b run by run(arg, b) (interp_run when run is
+ * NULL): the same inputs, the same comparison, the same *out. */
+int interp_compare_ran_with(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpRunner run,
+                            void *arg, InterpDiff *out);
+
 /* `leirc --compare`'s text: the verdict line ("equal", "close", "differ")
  * and, when there is a difference, the line that locates the first one in
  * the programs named a and b. */

@@ -1,7 +1,8 @@
 /* interp_test.c -- unit tests of the reference interpreter (interp/):
  * the §9.5 initialisation rule, the §13.3 reduction tree, floor operations,
  * integer semantics, f16/bf16 rounding, out-of-bounds and work-limit errors,
- * poison, .npy input/output through the run path, and the per-pass check. */
+ * poison, .npy input/output through the run path, the per-pass check and
+ * the comparison with another engine (interp_compare_ran_with). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdarg.h>
@@ -569,6 +570,69 @@ static void test_check_step(void **state) {
   leir_ctx_free(&ctx);
 }
 
+/* interp_compare_ran_with: another engine for the second program (here the
+ * interpreter behind a counting runner) gives interp_compare_ran's verdict,
+ * place and values; a runner that fails is reported as the second program
+ * failing. */
+typedef struct Runner {
+  int calls;
+  bool fail;
+} Runner;
+
+static bool counting_runner(void *arg, InterpProg *ip) {
+  Runner *r = arg;
+  r->calls++;
+  return !r->fail && interp_run(ip);
+}
+
+static void test_compare_ran_with(void **state) {
+  (void)state;
+  LeirCtx ctx;
+  leir_ctx_init(&ctx);
+  char *diag = NULL;
+  size_t len = 0;
+  ctx.diag_out = open_memstream(&diag, &len);
+  ctx.quiet_caret = true;
+  const char *hdr = "%in A : f32[4,8]\n%out D : f32[4]\n";
+  char a[512], b[512];
+  snprintf(a, sizeof a, "%sB^{4}_{tx=0}L^{8}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];", hdr);
+  snprintf(b, sizeof b,
+           "%sB^{4}_{tx=0}L^{2}_{c=0}L^{4}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a*2+c};];", hdr);
+  IrProgram *pa = parse(&ctx, a), *pb = parse(&ctx, b);
+  InterpOptions io = {false, 0};
+  InterpProg *ia = interp_new(&ctx, pa, &io), *ib = interp_new(&ctx, pb, &io), *ic = interp_new(&ctx, pb, &io);
+  assert_non_null(ia);
+  assert_non_null(ib);
+  assert_non_null(ic);
+  interp_random_inputs(ia, 3, NULL);
+  assert_true(interp_run(ia));
+  for (int tol = 0; tol < 2; tol++) {
+    CmpTolerance t = tol ? CMP_DEFAULT : CMP_EXACT;
+    InterpDiff d1, d2;
+    Runner r = {0, false};
+    assert_int_equal(interp_compare_ran(ia, ib, 3, t, &d1), 0);
+    assert_int_equal(interp_compare_ran_with(ia, ic, 3, t, counting_runner, &r, &d2), 0);
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(d1.verdict, d2.verdict);
+    assert_int_equal(d1.have, d2.have);
+    assert_int_equal(d1.index, d2.index);
+    assert_int_equal(d1.ulp, d2.ulp);
+    assert_string_equal(d1.a_text, d2.a_text);
+    assert_string_equal(d1.b_text, d2.b_text);
+    if (!tol) assert_int_equal(d1.verdict, CMP_DIFFER);
+  }
+  Runner bad = {0, true};
+  InterpDiff d3;
+  assert_int_equal(interp_compare_ran_with(ia, ic, 3, CMP_EXACT, counting_runner, &bad, &d3), -1);
+  assert_int_equal(d3.failed, 2);
+  interp_free(ia);
+  interp_free(ib);
+  interp_free(ic);
+  fclose(ctx.diag_out);
+  free(diag);
+  leir_ctx_free(&ctx);
+}
+
 static void test_signature(void **state) {
   (void)state;
   LeirCtx ctx;
@@ -645,6 +709,7 @@ int main(void) {
     cmocka_unit_test(test_npy_roundtrip),
     cmocka_unit_test(test_random_inputs),
     cmocka_unit_test(test_check_step),
+    cmocka_unit_test(test_compare_ran_with),
     cmocka_unit_test(test_signature),
     cmocka_unit_test(test_convert_monotone),
   };
