@@ -389,7 +389,7 @@ LLVMValueRef cg_offset(CgFn *f, const IrRef *r, bool write) {
 }
 
 /* Is every subscript of r provably in range (no guard)? */
-static bool all_in_bounds(const CgFn *f, const IrRef *r) {
+bool cg_ref_in_bounds(const CgFn *f, const IrRef *r) {
   const IrTensor *t = r->tensor;
   const CgTensorInfo *ti = &f->m->plan->t[t->id];
   for (int d = 0; d < t->rank; d++) {
@@ -406,7 +406,7 @@ LLVMValueRef cg_addr(CgFn *f, const IrRef *r, bool write) {
   LLVMBuilderRef B = m->B;
   LLVMValueRef base = f->tptr[t->id];
   LLVMTypeRef et = cg_mem_type(m, t->dtype);
-  if (all_in_bounds(f, r)) {
+  if (cg_ref_in_bounds(f, r)) {
     /* one in-bounds GEP per dimension, outermost first: the address stays
        base + sum(stride*item) for SCEV even where LLVM's reassociation
        would turn a flat index sum into an opaque `or` (tiled subscripts) */
@@ -617,6 +617,7 @@ static LLVMValueRef unary_expr(CgFn *f, const IrExpr *e) {
 }
 
 LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
+  if (e == f->stage_x) return f->stage_v;
   switch (e->kind) {
   case E_INT: return const_of_int(f, e->u.ilit.value, e->type);
   case E_FLOAT: return cg_const(f, e->u.flit.value, e->type);
@@ -838,6 +839,10 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     cg_bind(f, l, cg_loop_begin(f, &lp, f->lo, f->hi, l->kind));
     break;
   case LM_SERIAL: {
+    if (cg_stage_reduction(f, n, li)) {
+      general_trees(f, l, false);
+      return;
+    }
     int64_t first = 0;
     if (peel_first(f, n, li)) { /* iteration 0 on its own */
       cg_bind(f, l, cg_i64(f->m, 0));
@@ -927,7 +932,7 @@ static LLVMValueRef outside_hw_guard(CgFn *f) {
 
 static void lower_stmt_body(CgFn *f, const IrStmt *s);
 
-static void lower_stmt(CgFn *f, const IrStmt *s) {
+void cg_lower_stmt(CgFn *f, const IrStmt *s) {
   const IrTensor *t = s->lhs->tensor;
   bool sync = needs_sync(f, t);
   if (sync) cg_barrier(f);
@@ -962,7 +967,7 @@ static void lower_stmt_body(CgFn *f, const IrStmt *s) {
 
 void cg_lower_body(CgFn *f, const IrNest *n) {
   for (int i = 0; i < n->nitems; i++) {
-    if (n->items[i].kind == ITEM_STMT) lower_stmt(f, n->items[i].u.stmt);
+    if (n->items[i].kind == ITEM_STMT) cg_lower_stmt(f, n->items[i].u.stmt);
     else cg_lower_loops(f, n->items[i].u.nest, 0);
   }
 }

@@ -431,6 +431,60 @@ static void test_host_tree_reductions(void **state) {
   for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) host_vs_interp(progs[i], NULL, 1);
 }
 
+/* codegen/stage.c: a serial reduction with a costly operand runs in chunks
+ * (the operands of a chunk vectorised into a buffer, then the fold in loop
+ * order); bit-identical to the interpreter: chunk remainders (2500 = 2*1024
+ * + 452, 7 < one chunk), §9.5 init, a continuation init, -, *, max, f64
+ * and f16 accumulators, x on the left, specials (NaN, inf, -0, denormals). */
+static void fill_stage_specials(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.5f, -2.25f, 89.0f, -104.0f, 1e30f};
+  set_f32(ip, "A", v, 12);
+}
+
+static void test_host_staged_reduction(void **state) {
+  (void)state;
+  const char *progs[] = {
+      "%in A : f32[3,2500]\n%out E : f32[3]\n"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a});];\n",
+      "%in A : f32[4,7]\n%out E : f64[4]\n%out H : f32[4]\n"
+      "B^{4}_{tx=0}L^{7}_{a=0}[E^{f64,g}_{tx}=log(abs(A^{f32,g}_{tx,a})+1)*E^{f64,g}_{tx};];"
+      "B^{4}_{tx=0}L^{7}_{a=0}[H^{f32,g}_{tx}=H^{f32,g}_{tx}-erf(A^{f32,g}_{tx,a}*a);];\n",
+      "%in A : f32[2,1030]\n%out E : f32[2]\n%out H : f16[2]\n"
+      "B^{2}_{tx=0}L^{1030}_{a=0}[E^{f32,g}_{tx}=max(E^{f32,g}_{tx},sqrt(A^{f32,g}_{tx,a})-a);];"
+      "B^{2}_{tx=0}L^{1030}_{a=0}[H^{f16,g}_{tx}=H^{f16,g}_{tx}+A^{f32,g}_{tx,a}**0.5;];\n",
+      "%in A : f32[4,8,300]\n%out C : f32[4,8]\n"
+      "B^{4}_{tx=0}L^{8}_{a=0}[C^{f32,g}_{tx,a}=0.5;L^{300}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}"
+      "+exp(A^{f32,g}_{tx,a,c});];];\n",
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    host_vs_interp(progs[i], NULL, 1);
+    host_vs_interp(progs[i], fill_stage_specials, 1);
+  }
+  host_vs_interp(progs[0], NULL, 2);
+  /* staged: the buffer is in the module; not staged when the operand reads
+     the accumulated tensor (program 4's inner statement) or is cheap */
+  static const struct { const char *text; bool staged; } cases[] = {
+      {"%in A : f32[3,2500]\n%out E : f32[3]\n"
+       "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a});];\n", true},
+      {"%in A : f32[3,2500]\n%out E : f32[3]\n"
+       "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+A^{f32,g}_{tx,a}*2;];\n", false},
+      {"%in A : f32[3,2500]\n%out E : f32[3]\n"
+       "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-E^{f32,g}_{0});];\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Prog pr;
+    assert_true(prog_load(&pr, cases[i].text));
+    CgOptions o;
+    cg_options_init(&o);
+    o.target = CG_TARGET_HOST;
+    SBuf b = {0};
+    assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+    assert_int_equal(strstr(b.s, "%stage") != NULL, cases[i].staged);
+    sbuf_free(&b);
+    prog_free(&pr);
+  }
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -926,6 +980,7 @@ int main(void) {
       cmocka_unit_test(test_host_half),
       cmocka_unit_test(test_host_lazy_ite),
       cmocka_unit_test(test_host_tree_reductions),
+      cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
