@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* below this many innermost iterations a nest runs on the calling thread */
@@ -38,6 +39,9 @@ struct CgHostProgram {
   int64_t *work; /* estimated iterations */
   int nthreads;
   CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
+  bool dynamic;  /* nthreads was 0: use the CPUs idle now (threads_now) */
+  int cur;       /* threads_now's last answer, read at load_at (s) */
+  double load_at;
 };
 
 static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
@@ -175,6 +179,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   hp->ctx = ctx;
   hp->p = p;
   hp->nthreads = oo.nthreads > 0 ? oo.nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  hp->dynamic = oo.nthreads <= 0;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
   hp->jit = make_jit(ctx, oo.opt_level);
@@ -219,14 +224,14 @@ static void run_range(void *arg, int i) {
 
 /* Runs [0, n) over the pool; the calling thread takes the first range.  The
  * error reported is the first range's that has one, whatever the timing. */
-static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err) {
+static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err, int nt) {
   if (!hp->pool) hp->pool = cg_pool_new(hp->nthreads);
   if (!hp->pool) {
     fn(bufs, 0, n, err);
     return true;
   }
   int64_t errs[MAX_WORKERS] = {0};
-  Job job = {fn, bufs, n, hp->nthreads < n ? hp->nthreads : (int)n, errs};
+  Job job = {fn, bufs, n, nt < n ? nt : (int)n, errs};
   cg_pool_run(hp->pool, run_range, &job);
   for (int i = 0; i < job.nt && !*err; i++) *err = errs[i];
   return true;
@@ -244,6 +249,28 @@ static bool report_oob(CgHostProgram *hp, int64_t code) {
              t ? t->name : "?", b.s ? b.s : "");
   sbuf_free(&b);
   return false;
+}
+
+/* Issue 41: with the default thread count (0: all CPUs) a parallel nest
+ * runs on the CPUs idle now, the CPU count less the 1-minute load average
+ * (whole tasks) plus the caller's own: on a machine busy with other work,
+ * waking workers that must wait for a CPU costs more than the nest gains
+ * (OpenMP's dynamic threads, make -l).  Read at most every 100 ms.  The
+ * results do not depend on it (every element is computed by one thread in
+ * loop order). */
+static int threads_now(CgHostProgram *hp) {
+  if (!hp->dynamic || hp->nthreads <= 1) return hp->nthreads;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  if (hp->cur == 0 || t - hp->load_at > 0.1) {
+    double l;
+    int n = hp->nthreads;
+    if (getloadavg(&l, 1) == 1 && l >= 0 && l < 1e6) n = hp->nthreads - (int)l + 1;
+    hp->cur = n < 1 ? 1 : n > hp->nthreads ? hp->nthreads : n;
+    hp->load_at = t;
+  }
+  return hp->cur;
 }
 
 bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
@@ -264,9 +291,12 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
     }
   }
   int64_t err = 0;
+  int nt = 0;
   for (int k = 0; ok && k < hp->nk; k++) {
-    if (hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= PAR_MIN_WORK)
-      run_parallel(hp, hp->entry[k], all, hp->par[k], &err);
+    bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= PAR_MIN_WORK;
+    if (par && !nt) nt = threads_now(hp);
+    if (par && nt > 1)
+      run_parallel(hp, hp->entry[k], all, hp->par[k], &err, nt);
     else
       hp->entry[k](all, 0, hp->par[k], &err);
     if (err) ok = report_oob(hp, err);

@@ -506,6 +506,7 @@ static void test_host_threads(void **state) {
                   "P^{256}_{c=0}L^{96}_{a=0}[E^{f32,g}_{c}=max(E^{f32,g}_{c},D^{f32,g}_{c,a});];\n";
   host_vs_interp(t, NULL, 1);
   host_vs_interp(t, NULL, 4);
+  host_vs_interp(t, NULL, 0); /* the CPUs idle now (host.c, threads_now) */
 }
 
 static void test_host_oob(void **state) {
