@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "interp/compare.h"
 #include "interp/data.h"
 #include "interp/interp.h"
+#include "interp/ops.h"
 #include "testsuite/unit/unit_prog.h"
 #include "ir/readfile.h"
 #include "testsuite/corpus_walk.h"
@@ -483,6 +485,68 @@ static void test_host_staged_reduction(void **state) {
     sbuf_free(&b);
     prog_free(&pr);
   }
+}
+
+/* cg_maxmin (lower.c) against ops.h's op_max/op_min on every pair of
+ * special values, bit for bit (NaN payloads included: a NaN operand gives
+ * the other one), f32 and f64, elementwise and as a reduction. */
+static void test_host_maxmin_bits(void **state) {
+  (void)state;
+  uint32_t nan1 = 0x7fc00001u, nan2 = 0xffc12345u;
+  float nf1, nf2;
+  memcpy(&nf1, &nan1, 4);
+  memcpy(&nf2, &nan2, 4);
+  const float sv[] = {nf1, nf2, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 1.0f, -1.0f, 3.5f, FLT_MAX};
+  enum { NS = sizeof sv / sizeof *sv, NP = NS * NS };
+  Prog pr;
+  assert_true(prog_load(&pr, "%in A : f32[144]\n%in C : f32[144]\n%out D : f32[144]\n%out E : f32[144]\n"
+                             "%in F : f64[144]\n%in G : f64[144]\n%out H : f64[144]\n%out I : f64[144]\n"
+                             "%out J : f32[12]\n%out K : f32[12]\n"
+                             "B^{144}_{tx=0}[D^{f32,g}_{tx}=max(A^{f32,g}_{tx},C^{f32,g}_{tx});"
+                             "E^{f32,g}_{tx}=min(A^{f32,g}_{tx},C^{f32,g}_{tx});"
+                             "H^{f64,g}_{tx}=max(F^{f64,g}_{tx},G^{f64,g}_{tx});"
+                             "I^{f64,g}_{tx}=min(F^{f64,g}_{tx},G^{f64,g}_{tx});];"
+                             "B^{12}_{tx=0}L^{12}_{a=0}[J^{f32,g}_{tx}=max(J^{f32,g}_{tx},A^{f32,g}_{tx*12+a});"
+                             "K^{f32,g}_{tx}=min(K^{f32,g}_{tx},A^{f32,g}_{tx*12+a});];\n"));
+  float a[NP], c[NP], d[NP], e[NP], j[NS], k[NS];
+  double fa[NP], ga[NP], h[NP], i2[NP];
+  for (int x = 0; x < NS; x++)
+    for (int y = 0; y < NS; y++) {
+      a[x * NS + y] = sv[x];
+      c[x * NS + y] = sv[y];
+      fa[x * NS + y] = sv[x];
+      ga[x * NS + y] = sv[y];
+    }
+  /* the f64 NaNs: payloads of their own */
+  uint64_t dn1 = 0x7ff8000000000abcull, dn2 = 0xfff8000000000def;
+  for (int q = 0; q < NP; q++) {
+    if (fa[q] != fa[q]) memcpy(&fa[q], q / NS == 0 ? &dn1 : &dn2, 8);
+    if (ga[q] != ga[q]) memcpy(&ga[q], q % NS == 0 ? &dn1 : &dn2, 8);
+  }
+  void *bufs[10] = {a, c, d, e, fa, ga, h, i2, j, k};
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.nthreads = 1;
+  assert_true(cg_run_host(&pr.ctx, pr.p, &o, bufs));
+  for (int q = 0; q < NP; q++) {
+    float wd = op_maxf(a[q], c[q]), we = op_minf(a[q], c[q]);
+    double wh = op_maxd(fa[q], ga[q]), wi = op_mind(fa[q], ga[q]);
+    assert_memory_equal(&d[q], &wd, 4);
+    assert_memory_equal(&e[q], &we, 4);
+    assert_memory_equal(&h[q], &wh, 8);
+    assert_memory_equal(&i2[q], &wi, 8);
+  }
+  for (int x = 0; x < NS; x++) {
+    float wj = -INFINITY, wk = INFINITY;
+    for (int y = 0; y < NS; y++) {
+      wj = op_maxf(wj, a[x * NS + y]);
+      wk = op_minf(wk, a[x * NS + y]);
+    }
+    assert_memory_equal(&j[x], &wj, 4);
+    assert_memory_equal(&k[x], &wk, 4);
+  }
+  prog_free(&pr);
 }
 
 static void test_host_nests(void **state) {
@@ -982,6 +1046,7 @@ int main(void) {
       cmocka_unit_test(test_host_lazy_ite),
       cmocka_unit_test(test_host_tree_reductions),
       cmocka_unit_test(test_host_staged_reduction),
+      cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
