@@ -306,7 +306,12 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
       break;
     case OP_POW: {
       LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
-      r = call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
+      /* a float to a constant small integer power: the routine's integer
+         path alone, the same bits (mathlib_emit.h) */
+      LLVMBool loses = 0;
+      double y = t != DT_F64 && LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+      LLVMValueRef pi = y >= -6 && y <= 6 && y == (int)y ? cg_math_get_powi_f32(f->m->M, (int)y) : NULL;
+      r = pi ? call1(f, pi, a) : call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
       break;
     }
     default: r = a; break;

@@ -549,6 +549,38 @@ static void test_host_maxmin_bits(void **state) {
   prog_free(&pr);
 }
 
+/* mathlib_emit.h: a float to a constant integer power 1 <= |n| <= 6 calls
+ * leir.powf.i<n> (the integer path alone); the same bits as the
+ * interpreter's leir_powf on specials and random inputs, f32 and f16; other
+ * exponents and f64 keep the routine. */
+static void test_powi_const(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12,8]\n%out E : f16[12,2]\n%out F : f64[12]\n"
+                  "B^{12}_{tx=0}[D^{f32,g}_{tx,0}=A^{f32,g}_{tx}**3.0;D^{f32,g}_{tx,1}=A^{f32,g}_{tx}**-1;"
+                  "D^{f32,g}_{tx,2}=C^{f32,g}_{tx}**6;D^{f32,g}_{tx,3}=A^{f32,g}_{tx}**-6.0;"
+                  "D^{f32,g}_{tx,4}=A^{f32,g}_{tx}**7;D^{f32,g}_{tx,5}=A^{f32,g}_{tx}**2.5;"
+                  "D^{f32,g}_{tx,6}=(A^{f32,g}_{tx}*1e10)**5;D^{f32,g}_{tx,7}=(A^{f32,g}_{tx}*1e-10)**-4;"
+                  "E^{f16,g}_{tx,0}=A^{f32,g}_{tx}**3;E^{f16,g}_{tx,1}=E^{f16,g}_{tx,0}**-2;"
+                  "F^{f64,g}_{tx}=A^{f32,g}_{tx}**3;];\n";
+  host_vs_interp(t, NULL, 1);
+  host_vs_interp(t, fill_specials, 1);
+  Prog pr;
+  assert_true(prog_load(&pr, t));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.opt_level = 0;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_non_null(strstr(b.s, "@leir.powf.i3("));
+  assert_non_null(strstr(b.s, "@leir.powf.i-6("));
+  assert_null(strstr(b.s, "@leir.powf.i7("));
+  assert_non_null(strstr(b.s, "@leir.powf("));
+  assert_non_null(strstr(b.s, "@leir.pow("));
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -1047,6 +1079,7 @@ int main(void) {
       cmocka_unit_test(test_host_tree_reductions),
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
+      cmocka_unit_test(test_powi_const),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
