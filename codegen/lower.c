@@ -736,8 +736,12 @@ static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
  * copies update distinct elements, each still in its own loop order (the
  * result is unchanged), and the inner loop's loads of neighbouring
  * elements along li become vectors (SGEMM as written: C[c,a]).  LLVM checks
- * the legality again. */
+ * the legality again.  Not when the inner loop has JAM_MIN_INNER iterations
+ * or fewer (pooling windows, issue 41): LLVM unrolls it fully by itself and
+ * vectorises li with interleaved loads, where the jam gave gathers of the
+ * strided elements (Average_Pooling_1D, Max_Pooling_1D 3x slower). */
 #define JAM_COUNT 16
+#define JAM_MIN_INNER 8
 
 static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
   e = e && e->kind == E_PAREN ? e->u.paren : e;
@@ -763,6 +767,7 @@ static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
 static int jam_count(const CgFn *f, const IrNest *n, int li) {
   if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
   const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
+  if (inner->extent <= JAM_MIN_INNER) return 0;
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;

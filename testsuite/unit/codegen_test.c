@@ -581,6 +581,28 @@ static void test_powi_const(void **state) {
   prog_free(&pr);
 }
 
+/* lower.c, jam_count: a short innermost reduction loop (a pooling window)
+ * is not jammed: its strided loads become interleaved vector loads, no
+ * gathers; the result is the interpreter's. */
+static void test_host_pool_window(void **state) {
+  (void)state;
+  const char *t = "%in E : f32[16,32,130]\n%out C : f32[16,32,64]\n"
+                  "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}L^{4}_{d=0}[C^{f32,g}_{tx,a,c}=C^{f32,g}_{tx,a,c}"
+                  "+E^{f32,g}_{tx,a,c*2+d};];\n";
+  host_vs_interp(t, NULL, 1);
+  Prog pr;
+  assert_true(prog_load(&pr, t));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_null(strstr(b.s, "llvm.loop.unroll_and_jam"));
+  assert_null(strstr(b.s, "masked.gather"));
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -1080,6 +1102,7 @@ int main(void) {
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_powi_const),
+      cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
