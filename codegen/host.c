@@ -39,6 +39,11 @@ struct CgHostProgram {
   int64_t *work; /* estimated iterations */
   int nthreads;
   CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
+  int ntmp;      /* tmp's length (the program's tensor count) */
+  void **tmp;    /* per tensor id: the program's own buffer (intermediates,
+                    and tensors the caller gave none for), kept from run to
+                    run and zeroed at each (issue 41: no calloc and free of
+                    every intermediate, and no page faults, per run) */
   bool dynamic;  /* nthreads was 0: use the CPUs idle now (threads_now) */
   int cur;       /* threads_now's last answer, read at load_at (s) */
   double load_at;
@@ -276,19 +281,23 @@ static int threads_now(CgHostProgram *hp) {
 bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   const IrProgram *p = hp->p;
   void **all = calloc((size_t)p->ntensors + 1, sizeof *all);
-  bool *owned = calloc((size_t)p->ntensors + 1, sizeof *owned);
+  if (!hp->tmp) {
+    hp->tmp = calloc((size_t)p->ntensors + 1, sizeof *hp->tmp);
+    hp->ntmp = hp->tmp ? p->ntensors : 0;
+  }
   /* --max-memory: the whole program, before its intermediates are allocated */
-  bool ok = all && owned && leir_check_memory(hp->ctx, p);
+  bool ok = all && hp->tmp && leir_check_memory(hp->ctx, p);
   for (int i = 0; ok && i < p->ntensors; i++) {
     all[i] = bufs[i];
     if (all[i]) continue;
     size_t bytes = (size_t)ir_tensor_numel(p->tensors[i]) * (size_t)ir_dtype_size(p->tensors[i]->dtype);
-    all[i] = calloc(bytes ? bytes : 1, 1); /* zero, as the interpreter starts them */
-    owned[i] = true;
-    if (!all[i]) {
+    if (hp->tmp[i]) {
+      memset(hp->tmp[i], 0, bytes ? bytes : 1); /* zero, as the interpreter starts them */
+    } else if (!(hp->tmp[i] = calloc(bytes ? bytes : 1, 1))) {
       diag_error(hp->ctx, (IrLoc){0, 0}, "out of memory for intermediate '%s' (%zu bytes)", p->tensors[i]->name, bytes);
       ok = false;
     }
+    all[i] = hp->tmp[i];
   }
   int64_t err = 0;
   int nt = 0;
@@ -301,16 +310,15 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
       hp->entry[k](all, 0, hp->par[k], &err);
     if (err) ok = report_oob(hp, err);
   }
-  for (int i = 0; all && owned && i < p->ntensors; i++)
-    if (owned[i]) free(all[i]);
   free(all);
-  free(owned);
   return ok;
 }
 
 void cg_host_free(CgHostProgram *hp) {
   if (!hp) return;
   cg_pool_free(hp->pool);
+  for (int i = 0; i < hp->ntmp; i++) free(hp->tmp[i]);
+  free(hp->tmp);
   if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
   free(hp->entry);
   free(hp->par);

@@ -603,6 +603,34 @@ static void test_host_pool_window(void **state) {
   prog_free(&pr);
 }
 
+/* host.c keeps a program's intermediates from run to run: each run starts
+ * them at zero again (an accumulating intermediate gives the same output
+ * every run). */
+static void test_host_rerun(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, "%in A : f32[4,3]\n%out C : f32[4]\n"
+                             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx,a};];"
+                             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}*2;];\n"));
+  float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, c[4];
+  void *bufs[3] = {0};
+  for (int i = 0; i < pr.p->ntensors; i++)
+    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
+  assert_non_null(hp);
+  for (int run = 0; run < 3; run++) {
+    memset(c, 0, sizeof c);
+    assert_true(cg_host_run(hp, bufs));
+    const float want[4] = {12, 30, 48, 66};
+    assert_memory_equal(c, want, sizeof want);
+  }
+  cg_host_free(hp);
+  prog_free(&pr);
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -1103,6 +1131,7 @@ int main(void) {
       cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_powi_const),
       cmocka_unit_test(test_host_pool_window),
+      cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
