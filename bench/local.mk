@@ -65,7 +65,7 @@ bench-steps: leirc$(EXEEXT)
 EXTRA_PROGRAMS += bench/tvm_bench
 bench_tvm_bench_SOURCES = bench/tvm_bench.c
 bench_tvm_bench_LDADD = libleircore.la
-EXTRA_DIST += bench/tvm_bench.py bench/tokens.py
+EXTRA_DIST += bench/tvm_bench.py bench/tokens.py bench/tvm_compare.py
 TVM_VENV = $(abs_top_builddir)/testsuite/scratch/tvm-venv
 .PHONY: bench-interop
 bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
