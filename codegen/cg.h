@@ -155,6 +155,7 @@ typedef struct CgFn {
   LLVMValueRef tree_p[32], tree_touched[32]; /* their partials, touched flags */
   const IrExpr *stage_x;    /* stage.c: cg_expr gives stage_v for this operand */
   LLVMValueRef stage_v;
+  LLVMValueRef stage_buf[2]; /* stage.c: its float, double buffer (one each per function) */
 } CgFn;
 
 /* ------------------------------------------------------------ lower.c */

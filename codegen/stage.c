@@ -131,7 +131,9 @@ bool cg_stage_reduction(CgFn *f, const IrNest *n, int li) {
   const IrLoop *l = n->loops[li];
   int64_t ext = l->extent, k = ext < STAGE ? ext : STAGE;
   LLVMTypeRef ty = cg_reg_type(m, x->type);
-  LLVMValueRef buf = cg_alloca(f, ty, k, "stage");
+  int bi = ty == m->f64;
+  if (!f->stage_buf[bi]) f->stage_buf[bi] = cg_alloca(f, ty, STAGE, "stage"); /* one per function */
+  LLVMValueRef buf = f->stage_buf[bi];
   int nb = f->nbind;
   CgLoop lc, l1, l2;
   LLVMValueRef c = cg_loop_begin(f, &lc, cg_i64(m, 0), cg_i64(m, (ext + k - 1) / k), LOOP_L);
