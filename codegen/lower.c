@@ -275,9 +275,14 @@ LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrD
        (issue 41: three fewer selects, the same bits as ops.h's op_max) */
     LLVMTypeRef ft = LLVMTypeOf(a);
     LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
-    LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
-    LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
-    LLVMValueRef keep = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, a, "");
+    LLVMBool loses = 0;
+    double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+    LLVMValueRef keep = a; /* b a constant neither zero nor NaN: a == b has b's bits */
+    if (!(bc == bc && bc != 0)) {
+      LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+      LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
+      keep = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, a, "");
+    }
     LLVMValueRef take_b = LLVMBuildOr(B, LLVMBuildFCmp(B, is_max ? LLVMRealOLT : LLVMRealOGT, a, b, ""),
                                       LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), "");
     return LLVMBuildSelect(B, take_b, b, keep, "");

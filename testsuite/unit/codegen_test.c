@@ -489,7 +489,8 @@ static void test_host_staged_reduction(void **state) {
 
 /* cg_maxmin (lower.c) against ops.h's op_max/op_min on every pair of
  * special values, bit for bit (NaN payloads included: a NaN operand gives
- * the other one), f32 and f64, elementwise and as a reduction. */
+ * the other one), f32 and f64, elementwise and as a reduction, and with a
+ * constant operand. */
 static void test_host_maxmin_bits(void **state) {
   (void)state;
   uint32_t nan1 = 0x7fc00001u, nan2 = 0xffc12345u;
@@ -501,14 +502,15 @@ static void test_host_maxmin_bits(void **state) {
   Prog pr;
   assert_true(prog_load(&pr, "%in A : f32[144]\n%in C : f32[144]\n%out D : f32[144]\n%out E : f32[144]\n"
                              "%in F : f64[144]\n%in G : f64[144]\n%out H : f64[144]\n%out I : f64[144]\n"
-                             "%out J : f32[12]\n%out K : f32[12]\n"
+                             "%out J : f32[12]\n%out K : f32[12]\n%out Q : f32[144]\n%out W : f32[144]\n"
                              "B^{144}_{tx=0}[D^{f32,g}_{tx}=max(A^{f32,g}_{tx},C^{f32,g}_{tx});"
                              "E^{f32,g}_{tx}=min(A^{f32,g}_{tx},C^{f32,g}_{tx});"
                              "H^{f64,g}_{tx}=max(F^{f64,g}_{tx},G^{f64,g}_{tx});"
                              "I^{f64,g}_{tx}=min(F^{f64,g}_{tx},G^{f64,g}_{tx});];"
                              "B^{12}_{tx=0}L^{12}_{a=0}[J^{f32,g}_{tx}=max(J^{f32,g}_{tx},A^{f32,g}_{tx*12+a});"
-                             "K^{f32,g}_{tx}=min(K^{f32,g}_{tx},A^{f32,g}_{tx*12+a});];\n"));
-  float a[NP], c[NP], d[NP], e[NP], j[NS], k[NS];
+                             "K^{f32,g}_{tx}=min(K^{f32,g}_{tx},A^{f32,g}_{tx*12+a});];"
+                             "B^{144}_{tx=0}[Q^{f32,g}_{tx}=max(A^{f32,g}_{tx},-1.0);W^{f32,g}_{tx}=min(A^{f32,g}_{tx},3.5);];\n"));
+  float a[NP], c[NP], d[NP], e[NP], j[NS], k[NS], l[NP], mm[NP];
   double fa[NP], ga[NP], h[NP], i2[NP];
   for (int x = 0; x < NS; x++)
     for (int y = 0; y < NS; y++) {
@@ -523,7 +525,7 @@ static void test_host_maxmin_bits(void **state) {
     if (fa[q] != fa[q]) memcpy(&fa[q], q / NS == 0 ? &dn1 : &dn2, 8);
     if (ga[q] != ga[q]) memcpy(&ga[q], q % NS == 0 ? &dn1 : &dn2, 8);
   }
-  void *bufs[10] = {a, c, d, e, fa, ga, h, i2, j, k};
+  void *bufs[12] = {a, c, d, e, fa, ga, h, i2, j, k, l, mm};
   CgOptions o;
   cg_options_init(&o);
   o.target = CG_TARGET_HOST;
@@ -536,6 +538,10 @@ static void test_host_maxmin_bits(void **state) {
     assert_memory_equal(&e[q], &we, 4);
     assert_memory_equal(&h[q], &wh, 8);
     assert_memory_equal(&i2[q], &wi, 8);
+    /* a constant operand (neither zero nor NaN): the shorter form */
+    float wl = op_maxf(a[q], -1.0f), wm = op_minf(a[q], 3.5f);
+    assert_memory_equal(&l[q], &wl, 4);
+    assert_memory_equal(&mm[q], &wm, 4);
   }
   for (int x = 0; x < NS; x++) {
     float wj = -INFINITY, wk = INFINITY;
