@@ -80,7 +80,7 @@ bench-steps-jit: leirc$(EXEEXT)
 EXTRA_PROGRAMS += bench/tvm_bench
 bench_tvm_bench_SOURCES = bench/tvm_bench.c
 bench_tvm_bench_LDADD = libleircore.la
-EXTRA_DIST += bench/tvm_bench.py bench/tokens.py
+EXTRA_DIST += bench/tvm_bench.py bench/tokens.py bench/tvm_compare.py
 TVM_VENV = $(abs_top_builddir)/testsuite/scratch/tvm-venv
 .PHONY: bench-interop
 bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
@@ -92,6 +92,18 @@ bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	@echo "== tokens of LEIR, TIR and CUDA C (bench/tokens.py)"
 	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tokens.py' '$(abs_top_builddir)/leirc' \
 	  '$(LEIR_CORPUS)'
+
+## Issue 41: element throughput of leirc's math routines (the host JIT's
+## vectorised code and ir/mathlib.c's C) against glibc's, one thread
+## (bench/mathlib_bench.c; a few seconds).
+EXTRA_PROGRAMS += bench/mathlib_bench
+bench_mathlib_bench_SOURCES = bench/mathlib_bench.c
+bench_mathlib_bench_LDADD = libleircore.la -lm
+.PHONY: bench-mathlib
+bench: bench-mathlib
+bench-mathlib: bench/mathlib_bench$(EXEEXT)
+	@echo "== math routines, elements per second (bench/mathlib_bench)"
+	@taskset -c 0 ./bench/mathlib_bench
 
 ## The analytic cost model (--cost=model, issue 8): Spearman rank correlation
 ## of its estimates with measured host run times over the corpus programs

@@ -153,6 +153,9 @@ typedef struct CgFn {
   int ntree;                /* general tree reductions open here */
   const CgRed *tree_r[32];
   LLVMValueRef tree_p[32], tree_touched[32]; /* their partials, touched flags */
+  const IrExpr *stage_x;    /* stage.c: cg_expr gives stage_v for this operand */
+  LLVMValueRef stage_v;
+  LLVMValueRef stage_buf[2]; /* stage.c: its float, double buffer (one each per function) */
 } CgFn;
 
 /* ------------------------------------------------------------ lower.c */
@@ -179,6 +182,14 @@ LLVMValueRef cg_identity(CgFn *f, IrReduceOp op, IrDType t);
 /* i1: every reduction index of s is 0 (NULL when s has none). */
 LLVMValueRef cg_first_iteration(CgFn *f, const IrStmt *s);
 void cg_bind(CgFn *f, const IrLoop *l, LLVMValueRef v);
+/* Is every subscript of r provably in range (no guard)? */
+bool cg_ref_in_bounds(const CgFn *f, const IrRef *r);
+/* Lowers statement s where the builder is. */
+void cg_lower_stmt(CgFn *f, const IrStmt *s);
+/* stage.c: lowers the innermost serial loop li of n in staged form when its
+ * one statement is a reduction over it with a costly operand (false: not
+ * done, nothing emitted). */
+bool cg_stage_reduction(CgFn *f, const IrNest *n, int li);
 void cg_unbind(CgFn *f, int n); /* pops back to n bindings */
 void cg_lower_loops(CgFn *f, const IrNest *n, int li);
 void cg_lower_body(CgFn *f, const IrNest *n);

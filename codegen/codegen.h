@@ -63,11 +63,13 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
 
 /* Runs it once.  bufs[i] is the buffer of p->tensors[i] (dense row-major,
  * f16/bf16 as their 16-bit patterns, bool as one byte 0/1); arguments (in,
- * param, out) must be given, intermediates may be NULL (they are then
- * allocated, zero-filled like the interpreter's, for the duration of the
- * run).  Outputs are used as given (the interpreter starts them at zero).
- * Returns false after a diagnostic: memory, or an out-of-bounds access
- * (`file:line:col: error: out-of-bounds read of A: shape is [8]`). */
+ * param, out) must be given, intermediates may be NULL (they are then the
+ * program's own buffers, allocated at the first run that needs them, kept
+ * until cg_host_free and zero-filled like the interpreter's at every run).
+ * Outputs are used as given (the interpreter starts them at zero).  One
+ * caller at a time.  Returns false after a diagnostic: memory, or an
+ * out-of-bounds access (`file:line:col: error: out-of-bounds read of A:
+ * shape is [8]`). */
 bool cg_host_run(CgHostProgram *hp, void *const *bufs);
 
 void cg_host_free(CgHostProgram *hp);

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* below this many innermost iterations a nest runs on the calling thread */
@@ -38,6 +39,14 @@ struct CgHostProgram {
   int64_t *work; /* estimated iterations */
   int nthreads;
   CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
+  int ntmp;      /* tmp's length (the program's tensor count) */
+  void **tmp;    /* per tensor id: the program's own buffer (intermediates,
+                    and tensors the caller gave none for), kept from run to
+                    run and zeroed at each (issue 41: no calloc and free of
+                    every intermediate, and no page faults, per run) */
+  bool dynamic;  /* nthreads was 0: use the CPUs idle now (threads_now) */
+  int cur;       /* threads_now's last answer, read at load_at (s) */
+  double load_at;
 };
 
 static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
@@ -175,6 +184,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   hp->ctx = ctx;
   hp->p = p;
   hp->nthreads = oo.nthreads > 0 ? oo.nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  hp->dynamic = oo.nthreads <= 0;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
   hp->jit = make_jit(ctx, oo.opt_level);
@@ -219,14 +229,14 @@ static void run_range(void *arg, int i) {
 
 /* Runs [0, n) over the pool; the calling thread takes the first range.  The
  * error reported is the first range's that has one, whatever the timing. */
-static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err) {
+static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err, int nt) {
   if (!hp->pool) hp->pool = cg_pool_new(hp->nthreads);
   if (!hp->pool) {
     fn(bufs, 0, n, err);
     return true;
   }
   int64_t errs[MAX_WORKERS] = {0};
-  Job job = {fn, bufs, n, hp->nthreads < n ? hp->nthreads : (int)n, errs};
+  Job job = {fn, bufs, n, nt < n ? nt : (int)n, errs};
   cg_pool_run(hp->pool, run_range, &job);
   for (int i = 0; i < job.nt && !*err; i++) *err = errs[i];
   return true;
@@ -246,41 +256,69 @@ static bool report_oob(CgHostProgram *hp, int64_t code) {
   return false;
 }
 
+/* Issue 41: with the default thread count (0: all CPUs) a parallel nest
+ * runs on the CPUs idle now, the CPU count less the 1-minute load average
+ * (whole tasks) plus the caller's own: on a machine busy with other work,
+ * waking workers that must wait for a CPU costs more than the nest gains
+ * (OpenMP's dynamic threads, make -l).  Read at most every 100 ms.  The
+ * results do not depend on it (every element is computed by one thread in
+ * loop order). */
+static int threads_now(CgHostProgram *hp) {
+  if (!hp->dynamic || hp->nthreads <= 1) return hp->nthreads;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  if (hp->cur == 0 || t - hp->load_at > 0.1) {
+    double l;
+    int n = hp->nthreads;
+    if (getloadavg(&l, 1) == 1 && l >= 0 && l < 1e6) n = hp->nthreads - (int)l + 1;
+    hp->cur = n < 1 ? 1 : n > hp->nthreads ? hp->nthreads : n;
+    hp->load_at = t;
+  }
+  return hp->cur;
+}
+
 bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   const IrProgram *p = hp->p;
   void **all = calloc((size_t)p->ntensors + 1, sizeof *all);
-  bool *owned = calloc((size_t)p->ntensors + 1, sizeof *owned);
+  if (!hp->tmp) {
+    hp->tmp = calloc((size_t)p->ntensors + 1, sizeof *hp->tmp);
+    hp->ntmp = hp->tmp ? p->ntensors : 0;
+  }
   /* --max-memory: the whole program, before its intermediates are allocated */
-  bool ok = all && owned && leir_check_memory(hp->ctx, p);
+  bool ok = all && hp->tmp && leir_check_memory(hp->ctx, p);
   for (int i = 0; ok && i < p->ntensors; i++) {
     all[i] = bufs[i];
     if (all[i]) continue;
     size_t bytes = (size_t)ir_tensor_numel(p->tensors[i]) * (size_t)ir_dtype_size(p->tensors[i]->dtype);
-    all[i] = calloc(bytes ? bytes : 1, 1); /* zero, as the interpreter starts them */
-    owned[i] = true;
-    if (!all[i]) {
+    if (hp->tmp[i]) {
+      memset(hp->tmp[i], 0, bytes ? bytes : 1); /* zero, as the interpreter starts them */
+    } else if (!(hp->tmp[i] = calloc(bytes ? bytes : 1, 1))) {
       diag_error(hp->ctx, (IrLoc){0, 0}, "out of memory for intermediate '%s' (%zu bytes)", p->tensors[i]->name, bytes);
       ok = false;
     }
+    all[i] = hp->tmp[i];
   }
   int64_t err = 0;
+  int nt = 0;
   for (int k = 0; ok && k < hp->nk; k++) {
-    if (hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= PAR_MIN_WORK)
-      run_parallel(hp, hp->entry[k], all, hp->par[k], &err);
+    bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= PAR_MIN_WORK;
+    if (par && !nt) nt = threads_now(hp);
+    if (par && nt > 1)
+      run_parallel(hp, hp->entry[k], all, hp->par[k], &err, nt);
     else
       hp->entry[k](all, 0, hp->par[k], &err);
     if (err) ok = report_oob(hp, err);
   }
-  for (int i = 0; all && owned && i < p->ntensors; i++)
-    if (owned[i]) free(all[i]);
   free(all);
-  free(owned);
   return ok;
 }
 
 void cg_host_free(CgHostProgram *hp) {
   if (!hp) return;
   cg_pool_free(hp->pool);
+  for (int i = 0; i < hp->ntmp; i++) free(hp->tmp[i]);
+  free(hp->tmp);
   if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
   free(hp->entry);
   free(hp->par);

@@ -267,15 +267,25 @@ static LLVMValueRef int_pow(CgFn *f, LLVMValueRef a, LLVMValueRef b, IrDType t) 
 LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrDType t) {
   LLVMBuilderRef B = f->m->B;
   if (ir_dtype_is_float(t)) {
+    /* a NaN gives b; else b NaN gives a; else the larger (smaller), and of
+       equal operands the non-negative (negative) zero.  In four compares:
+       take b when a < b (max; a > b for min) or a is NaN, else a, except
+       that equal operands give a AND b (OR for min) bitwise: identical bits
+       unless they are +0 and -0, where AND clears the sign and OR sets it
+       (issue 41: three fewer selects, the same bits as ops.h's op_max) */
     LLVMTypeRef ft = LLVMTypeOf(a);
     LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
-    LLVMValueRef r1 = LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, a, b, ""), a, b, "");
-    LLVMValueRef aneg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, a, it, ""), LLVMConstNull(it), "");
-    /* equal operands: max takes the non-negative zero, min the negative */
-    LLVMValueRef r2 = is_max ? LLVMBuildSelect(B, aneg, b, a, "") : LLVMBuildSelect(B, aneg, a, b, "");
-    LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), r2, r1, "");
-    r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, b, b, ""), a, r, "");
-    return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), b, r, "");
+    LLVMBool loses = 0;
+    double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+    LLVMValueRef keep = a; /* b a constant neither zero nor NaN: a == b has b's bits */
+    if (!(bc == bc && bc != 0)) {
+      LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+      LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
+      keep = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, a, "");
+    }
+    LLVMValueRef take_b = LLVMBuildOr(B, LLVMBuildFCmp(B, is_max ? LLVMRealOLT : LLVMRealOGT, a, b, ""),
+                                      LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), "");
+    return LLVMBuildSelect(B, take_b, b, keep, "");
   }
   LLVMIntPredicate p = is_unsigned(t) || t == DT_BOOL ? (is_max ? LLVMIntUGT : LLVMIntULT)
                                                         : (is_max ? LLVMIntSGT : LLVMIntSLT);
@@ -301,7 +311,12 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
       break;
     case OP_POW: {
       LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
-      r = call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
+      /* a float to a constant small integer power: the routine's integer
+         path alone, the same bits (mathlib_emit.h) */
+      LLVMBool loses = 0;
+      double y = t != DT_F64 && LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+      LLVMValueRef pi = y >= -6 && y <= 6 && y == (int)y ? cg_math_get_powi_f32(f->m->M, (int)y) : NULL;
+      r = pi ? call1(f, pi, a) : call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
       break;
     }
     default: r = a; break;
@@ -389,7 +404,7 @@ LLVMValueRef cg_offset(CgFn *f, const IrRef *r, bool write) {
 }
 
 /* Is every subscript of r provably in range (no guard)? */
-static bool all_in_bounds(const CgFn *f, const IrRef *r) {
+bool cg_ref_in_bounds(const CgFn *f, const IrRef *r) {
   const IrTensor *t = r->tensor;
   const CgTensorInfo *ti = &f->m->plan->t[t->id];
   for (int d = 0; d < t->rank; d++) {
@@ -406,7 +421,7 @@ LLVMValueRef cg_addr(CgFn *f, const IrRef *r, bool write) {
   LLVMBuilderRef B = m->B;
   LLVMValueRef base = f->tptr[t->id];
   LLVMTypeRef et = cg_mem_type(m, t->dtype);
-  if (all_in_bounds(f, r)) {
+  if (cg_ref_in_bounds(f, r)) {
     /* one in-bounds GEP per dimension, outermost first: the address stays
        base + sum(stride*item) for SCEV even where LLVM's reassociation
        would turn a flat index sum into an opaque `or` (tiled subscripts) */
@@ -617,6 +632,7 @@ static LLVMValueRef unary_expr(CgFn *f, const IrExpr *e) {
 }
 
 LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
+  if (e == f->stage_x) return f->stage_v;
   switch (e->kind) {
   case E_INT: return const_of_int(f, e->u.ilit.value, e->type);
   case E_FLOAT: return cg_const(f, e->u.flit.value, e->type);
@@ -725,8 +741,12 @@ static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
  * copies update distinct elements, each still in its own loop order (the
  * result is unchanged), and the inner loop's loads of neighbouring
  * elements along li become vectors (SGEMM as written: C[c,a]).  LLVM checks
- * the legality again. */
+ * the legality again.  Not when the inner loop has JAM_MIN_INNER iterations
+ * or fewer (pooling windows, issue 41): LLVM unrolls it fully by itself and
+ * vectorises li with interleaved loads, where the jam gave gathers of the
+ * strided elements (Average_Pooling_1D, Max_Pooling_1D 3x slower). */
 #define JAM_COUNT 16
+#define JAM_MIN_INNER 8
 
 static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
   e = e && e->kind == E_PAREN ? e->u.paren : e;
@@ -752,6 +772,7 @@ static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
 static int jam_count(const CgFn *f, const IrNest *n, int li) {
   if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
   const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
+  if (inner->extent <= JAM_MIN_INNER) return 0;
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
@@ -838,6 +859,10 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     cg_bind(f, l, cg_loop_begin(f, &lp, f->lo, f->hi, l->kind));
     break;
   case LM_SERIAL: {
+    if (cg_stage_reduction(f, n, li)) {
+      general_trees(f, l, false);
+      return;
+    }
     int64_t first = 0;
     if (peel_first(f, n, li)) { /* iteration 0 on its own */
       cg_bind(f, l, cg_i64(f->m, 0));
@@ -927,7 +952,7 @@ static LLVMValueRef outside_hw_guard(CgFn *f) {
 
 static void lower_stmt_body(CgFn *f, const IrStmt *s);
 
-static void lower_stmt(CgFn *f, const IrStmt *s) {
+void cg_lower_stmt(CgFn *f, const IrStmt *s) {
   const IrTensor *t = s->lhs->tensor;
   bool sync = needs_sync(f, t);
   if (sync) cg_barrier(f);
@@ -962,7 +987,7 @@ static void lower_stmt_body(CgFn *f, const IrStmt *s) {
 
 void cg_lower_body(CgFn *f, const IrNest *n) {
   for (int i = 0; i < n->nitems; i++) {
-    if (n->items[i].kind == ITEM_STMT) lower_stmt(f, n->items[i].u.stmt);
+    if (n->items[i].kind == ITEM_STMT) cg_lower_stmt(f, n->items[i].u.stmt);
     else cg_lower_loops(f, n->items[i].u.nest, 0);
   }
 }

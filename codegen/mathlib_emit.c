@@ -13,6 +13,7 @@
 #include <math.h> /* INFINITY */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef LLVMValueRef V;
@@ -311,12 +312,17 @@ static DDV pow_int(Em *e, V ax, V n) {
   return acc;
 }
 
-static V pow_mag(Em *e, V ax, V y, V yint) {
-  DDV lg = log_dd(e, ax);
-  V zh = mul(e, y, lg.h);
-  V zl = fma_(e, y, lg.h, neg(e, zh));
-  zl = fma_(e, y, lg.l, zl);
-  V r = exp_core(e, zh, zl);
+/* int_only: the integer path's result without the general one (leir_pow
+   selects it whenever `ok` holds; cg_math_get_powi_f32 says when it must) */
+static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
+  V r = NULL;
+  if (!int_only) {
+    DDV lg = log_dd(e, ax);
+    V zh = mul(e, y, lg.h);
+    V zl = fma_(e, y, lg.h, neg(e, zh));
+    zl = fma_(e, y, lg.l, zl);
+    r = exp_core(e, zh, zl);
+  }
   V imax = kd(e, LEIR_M_POW_IMAX), two52 = kd(e, LEIR_M_TWO52);
   V ay = fabs_(e, y);
   V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
@@ -326,23 +332,22 @@ static V pow_mag(Em *e, V ax, V y, V yint) {
   V ee = fma_(e, neg(e, q), acc.h, kd(e, 1.0));
   ee = fma_(e, neg(e, q), acc.l, ee);
   V ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
+  if (int_only)
+    return ri;
   V ok = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
   ok = land(e, ok, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
   ok = land(e, ok, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
   return sel(e, ok, ri, r);
 }
 
-static V emit_pow(Em *e, LLVMModuleRef M) {
-  V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
-  if (!fn)
-    return have;
-  V x = LLVMGetParam(fn, 0), y = LLVMGetParam(fn, 1);
+/* leir_pow(x, y) on doubles */
+static V pow_body(Em *e, V x, V y, bool int_only) {
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
   V ax = fabs_(e, x), ay = fabs_(e, y);
   V yint = is_int(e, y);
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
   V yneg = fcmp(e, LLVMRealOLT, y, zero);
-  V r = pow_mag(e, ax, y, yint);
+  V r = pow_mag(e, ax, y, yint, int_only);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
@@ -357,7 +362,39 @@ static V emit_pow(Em *e, LLVMModuleRef M) {
   r = sel(e, isnan_(e, y), y, r);
   r = sel(e, isnan_(e, x), x, r);
   r = sel(e, fcmp(e, LLVMRealOEQ, y, zero), one, r);
-  return end_fn(e, fn, sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r));
+  return sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r);
+}
+
+static V emit_pow(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
+  if (!fn)
+    return have;
+  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
+}
+
+/* leir_powf(x, n) for a constant integer n, 1 <= |n| <= 6, without the
+   general path.  Exact: x is a float, so a finite nonzero |x| lies in
+   [2^-149, 2^128) and |x|^|n| (acc.h, within a few ulps of it) in
+   [2^-894, 2^768), inside [POW_SMALL, POW_BIG] = [2^-900, 2^900]; and n is
+   an integer with |n| <= 64: leir_pow's `ok` holds and it returns the
+   integer path's value.  Zeros, infinities and NaNs are the specials,
+   which stay. */
+LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n) {
+  if (n == 0 || n < -6 || n > 6)
+    return NULL;
+  char name[32];
+  snprintf(name, sizeof name, "leir.powf.i%d", n);
+  Em e;
+  V have;
+  LLVMContextRef C = LLVMGetModuleContext(M);
+  LLVMTypeRef f = LLVMFloatTypeInContext(C);
+  V fn = begin_fn(&e, M, name, f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V r = LLVMBuildFPTrunc(e.B, pow_body(&e, LLVMBuildFPExt(e.B, x, e.f64, ""), kd(&e, n), true), e.f32, "");
+  V nan = sel(&e, isnan_(&e, x), x, qnan32(&e)); /* leir_powf: y is not NaN */
+  return end_fn(&e, fn, sel(&e, isnan_(&e, r), nan, r));
 }
 
 /* ------------------------------------------------------------------- f32 */

@@ -18,6 +18,12 @@
    NULL for an unknown name or type. */
 LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty);
 
+/* float(float): leir_powf(x, n) for a constant integer n, 1 <= |n| <= 6
+   (leir.powf.i<n>), the same bits as the "pow" routine without its
+   log/exp path, which never decides a float's result for such an n
+   (issue 41; the argument is at the definition).  NULL for another n. */
+LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n);
+
 /* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16
    (leir.round_f16 / leir.round_bf16, = leir_round_f16 / leir_round_bf16). */
 LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16);

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <float.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "interp/compare.h"
 #include "interp/data.h"
 #include "interp/interp.h"
+#include "interp/ops.h"
 #include "testsuite/unit/unit_prog.h"
 #include "ir/readfile.h"
 #include "testsuite/corpus_walk.h"
@@ -431,6 +433,210 @@ static void test_host_tree_reductions(void **state) {
   for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) host_vs_interp(progs[i], NULL, 1);
 }
 
+/* codegen/stage.c: a serial reduction with a costly operand runs in chunks
+ * (the operands of a chunk vectorised into a buffer, then the fold in loop
+ * order); bit-identical to the interpreter: chunk remainders (2500 = 2*1024
+ * + 452, 7 < one chunk), §9.5 init, a continuation init, -, *, max, f64
+ * and f16 accumulators, x on the left, specials (NaN, inf, -0, denormals). */
+static void fill_stage_specials(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.5f, -2.25f, 89.0f, -104.0f, 1e30f};
+  set_f32(ip, "A", v, 12);
+}
+
+static void test_host_staged_reduction(void **state) {
+  (void)state;
+  const char *progs[] = {
+      "%in A : f32[3,2500]\n%out E : f32[3]\n"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a});];\n",
+      "%in A : f32[4,7]\n%out E : f64[4]\n%out H : f32[4]\n"
+      "B^{4}_{tx=0}L^{7}_{a=0}[E^{f64,g}_{tx}=log(abs(A^{f32,g}_{tx,a})+1)*E^{f64,g}_{tx};];"
+      "B^{4}_{tx=0}L^{7}_{a=0}[H^{f32,g}_{tx}=H^{f32,g}_{tx}-erf(A^{f32,g}_{tx,a}*a);];\n",
+      "%in A : f32[2,1030]\n%out E : f32[2]\n%out H : f16[2]\n"
+      "B^{2}_{tx=0}L^{1030}_{a=0}[E^{f32,g}_{tx}=max(E^{f32,g}_{tx},sqrt(A^{f32,g}_{tx,a})-a);];"
+      "B^{2}_{tx=0}L^{1030}_{a=0}[H^{f16,g}_{tx}=H^{f16,g}_{tx}+A^{f32,g}_{tx,a}**0.5;];\n",
+      "%in A : f32[4,8,300]\n%out C : f32[4,8]\n"
+      "B^{4}_{tx=0}L^{8}_{a=0}[C^{f32,g}_{tx,a}=0.5;L^{300}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}"
+      "+exp(A^{f32,g}_{tx,a,c});];];\n",
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    host_vs_interp(progs[i], NULL, 1);
+    host_vs_interp(progs[i], fill_stage_specials, 1);
+  }
+  host_vs_interp(progs[0], NULL, 2);
+  /* staged: the buffer is in the module; not staged when the operand reads
+     the accumulated tensor (program 4's inner statement) or is cheap */
+  static const struct { const char *text; bool staged; } cases[] = {
+      {"%in A : f32[3,2500]\n%out E : f32[3]\n"
+       "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a});];\n", true},
+      {"%in A : f32[3,2500]\n%out E : f32[3]\n"
+       "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+A^{f32,g}_{tx,a}*2;];\n", false},
+      {"%in A : f32[3,2500]\n%out E : f32[3]\n"
+       "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-E^{f32,g}_{0});];\n", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Prog pr;
+    assert_true(prog_load(&pr, cases[i].text));
+    CgOptions o;
+    cg_options_init(&o);
+    o.target = CG_TARGET_HOST;
+    SBuf b = {0};
+    assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+    assert_int_equal(strstr(b.s, "%stage") != NULL, cases[i].staged);
+    sbuf_free(&b);
+    prog_free(&pr);
+  }
+}
+
+/* cg_maxmin (lower.c) against ops.h's op_max/op_min on every pair of
+ * special values, bit for bit (NaN payloads included: a NaN operand gives
+ * the other one), f32 and f64, elementwise and as a reduction, and with a
+ * constant operand. */
+static void test_host_maxmin_bits(void **state) {
+  (void)state;
+  uint32_t nan1 = 0x7fc00001u, nan2 = 0xffc12345u;
+  float nf1, nf2;
+  memcpy(&nf1, &nan1, 4);
+  memcpy(&nf2, &nan2, 4);
+  const float sv[] = {nf1, nf2, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 1.0f, -1.0f, 3.5f, FLT_MAX};
+  enum { NS = sizeof sv / sizeof *sv, NP = NS * NS };
+  Prog pr;
+  assert_true(prog_load(&pr, "%in A : f32[144]\n%in C : f32[144]\n%out D : f32[144]\n%out E : f32[144]\n"
+                             "%in F : f64[144]\n%in G : f64[144]\n%out H : f64[144]\n%out I : f64[144]\n"
+                             "%out J : f32[12]\n%out K : f32[12]\n%out Q : f32[144]\n%out W : f32[144]\n"
+                             "B^{144}_{tx=0}[D^{f32,g}_{tx}=max(A^{f32,g}_{tx},C^{f32,g}_{tx});"
+                             "E^{f32,g}_{tx}=min(A^{f32,g}_{tx},C^{f32,g}_{tx});"
+                             "H^{f64,g}_{tx}=max(F^{f64,g}_{tx},G^{f64,g}_{tx});"
+                             "I^{f64,g}_{tx}=min(F^{f64,g}_{tx},G^{f64,g}_{tx});];"
+                             "B^{12}_{tx=0}L^{12}_{a=0}[J^{f32,g}_{tx}=max(J^{f32,g}_{tx},A^{f32,g}_{tx*12+a});"
+                             "K^{f32,g}_{tx}=min(K^{f32,g}_{tx},A^{f32,g}_{tx*12+a});];"
+                             "B^{144}_{tx=0}[Q^{f32,g}_{tx}=max(A^{f32,g}_{tx},-1.0);W^{f32,g}_{tx}=min(A^{f32,g}_{tx},3.5);];\n"));
+  float a[NP], c[NP], d[NP], e[NP], j[NS], k[NS], l[NP], mm[NP];
+  double fa[NP], ga[NP], h[NP], i2[NP];
+  for (int x = 0; x < NS; x++)
+    for (int y = 0; y < NS; y++) {
+      a[x * NS + y] = sv[x];
+      c[x * NS + y] = sv[y];
+      fa[x * NS + y] = sv[x];
+      ga[x * NS + y] = sv[y];
+    }
+  /* the f64 NaNs: payloads of their own */
+  uint64_t dn1 = 0x7ff8000000000abcull, dn2 = 0xfff8000000000def;
+  for (int q = 0; q < NP; q++) {
+    if (fa[q] != fa[q]) memcpy(&fa[q], q / NS == 0 ? &dn1 : &dn2, 8);
+    if (ga[q] != ga[q]) memcpy(&ga[q], q % NS == 0 ? &dn1 : &dn2, 8);
+  }
+  void *bufs[12] = {a, c, d, e, fa, ga, h, i2, j, k, l, mm};
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.nthreads = 1;
+  assert_true(cg_run_host(&pr.ctx, pr.p, &o, bufs));
+  for (int q = 0; q < NP; q++) {
+    float wd = op_maxf(a[q], c[q]), we = op_minf(a[q], c[q]);
+    double wh = op_maxd(fa[q], ga[q]), wi = op_mind(fa[q], ga[q]);
+    assert_memory_equal(&d[q], &wd, 4);
+    assert_memory_equal(&e[q], &we, 4);
+    assert_memory_equal(&h[q], &wh, 8);
+    assert_memory_equal(&i2[q], &wi, 8);
+    /* a constant operand (neither zero nor NaN): the shorter form */
+    float wl = op_maxf(a[q], -1.0f), wm = op_minf(a[q], 3.5f);
+    assert_memory_equal(&l[q], &wl, 4);
+    assert_memory_equal(&mm[q], &wm, 4);
+  }
+  for (int x = 0; x < NS; x++) {
+    float wj = -INFINITY, wk = INFINITY;
+    for (int y = 0; y < NS; y++) {
+      wj = op_maxf(wj, a[x * NS + y]);
+      wk = op_minf(wk, a[x * NS + y]);
+    }
+    assert_memory_equal(&j[x], &wj, 4);
+    assert_memory_equal(&k[x], &wk, 4);
+  }
+  prog_free(&pr);
+}
+
+/* mathlib_emit.h: a float to a constant integer power 1 <= |n| <= 6 calls
+ * leir.powf.i<n> (the integer path alone); the same bits as the
+ * interpreter's leir_powf on specials and random inputs, f32 and f16; other
+ * exponents and f64 keep the routine. */
+static void test_powi_const(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12,8]\n%out E : f16[12,2]\n%out F : f64[12]\n"
+                  "B^{12}_{tx=0}[D^{f32,g}_{tx,0}=A^{f32,g}_{tx}**3.0;D^{f32,g}_{tx,1}=A^{f32,g}_{tx}**-1;"
+                  "D^{f32,g}_{tx,2}=C^{f32,g}_{tx}**6;D^{f32,g}_{tx,3}=A^{f32,g}_{tx}**-6.0;"
+                  "D^{f32,g}_{tx,4}=A^{f32,g}_{tx}**7;D^{f32,g}_{tx,5}=A^{f32,g}_{tx}**2.5;"
+                  "D^{f32,g}_{tx,6}=(A^{f32,g}_{tx}*1e10)**5;D^{f32,g}_{tx,7}=(A^{f32,g}_{tx}*1e-10)**-4;"
+                  "E^{f16,g}_{tx,0}=A^{f32,g}_{tx}**3;E^{f16,g}_{tx,1}=E^{f16,g}_{tx,0}**-2;"
+                  "F^{f64,g}_{tx}=A^{f32,g}_{tx}**3;];\n";
+  host_vs_interp(t, NULL, 1);
+  host_vs_interp(t, fill_specials, 1);
+  Prog pr;
+  assert_true(prog_load(&pr, t));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.opt_level = 0;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_non_null(strstr(b.s, "@leir.powf.i3("));
+  assert_non_null(strstr(b.s, "@leir.powf.i-6("));
+  assert_null(strstr(b.s, "@leir.powf.i7("));
+  assert_non_null(strstr(b.s, "@leir.powf("));
+  assert_non_null(strstr(b.s, "@leir.pow("));
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
+/* lower.c, jam_count: a short innermost reduction loop (a pooling window)
+ * is not jammed: its strided loads become interleaved vector loads, no
+ * gathers; the result is the interpreter's. */
+static void test_host_pool_window(void **state) {
+  (void)state;
+  const char *t = "%in E : f32[16,32,130]\n%out C : f32[16,32,64]\n"
+                  "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}L^{4}_{d=0}[C^{f32,g}_{tx,a,c}=C^{f32,g}_{tx,a,c}"
+                  "+E^{f32,g}_{tx,a,c*2+d};];\n";
+  host_vs_interp(t, NULL, 1);
+  Prog pr;
+  assert_true(prog_load(&pr, t));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_null(strstr(b.s, "llvm.loop.unroll_and_jam"));
+  assert_null(strstr(b.s, "masked.gather"));
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
+/* host.c keeps a program's intermediates from run to run: each run starts
+ * them at zero again (an accumulating intermediate gives the same output
+ * every run). */
+static void test_host_rerun(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, "%in A : f32[4,3]\n%out C : f32[4]\n"
+                             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx,a};];"
+                             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}*2;];\n"));
+  float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, c[4];
+  void *bufs[3] = {0};
+  for (int i = 0; i < pr.p->ntensors; i++)
+    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
+  assert_non_null(hp);
+  for (int run = 0; run < 3; run++) {
+    memset(c, 0, sizeof c);
+    assert_true(cg_host_run(hp, bufs));
+    const float want[4] = {12, 30, 48, 66};
+    assert_memory_equal(c, want, sizeof want);
+  }
+  cg_host_free(hp);
+  prog_free(&pr);
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -452,6 +658,7 @@ static void test_host_threads(void **state) {
                   "P^{256}_{c=0}L^{96}_{a=0}[E^{f32,g}_{c}=max(E^{f32,g}_{c},D^{f32,g}_{c,a});];\n";
   host_vs_interp(t, NULL, 1);
   host_vs_interp(t, NULL, 4);
+  host_vs_interp(t, NULL, 0); /* the CPUs idle now (host.c, threads_now) */
 }
 
 static void test_host_oob(void **state) {
@@ -926,6 +1133,11 @@ int main(void) {
       cmocka_unit_test(test_host_half),
       cmocka_unit_test(test_host_lazy_ite),
       cmocka_unit_test(test_host_tree_reductions),
+      cmocka_unit_test(test_host_staged_reduction),
+      cmocka_unit_test(test_host_maxmin_bits),
+      cmocka_unit_test(test_powi_const),
+      cmocka_unit_test(test_host_pool_window),
+      cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),

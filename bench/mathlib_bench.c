@@ -1,0 +1,195 @@
+/* mathlib_bench.c -- element throughput of leirc's math routines (issue 41,
+ * item 3), one thread, against glibc's.
+ *
+ * For each routine (exp, log, tanh as LEIR writes it, erf, pow, x**3.0, sqrt)
+ * in f32 and f64, on N elements drawn once from a range where the routine
+ * is interesting (below), best of REPS runs, elements per second of:
+ *
+ *   JIT    the host JIT's code for `D[i] = f(A[i])` (`B^{N}` loop, one
+ *          thread): codegen/mathlib_emit.c's routine inlined into the loop,
+ *          which LLVM vectorises;
+ *   C      the same routine in C (ir/mathlib.c: what the interpreter calls),
+ *          in a plain loop;
+ *   glibc  expf/exp, logf/log, tanhf/tanh, erff/erf, powf/pow (also for
+ *          x**3.0), sqrtf/sqrt
+ *          (libm, scalar calls: no -ffast-math, so no libmvec).
+ *
+ * The JIT's and C's results are the same bits (mathlib_emit_test and
+ * codegen_test check it); glibc's are not (another algorithm).  tanh is
+ * (exp(x)-exp(-x))/(exp(x)+exp(-x)) for leirc (LEIR has no tanh; the corpus
+ * writes it so) and tanhf/tanh for glibc.
+ *
+ *   mathlib_bench [--n N] [--reps R]        (defaults 65536, 20)
+ *
+ * Prints a Markdown table and exits 0.  Run by `make bench-mathlib` on one
+ * CPU (taskset -c 0).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/codegen.h"
+#include "ir/mathlib.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef enum { R_EXP, R_LOG, R_TANH, R_ERF, R_POW, R_POW3, R_SQRT, R_N } Routine;
+static const char *const rname[R_N] = {"exp", "log", "tanh", "erf", "pow", "x**3", "sqrt"};
+/* the inputs: A uniform in [lo, hi], Y (pow's exponent) in [-3, 3] */
+static const double rlo[R_N] = {-20, 1e-3, -5, -4, 0.1, -10, 0};
+static const double rhi[R_N] = {20, 1e3, 5, 4, 10, 10, 1e4};
+
+/* the statement's right side, %s = the dtype */
+static void rhs(char *out, size_t n, Routine r, const char *dt) {
+  char a[64], y[64];
+  snprintf(a, sizeof a, "A^{%s,g}_{tx}", dt);
+  snprintf(y, sizeof y, "Y^{%s,g}_{tx}", dt);
+  switch (r) {
+  case R_EXP: snprintf(out, n, "exp(%s)", a); break;
+  case R_LOG: snprintf(out, n, "log(%s)", a); break;
+  case R_TANH: snprintf(out, n, "(exp(%s)-exp(-%s))/(exp(%s)+exp(-%s))", a, a, a, a); break;
+  case R_ERF: snprintf(out, n, "erf(%s)", a); break;
+  case R_POW: snprintf(out, n, "%s**%s", a, y); break;
+  case R_POW3: snprintf(out, n, "%s**3.0", a); break;
+  default: snprintf(out, n, "sqrt(%s)", a); break;
+  }
+}
+
+/* one pseudo-random stream (xorshift64*), fixed seed: the same inputs every run */
+static double uniform(uint64_t *s) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return (double)((*s * 0x2545f4914f6cdd1dull) >> 11) * 0x1p-53;
+}
+
+static double jit_rate(Routine r, bool f64, int64_t n, int reps, void *a, void *y, void *d) {
+  const char *dt = f64 ? "f64" : "f32";
+  char body[512], text[1024];
+  rhs(body, sizeof body, r, dt);
+  char ydecl[64] = "";
+  if (r == R_POW) snprintf(ydecl, sizeof ydecl, "%%in Y : %s[%lld]\n", dt, (long long)n);
+  snprintf(text, sizeof text, "%%in A : %s[%lld]\n%s%%out D : %s[%lld]\nB^{%lld}_{tx=0}[D^{%s,g}_{tx}=%s;];\n", dt,
+           (long long)n, ydecl, dt, (long long)n, (long long)n, dt, body);
+  LeirCtx ctx;
+  leir_ctx_init(&ctx);
+  ctx.no_warnings = true;
+  leir_ctx_set_source(&ctx, "mathlib_bench.leir", text, strlen(text));
+  IrProgram *p = ps_parse(&ctx);
+  double best = 0;
+  if (p && ir_sema(&ctx, p, NULL)) {
+    CgOptions o;
+    cg_options_init(&o);
+    o.target = CG_TARGET_HOST;
+    o.nthreads = 1;
+    CgHostProgram *hp = cg_host_compile(&ctx, p, &o);
+    void *bufs[8] = {0};
+    for (int i = 0; i < p->ntensors && i < 7; i++)
+      bufs[i] = !strcmp(p->tensors[i]->name, "A") ? a : !strcmp(p->tensors[i]->name, "Y") ? y : d;
+    for (int i = 0; hp && i < reps; i++) {
+      double t = now();
+      if (!cg_host_run(hp, bufs)) break;
+      t = now() - t;
+      if (t > 0 && (best == 0 || t < best)) best = t;
+    }
+    if (hp) cg_host_free(hp);
+  }
+  leir_ctx_free(&ctx);
+  return best > 0 ? (double)n / best : 0;
+}
+
+/* leirc's tanh form from its C routines */
+static float ltanhf(float x) {
+  float e = leir_expf(x), m = leir_expf(-x);
+  return (e - m) / (e + m);
+}
+static double ltanh(double x) {
+  double e = leir_exp(x), m = leir_exp(-x);
+  return (e - m) / (e + m);
+}
+
+#define LOOP(EXPR)                                                                                                     \
+  for (int rep = 0; rep < reps; rep++) {                                                                               \
+    double t = now();                                                                                                  \
+    for (int64_t i = 0; i < n; i++) EXPR;                                                                              \
+    t = now() - t;                                                                                                     \
+    if (t > 0 && (best == 0 || t < best)) best = t;                                                                    \
+  }
+
+static double c_rate(Routine r, bool f64, bool glibc, int64_t n, int reps, const void *a, const void *y, void *d) {
+  double best = 0;
+  if (f64) {
+    const double *x = a, *w = y;
+    volatile double *o = d; /* the calls stay calls, one per element */
+    switch (r) {
+    case R_EXP: LOOP(o[i] = glibc ? exp(x[i]) : leir_exp(x[i])) break;
+    case R_LOG: LOOP(o[i] = glibc ? log(x[i]) : leir_log(x[i])) break;
+    case R_TANH: LOOP(o[i] = glibc ? tanh(x[i]) : ltanh(x[i])) break;
+    case R_ERF: LOOP(o[i] = glibc ? erf(x[i]) : leir_erf(x[i])) break;
+    case R_POW: LOOP(o[i] = glibc ? pow(x[i], w[i]) : leir_pow(x[i], w[i])) break;
+    case R_POW3: LOOP(o[i] = glibc ? pow(x[i], 3.0) : leir_pow(x[i], 3.0)) break;
+    default: LOOP(o[i] = sqrt(x[i])) break;
+    }
+  } else {
+    const float *x = a, *w = y;
+    volatile float *o = d;
+    switch (r) {
+    case R_EXP: LOOP(o[i] = glibc ? expf(x[i]) : leir_expf(x[i])) break;
+    case R_LOG: LOOP(o[i] = glibc ? logf(x[i]) : leir_logf(x[i])) break;
+    case R_TANH: LOOP(o[i] = glibc ? tanhf(x[i]) : ltanhf(x[i])) break;
+    case R_ERF: LOOP(o[i] = glibc ? erff(x[i]) : leir_erff(x[i])) break;
+    case R_POW: LOOP(o[i] = glibc ? powf(x[i], w[i]) : leir_powf(x[i], w[i])) break;
+    case R_POW3: LOOP(o[i] = glibc ? powf(x[i], 3.0f) : leir_powf(x[i], 3.0f)) break;
+    default: LOOP(o[i] = sqrtf(x[i])) break;
+    }
+  }
+  return best > 0 ? (double)n / best : 0;
+}
+
+int main(int argc, char **argv) {
+  int64_t n = 65536;
+  int reps = 20;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--n")) n = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+  }
+  if (n < 1) n = 1;
+  if (reps < 1) reps = 1;
+  double *a = malloc((size_t)n * 8), *y = malloc((size_t)n * 8), *d = malloc((size_t)n * 8);
+  if (!a || !y || !d) return 1;
+  printf("element throughput, one thread, %lld elements, best of %d (Melem/s; JIT/glibc: ratio)\n", (long long)n,
+         reps);
+  printf("| routine | dtype | leirc JIT | leirc C (interpreter's) | glibc | JIT / glibc |\n|---|---|---|---|---|---|\n");
+  for (int f64 = 0; f64 < 2; f64++)
+    for (int r = 0; r < R_N; r++) {
+      uint64_t s = 0x9e3779b97f4a7c15ull + (uint64_t)r;
+      for (int64_t i = 0; i < n; i++) {
+        double u = rlo[r] + (rhi[r] - rlo[r]) * uniform(&s), v = -3 + 6 * uniform(&s);
+        if (f64) {
+          a[i] = u;
+          y[i] = v;
+        } else {
+          ((float *)a)[i] = (float)u;
+          ((float *)y)[i] = (float)v;
+        }
+      }
+      double j = jit_rate((Routine)r, f64, n, reps, a, y, d);
+      double c = c_rate((Routine)r, f64, false, n, reps, a, y, d);
+      double g = c_rate((Routine)r, f64, true, n, reps, a, y, d);
+      printf("| %s | %s | %.0f | %.0f | %.0f | %.2f |\n", rname[r], f64 ? "f64" : "f32", j / 1e6, c / 1e6, g / 1e6,
+             g > 0 ? j / g : 0);
+    }
+  free(a);
+  free(y);
+  free(d);
+  return 0;
+}
