@@ -9,6 +9,9 @@
  * every later run); every element is still computed by one thread in loop
  * order, so the results do not depend on the number of threads.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "codegen/cg.h"
 #include "codegen/pool.h"
 #include "ir/memlimit.h"
@@ -18,6 +21,7 @@
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +52,15 @@ struct CgHostProgram {
   int cur;       /* threads_now's last answer, read at load_at (s) */
   double load_at;
 };
+
+/* The CPUs this process may run on (taskset, cgroups' cpusets), else those
+ * online: the default thread count. */
+static int usable_cpus(void) {
+  cpu_set_t set;
+  if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
 
 static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
   char *msg = LLVMGetErrorMessage(err);
@@ -183,7 +196,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   if (!hp) return NULL;
   hp->ctx = ctx;
   hp->p = p;
-  hp->nthreads = oo.nthreads > 0 ? oo.nthreads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  hp->nthreads = oo.nthreads > 0 ? oo.nthreads : usable_cpus();
   hp->dynamic = oo.nthreads <= 0;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
