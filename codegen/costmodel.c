@@ -866,3 +866,5 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
   leir_ctx_free(&sc);
   return true;
 }
+
+double cost_expr_ops(const IrExpr *e, bool fp_contract) { return op_weight(fp_contract, e); }

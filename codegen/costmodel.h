@@ -43,4 +43,10 @@ typedef struct CostEstimate {
 bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm,
                          CostEstimate *out);
 
+/* The operations of expression e weighted as ops(s) above (subscripts
+ * excluded): + - * = 1, / = 6, exp = 60, ...  fp_contract: --fp-contract=on
+ * (a contracted a*b+c is one operation).  Also the code generator's
+ * measure of code size (codegen/unroll.h). */
+double cost_expr_ops(const IrExpr *e, bool fp_contract);
+
 #endif /* LEIR_COSTMODEL_H */
