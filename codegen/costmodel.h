@@ -49,4 +49,12 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
  * measure of code size (codegen/unroll.h). */
 double cost_expr_ops(const IrExpr *e, bool fp_contract);
 
+/* The cost of a bare `-O NAME`'s candidates (passes/pass.h, PassCostFn):
+ * the model's seconds of q for user's target (a CostStepTarget *). */
+typedef struct CostStepTarget {
+  CostTarget target;
+  int gpu_sm;
+} CostStepTarget;
+bool cost_model_step_cost(void *user, LeirCtx *ctx, const IrProgram *q, double *cost);
+
 #endif /* LEIR_COSTMODEL_H */
