@@ -160,6 +160,8 @@ def main():
             ex.submit(one, k, p, s)
     elapsed = time.monotonic() - t_start
     try:
+        if os.path.exists(os.path.join(tmp, "base.ptx")):
+            os.unlink(os.path.join(tmp, "base.ptx"))
         os.rmdir(tmp)
     except OSError:
         pass
