@@ -2,6 +2,7 @@
  * --list-applicable) and applying one (-O) (leir/leir.h). */
 #include "api/api.h"
 
+#include "codegen/costmodel.h"
 #include "passes/pass.h"
 
 #include <stdlib.h>
@@ -88,6 +89,11 @@ leir_program *leir_program_apply(leir_context *lc, const leir_program *p, const 
   ro.seeded = lc->seed_given;
   ro.seed = lc->seed;
   ro.nothing_is_error = true;
+  /* a bare NAME: the cost model's best on the host, as `leirc -O NAME
+   * --emit=leir` takes it */
+  CostStepTarget ct = {COST_HOST, lc->gpu_sm};
+  ro.cost = cost_model_step_cost;
+  ro.cost_user = &ct;
   PassCand *c = NULL;
   IrProgram *q = pass_run_step(&lc->ctx, p->ir, spelling, &ro, &c);
   if (!q || !c || lc->ctx.nerrors) return NULL;

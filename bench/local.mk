@@ -202,3 +202,19 @@ bench: bench-candidates
 bench-candidates: bench/candidates_table$(EXEEXT)
 	@echo "== legal candidates per strategy (bench/candidates_table)"
 	@./bench/candidates_table '$(LEIR_CORPUS)' || test $$? -eq 77
+
+## Issue 41 item 7: ptxas -arch=sm_90 time on the PTX of every one-step
+## candidate of every corpus program (bench/ptxas_bench.py: count, median,
+## p90, p99, max, the slowest; per-call timeout 60 s, counted).  The whole
+## corpus is ~10^5 candidates: BENCH_PTXAS_FLAGS='--budget 3000 -j 2' stops
+## early (code-growing strategies and the largest programs first) and says
+## what fraction it measured.  Exit status 1 when a call passes 10 s.
+EXTRA_DIST += bench/ptxas_bench.py
+BENCH_PTXAS_FLAGS =
+.PHONY: bench-ptxas
+bench-ptxas: leirc$(EXEEXT)
+	@echo "== ptxas on one-step candidates (bench/ptxas_bench.py)"
+	@if command -v ptxas >/dev/null 2>&1; then \
+	  uptime; nice /usr/bin/python3 '$(srcdir)/bench/ptxas_bench.py' --leirc ./leirc$(EXEEXT) \
+	    --corpus '$(LEIR_CORPUS)' $(BENCH_PTXAS_FLAGS); \
+	else echo "bench-ptxas: no ptxas on PATH: skipped"; fi

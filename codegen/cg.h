@@ -204,6 +204,8 @@ typedef struct CgLoop {
   LLVMValueRef end;
   IrLoopKind kind;
   int jam;              /* host: unroll-and-jam count hint (0: none) */
+  int64_t copies;       /* U (NVPTX: V) loops: cg_unroll_copies (0: not
+                           measured, set after cg_loop_begin) */
 } CgLoop;
 LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef end,
                            IrLoopKind kind);

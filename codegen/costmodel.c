@@ -866,3 +866,13 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
   leir_ctx_free(&sc);
   return true;
 }
+
+double cost_expr_ops(const IrExpr *e, bool fp_contract) { return op_weight(fp_contract, e); }
+
+bool cost_model_step_cost(void *user, LeirCtx *ctx, const IrProgram *q, double *cost) {
+  const CostStepTarget *t = user;
+  CostEstimate e;
+  if (!cost_model_estimate(ctx, q, t->target, t->gpu_sm, &e)) return false;
+  *cost = e.seconds;
+  return true;
+}

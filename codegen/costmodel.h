@@ -43,4 +43,18 @@ typedef struct CostEstimate {
 bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm,
                          CostEstimate *out);
 
+/* The operations of expression e weighted as ops(s) above (subscripts
+ * excluded): + - * = 1, / = 6, exp = 60, ...  fp_contract: --fp-contract=on
+ * (a contracted a*b+c is one operation).  Also the code generator's
+ * measure of code size (codegen/unroll.h). */
+double cost_expr_ops(const IrExpr *e, bool fp_contract);
+
+/* The cost of a bare `-O NAME`'s candidates (passes/pass.h, PassCostFn):
+ * the model's seconds of q for user's target (a CostStepTarget *). */
+typedef struct CostStepTarget {
+  CostTarget target;
+  int gpu_sm;
+} CostStepTarget;
+bool cost_model_step_cost(void *user, LeirCtx *ctx, const IrProgram *q, double *cost);
+
 #endif /* LEIR_COSTMODEL_H */

@@ -22,6 +22,7 @@
 #include "codegen/cg.h"
 #include "codegen/emit.h"
 #include "codegen/emit_cuda_math.h"
+#include "codegen/unroll.h"
 #include "ir/mathlib.h"
 #include "ir/strength.h"
 #include "ir/contract.h"
@@ -675,8 +676,11 @@ static void stmt(Cu *c, const IrStmt *s) {
 
 /* ------------------------------------------------------------ loops */
 
-static void open_loop(Cu *c, const IrLoop *l, IrLoopKind kind) {
-  if (kind == LOOP_U || kind == LOOP_V) line(c, "#pragma unroll");
+/* copies: cg_unroll_copies (codegen/unroll.h; 0: not measured, unroll
+ * fully): below the extent nvcc gets the same bound as the PTX. */
+static void open_loop(Cu *c, const IrLoop *l, IrLoopKind kind, int64_t copies) {
+  if ((kind == LOOP_U || kind == LOOP_V) && (copies <= 0 || copies >= l->extent)) line(c, "#pragma unroll");
+  else if (kind == LOOP_U || kind == LOOP_V) line(c, "#pragma unroll %lld", (long long)copies);
   SBuf n = {0};
   put_index(&n, l->index);
   line(c, "for (int64_t %s = 0; %s < %lld; %s++) {", n.s, n.s, (long long)l->extent, n.s);
@@ -718,7 +722,7 @@ static void gpu_tree(Cu *c, const CgRed *r) {
   line(c, "const int64_t _t = (int64_t)threadIdx.x + %lld * ((int64_t)threadIdx.y + %lld * (int64_t)threadIdx.z);",
        (long long)k->block[0], (long long)k->block[1]);
   line(c, "%s _acc = %s;", nt, id.s);
-  for (int i = 0; i < r->nrl; i++) open_loop(c, r->rl[i], r->rl[i]->kind);
+  for (int i = 0; i < r->nrl; i++) open_loop(c, r->rl[i], r->rl[i]->kind, 0);
   expr_as(c, &x, r->x, r->nt);
   combine(c, &acc, r, false, "_acc", x.s);
   line(c, "_acc = %s;", acc.s);
@@ -764,7 +768,7 @@ static void reduce_region(Cu *c, const CgRed *r) {
   for (int i = 0; i < r->nsp; i++) {
     const IrLoop *l = r->sp[i];
     if (l->kind == LOOP_B && l->hw != HW_NONE) continue;
-    open_loop(c, l, l->kind);
+    open_loop(c, l, l->kind, 0);
     nl++;
   }
   gpu_tree(c, r);
@@ -805,7 +809,7 @@ static void loops(Cu *c, const IrNest *n, int li) {
       loops(c, n, li + 1);
       return;
     }
-  open_loop(c, l, l->kind);
+  open_loop(c, l, l->kind, cg_unroll_copies(n, li, true, c->ctx->fp_contract));
   loops(c, n, li + 1);
   close_loop(c);
 }
@@ -959,7 +963,7 @@ static void host_main(Cu *c) {
       sbuf_puts(&args, k->ntens + h ? ", " : "");
       put_index(&args, k->nest->loops[h]->index);
     }
-    for (int h = 0; h < k->nhost; h++) open_loop(c, k->nest->loops[h], LOOP_L);
+    for (int h = 0; h < k->nhost; h++) open_loop(c, k->nest->loops[h], LOOP_L, 0);
     line(c, "%s<<<dim3(%lld, %lld, %lld), dim3(%lld, %lld, %lld)>>>(%s);", k->name, (long long)k->grid[0],
          (long long)k->grid[1], (long long)k->grid[2], (long long)k->block[0], (long long)k->block[1],
          (long long)k->block[2], args.len ? args.s : "");

@@ -8,7 +8,7 @@ testsuite_unit_mathlib_emit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## the LLVM back ends: one lowering, NVPTX and host (JIT) target layers
 libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
 	codegen/reduce.c codegen/stage.c codegen/kernel.c codegen/nvptx.c codegen/host.c \
-	codegen/pool.h codegen/pool.c
+	codegen/pool.h codegen/pool.c codegen/unroll.h codegen/unroll.c
 check_PROGRAMS += testsuite/unit/codegen_test
 testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
@@ -16,6 +16,12 @@ testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_codegen_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
 libleircore_la_SOURCES += codegen/emit.h codegen/emit_tir.c codegen/emit_text.c codegen/host_interp.c \
 	codegen/cuda_interp.c
+## the code-size bound of unrolled loops (issue 41)
+check_PROGRAMS += testsuite/unit/unroll_test
+testsuite_unit_unroll_test_SOURCES = testsuite/unit/unroll_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_unroll_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_unroll_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## the analytic cost model (--cost=model, issue 8)
 libleircore_la_SOURCES += codegen/costmodel.h codegen/costmodel.c
 check_PROGRAMS += testsuite/unit/costmodel_test

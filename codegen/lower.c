@@ -12,6 +12,7 @@
  */
 #include "codegen/cg.h"
 #include "codegen/mathlib_emit.h"
+#include "codegen/unroll.h"
 #include "ir/mathlib.h"
 #include "ir/strength.h"
 #include "ir/contract.h"
@@ -656,13 +657,10 @@ LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
 static LLVMMetadataRef md_str(CgModule *m, const char *s) { return LLVMMDStringInContext2(m->C, s, strlen(s)); }
 
 /* The llvm.loop node: a distinct self-referencing node with hints. */
-/* U loops are unrolled fully up to this extent (longer ones by
- * PARTIAL_UNROLL: a full unroll of thousands of iterations costs minutes of
- * LLVM time and gains nothing). */
-#define MAX_FULL_UNROLL 256
-#define PARTIAL_UNROLL 8
-
-static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent) {
+/* How far U loops (V on NVPTX) are unrolled: codegen/unroll.h, the
+ * code-size bound (a full unroll of thousands of iterations costs minutes
+ * of LLVM time, and a long unrolled body minutes of ptxas time). */
+static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent, int64_t copies) {
   CgModule *m = f->m;
   LLVMMetadataRef hint[2];
   int n = 0;
@@ -672,12 +670,18 @@ static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64
     hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
   }
   bool vec_host = kind == LOOP_V && m->target == CG_TARGET_HOST;
-  if ((kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX)) && extent > MAX_FULL_UNROLL) {
-    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll.count"),
-                            LLVMValueAsMetadata(LLVMConstInt(m->i32, PARTIAL_UNROLL, 0))};
-    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
-  } else if (kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX)) {
+  bool unroll = kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX);
+  /* copies <= 0: not measured (the reductions' loops): the old rule */
+  int64_t c = copies > 0 ? copies : extent > CG_UNROLL_MAX_FULL ? CG_UNROLL_PARTIAL : extent;
+  if (unroll && c >= extent) {
     LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.full");
+    hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
+  } else if (unroll && c >= 2) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll.count"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i32, (unsigned long long)c, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  } else if (unroll) { /* above the bound: the loop stays */
+    LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.disable");
     hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
   } else if (vec_host) {
     LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.vectorize.enable"),
@@ -701,6 +705,7 @@ LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef
   lp->end = end;
   lp->kind = kind;
   lp->jam = 0;
+  lp->copies = 0;
   LLVMBuildBr(B, lp->head);
   LLVMPositionBuilderAtEnd(B, lp->head);
   lp->phi = LLVMBuildPhi(B, f->m->i64, "i");
@@ -719,7 +724,7 @@ void cg_loop_end(CgFn *f, CgLoop *lp) {
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
   LLVMValueRef br = LLVMBuildBr(B, lp->head);
   loop_hints(f, br, lp->kind, lp->jam,
-             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX);
+             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX, lp->copies);
   LLVMAddIncoming(lp->phi, &next, &latch, 1);
   LLVMPositionBuilderAtEnd(B, lp->exit);
   f->barrier_last = false;
@@ -857,6 +862,9 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     return;
   case LM_RANGE:
     cg_bind(f, l, cg_loop_begin(f, &lp, f->lo, f->hi, l->kind));
+    /* a run-time range: never unrolled fully */
+    lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract);
+    if (lp.copies > CG_UNROLL_PARTIAL) lp.copies = CG_UNROLL_PARTIAL;
     break;
   case LM_SERIAL: {
     if (cg_stage_reduction(f, n, li)) {
@@ -872,6 +880,7 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     }
     cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
     lp.jam = jam_count(f, n, li);
+    lp.copies = cg_unroll_copies(n, li, f->m->target == CG_TARGET_NVPTX, f->m->ctx->fp_contract);
     break;
   }
   }

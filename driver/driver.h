@@ -168,8 +168,13 @@ bool drv_pass_add_O(DrvOptions *o, const char *arg);
 bool drv_pass_check_dump_name(const char *what);
 int drv_pass_list_passes(void);
 int drv_pass_list_applicable(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);
+/* Does a bare -O NAME cost its candidates for CUDA (--target=cuda, or no
+ * --target and --emit ptx, cuda or llvm: the NVPTX module) rather than
+ * for the host? */
+bool drv_pass_cost_cuda(const DrvOptions *o);
 /* Runs the -O pipeline on p: the result, p itself without -O, or NULL after
- * an error. */
+ * an error.  A bare NAME without --seed takes the cost model's cheapest
+ * candidate (PassRunOptions.cost). */
 IrProgram *drv_pass_run(LeirCtx *ctx, const DrvOptions *o, IrProgram *p);
 void drv_pass_free(DrvOptions *o);
 

@@ -1,10 +1,12 @@
-/* passes_cli.c -- the pass options of the leirc command line: -O,
+/* passes_cli.c -- the pass options of the leirc command line: -O (a bare
+ * NAME takes the cost model's best candidate for the output's target),
  * --list-passes, --list-applicable, --dump-before/--dump-after/--dump-dir,
  * --verify-each and --verify.  The work is done by passes/passmgr.c; this
  * file only turns options into calls. */
 #include "config.h"
 #include "driver/driver.h"
 
+#include "codegen/costmodel.h"
 #include "interp/check.h"
 #include "passes/pass.h"
 
@@ -108,6 +110,11 @@ static char *dump_base(LeirCtx *ctx, const char *input) {
   return arena_strndup(&ctx->arena, b, n);
 }
 
+bool drv_pass_cost_cuda(const DrvOptions *o) {
+  if (o->target != TARGET_DEFAULT) return o->target == TARGET_CUDA;
+  return o->emit == EMIT_PTX || o->emit == EMIT_CUDA || o->emit == EMIT_LLVM;
+}
+
 IrProgram *drv_pass_run(LeirCtx *ctx, const DrvOptions *o, IrProgram *p) {
   const DrvPassOptions *po = &o->passes;
   if (!po->pipeline) return p;
@@ -120,6 +127,10 @@ IrProgram *drv_pass_run(LeirCtx *ctx, const DrvOptions *o, IrProgram *p) {
   ro.verify_each = po->verify_each;
   ro.seeded = po->seed_given;
   ro.seed = o->run.seed;
+  /* a bare NAME: the cost model's best for the output's target */
+  CostStepTarget ct = {drv_pass_cost_cuda(o) ? COST_CUDA : COST_HOST, o->gpu_sm};
+  ro.cost = cost_model_step_cost;
+  ro.cost_user = &ct;
   if (po->verify) {
     ro.verify = verify_step;
     ro.verify_user = (void *)o;

@@ -8,6 +8,7 @@
 #include "driver/serve.h"
 #include "codegen/codegen.h"
 #include "interp/check.h"
+#include "codegen/costmodel.h"
 #include "passes/pass.h"
 #include "passes/stepcheck.h"
 
@@ -251,6 +252,11 @@ static IrProgram *apply_spelling(Req *r, const IrProgram *p, const char *spellin
   PassRunOptions ro = {0};
   ro.quiet_notes = true;
   ro.dump_out = r->mem;
+  /* a bare NAME: the cost model's best on the host, as `leirc -O NAME
+   * --emit=leir` takes it */
+  CostStepTarget ct = {COST_HOST, r->o.gpu_sm};
+  ro.cost = cost_model_step_cost;
+  ro.cost_user = &ct;
   *cls = pass_class_name(c.pass->cls);
   *applied = spelling;
   return pass_run_pipeline(&r->ctx, (IrProgram *)p, spelling, &ro, NULL);

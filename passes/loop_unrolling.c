@@ -2,7 +2,9 @@
  *
  * Pre (REF): a nest with >= 3 loops; the loop is not tx, has extent < 1024,
  * and the product of the other extents is < 2^28.  REC: only `L` loops
- * (REF may turn B/P/V loops into U).  Class E: `U` runs like `L`. */
+ * (REF may turn B/P/V loops into U).  Class E: `U` runs like `L`.
+ * No code-size check here: the code generator unrolls only within the
+ * bound of codegen/unroll.h (passes/README.md, Code size). */
 #include "passes/passes.h"
 #include "passes/rewrite.h"
 

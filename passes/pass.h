@@ -182,6 +182,12 @@ const char *pass_quiet_resema(LeirCtx *ctx, IrProgram *q);
 typedef int (*PassVerifyFn)(void *user, LeirCtx *ctx, const IrProgram *before, const IrProgram *after,
                             PassClass cls, const char *step_name);
 
+/* The cost hook of a bare NAME (the driver wires it to the cost model for
+ * the output's target): *cost of the program q (analysed), lower is
+ * better; false when q cannot be costed.  Diagnostics it reports are
+ * dropped. */
+typedef bool (*PassCostFn)(void *user, LeirCtx *ctx, const IrProgram *q, double *cost);
+
 typedef struct PassRunOptions {
   const char *dump_before; /* pass name, alias or "all"; NULL = none */
   const char *dump_after;
@@ -194,6 +200,15 @@ typedef struct PassRunOptions {
   void *verify_user;
   bool seeded;             /* --seed given */
   uint64_t seed;
+  PassCostFn cost;         /* a bare NAME without --seed: every legal
+                              candidate is applied to a copy and costed; the
+                              cheapest is taken (ties: the pass's default
+                              when it is among them, else the earliest in
+                              canonical order; candidates that cannot be
+                              costed are passed over; none costed: the
+                              default).  NULL: the default (pick_default,
+                              else the first) */
+  void *cost_user;
   bool quiet_notes;        /* no notes about scope demotion etc. */
   bool nothing_is_error;   /* a bare NAME with no legal candidate is an
                               error, not a warning (libleir) */

@@ -515,6 +515,42 @@ static bool complete(const PassCand *c) {
   return true;
 }
 
+/* The cost of candidate c's result by o->cost, with every diagnostic of
+ * the application and the costing dropped; false if it has none. */
+static bool cand_cost(PassCtx *pc, PassCand *c, const PassRunOptions *o, double *cost) {
+  LeirCtx *ctx = pc->ctx;
+  FILE *out = ctx->diag_out;
+  LeirDiagList *cap = ctx->capture;
+  int ne = ctx->nerrors, nw = ctx->nwarnings;
+  ctx->diag_out = NULL;
+  ctx->capture = NULL;
+  const char *why = NULL;
+  IrProgram *q = apply_checked(pc, c, false, &why);
+  bool ok = q && o->cost(o->cost_user, ctx, q, cost) && *cost == *cost;
+  ctx->diag_out = out;
+  ctx->capture = cap;
+  ctx->nerrors = ne;
+  ctx->nwarnings = nw;
+  pc->reason = NULL;
+  return ok;
+}
+
+/* A bare NAME's choice by cost (PassRunOptions.cost): the cheapest; ties go
+ * to `dflt`, else to the earliest. */
+static int pick_by_cost(PassCtx *pc, PassCand *const *legal, int n, int dflt, const PassRunOptions *o) {
+  int best = -1;
+  double best_cost = 0;
+  for (int i = 0; i < n; i++) {
+    double c;
+    if (!cand_cost(pc, legal[i], o, &c)) continue;
+    if (best < 0 || c < best_cost || (c == best_cost && i == dflt)) {
+      best = i;
+      best_cost = c;
+    }
+  }
+  return best < 0 ? dflt : best;
+}
+
 /* Resolves a spelling to one legal candidate.  Returns NULL after an error
  * diagnostic, or sets *nothing when a bare name has nothing to do. */
 static PassCand *resolve(PassCtx *pc, PassCand *want, const char *text, const PassRunOptions *o, int step,
@@ -559,9 +595,13 @@ static PassCand *resolve(PassCtx *pc, PassCand *want, const char *text, const Pa
     LeirRng r;
     rng_seed(&r, o->seed, rng_hash_string(text) + (uint64_t)step);
     pick = (int)(rng_next(&r) % (uint64_t)legal.n);
-  } else if (want->pass->impl->pick_default) {
-    pick = want->pass->impl->pick_default(pc, (PassCand *const *)legal.v, legal.n);
-    if (pick < 0 || pick >= legal.n) pick = 0;
+  } else {
+    if (want->pass->impl->pick_default) {
+      pick = want->pass->impl->pick_default(pc, (PassCand *const *)legal.v, legal.n);
+      if (pick < 0 || pick >= legal.n) pick = 0;
+    }
+    if (o->cost && want->nparams == 0 && legal.n > 1)
+      pick = pick_by_cost(pc, (PassCand *const *)legal.v, legal.n, pick, o);
   }
   return legal.v[pick];
 }

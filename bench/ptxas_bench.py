@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""ptxas_bench.py -- how long `ptxas -arch=sm_90` takes on the PTX of every
+one-step candidate of the corpus programs (issue 41, item 7).
+
+For every corpus program (programs/*/*.leir with its .decls.json) it lists
+the one-step candidates (`leirc --list-applicable`), writes the PTX of each
+(`leirc -O SPELLING --emit=ptx`) and times ptxas on it, with a per-call
+timeout (counted, not dropped).  It prints the distribution of ptxas's wall
+time (count, median, p90, p99, max; CPU time too) and the slowest
+candidates with their spelling.
+
+The whole corpus is about 10^5 candidates; --budget SECONDS stops early and
+the summary says which fraction was measured.  The order puts first what
+makes the largest PTX: the strategies that grow code (loop_unrolling,
+loop_vectorization: the code generator unrolls U and V loops) over every
+program, largest plain PTX first, then the other strategies round robin
+over the programs (largest first), so that an early stop still covers
+every strategy and program.  --strategies limits it to some strategies.
+
+Usage (from the build tree):
+  /usr/bin/python3 ../bench/ptxas_bench.py [--leirc ./leirc] [--corpus DIR]
+      [--budget S] [--timeout 60] [-j 2] [--strategies a,b] [--results F.tsv]
+Also `make bench-ptxas` (BENCH_PTXAS_FLAGS=...).
+"""
+import argparse
+import glob
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+GROWING = ("loop_unrolling", "loop_vectorization")
+
+
+def run_timed(cmd, timeout):
+    """(status, wall seconds, cpu seconds, stderr); status 'timeout' when killed."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    killed = []
+
+    def kill():
+        killed.append(1)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    timer.cancel()
+    wall = time.monotonic() - t0
+    cpu = ru.ru_utime + ru.ru_stime
+    if killed:
+        return "timeout", wall, cpu, err
+    return ("ok" if p.returncode == 0 else "fail"), wall, cpu, err.decode(errors="replace")
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = max(0, min(len(xs) - 1, int(round(q * (len(xs) - 1)))))
+    return xs[k]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--leirc", default="./leirc")
+    ap.add_argument("--ptxas", default="ptxas")
+    ap.add_argument("--corpus", default=os.environ.get("LEIR_CORPUS", "../../shared/corpus"))
+    ap.add_argument("--budget", type=float, default=0, help="stop starting new candidates after S seconds (0: none)")
+    ap.add_argument("--timeout", type=float, default=60, help="per call (leirc, ptxas)")
+    ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--strategies", default="", help="comma-separated; default all")
+    ap.add_argument("--results", default="", help="write one TSV line per candidate")
+    ap.add_argument("--top", type=int, default=10)
+    a = ap.parse_args()
+
+    progs = sorted(glob.glob(os.path.join(a.corpus, "programs", "*", "*.leir")))
+    if not progs:
+        sys.exit(f"ptxas_bench: no programs under {a.corpus}/programs")
+    only = set(s for s in a.strategies.split(",") if s)
+    tmp = tempfile.mkdtemp(prefix="ptxas_bench.")
+    t_start = time.monotonic()
+
+    def decls(p):
+        return p[:-5] + ".decls.json"
+
+    def name(p):
+        return os.path.relpath(p, os.path.join(a.corpus, "programs"))[:-5]
+
+    # the candidates and each program's plain PTX size
+    cands, base = {}, {}
+    for p in progs:
+        r = subprocess.run([a.leirc, "--decls", decls(p), "--list-applicable", p], capture_output=True, text=True)
+        sp = [s for s in r.stdout.splitlines() if s and (not only or s.split("(")[0] in only)]
+        cands[p] = sp
+        out = os.path.join(tmp, "base.ptx")
+        r = subprocess.run([a.leirc, "--decls", decls(p), "--emit=ptx", "-o", out, p], capture_output=True)
+        base[p] = os.path.getsize(out) if r.returncode == 0 and os.path.exists(out) else 0
+    total = sum(len(v) for v in cands.values())
+    order = sorted(progs, key=lambda p: (-base[p], p))
+    work = []
+    for p in order:
+        work += [(p, s) for s in cands[p] if s.split("(")[0] in GROWING]
+    rest = {p: [s for s in cands[p] if s.split("(")[0] not in GROWING] for p in order}
+    # round robin: the i-th candidate of each program, strategies interleaved
+    for p in order:
+        by = {}
+        for s in rest[p]:
+            by.setdefault(s.split("(")[0], []).append(s)
+        inter = []
+        lists = [by[k] for k in sorted(by)]
+        for i in range(max((len(x) for x in lists), default=0)):
+            inter += [x[i] for x in lists if i < len(x)]
+        rest[p] = inter
+    for i in range(max((len(v) for v in rest.values()), default=0)):
+        work += [(p, rest[p][i]) for p in order if i < len(rest[p])]
+    print(f"ptxas_bench: {len(progs)} programs, {total} one-step candidates; "
+          f"listing took {time.monotonic() - t_start:.0f} s", flush=True)
+
+    lock = threading.Lock()
+    results = []
+    stop = threading.Event()
+
+    def one(k, p, s):
+        if stop.is_set() or (a.budget and time.monotonic() - t_start > a.budget):
+            stop.set()
+            return
+        ptx = os.path.join(tmp, f"c{k}.ptx")
+        st, ew, ec, err = run_timed([a.leirc, "--decls", decls(p), "-O", s, "--emit=ptx", "-o", ptx, p], a.timeout)
+        row = {"prog": name(p), "spelling": s, "emit": st, "emit_wall": ew, "ptx_bytes": 0, "ptx_lines": 0,
+               "ptxas": "-", "wall": float("nan"), "cpu": float("nan")}
+        if st == "ok":
+            with open(ptx, "rb") as f:
+                data = f.read()
+            row["ptx_bytes"], row["ptx_lines"] = len(data), data.count(b"\n")
+            st2, w, c, err = run_timed([a.ptxas, "-arch=sm_90", ptx, "-o", os.devnull], a.timeout)
+            row.update(ptxas=st2, wall=w, cpu=c)
+            if st2 == "fail":
+                row["err"] = err.strip().splitlines()[:1]
+        if os.path.exists(ptx):
+            os.unlink(ptx)
+        with lock:
+            results.append(row)
+            n = len(results)
+            if n % 200 == 0:
+                print(f"  {n} measured, {time.monotonic() - t_start:.0f} s", flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        for k, (p, s) in enumerate(work):
+            ex.submit(one, k, p, s)
+    elapsed = time.monotonic() - t_start
+    try:
+        if os.path.exists(os.path.join(tmp, "base.ptx")):
+            os.unlink(os.path.join(tmp, "base.ptx"))
+        os.rmdir(tmp)
+    except OSError:
+        pass
+
+    if a.results:
+        with open(a.results, "w") as f:
+            f.write("program\tspelling\temit\tptx_lines\tptx_bytes\tptxas\twall_s\tcpu_s\n")
+            for r in sorted(results, key=lambda r: (r["prog"], r["spelling"])):
+                f.write(f"{r['prog']}\t{r['spelling']}\t{r['emit']}\t{r['ptx_lines']}\t{r['ptx_bytes']}\t"
+                        f"{r['ptxas']}\t{r['wall']:.3f}\t{r['cpu']:.3f}\n")
+    timed = [r for r in results if r["ptxas"] in ("ok", "timeout")]
+    walls = [r["wall"] for r in timed]
+    cpus = [r["cpu"] for r in timed]
+    grow = [r for r in timed if r["spelling"].split("(")[0] in GROWING]
+    ngrow = sum(1 for p in progs for s in cands[p] if s.split("(")[0] in GROWING)
+    print(f"measured {len(results)} of {total} candidates ({100.0 * len(results) / max(total, 1):.1f}%), "
+          f"{len(grow)} of {ngrow} code-growing ({', '.join(GROWING)}); {elapsed:.0f} s, -j {a.jobs}")
+    print(f"leirc: {sum(r['emit'] == 'ok' for r in results)} PTX written, "
+          f"{sum(r['emit'] == 'fail' for r in results)} refused (an error), "
+          f"{sum(r['emit'] == 'timeout' for r in results)} timed out (> {a.timeout:g} s)")
+    print(f"ptxas: {sum(r['ptxas'] == 'ok' for r in results)} ok, {sum(r['ptxas'] == 'fail' for r in results)} failed, "
+          f"{sum(r['ptxas'] == 'timeout' for r in results)} timed out (> {a.timeout:g} s)")
+    if walls:
+        print(f"ptxas wall s: count {len(walls)}  median {statistics.median(walls):.3f}  p90 {quantile(walls, .9):.3f}  "
+              f"p99 {quantile(walls, .99):.3f}  max {max(walls):.3f}")
+        print(f"ptxas cpu  s: median {statistics.median(cpus):.3f}  p90 {quantile(cpus, .9):.3f}  "
+              f"p99 {quantile(cpus, .99):.3f}  max {max(cpus):.3f}")
+        print(f"over 10 s: {sum(w > 10 for w in walls)}")
+        lines = [r["ptx_lines"] for r in timed]
+        print(f"PTX lines: median {statistics.median(lines):.0f}  p99 {quantile(lines, .99):.0f}  max {max(lines)}")
+        print(f"slowest {a.top}:")
+        for r in sorted(timed, key=lambda r: -r["wall"])[:a.top]:
+            print(f"  {r['wall']:8.3f} s wall {r['cpu']:8.3f} s cpu {r['ptx_lines']:7d} lines  "
+                  f"{r['ptxas']:7s} {r['prog']}  {r['spelling']}")
+    for r in results:
+        if r["ptxas"] == "fail":
+            print(f"ptxas failed: {r['prog']} {r['spelling']}: {r.get('err')}")
+    return 1 if any(r["ptxas"] == "timeout" or (r["wall"] == r["wall"] and r["wall"] > 10) for r in timed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
