@@ -8,8 +8,13 @@
  * worker k mod N); a worker writes one result line per record to its pipe.
  * A worker that dies (a crash, or the per-record time budget --time-limit
  * running out: SIGALRM) costs only the record it was on, which becomes a
- * counted failure; a new worker takes over the rest of its share.  Results
- * are gathered by record number, so the output is the same for every N.
+ * counted failure (a time-out is marked "timeout"); a new worker takes over
+ * the rest of its share.  Legality (stepcheck) is decided before anything
+ * runs, and the worker reports it at once (a "+" line, below), so a record
+ * cut short while its programs run keeps its `different`, `legal`,
+ * `legal_strategy` and `build`: they never depend on the execution limits,
+ * the load or the time budget.  Results are gathered by record number, so
+ * the output is the same for every N.
  * (man leirc, EVALUATION, has the metrics.)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -41,7 +46,19 @@ typedef struct EvalOut {
   bool has_speedup;
   double speedup;
   const char *error;          /* or NULL */
+  bool timeout;               /* cut short by the per-record time budget */
 } EvalOut;
+
+/* Where a worker reports what is known of record k before anything runs
+ * (NULL: nowhere). */
+typedef struct EvalSink {
+  FILE *out;
+  long slot; /* its place in the worker's input */
+  long num;  /* its record number */
+  json_t *rec;
+} EvalSink;
+
+static void sink_partial(const EvalSink *sk, const EvalOut *r);
 
 static const char *first_line(LeirCtx *ctx, const char *s) {
   const char *nl = strchr(s, '\n');
@@ -119,7 +136,7 @@ static uint64_t eval_budget(const DrvOptions *o) { return drv_interp_budget(o); 
 
 /* Runs both programs and compares them under the class's tolerance. */
 static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
-                     PassClass cls, EvalOut *r) {
+                     PassClass cls, EvalOut *r, const EvalSink *sk) {
   uint64_t budget = eval_budget(o);
   Cap cap;
   cap_begin(ctx, &cap);
@@ -132,6 +149,7 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
     err = "the program after does not compile";
   } else {
     r->build = true;
+    sink_partial(sk, r);
     uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
     DrvEngine e = drv_engine_for(o, w);
     if (e == ENGINE_JIT && o->target == TARGET_HOST) {
@@ -169,7 +187,7 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
   }
 }
 
-static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut *r) {
+static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut *r, const EvalSink *sk) {
   memset(r, 0, sizeof *r);
   const char *before = json_string_value(json_object_get(rec, "before"));
   const char *strategy = json_string_value(json_object_get(rec, "strategy"));
@@ -210,8 +228,9 @@ static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut 
     StepResult other;
     if (step_check(ctx, pb, after, strlen(after), &any, &other)) r->legal_strategy = other.pass->name;
   }
+  sink_partial(sk, r);
   PassClass cls = r->legal ? sr.cls : pass && pass->cls == PASS_E ? PASS_E : PASS_T;
-  run_pair(ctx, o, pb, sr.after, cls, r);
+  run_pair(ctx, o, pb, sr.after, cls, r, sk);
 }
 
 static json_t *result_json(json_t *rec, long index, const EvalOut *r) {
@@ -230,11 +249,27 @@ static json_t *result_json(json_t *rec, long index, const EvalOut *r) {
   json_object_set_new(j, "legal_strategy", r->legal_strategy ? json_string(r->legal_strategy) : json_null());
   json_object_set_new(j, "speedup", r->has_speedup ? json_real(r->speedup) : json_null());
   json_object_set_new(j, "error", r->error ? json_string(r->error) : json_null());
+  json_object_set_new(j, "timeout", json_boolean(r->timeout));
   return j;
 }
 
-/* The result line of record k (malloc'ed, no newline). */
-static char *eval_line(const DrvOptions *o, const char *line, long k) {
+/* Writes "K\t+\tRESULT" (what is known so far of record K: the parent
+ * keeps it in case the worker dies before the record's final line). */
+static void sink_partial(const EvalSink *sk, const EvalOut *r) {
+  if (!sk || !sk->out) return;
+  json_t *j = result_json(sk->rec, sk->num, r);
+  char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  if (s) {
+    fprintf(sk->out, "%ld\t+\t%s\n", sk->slot, s);
+    fflush(sk->out);
+  }
+  free(s);
+}
+
+/* The result line of record k (malloc'ed, no newline); partial results go
+ * to `partial` as record `slot` (NULL: nowhere). */
+static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *partial, long slot) {
   LeirCtx ctx;
   leir_ctx_init(&ctx);
   ctx.no_warnings = true;
@@ -247,7 +282,10 @@ static char *eval_line(const DrvOptions *o, const char *line, long k) {
   EvalOut r;
   memset(&r, 0, sizeof r);
   if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
-  else eval_record(o, &ctx, rec, &r);
+  else {
+    EvalSink sk = {partial, slot, k, rec};
+    eval_record(o, &ctx, rec, &r, partial ? &sk : NULL);
+  }
   json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   json_decref(j);
@@ -256,24 +294,34 @@ static char *eval_line(const DrvOptions *o, const char *line, long k) {
   return s;
 }
 
-/* A failed record's line (the worker died on it). */
-static char *failed_line(const char *line, long k, const char *why) {
+/* A failed record's line (the worker died on it): what its last partial
+ * line (NULL: none) had found, with the error `why`. */
+static char *failed_line(const char *line, long k, const char *partial, const char *why, bool timeout) {
   json_t *rec = json_loads(line, 0, NULL);
   EvalOut r;
   memset(&r, 0, sizeof r);
+  json_t *part = partial ? json_loads(partial, 0, NULL) : NULL;
+  if (json_is_object(part)) {
+    r.different = json_is_true(json_object_get(part, "different"));
+    r.build = json_is_true(json_object_get(part, "build"));
+    r.legal = json_is_true(json_object_get(part, "legal"));
+    r.legal_strategy = json_string_value(json_object_get(part, "legal_strategy"));
+  }
   r.error = why;
+  r.timeout = timeout;
   json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(j);
+  json_decref(part);
   json_decref(rec);
   return s;
 }
 
 /* ------------------------------------------------------------ summary */
 
-enum { M_DIFFERENT, M_BUILD, M_EXECUTE, M_EQUAL, M_LEGAL, M_LEGAL_STRATEGY, M_SPEEDUP, M_ERROR, M__COUNT };
-static const char *const metric[M__COUNT] = {"different", "build",          "execute", "equal",
-                                             "legal",     "legal_strategy", "speedup", "error"};
+enum { M_DIFFERENT, M_BUILD, M_EXECUTE, M_EQUAL, M_LEGAL, M_LEGAL_STRATEGY, M_SPEEDUP, M_ERROR, M_TIMEOUT, M__COUNT };
+static const char *const metric[M__COUNT] = {"different",      "build",   "execute", "equal",  "legal",
+                                             "legal_strategy", "speedup", "error",   "timeout"};
 
 typedef struct Group {
   char *name;
@@ -405,7 +453,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   for (long k = from; k < in->n; k += nw) {
     alarm(limit);
-    char *s = eval_line(o, in->line[k], in->num[k]);
+    char *s = eval_line(o, in->line[k], in->num[k], out, k);
     alarm(0);
     fprintf(out, "%ld\t%s\n", k, s ? s : "{}");
     fflush(out);
@@ -437,13 +485,21 @@ static bool worker_start(const DrvOptions *o, const Input *in, Worker *wk, int n
   return true;
 }
 
-static void take_line(Worker *wk, char *line, char **results, const Input *in, int nw) {
+/* A worker's line: "K\tRESULT" (record K's result) or "K\t+\tRESULT" (what
+ * is known of it so far, kept in partial[K]).  True for a result. */
+static bool take_line(Worker *wk, char *line, char **results, char **partial, const Input *in, int nw) {
   char *tab = strchr(line, '\t');
-  if (!tab) return;
+  if (!tab) return false;
   long k = strtol(line, NULL, 10);
-  if (k < 0 || k >= in->n || results[k]) return;
+  if (k < 0 || k >= in->n || results[k]) return false;
+  if (tab[1] == '+' && tab[2] == '\t') {
+    free(partial[k]);
+    partial[k] = strdup(tab + 3);
+    return false;
+  }
   results[k] = strdup(tab + 1);
   if (k >= wk->next) wk->next = k + nw;
+  return true;
 }
 
 static void progress(long done, long n) {
@@ -458,7 +514,13 @@ static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **res
   if (nw > in->n) nw = in->n > 0 ? (int)in->n : 1;
   Worker *wk = calloc((size_t)nw, sizeof *wk);
   struct pollfd *pf = calloc((size_t)nw, sizeof *pf);
-  if (!wk || !pf) return false;
+  char **partial = calloc((size_t)(in->n ? in->n : 1), sizeof *partial);
+  if (!wk || !pf || !partial) {
+    free(wk);
+    free(pf);
+    free(partial);
+    return false;
+  }
   bool ok = true, bar = isatty(2);
   long done = 0;
   for (int w = 0; w < nw; w++) {
@@ -494,9 +556,10 @@ static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **res
         char *start = wk[w].buf, *nl;
         while ((nl = strchr(start, '\n'))) {
           *nl = 0;
-          take_line(&wk[w], start, results, in, nw);
-          done++;
-          if (bar) progress(done, in->n);
+          if (take_line(&wk[w], start, results, partial, in, nw)) {
+            done++;
+            if (bar) progress(done, in->n);
+          }
           start = nl + 1;
         }
         wk[w].len = strlen(start);
@@ -519,7 +582,8 @@ static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **res
           snprintf(why, sizeof why, "the checker died on this record (signal %d)", WTERMSIG(st));
         else
           snprintf(why, sizeof why, "the checker stopped on this record (exit status %d)", WEXITSTATUS(st));
-        results[k] = failed_line(in->line[k], in->num[k], why);
+        results[k] = failed_line(in->line[k], in->num[k], partial[k], why,
+                                 WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM);
         done++;
         if (bar) progress(done, in->n);
         wk[w].next = k + nw;
@@ -528,6 +592,8 @@ static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **res
     }
   }
   for (int w = 0; w < nw; w++) free(wk[w].buf);
+  for (long k = 0; k < in->n; k++) free(partial[k]);
+  free(partial);
   free(wk);
   free(pf);
   return ok;
@@ -580,7 +646,7 @@ int drv_eval(const DrvOptions *o, const char *path) {
   }
   Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0};
   for (long k = 0; rc == 0 && k < in.n; k++) {
-    if (!results[k]) results[k] = failed_line(in.line[k], in.num[k], "no result");
+    if (!results[k]) results[k] = failed_line(in.line[k], in.num[k], NULL, "no result", false);
     if (out) fprintf(out, "%s\n", results[k]);
     json_t *j = json_loads(results[k], 0, NULL);
     if (j) summary_add(&s, j);
