@@ -72,6 +72,17 @@ bench-steps-jit: leirc$(EXEEXT)
 	@nice $(SHELL) '$(srcdir)/bench/steps_jit_bench.sh' ./leirc$(EXEEXT) \
 	  '$(LEIR_CORPUS)' $(STEPS_JIT_OLD) || test $$? -eq 77
 
+## --eval's legality against the execution limits and the time budget, and
+## -o's bytes with -j 1 and -j 2 (bench/eval_legality.sh; its header says
+## how).  Not part of `make bench` (minutes); JOBS, EVAL_RECORDS, TL in the
+## environment; EVAL_LEGALITY_OLD=PATH adds another leirc side by side.
+EXTRA_DIST += bench/eval_legality.sh
+.PHONY: bench-eval-legality
+bench-eval-legality: leirc$(EXEEXT)
+	@echo "== --eval legality and time-outs (bench/eval_legality.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/eval_legality.sh' ./leirc$(EXEEXT) \
+	  '$(LEIR_CORPUS)' $(EVAL_LEGALITY_OLD) || test $$? -eq 77
+
 ## Issue 9: host run time of leirc's code against TVM's CPU build of the same
 ## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
 ## of LEIR, TIR and CUDA C (bench/tokens.py).  Both need the virtual
