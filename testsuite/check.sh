@@ -10,7 +10,8 @@
 # PYTHON (the interpreter configure found, ":" if none), LEIR_CORPUS (the
 # corpus; default $top_srcdir/../shared/corpus), SAN_LDFLAGS and CC (a
 # sanitizer build: pytest runs with the sanitizers' runtimes preloaded, since
-# it loads the instrumented libleir.so into an uninstrumented Python).
+# it loads the instrumented libleir.so into an uninstrumented Python),
+# PACKAGE_VERSION (the manual pages' check).
 #
 # Every file a test writes goes under $top_builddir/testsuite/scratch (the
 # DejaGnu tests and pytest run there); `make clean` removes that folder,
@@ -18,6 +19,7 @@
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 RUNTEST=${RUNTEST:-runtest}
+SHELL_CMD=${SHELL_CMD:-sh}
 PYTHON=${PYTHON:-:}
 LEIR_CORPUS=${LEIR_CORPUS:-$top_srcdir/../shared/corpus}
 export top_srcdir top_builddir LEIR_CORPUS
@@ -76,6 +78,24 @@ if command -v "$RUNTEST" >/dev/null 2>&1; then
 else
   echo "DejaGnu: runtest not found"
   fail=$((fail + 1))
+fi
+
+# ---- the manual pages (man/check-man.sh, `make check-man`) -----------------
+# man --warnings silent for every page, every --help option in leirc(1),
+# every strategy in leir-strategies(7), the version in each .TH: one test.
+if command -v man >/dev/null 2>&1; then
+  if $SHELL_CMD "$top_srcdir/man/check-man.sh" "$top_srcdir" "$top_builddir/leirc" \
+       "${PACKAGE_VERSION:?}" >"$logdir/check-man.log" 2>&1; then
+    echo "PASS: man pages (man/check-man.sh)"
+    pass=$((pass + 1))
+  else
+    echo "FAIL: man pages (man/check-man.sh; see testsuite/check-man.log)"
+    sed 's/^/    /' "$logdir/check-man.log" | head -20
+    fail=$((fail + 1))
+  fi
+else
+  echo "SKIP: man pages: no man(1) (install man-db)"
+  skip=$((skip + 1))
 fi
 
 # ---- pytest: the Python package (python/leir) -------------------------------

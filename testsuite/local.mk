@@ -17,6 +17,7 @@ check-local: leirc$(EXEEXT)
 	  RUNTEST='$(LEIR_RUNTEST)' \
 	  UNIT_TESTS='$(filter testsuite/unit/%,$(check_PROGRAMS))' \
 	  PYTHON='$(PYTHON)' LEIR_CORPUS='$(LEIR_CORPUS)' CC='$(CC)' SAN_LDFLAGS='$(SAN_LDFLAGS)' \
+	  PACKAGE_VERSION='$(PACKAGE_VERSION)' SHELL_CMD='$(SHELL)' \
 	  $(SHELL) '$(srcdir)/testsuite/check.sh'
 
 CLEANFILES += testsuite/*.log testsuite/leirc.sum testsuite/runtest.out

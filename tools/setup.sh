@@ -15,7 +15,7 @@ build=${1:-_build}
 [ $# -gt 0 ] && shift
 
 packages="gcc make autoconf automake libtool pkg-config flex bison llvm-19-dev
-  libjansson-dev libcmocka-dev dejagnu zlib1g-dev gzip
+  libjansson-dev libcmocka-dev dejagnu zlib1g-dev gzip man-db
   python3 python3-venv python3-pytest python3-numpy python3-torch"
 missing=""
 for p in $packages; do
