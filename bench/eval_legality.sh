@@ -26,17 +26,7 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/eval_legality.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-"$py" - "$corpus" "$nrec" >"$tmp/eval.jsonl" <<'PY'
-import gzip, json, sys
-corpus, n = sys.argv[1], int(sys.argv[2])
-rows = [json.loads(l) for l in gzip.open(corpus + "/transforms.jsonl.gz", "rt")]
-stride = max(1, len(rows) // n)
-for k, r in enumerate(rows[::stride][:n]):
-    with open("%s/programs/%s/%s.decls.json" % (corpus, r["level"], r["workload"])) as f:
-        decls = json.load(f)
-    print(json.dumps({"id": k * stride, "before": r["before"], "strategy": r["strategy"],
-                      "after": r["after"], "decls": decls}))
-PY
+"$py" "$(dirname "$0")/eval_file.py" "$corpus" "$nrec" >"$tmp/eval.jsonl"
 echo "$(wc -l <"$tmp/eval.jsonl") records, -j $jobs --target=host --cost=model"
 # one NAME BIN LABEL ARGS...: scores, writes $tmp/NAME.LABEL.jsonl, prints a line
 one() {

@@ -76,7 +76,7 @@ bench-steps-jit: leirc$(EXEEXT)
 ## -o's bytes with -j 1 and -j 2 (bench/eval_legality.sh; its header says
 ## how).  Not part of `make bench` (minutes); JOBS, EVAL_RECORDS, TL in the
 ## environment; EVAL_LEGALITY_OLD=PATH adds another leirc side by side.
-EXTRA_DIST += bench/eval_legality.sh
+EXTRA_DIST += bench/eval_legality.sh bench/eval_file.py
 .PHONY: bench-eval-legality
 bench-eval-legality: leirc$(EXEEXT)
 	@echo "== --eval legality and time-outs (bench/eval_legality.sh)"

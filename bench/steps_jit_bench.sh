@@ -146,17 +146,7 @@ awk -v w="$wall" -v c="$cpu" -v n="$cshard" -v total="$total" -v load="$(load)" 
 
 echo
 echo "== 4. --eval throughput: $nrec records of transforms.jsonl.gz, -j $jobs --target=host --cost=model"
-"$py" - "$corpus" "$nrec" >"$tmp/eval.jsonl" <<'PY'
-import gzip, json, sys
-corpus, n = sys.argv[1], int(sys.argv[2])
-rows = [json.loads(l) for l in gzip.open(corpus + "/transforms.jsonl.gz", "rt")]
-stride = max(1, len(rows) // n)
-for k, r in enumerate(rows[::stride][:n]):
-    with open("%s/programs/%s/%s.decls.json" % (corpus, r["level"], r["workload"])) as f:
-        decls = json.load(f)
-    print(json.dumps({"id": k * stride, "before": r["before"], "strategy": r["strategy"],
-                      "after": r["after"], "decls": decls}))
-PY
+"$py" "$(dirname "$0")/eval_file.py" "$corpus" "$nrec" >"$tmp/eval.jsonl"
 evalrun() {
   label=$1
   shift
