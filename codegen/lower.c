@@ -353,10 +353,115 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
 
 /* ------------------------------------------------------------ bounds */
 
+/* Guard facts.  In the then-branch of if_then_else(C, X, Y) C holds, so a
+ * comparison of a loop index with a literal in a conjunction C bounds that
+ * index there: in if_then_else(1<=c<129, A[c-1], 0) (a padded copy) c-1 is
+ * in [0, 127], and A's subscript needs no check.  Only the forms whose truth
+ * says exactly that are taken: an E_CMP chain link `index OP literal` or
+ * `literal OP index` (OP one of < <= > >= ==; the literal in [0, 2^31), so
+ * signed and unsigned comparison agree, the index being in [0, extent)),
+ * conjunctions (&) of such, parentheses.  Anything else adds no fact. */
+static const IrExpr *unparen(const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  return e;
+}
+
+static bool wide_int(IrDType t) { return t == DT_I32 || t == DT_I64 || t == DT_U32 || t == DT_U64; }
+
+static void add_fact(CgFn *f, const IrLoop *l, int64_t lo, int64_t hi) {
+  for (int i = 0; i < f->nfact; i++)
+    if (f->fact[i].loop == l) {
+      if (lo > f->fact[i].lo) f->fact[i].lo = lo;
+      if (hi < f->fact[i].hi) f->fact[i].hi = hi;
+      return;
+    }
+  if (f->nfact < (int)(sizeof f->fact / sizeof f->fact[0])) {
+    f->fact[f->nfact].loop = l, f->fact[f->nfact].lo = lo, f->fact[f->nfact].hi = hi;
+    f->nfact++;
+  }
+}
+
+static void cmp_fact(CgFn *f, const IrExpr *p, IrOp op, const IrExpr *q) {
+  p = unparen(p), q = unparen(q);
+  if (p->kind == E_INT && q->kind == E_INDEX) { /* k OP i  is  i OP' k */
+    const IrExpr *t = p;
+    p = q, q = t;
+    op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
+  }
+  if (p->kind != E_INDEX || q->kind != E_INT || !wide_int(p->type) || !wide_int(q->type)) return;
+  int64_t k = q->u.ilit.value;
+  if (k < 0 || k >= ((int64_t)1 << 31)) return;
+  const IrLoop *l = p->u.index.loop;
+  switch (op) {
+  case OP_LT: add_fact(f, l, INT64_MIN, k - 1); break;
+  case OP_LE: add_fact(f, l, INT64_MIN, k); break;
+  case OP_GT: add_fact(f, l, k + 1, INT64_MAX); break;
+  case OP_GE: add_fact(f, l, k, INT64_MAX); break;
+  case OP_EQ: add_fact(f, l, k, k); break;
+  default: break;
+  }
+}
+
+static void cond_facts(CgFn *f, const IrExpr *c) {
+  c = unparen(c);
+  if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
+      c->u.bin.b->type == DT_BOOL) {
+    cond_facts(f, c->u.bin.a);
+    cond_facts(f, c->u.bin.b);
+  } else if (c->kind == E_CMP) {
+    for (int i = 0; i + 1 < c->u.cmp.n; i++) cmp_fact(f, c->u.cmp.operand[i], c->u.cmp.op[i], c->u.cmp.operand[i + 1]);
+  }
+}
+
+/* The range of an index expression with the guard facts: literals, loop
+ * indices (their extent, narrowed by a fact), + - * of such, parentheses;
+ * every value within int32 (so no evaluation type wraps); false otherwise. */
+static bool fact_range(const CgFn *f, const IrExpr *e, int64_t *lo, int64_t *hi) {
+  const int64_t lim = (int64_t)1 << 31;
+  e = unparen(e);
+  if (!wide_int(e->type)) return false;
+  switch (e->kind) {
+  case E_INT: *lo = *hi = e->u.ilit.value; break;
+  case E_INDEX: {
+    const IrLoop *l = e->u.index.loop;
+    *lo = 0, *hi = l->extent - 1;
+    for (int i = 0; i < f->nfact; i++)
+      if (f->fact[i].loop == l) {
+        if (f->fact[i].lo > *lo) *lo = f->fact[i].lo;
+        if (f->fact[i].hi < *hi) *hi = f->fact[i].hi;
+      }
+    break;
+  }
+  case E_BINARY: {
+    int64_t al, ah, bl, bh;
+    if (!fact_range(f, e->u.bin.a, &al, &ah) || !fact_range(f, e->u.bin.b, &bl, &bh)) return false;
+    switch (e->u.bin.op) {
+    case OP_ADD: *lo = al + bl, *hi = ah + bh; break;
+    case OP_SUB: *lo = al - bh, *hi = ah - bl; break;
+    case OP_MUL: {
+      int64_t p[4] = {al * bl, al * bh, ah * bl, ah * bh}; /* |each| < 2^62 */
+      *lo = *hi = p[0];
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < *lo) *lo = p[i];
+        if (p[i] > *hi) *hi = p[i];
+      }
+      break;
+    }
+    default: return false;
+    }
+    break;
+  }
+  default: return false;
+  }
+  return *lo <= *hi && *lo > -lim && *hi < lim;
+}
+
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
   IrRange r = ir_expr_range(item);
   if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
+  int64_t lo, hi;
+  if (f->nfact && fact_range(f, item, &lo, &hi) && lo >= 0 && hi < extent) return NULL;
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
 
@@ -531,7 +636,13 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
   LLVMBasicBlockRef bt = cg_block(f, "ite.then"), bf = cg_block(f, "ite.else"), join = cg_block(f, "ite.end");
   LLVMBuildCondBr(B, cv, bt, bf);
   LLVMPositionBuilderAtEnd(B, bt);
+  int nfact = f->nfact;
+  CgFact saved[sizeof f->fact / sizeof f->fact[0]];
+  memcpy(saved, f->fact, sizeof saved);
+  cond_facts(f, c);
   LLVMValueRef xv = cg_convert(f, cg_expr(f, x), x->type, e->type);
+  memcpy(f->fact, saved, sizeof saved);
+  f->nfact = nfact;
   LLVMBasicBlockRef bt_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
   LLVMPositionBuilderAtEnd(B, bf);

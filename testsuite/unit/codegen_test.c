@@ -678,6 +678,70 @@ static void test_host_oob(void **state) {
   prog_free(&pr);
 }
 
+/* lower.c guard facts: in the then-branch of if_then_else(1<=c<9, ...) the
+ * read A[c-1] needs no bounds check (padded copies, pooling); the results
+ * are the interpreter's bit for bit, specials included; the facts are
+ * those of a conjunction of index-literal comparisons only, and only in
+ * the then-branch: a read out of bounds elsewhere is still reported. */
+static bool host_oob_diag(const char *text, char *diag, size_t n) {
+  Prog pr;
+  assert_true(prog_load(&pr, text));
+  float a[8] = {0}, c[10];
+  void *bufs[2] = {a, c};
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  bool ok = cg_run_host(&pr.ctx, pr.p, &o, bufs);
+  snprintf(diag, n, "%.200s", pr.diag);
+  prog_free(&pr);
+  return ok;
+}
+
+static void test_host_guard_facts(void **state) {
+  (void)state;
+  const char *pad = "%in A : f32[12,8]\n%in C : f32[12]\n%out D : f32[12,10]\n%out E : f32[12,4]\n"
+                    "B^{12}_{tx=0}L^{10}_{c=0}[D^{f32,g}_{tx,c}=if_then_else(1<=c<9,A^{f32,g}_{tx,c-1},-inf);];"
+                    "B^{12}_{tx=0}L^{4}_{c=0}L^{3}_{d=0}[E^{f32,g}_{tx,c}=max(E^{f32,g}_{tx,c},"
+                    "if_then_else((c*2+d>=1)&(9>c*2+d)&(d<=1),A^{f32,g}_{tx,c*2+d-1},0));];\n";
+  host_vs_interp(pad, fill_specials, 1);
+  host_vs_interp(pad, fill_specials, 4);
+  const char *pad2 = "%in A : f32[12,8,8]\n%in C : f32[12]\n%out D : f32[12,10,10]\n"
+                     "B^{12}_{tx=0}L^{10}_{c=0}L^{10}_{d=0}[D^{f32,g}_{tx,c,d}="
+                     "if_then_else(1<=c<9&1<=d<9,A^{f32,g}_{tx,c-1,d-1},0);];\n";
+  host_vs_interp(pad2, fill_specials, 1);
+  Prog pr;
+  assert_true(prog_load(&pr, pad2));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_null(strstr(b.s, "oob")); /* no bounds check left */
+  sbuf_free(&b);
+  prog_free(&pr);
+  char d[256];
+  /* c = 8 reads A[9]: the fact c < 9 does not make c+1 < 8 */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[10]\n"
+                             "L^{10}_{c=0}[C^{f32,g}_{c}=if_then_else(c<9,A^{f32,g}_{c+1},0);];\n", d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* a disjunction proves nothing: c = 0 reads A[-1] */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[9]\n"
+                             "L^{9}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1|c>=0,A^{f32,g}_{c-1},0);];\n", d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* the else branch has no fact: c = 0 reads A[-1] there */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[9]\n"
+                             "L^{9}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1,0,A^{f32,g}_{c-1});];\n", d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* nor does the code after the if_then_else (c <= 99 proves nothing) */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[9]\n"
+                             "L^{9}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1,A^{f32,g}_{c-1},0)+if_then_else(c<=99,A^{f32,g}_{c-1},0);];\n",
+                             d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* in range everywhere it is read: no report */
+  assert_true(host_oob_diag("%in A : f32[8]\n%out C : f32[10]\n"
+                            "L^{10}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1&c<=8,A^{f32,g}_{c-1},0);];\n", d, sizeof d));
+}
+
 static void test_emit_llvm_host(void **state) {
   (void)state;
   Prog pr;
@@ -1141,6 +1205,7 @@ int main(void) {
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
+      cmocka_unit_test(test_host_guard_facts),
       cmocka_unit_test(test_emit_llvm_host),
       cmocka_unit_test(test_pow2_square),
       cmocka_unit_test(test_fp_contract_rule),
