@@ -165,6 +165,7 @@ typedef struct CgFn {
                                enclosing if_then_else's condition proves in
                                the branch being lowered */
   int nfact;
+  int nsplit;               /* lower.c: index-set splits open here */
 } CgFn;
 
 /* ------------------------------------------------------------ lower.c */

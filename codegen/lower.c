@@ -456,6 +456,32 @@ static bool fact_range(const CgFn *f, const IrExpr *e, int64_t *lo, int64_t *hi)
   return *lo <= *hi && *lo > -lim && *hi < lim;
 }
 
+/* A comparison chain of loop indices and literals only (no side effect)
+ * that the facts decide: 1 (true) or 0; -1 when undecided. */
+static int fold_cmp(const CgFn *f, const IrExpr *e) {
+  int64_t lo[2], hi[2];
+  for (int i = 0; i < e->u.cmp.n; i++) {
+    const IrExpr *o = unparen(e->u.cmp.operand[i]);
+    if (o->kind != E_INDEX && o->kind != E_INT) return -1;
+  }
+  bool all = true;
+  for (int i = 0; i + 1 < e->u.cmp.n; i++) {
+    if (!fact_range(f, e->u.cmp.operand[i], &lo[0], &hi[0]) || !fact_range(f, e->u.cmp.operand[i + 1], &lo[1], &hi[1]))
+      return -1;
+    int v; /* the link's value for every pair in the ranges, or -1 */
+    switch (e->u.cmp.op[i]) {
+    case OP_LT: v = hi[0] < lo[1] ? 1 : lo[0] >= hi[1] ? 0 : -1; break;
+    case OP_LE: v = hi[0] <= lo[1] ? 1 : lo[0] > hi[1] ? 0 : -1; break;
+    case OP_GT: v = lo[0] > hi[1] ? 1 : hi[0] <= lo[1] ? 0 : -1; break;
+    case OP_GE: v = lo[0] >= hi[1] ? 1 : hi[0] < lo[1] ? 0 : -1; break;
+    default: v = -1; break;
+    }
+    if (v < 0) return -1;
+    all = all && v;
+  }
+  return all;
+}
+
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
   IrRange r = ir_expr_range(item);
@@ -755,7 +781,11 @@ LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
   }
   case E_UNARY: return unary_expr(f, e);
   case E_BINARY: return binary_expr(f, e);
-  case E_CMP: return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
+  case E_CMP: {
+    int v = f->nfact ? fold_cmp(f, e) : -1;
+    if (v >= 0) return LLVMConstInt(f->m->i1, (unsigned long long)v, 0);
+    return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
+  }
   case E_CALL: return call_expr(f, e);
   case E_PAREN: return cg_expr(f, e->u.paren);
   }
@@ -940,6 +970,79 @@ static void general_trees(CgFn *f, const IrLoop *l, bool begin) {
   }
 }
 
+/* Host: index-set splitting.  A serial loop l whose body holds an
+ * if_then_else with a condition `lo <= l <= hi` (guard facts, above) runs
+ * as three loops, [0, lo), [lo, hi], (hi, extent), in that order (the same
+ * iterations in the same order), each with l's range as a fact: the
+ * comparisons on l fold (fold_cmp), the branch goes, and the middle loop
+ * of a padded copy is a plain vectorisable copy.  Not for loops a
+ * reduction, a stage, a peel or a parallel range lowers; at most 3 splits
+ * nested (code size). */
+#define SPLIT_DEPTH 3
+
+static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]);
+
+static bool cond_split(const CgFn *f, const IrExpr *c, const IrLoop *l, int64_t *lo, int64_t *hi) {
+  c = unparen(c);
+  if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
+      c->u.bin.b->type == DT_BOOL)
+    return cond_split(f, c->u.bin.a, l, lo, hi) | cond_split(f, c->u.bin.b, l, lo, hi);
+  if (c->kind != E_CMP) return false;
+  CgFn g; /* the facts of this comparison alone */
+  g.nfact = 0;
+  cond_facts(&g, c);
+  bool any = false;
+  for (int i = 0; i < g.nfact; i++)
+    if (g.fact[i].loop == l) {
+      if (g.fact[i].lo > *lo) *lo = g.fact[i].lo;
+      if (g.fact[i].hi < *hi) *hi = g.fact[i].hi;
+      any = true;
+    }
+  (void)f;
+  return any;
+}
+
+static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]) {
+  if (!e) return false;
+  switch (e->kind) {
+  case E_PAREN: return find_split(f, e->u.paren, l, cut);
+  case E_UNARY: return find_split(f, e->u.unary.a, l, cut);
+  case E_BINARY: return find_split(f, e->u.bin.a, l, cut) || find_split(f, e->u.bin.b, l, cut);
+  case E_CALL:
+    if (e->u.call.func == F_ITE) {
+      int64_t lo = 0, hi = l->extent - 1;
+      if (cond_split(f, e->u.call.args[0], l, &lo, &hi) && (lo > 0 || hi < l->extent - 1)) {
+        cut[0] = lo < 0 ? 0 : lo > l->extent ? l->extent : lo;
+        cut[1] = hi + 1 < cut[0] ? cut[0] : hi + 1 > l->extent ? l->extent : hi + 1;
+        return true;
+      }
+    }
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (find_split(f, e->u.call.args[i], l, cut)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static bool split_items(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t cut[2]) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_STMT) {
+      if (find_split(f, n->items[i].u.stmt->rhs, l, cut)) return true;
+    } else if (split_items(f, n->items[i].u.nest, l, cut)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2]) {
+  if (f->m->target != CG_TARGET_HOST || f->nsplit >= SPLIT_DEPTH || f->k->nred || peel_first(f, n, li)) return false;
+  const IrLoop *l = n->loops[li];
+  for (int i = 0; i < f->nfact; i++)
+    if (f->fact[i].loop == l) return false; /* split already */
+  return split_items(f, n, l, cut);
+}
+
 void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
   if (li == n->nloops) {
     cg_lower_body(f, n);
@@ -971,6 +1074,27 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     break;
   case LM_SERIAL: {
     if (cg_stage_reduction(f, n, li)) {
+      general_trees(f, l, false);
+      return;
+    }
+    int64_t cut[2];
+    if (split_points(f, n, li, cut)) {
+      int64_t b[4] = {0, cut[0], cut[1], l->extent};
+      CgFact saved[sizeof f->fact / sizeof f->fact[0]];
+      int nfact = f->nfact;
+      memcpy(saved, f->fact, sizeof saved);
+      f->nsplit++;
+      for (int i = 0; i < 3; i++) {
+        if (b[i] >= b[i + 1]) continue;
+        add_fact(f, l, b[i], b[i + 1] - 1);
+        cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, b[i]), cg_i64(f->m, b[i + 1]), l->kind));
+        cg_lower_loops(f, n, li + 1);
+        cg_unbind(f, nb);
+        cg_loop_end(f, &lp);
+        memcpy(f->fact, saved, sizeof saved);
+        f->nfact = nfact;
+      }
+      f->nsplit--;
       general_trees(f, l, false);
       return;
     }

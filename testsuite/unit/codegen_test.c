@@ -717,8 +717,18 @@ static void test_host_guard_facts(void **state) {
   SBuf b = {0};
   assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
   assert_null(strstr(b.s, "oob")); /* no bounds check left */
+  assert_null(strstr(b.s, "ite.then")); /* the loops split: no branch left */
   sbuf_free(&b);
   prog_free(&pr);
+  /* index-set splitting of a reduction loop (the order of the sum is kept),
+     == and bounds beyond the loop, a chain with a tensor read, an else
+     branch that reads out of the then-branch's range */
+  host_vs_interp("%in A : f32[12,16]\n%in C : f32[12]\n%out D : f32[12]\n%out E : f32[12,16]\n"
+                 "B^{12}_{tx=0}L^{16}_{d=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+"
+                 "if_then_else(2<=d<7,A^{f32,g}_{tx,d}*1e30,C^{f32,g}_{tx}+if_then_else(d==9,A^{f32,g}_{tx,0},1));];"
+                 "B^{12}_{tx=0}L^{16}_{d=0}[E^{f32,g}_{tx,d}=if_then_else(d<=40&0<=d&C^{f32,g}_{tx}<d<12,"
+                 "A^{f32,g}_{tx,d+4},if_then_else(d>=3,A^{f32,g}_{tx,d-3},-0.0));];\n",
+                 fill_specials, 1);
   char d[256];
   /* c = 8 reads A[9]: the fact c < 9 does not make c+1 < 8 */
   assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[10]\n"
