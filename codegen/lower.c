@@ -268,24 +268,28 @@ LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrD
   LLVMBuilderRef B = f->m->B;
   if (ir_dtype_is_float(t)) {
     /* a NaN gives b; else b NaN gives a; else the larger (smaller), and of
-       equal operands the non-negative (negative) zero.  In four compares:
-       take b when a < b (max; a > b for min) or a is NaN, else a, except
-       that equal operands give a AND b (OR for min) bitwise: identical bits
-       unless they are +0 and -0, where AND clears the sign and OR sets it
-       (issue 41: three fewer selects, the same bits as ops.h's op_max) */
+       equal operands the non-negative (negative) zero.  As
+         t0 = a is NaN ? b : a
+         t  = b > t0 ? b : t0          (b < t0 for min: x86 maxps/minps)
+         r  = t == b ? t AND b : t     (OR for min; bitwise)
+       a NaN: t0 = b, t = b, and b == b only when b is not NaN, where
+       b AND b = b: r = b.  b NaN, a not: t0 = a, t = a (b > a is false),
+       a == b is false: r = a.  Neither NaN: t = the larger, or a when
+       equal; t == b exactly when b is the larger or a == b, where AND
+       (OR) gives b's bits, or a's when equal nonzero (the same bits), and
+       +0 (-0) from a +0, -0 pair: r = ops.h's op_max (op_min) bit for bit
+       (codegen_test: test_host_maxmin_bits).  Five machine operations on
+       x86 (issue 41: Max_Pooling windows, max/min reductions). */
     LLVMTypeRef ft = LLVMTypeOf(a);
     LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
     LLVMBool loses = 0;
     double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
-    LLVMValueRef keep = a; /* b a constant neither zero nor NaN: a == b has b's bits */
-    if (!(bc == bc && bc != 0)) {
-      LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
-      LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
-      keep = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, a, "");
-    }
-    LLVMValueRef take_b = LLVMBuildOr(B, LLVMBuildFCmp(B, is_max ? LLVMRealOLT : LLVMRealOGT, a, b, ""),
-                                      LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), "");
-    return LLVMBuildSelect(B, take_b, b, keep, "");
+    LLVMValueRef t0 = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), b, a, "");
+    LLVMValueRef tt = LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, b, t0, ""), b, t0, "");
+    if (bc == bc && bc != 0) return tt; /* b a constant neither zero nor NaN: t == b has b's bits */
+    LLVMValueRef ti = LLVMBuildBitCast(B, tt, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+    LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ti, bi, "") : LLVMBuildOr(B, ti, bi, ""), ft, "");
+    return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, tt, b, ""), both, tt, "");
   }
   LLVMIntPredicate p = is_unsigned(t) || t == DT_BOOL ? (is_max ? LLVMIntUGT : LLVMIntULT)
                                                         : (is_max ? LLVMIntSGT : LLVMIntSLT);
