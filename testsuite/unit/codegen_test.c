@@ -676,6 +676,33 @@ static void test_host_rerun_nozero(void **state) {
              "L^{8}_{a=0}[T^{f32,g}_{a}=5;];\n", w3, 8);
 }
 
+/* lower.c cg_maxmin's two forms in reductions: a long one over the
+ * innermost loop (maxmin_chain: the shallow form) and a window of 4 (the
+ * five-operation form), every rotation of the specials, -0/+0 pairs, NaN
+ * first, last and in the middle: the interpreter's bits. */
+static void fill_zero_ties(InterpProg *ip) {
+  const float v[] = {-0.0f, NAN, -0.0f, -INFINITY, -1.0f, 0.0f, -0.0f, -2.0f, NAN, -3.0f, -0.0f, -1e-40f};
+  const float w[] = {0.0f, NAN, 0.0f, INFINITY, 1.0f, -0.0f, 0.0f, 2.0f, NAN, 3.0f, 0.0f, 1e-40f};
+  set_f32(ip, "A", v, 12);
+  set_f32(ip, "C", w, 12);
+}
+
+static void test_host_maxmin_chain(void **state) {
+  (void)state;
+  /* windows of 10 with and without the one +0 (-0 for min) */
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12]\n%out E : f32[12]\n"
+                 "B^{12}_{tx=0}L^{10}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{(tx+a)%12});"
+                 "E^{f32,g}_{tx}=min(E^{f32,g}_{tx},C^{f32,g}_{(tx+a)%12});];\n",
+                 fill_zero_ties, 1);
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12]\n%out E : f32[12]\n"
+                 "%out F : f32[12,3]\n%out G : f32[12,3]\n"
+                 "B^{12}_{tx=0}L^{12}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{(tx+a)%12});"
+                 "E^{f32,g}_{tx}=min(E^{f32,g}_{tx},C^{f32,g}_{(tx+a)%12});];"
+                 "B^{12}_{tx=0}L^{3}_{c=0}L^{4}_{d=0}[F^{f32,g}_{tx,c}=max(F^{f32,g}_{tx,c},A^{f32,g}_{(tx+c*4+d)%12});"
+                 "G^{f32,g}_{tx,c}=min(G^{f32,g}_{tx,c},C^{f32,g}_{(tx+c*4+d)%12});];\n",
+                 fill_specials, 1);
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -1252,6 +1279,7 @@ int main(void) {
       cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
+      cmocka_unit_test(test_host_maxmin_chain),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
