@@ -18,7 +18,7 @@ the i-k-j order).  The transformed LEIR is written by `leirc -O ...
 steps are expressed in both.
 
 Usage: tvm_bench.py LEIRC TVM_BENCH TOP_SRCDIR WORKDIR [--max-iter N] [--reps R]
-                    [--sgemm-O PIPELINE]... [--no-corpus]
+                    [--sgemm-O PIPELINE]... [--no-corpus] [--only REGEX] [--no-sgemm]
 Prints a Markdown table: program, iterations, TVM s, leirc 1-thread s,
 leirc all-CPU s, TVM/leirc ratios; then the geometric means.
 """
@@ -92,6 +92,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--sgemm-O", action="append", default=None)
     ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--only", default=None, help="regex: only corpus programs whose name matches")
+    ap.add_argument("--no-sgemm", action="store_true")
     a = ap.parse_args()
     target = cpu_target()
     corpus = os.path.join(a.top_srcdir, "..", "shared", "corpus")
@@ -100,11 +102,12 @@ def main():
         for p in sorted(glob.glob(os.path.join(corpus, "programs", "level*", "*.leir"))):
             with open(p) as f:
                 it = iterations(f.read())
-            if it <= a.max_iter:
+            if it <= a.max_iter and (a.only is None or re.search(a.only, os.path.basename(p))):
                 progs.append((os.path.relpath(p, os.path.join(corpus, "programs"))[:-5], p, p[:-5] + ".decls.json", it))
     sgemm = os.path.join(a.top_srcdir, "examples", "sgemm1024.leir")
-    progs.append(("SGEMM 1024^3 as written", sgemm, None, 1024 ** 3))
-    for i, pipe in enumerate(a.sgemm_O or ["loop_reorder(nest=0,loop1=a,loop2=c)"]):
+    if not a.no_sgemm:
+        progs.append(("SGEMM 1024^3 as written", sgemm, None, 1024 ** 3))
+    for i, pipe in enumerate([] if a.no_sgemm else a.sgemm_O or ["loop_reorder(nest=0,loop1=a,loop2=c)"]):
         out = os.path.join(a.workdir, "sgemm1024.O%d.leir" % (i + 1))
         os.makedirs(a.workdir, exist_ok=True)
         subprocess.run([a.leirc, "-O", pipe, "--emit=leir", "--print-decls", "-o", out, sgemm], check=True)

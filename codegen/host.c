@@ -48,6 +48,8 @@ struct CgHostProgram {
                     and tensors the caller gave none for), kept from run to
                     run and zeroed at each (issue 41: no calloc and free of
                     every intermediate, and no page faults, per run) */
+  bool *nozero;  /* per tensor id: its own buffer needs no zeroing at a
+                    rerun (written_first) */
   bool dynamic;  /* nthreads was 0: use the CPUs idle now (threads_now) */
   int cur;       /* threads_now's last answer, read at load_at (s) */
   double load_at;
@@ -291,21 +293,94 @@ static int threads_now(CgHostProgram *hp) {
   return hp->cur;
 }
 
+/* Does e (or a subscript in it) read tensor t? */
+static bool mentions_tensor(const IrExpr *e, const IrTensor *t) {
+  if (!e) return false;
+  switch (e->kind) {
+  case E_PAREN: return mentions_tensor(e->u.paren, t);
+  case E_REF:
+    if (e->u.ref->tensor == t) return true;
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (mentions_tensor(e->u.ref->sub[i], t)) return true;
+    return false;
+  case E_UNARY: return mentions_tensor(e->u.unary.a, t);
+  case E_BINARY: return mentions_tensor(e->u.bin.a, t) || mentions_tensor(e->u.bin.b, t);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (mentions_tensor(e->u.cmp.operand[i], t)) return true;
+    return false;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (mentions_tensor(e->u.call.args[i], t)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* The statements of nest n that mention t (left side or right), and the
+ * last of them. */
+static int nest_mentions(const IrNest *n, const IrTensor *t, const IrStmt **last) {
+  int k = 0;
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      k += nest_mentions(n->items[i].u.nest, t, last);
+      continue;
+    }
+    const IrStmt *s = n->items[i].u.stmt;
+    bool m = s->lhs->tensor == t || mentions_tensor(s->rhs, t);
+    for (int d = 0; !m && d < s->lhs->nsub; d++) m = mentions_tensor(s->lhs->sub[d], t);
+    if (m) k++, *last = s;
+  }
+  return k;
+}
+
+/* Is every element of t written before anything reads it, so that its
+ * zeroing at a rerun is never seen?  Yes when the first top-level nest
+ * that mentions t mentions it in one statement only, a plain assignment
+ * (no §9.5 initialisation, no read of t) whose left subscripts are
+ * distinct loop indices over t's whole extents: that nest writes every
+ * element and reads none, and the nests after it run after it (fusion
+ * keeps their order of reads and writes).  Otherwise false. */
+static bool written_first(const IrProgram *p, const IrTensor *t) {
+  for (int i = 0; i < p->nnests; i++) {
+    const IrStmt *s = NULL;
+    int k = nest_mentions(p->nests[i], t, &s);
+    if (!k) continue;
+    if (k != 1 || s->lhs->tensor != t || s->init != INIT_NONE || s->redop != RED_NONE || s->self_ref ||
+        mentions_tensor(s->rhs, t) || s->lhs->nsub != t->rank)
+      return false;
+    for (int d = 0; d < t->rank; d++) {
+      const IrExpr *x = s->lhs->sub[d];
+      while (x->kind == E_PAREN) x = x->u.paren;
+      if (x->kind != E_INDEX || x->u.index.loop->extent != t->shape[d]) return false;
+      for (int e = 0; e < d; e++) {
+        const IrExpr *y = s->lhs->sub[e];
+        while (y->kind == E_PAREN) y = y->u.paren;
+        if (y->u.index.loop == x->u.index.loop) return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
 bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   const IrProgram *p = hp->p;
   void **all = calloc((size_t)p->ntensors + 1, sizeof *all);
   if (!hp->tmp) {
     hp->tmp = calloc((size_t)p->ntensors + 1, sizeof *hp->tmp);
-    hp->ntmp = hp->tmp ? p->ntensors : 0;
+    hp->nozero = calloc((size_t)p->ntensors + 1, sizeof *hp->nozero);
+    hp->ntmp = hp->tmp && hp->nozero ? p->ntensors : 0;
+    for (int i = 0; i < hp->ntmp; i++) hp->nozero[i] = written_first(p, p->tensors[i]);
   }
   /* --max-memory: the whole program, before its intermediates are allocated */
-  bool ok = all && hp->tmp && leir_check_memory(hp->ctx, p);
+  bool ok = all && hp->tmp && hp->nozero && leir_check_memory(hp->ctx, p);
   for (int i = 0; ok && i < p->ntensors; i++) {
     all[i] = bufs[i];
     if (all[i]) continue;
     size_t bytes = (size_t)ir_tensor_numel(p->tensors[i]) * (size_t)ir_dtype_size(p->tensors[i]->dtype);
     if (hp->tmp[i]) {
-      memset(hp->tmp[i], 0, bytes ? bytes : 1); /* zero, as the interpreter starts them */
+      if (!hp->nozero[i]) memset(hp->tmp[i], 0, bytes ? bytes : 1); /* zero, as the interpreter starts them */
     } else if (!(hp->tmp[i] = calloc(bytes ? bytes : 1, 1))) {
       diag_error(hp->ctx, (IrLoc){0, 0}, "out of memory for intermediate '%s' (%zu bytes)", p->tensors[i]->name, bytes);
       ok = false;
@@ -332,6 +407,7 @@ void cg_host_free(CgHostProgram *hp) {
   cg_pool_free(hp->pool);
   for (int i = 0; i < hp->ntmp; i++) free(hp->tmp[i]);
   free(hp->tmp);
+  free(hp->nozero);
   if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
   free(hp->entry);
   free(hp->par);

@@ -262,31 +262,80 @@ static LLVMValueRef int_pow(CgFn *f, LLVMValueRef a, LLVMValueRef b, IrDType t) 
   return LLVMBuildSelect(B, neg, nr, r, "");
 }
 
+static bool mentions_index(const IrExpr *e, const IrLoop *l) {
+  while (e && e->kind == E_PAREN) e = e->u.paren;
+  if (!e) return false;
+  switch (e->kind) {
+  case E_INDEX: return e->u.index.loop == l;
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (mentions_index(e->u.ref->sub[i], l)) return true;
+    return false;
+  case E_UNARY: return mentions_index(e->u.unary.a, l);
+  case E_BINARY: return mentions_index(e->u.bin.a, l) || mentions_index(e->u.bin.b, l);
+  default: return true; /* anything else: assume it does */
+  }
+}
+
 /* max/min as the interpreter (IEEE 754-2019 maximumNumber/minimumNumber):
  * a NaN operand is ignored (both NaN: the second), -0 < +0, else the
  * larger/smaller.  Integers: b > a ? b : a (max), b < a ? b : a (min). */
+/* Is the statement being lowered a reduction over its innermost loop, a
+ * long one (more than 8 iterations, not a pooling window that LLVM unrolls
+ * and vectorises across the outer loop)?  Then its max/min is a chain
+ * through a loop-carried value, and latency counts more than operations. */
+static bool maxmin_chain(const CgFn *f) {
+  if (f->nbind < 1 || f->stmt_id < 0 || f->stmt_id >= f->m->p->nstmts) return false;
+  const IrStmt *s = f->m->p->stmts[f->stmt_id];
+  const IrLoop *inner = f->bind[f->nbind - 1].loop;
+  if (!inner || inner->extent <= 8) return false;
+  for (int d = 0; d < s->lhs->nsub; d++)
+    if (mentions_index(s->lhs->sub[d], inner)) return false;
+  return true;
+}
+
 LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrDType t) {
   LLVMBuilderRef B = f->m->B;
   if (ir_dtype_is_float(t)) {
     /* a NaN gives b; else b NaN gives a; else the larger (smaller), and of
-       equal operands the non-negative (negative) zero.  In four compares:
-       take b when a < b (max; a > b for min) or a is NaN, else a, except
-       that equal operands give a AND b (OR for min) bitwise: identical bits
-       unless they are +0 and -0, where AND clears the sign and OR sets it
-       (issue 41: three fewer selects, the same bits as ops.h's op_max) */
+       equal operands the non-negative (negative) zero.  As
+         t0 = a is NaN ? b : a
+         t  = b > t0 ? b : t0          (b < t0 for min: x86 maxps/minps)
+         r  = t == b ? t AND b : t     (OR for min; bitwise)
+       a NaN: t0 = b, t = b, and b == b only when b is not NaN, where
+       b AND b = b: r = b.  b NaN, a not: t0 = a, t = a (b > a is false),
+       a == b is false: r = a.  Neither NaN: t = the larger, or a when
+       equal; t == b exactly when b is the larger or a == b, where AND
+       (OR) gives b's bits, or a's when equal nonzero (the same bits), and
+       +0 (-0) from a +0, -0 pair: r = ops.h's op_max (op_min) bit for bit
+       (codegen_test: test_host_maxmin_bits).  Five machine operations on
+       x86 (issue 41: Max_Pooling windows, max/min reductions). */
     LLVMTypeRef ft = LLVMTypeOf(a);
     LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
     LLVMBool loses = 0;
     double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
-    LLVMValueRef keep = a; /* b a constant neither zero nor NaN: a == b has b's bits */
-    if (!(bc == bc && bc != 0)) {
-      LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
-      LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
-      keep = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, a, "");
+    if (maxmin_chain(f)) {
+      /* a loop-carried accumulator a (a row's max): the old form, three
+         operations deep from a where the one below is five (LogSoftmax,
+         softmax 1.3x slower with it); the same bits: take b when a < b
+         (a > b for min) or a is NaN, else a, except that equal operands
+         give a AND b (OR for min), identical bits unless +0 and -0 */
+      LLVMValueRef keep = a; /* b a constant neither zero nor NaN: a == b has b's bits */
+      if (!(bc == bc && bc != 0)) {
+        LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+        LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
+        keep = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, a, "");
+      }
+      LLVMValueRef take_b = LLVMBuildOr(B, LLVMBuildFCmp(B, is_max ? LLVMRealOLT : LLVMRealOGT, a, b, ""),
+                                        LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), "");
+      return LLVMBuildSelect(B, take_b, b, keep, "");
     }
-    LLVMValueRef take_b = LLVMBuildOr(B, LLVMBuildFCmp(B, is_max ? LLVMRealOLT : LLVMRealOGT, a, b, ""),
-                                      LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), "");
-    return LLVMBuildSelect(B, take_b, b, keep, "");
+    LLVMValueRef t0 = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, a, a, ""), b, a, "");
+    LLVMValueRef tt = LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, b, t0, ""), b, t0, "");
+    if (bc == bc && bc != 0) return tt; /* b a constant neither zero nor NaN: t == b has b's bits */
+    LLVMValueRef ti = LLVMBuildBitCast(B, tt, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+    LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ti, bi, "") : LLVMBuildOr(B, ti, bi, ""), ft, "");
+    return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, tt, b, ""), both, tt, "");
   }
   LLVMIntPredicate p = is_unsigned(t) || t == DT_BOOL ? (is_max ? LLVMIntUGT : LLVMIntULT)
                                                         : (is_max ? LLVMIntSGT : LLVMIntSLT);
@@ -354,10 +403,141 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
 
 /* ------------------------------------------------------------ bounds */
 
+/* Guard facts.  In the then-branch of if_then_else(C, X, Y) C holds, so a
+ * comparison of a loop index with a literal in a conjunction C bounds that
+ * index there: in if_then_else(1<=c<129, A[c-1], 0) (a padded copy) c-1 is
+ * in [0, 127], and A's subscript needs no check.  Only the forms whose truth
+ * says exactly that are taken: an E_CMP chain link `index OP literal` or
+ * `literal OP index` (OP one of < <= > >= ==; the literal in [0, 2^31), so
+ * signed and unsigned comparison agree, the index being in [0, extent)),
+ * conjunctions (&) of such, parentheses.  Anything else adds no fact. */
+static const IrExpr *unparen(const IrExpr *e) {
+  while (e->kind == E_PAREN) e = e->u.paren;
+  return e;
+}
+
+static bool wide_int(IrDType t) { return t == DT_I32 || t == DT_I64 || t == DT_U32 || t == DT_U64; }
+
+static void add_fact(CgFn *f, const IrLoop *l, int64_t lo, int64_t hi) {
+  for (int i = 0; i < f->nfact; i++)
+    if (f->fact[i].loop == l) {
+      if (lo > f->fact[i].lo) f->fact[i].lo = lo;
+      if (hi < f->fact[i].hi) f->fact[i].hi = hi;
+      return;
+    }
+  if (f->nfact < (int)(sizeof f->fact / sizeof f->fact[0])) {
+    f->fact[f->nfact].loop = l, f->fact[f->nfact].lo = lo, f->fact[f->nfact].hi = hi;
+    f->nfact++;
+  }
+}
+
+static void cmp_fact(CgFn *f, const IrExpr *p, IrOp op, const IrExpr *q) {
+  p = unparen(p), q = unparen(q);
+  if (p->kind == E_INT && q->kind == E_INDEX) { /* k OP i  is  i OP' k */
+    const IrExpr *t = p;
+    p = q, q = t;
+    op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
+  }
+  if (p->kind != E_INDEX || q->kind != E_INT || !wide_int(p->type) || !wide_int(q->type)) return;
+  int64_t k = q->u.ilit.value;
+  if (k < 0 || k >= ((int64_t)1 << 31)) return;
+  const IrLoop *l = p->u.index.loop;
+  switch (op) {
+  case OP_LT: add_fact(f, l, INT64_MIN, k - 1); break;
+  case OP_LE: add_fact(f, l, INT64_MIN, k); break;
+  case OP_GT: add_fact(f, l, k + 1, INT64_MAX); break;
+  case OP_GE: add_fact(f, l, k, INT64_MAX); break;
+  case OP_EQ: add_fact(f, l, k, k); break;
+  default: break;
+  }
+}
+
+static void cond_facts(CgFn *f, const IrExpr *c) {
+  c = unparen(c);
+  if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
+      c->u.bin.b->type == DT_BOOL) {
+    cond_facts(f, c->u.bin.a);
+    cond_facts(f, c->u.bin.b);
+  } else if (c->kind == E_CMP) {
+    for (int i = 0; i + 1 < c->u.cmp.n; i++) cmp_fact(f, c->u.cmp.operand[i], c->u.cmp.op[i], c->u.cmp.operand[i + 1]);
+  }
+}
+
+/* The range of an index expression with the guard facts: literals, loop
+ * indices (their extent, narrowed by a fact), + - * of such, parentheses;
+ * every value within int32 (so no evaluation type wraps); false otherwise. */
+static bool fact_range(const CgFn *f, const IrExpr *e, int64_t *lo, int64_t *hi) {
+  const int64_t lim = (int64_t)1 << 31;
+  e = unparen(e);
+  if (!wide_int(e->type)) return false;
+  switch (e->kind) {
+  case E_INT: *lo = *hi = e->u.ilit.value; break;
+  case E_INDEX: {
+    const IrLoop *l = e->u.index.loop;
+    *lo = 0, *hi = l->extent - 1;
+    for (int i = 0; i < f->nfact; i++)
+      if (f->fact[i].loop == l) {
+        if (f->fact[i].lo > *lo) *lo = f->fact[i].lo;
+        if (f->fact[i].hi < *hi) *hi = f->fact[i].hi;
+      }
+    break;
+  }
+  case E_BINARY: {
+    int64_t al, ah, bl, bh;
+    if (!fact_range(f, e->u.bin.a, &al, &ah) || !fact_range(f, e->u.bin.b, &bl, &bh)) return false;
+    switch (e->u.bin.op) {
+    case OP_ADD: *lo = al + bl, *hi = ah + bh; break;
+    case OP_SUB: *lo = al - bh, *hi = ah - bl; break;
+    case OP_MUL: {
+      int64_t p[4] = {al * bl, al * bh, ah * bl, ah * bh}; /* |each| < 2^62 */
+      *lo = *hi = p[0];
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < *lo) *lo = p[i];
+        if (p[i] > *hi) *hi = p[i];
+      }
+      break;
+    }
+    default: return false;
+    }
+    break;
+  }
+  default: return false;
+  }
+  return *lo <= *hi && *lo > -lim && *hi < lim;
+}
+
+/* A comparison chain of loop indices and literals only (no side effect)
+ * that the facts decide: 1 (true) or 0; -1 when undecided. */
+static int fold_cmp(const CgFn *f, const IrExpr *e) {
+  int64_t lo[2], hi[2];
+  for (int i = 0; i < e->u.cmp.n; i++) {
+    const IrExpr *o = unparen(e->u.cmp.operand[i]);
+    if (o->kind != E_INDEX && o->kind != E_INT) return -1;
+  }
+  bool all = true;
+  for (int i = 0; i + 1 < e->u.cmp.n; i++) {
+    if (!fact_range(f, e->u.cmp.operand[i], &lo[0], &hi[0]) || !fact_range(f, e->u.cmp.operand[i + 1], &lo[1], &hi[1]))
+      return -1;
+    int v; /* the link's value for every pair in the ranges, or -1 */
+    switch (e->u.cmp.op[i]) {
+    case OP_LT: v = hi[0] < lo[1] ? 1 : lo[0] >= hi[1] ? 0 : -1; break;
+    case OP_LE: v = hi[0] <= lo[1] ? 1 : lo[0] > hi[1] ? 0 : -1; break;
+    case OP_GT: v = lo[0] > hi[1] ? 1 : hi[0] <= lo[1] ? 0 : -1; break;
+    case OP_GE: v = lo[0] >= hi[1] ? 1 : hi[0] < lo[1] ? 0 : -1; break;
+    default: v = -1; break;
+    }
+    if (v < 0) return -1;
+    all = all && v;
+  }
+  return all;
+}
+
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
   IrRange r = ir_expr_range(item);
   if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
+  int64_t lo, hi;
+  if (f->nfact && fact_range(f, item, &lo, &hi) && lo >= 0 && hi < extent) return NULL;
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
 
@@ -532,7 +712,13 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
   LLVMBasicBlockRef bt = cg_block(f, "ite.then"), bf = cg_block(f, "ite.else"), join = cg_block(f, "ite.end");
   LLVMBuildCondBr(B, cv, bt, bf);
   LLVMPositionBuilderAtEnd(B, bt);
+  int nfact = f->nfact;
+  CgFact saved[sizeof f->fact / sizeof f->fact[0]];
+  memcpy(saved, f->fact, sizeof saved);
+  cond_facts(f, c);
   LLVMValueRef xv = cg_convert(f, cg_expr(f, x), x->type, e->type);
+  memcpy(f->fact, saved, sizeof saved);
+  f->nfact = nfact;
   LLVMBasicBlockRef bt_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
   LLVMPositionBuilderAtEnd(B, bf);
@@ -645,7 +831,11 @@ LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
   }
   case E_UNARY: return unary_expr(f, e);
   case E_BINARY: return binary_expr(f, e);
-  case E_CMP: return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
+  case E_CMP: {
+    int v = f->nfact ? fold_cmp(f, e) : -1;
+    if (v >= 0) return LLVMConstInt(f->m->i1, (unsigned long long)v, 0);
+    return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
+  }
   case E_CALL: return call_expr(f, e);
   case E_PAREN: return cg_expr(f, e->u.paren);
   }
@@ -834,6 +1024,79 @@ static void general_trees(CgFn *f, const IrLoop *l, bool begin) {
   }
 }
 
+/* Host: index-set splitting.  A serial loop l whose body holds an
+ * if_then_else with a condition `lo <= l <= hi` (guard facts, above) runs
+ * as three loops, [0, lo), [lo, hi], (hi, extent), in that order (the same
+ * iterations in the same order), each with l's range as a fact: the
+ * comparisons on l fold (fold_cmp), the branch goes, and the middle loop
+ * of a padded copy is a plain vectorisable copy.  Not for loops a
+ * reduction, a stage, a peel or a parallel range lowers; at most 3 splits
+ * nested (code size). */
+#define SPLIT_DEPTH 3
+
+static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]);
+
+static bool cond_split(const CgFn *f, const IrExpr *c, const IrLoop *l, int64_t *lo, int64_t *hi) {
+  c = unparen(c);
+  if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
+      c->u.bin.b->type == DT_BOOL)
+    return cond_split(f, c->u.bin.a, l, lo, hi) | cond_split(f, c->u.bin.b, l, lo, hi);
+  if (c->kind != E_CMP) return false;
+  CgFn g; /* the facts of this comparison alone */
+  g.nfact = 0;
+  cond_facts(&g, c);
+  bool any = false;
+  for (int i = 0; i < g.nfact; i++)
+    if (g.fact[i].loop == l) {
+      if (g.fact[i].lo > *lo) *lo = g.fact[i].lo;
+      if (g.fact[i].hi < *hi) *hi = g.fact[i].hi;
+      any = true;
+    }
+  (void)f;
+  return any;
+}
+
+static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]) {
+  if (!e) return false;
+  switch (e->kind) {
+  case E_PAREN: return find_split(f, e->u.paren, l, cut);
+  case E_UNARY: return find_split(f, e->u.unary.a, l, cut);
+  case E_BINARY: return find_split(f, e->u.bin.a, l, cut) || find_split(f, e->u.bin.b, l, cut);
+  case E_CALL:
+    if (e->u.call.func == F_ITE) {
+      int64_t lo = 0, hi = l->extent - 1;
+      if (cond_split(f, e->u.call.args[0], l, &lo, &hi) && (lo > 0 || hi < l->extent - 1)) {
+        cut[0] = lo < 0 ? 0 : lo > l->extent ? l->extent : lo;
+        cut[1] = hi + 1 < cut[0] ? cut[0] : hi + 1 > l->extent ? l->extent : hi + 1;
+        return true;
+      }
+    }
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (find_split(f, e->u.call.args[i], l, cut)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static bool split_items(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t cut[2]) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_STMT) {
+      if (find_split(f, n->items[i].u.stmt->rhs, l, cut)) return true;
+    } else if (split_items(f, n->items[i].u.nest, l, cut)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2]) {
+  if (f->m->target != CG_TARGET_HOST || f->nsplit >= SPLIT_DEPTH || f->k->nred || peel_first(f, n, li)) return false;
+  const IrLoop *l = n->loops[li];
+  for (int i = 0; i < f->nfact; i++)
+    if (f->fact[i].loop == l) return false; /* split already */
+  return split_items(f, n, l, cut);
+}
+
 void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
   if (li == n->nloops) {
     cg_lower_body(f, n);
@@ -868,6 +1131,27 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     break;
   case LM_SERIAL: {
     if (cg_stage_reduction(f, n, li)) {
+      general_trees(f, l, false);
+      return;
+    }
+    int64_t cut[2];
+    if (split_points(f, n, li, cut)) {
+      int64_t b[4] = {0, cut[0], cut[1], l->extent};
+      CgFact saved[sizeof f->fact / sizeof f->fact[0]];
+      int nfact = f->nfact;
+      memcpy(saved, f->fact, sizeof saved);
+      f->nsplit++;
+      for (int i = 0; i < 3; i++) {
+        if (b[i] >= b[i + 1]) continue;
+        add_fact(f, l, b[i], b[i + 1] - 1);
+        cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, b[i]), cg_i64(f->m, b[i + 1]), l->kind));
+        cg_lower_loops(f, n, li + 1);
+        cg_unbind(f, nb);
+        cg_loop_end(f, &lp);
+        memcpy(f->fact, saved, sizeof saved);
+        f->nfact = nfact;
+      }
+      f->nsplit--;
       general_trees(f, l, false);
       return;
     }

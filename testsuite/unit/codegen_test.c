@@ -637,6 +637,72 @@ static void test_host_rerun(void **state) {
   prog_free(&pr);
 }
 
+/* host.c written_first: an intermediate that a nest writes whole before
+ * any read is not zeroed again at a rerun; one read before it is written
+ * (in an earlier nest, or earlier in the same nest) or written in part still
+ * is: every run gives the first run's results. */
+static void rerun_same(const char *text, const float *want, int nc) {
+  Prog pr;
+  assert_true(prog_load(&pr, text));
+  float a[4] = {1, 2, 3, 4}, c[8];
+  void *bufs[8] = {0};
+  for (int i = 0; i < pr.p->ntensors && i < 8; i++)
+    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
+  assert_non_null(hp);
+  for (int run = 0; run < 3; run++) {
+    memset(c, 0, sizeof c);
+    assert_true(cg_host_run(hp, bufs));
+    assert_memory_equal(c, want, (size_t)nc * sizeof *want);
+  }
+  cg_host_free(hp);
+  prog_free(&pr);
+}
+
+static void test_host_rerun_nozero(void **state) {
+  (void)state;
+  const float w1[4] = {3, 5, 7, 9}, z[4] = {0, 0, 0, 0}, w3[8] = {1, 0, 2, 0, 3, 0, 4, 0};
+  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
+             "B^{4}_{tx=0}[T^{f32,g}_{tx}=A^{f32,g}_{tx}*2;];B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}+1;];\n", w1, 4);
+  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
+             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];B^{4}_{tx=0}[T^{f32,g}_{tx}=A^{f32,g}_{tx};];\n", z, 4);
+  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
+             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};T^{f32,g}_{tx}=A^{f32,g}_{tx};];\n", z, 4);
+  rerun_same("%in A : f32[4]\n%out C : f32[8]\n"
+             "B^{4}_{tx=0}[T^{f32,g}_{tx*2}=A^{f32,g}_{tx};];L^{8}_{a=0}[C^{f32,g}_{a}=T^{f32,g}_{a};];"
+             "L^{8}_{a=0}[T^{f32,g}_{a}=5;];\n", w3, 8);
+}
+
+/* lower.c cg_maxmin's two forms in reductions: a long one over the
+ * innermost loop (maxmin_chain: the shallow form) and a window of 4 (the
+ * five-operation form), every rotation of the specials, -0/+0 pairs, NaN
+ * first, last and in the middle: the interpreter's bits. */
+static void fill_zero_ties(InterpProg *ip) {
+  const float v[] = {-0.0f, NAN, -0.0f, -INFINITY, -1.0f, 0.0f, -0.0f, -2.0f, NAN, -3.0f, -0.0f, -1e-40f};
+  const float w[] = {0.0f, NAN, 0.0f, INFINITY, 1.0f, -0.0f, 0.0f, 2.0f, NAN, 3.0f, 0.0f, 1e-40f};
+  set_f32(ip, "A", v, 12);
+  set_f32(ip, "C", w, 12);
+}
+
+static void test_host_maxmin_chain(void **state) {
+  (void)state;
+  /* windows of 10 with and without the one +0 (-0 for min) */
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12]\n%out E : f32[12]\n"
+                 "B^{12}_{tx=0}L^{10}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{(tx+a)%12});"
+                 "E^{f32,g}_{tx}=min(E^{f32,g}_{tx},C^{f32,g}_{(tx+a)%12});];\n",
+                 fill_zero_ties, 1);
+  host_vs_interp("%in A : f32[12]\n%in C : f32[12]\n%out D : f32[12]\n%out E : f32[12]\n"
+                 "%out F : f32[12,3]\n%out G : f32[12,3]\n"
+                 "B^{12}_{tx=0}L^{12}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{(tx+a)%12});"
+                 "E^{f32,g}_{tx}=min(E^{f32,g}_{tx},C^{f32,g}_{(tx+a)%12});];"
+                 "B^{12}_{tx=0}L^{3}_{c=0}L^{4}_{d=0}[F^{f32,g}_{tx,c}=max(F^{f32,g}_{tx,c},A^{f32,g}_{(tx+c*4+d)%12});"
+                 "G^{f32,g}_{tx,c}=min(G^{f32,g}_{tx,c},C^{f32,g}_{(tx+c*4+d)%12});];\n",
+                 fill_specials, 1);
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -676,6 +742,80 @@ static void test_host_oob(void **state) {
   assert_false(cg_run_host(&pr.ctx, pr.p, &o, bufs));
   assert_string_equal(pr.diag, "t.leir:4:14: error: out-of-bounds read of A: shape is [8]\n");
   prog_free(&pr);
+}
+
+/* lower.c guard facts: in the then-branch of if_then_else(1<=c<9, ...) the
+ * read A[c-1] needs no bounds check (padded copies, pooling); the results
+ * are the interpreter's bit for bit, specials included; the facts are
+ * those of a conjunction of index-literal comparisons only, and only in
+ * the then-branch: a read out of bounds elsewhere is still reported. */
+static bool host_oob_diag(const char *text, char *diag, size_t n) {
+  Prog pr;
+  assert_true(prog_load(&pr, text));
+  float a[8] = {0}, c[10];
+  void *bufs[2] = {a, c};
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  bool ok = cg_run_host(&pr.ctx, pr.p, &o, bufs);
+  snprintf(diag, n, "%.200s", pr.diag);
+  prog_free(&pr);
+  return ok;
+}
+
+static void test_host_guard_facts(void **state) {
+  (void)state;
+  const char *pad = "%in A : f32[12,8]\n%in C : f32[12]\n%out D : f32[12,10]\n%out E : f32[12,4]\n"
+                    "B^{12}_{tx=0}L^{10}_{c=0}[D^{f32,g}_{tx,c}=if_then_else(1<=c<9,A^{f32,g}_{tx,c-1},-inf);];"
+                    "B^{12}_{tx=0}L^{4}_{c=0}L^{3}_{d=0}[E^{f32,g}_{tx,c}=max(E^{f32,g}_{tx,c},"
+                    "if_then_else((c*2+d>=1)&(9>c*2+d)&(d<=1),A^{f32,g}_{tx,c*2+d-1},0));];\n";
+  host_vs_interp(pad, fill_specials, 1);
+  host_vs_interp(pad, fill_specials, 4);
+  const char *pad2 = "%in A : f32[12,8,8]\n%in C : f32[12]\n%out D : f32[12,10,10]\n"
+                     "B^{12}_{tx=0}L^{10}_{c=0}L^{10}_{d=0}[D^{f32,g}_{tx,c,d}="
+                     "if_then_else(1<=c<9&1<=d<9,A^{f32,g}_{tx,c-1,d-1},0);];\n";
+  host_vs_interp(pad2, fill_specials, 1);
+  Prog pr;
+  assert_true(prog_load(&pr, pad2));
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_null(strstr(b.s, "oob")); /* no bounds check left */
+  assert_null(strstr(b.s, "ite.then")); /* the loops split: no branch left */
+  sbuf_free(&b);
+  prog_free(&pr);
+  /* index-set splitting of a reduction loop (the order of the sum is kept),
+     == and bounds beyond the loop, a chain with a tensor read, an else
+     branch that reads out of the then-branch's range */
+  host_vs_interp("%in A : f32[12,16]\n%in C : f32[12]\n%out D : f32[12]\n%out E : f32[12,16]\n"
+                 "B^{12}_{tx=0}L^{16}_{d=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+"
+                 "if_then_else(2<=d<7,A^{f32,g}_{tx,d}*1e30,C^{f32,g}_{tx}+if_then_else(d==9,A^{f32,g}_{tx,0},1));];"
+                 "B^{12}_{tx=0}L^{16}_{d=0}[E^{f32,g}_{tx,d}=if_then_else(d<=40&0<=d&C^{f32,g}_{tx}<d<12,"
+                 "A^{f32,g}_{tx,d+4},if_then_else(d>=3,A^{f32,g}_{tx,d-3},-0.0));];\n",
+                 fill_specials, 1);
+  char d[256];
+  /* c = 8 reads A[9]: the fact c < 9 does not make c+1 < 8 */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[10]\n"
+                             "L^{10}_{c=0}[C^{f32,g}_{c}=if_then_else(c<9,A^{f32,g}_{c+1},0);];\n", d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* a disjunction proves nothing: c = 0 reads A[-1] */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[9]\n"
+                             "L^{9}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1|c>=0,A^{f32,g}_{c-1},0);];\n", d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* the else branch has no fact: c = 0 reads A[-1] there */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[9]\n"
+                             "L^{9}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1,0,A^{f32,g}_{c-1});];\n", d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* nor does the code after the if_then_else (c <= 99 proves nothing) */
+  assert_false(host_oob_diag("%in A : f32[8]\n%out C : f32[9]\n"
+                             "L^{9}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1,A^{f32,g}_{c-1},0)+if_then_else(c<=99,A^{f32,g}_{c-1},0);];\n",
+                             d, sizeof d));
+  assert_non_null(strstr(d, "error: out-of-bounds read of A: shape is [8]"));
+  /* in range everywhere it is read: no report */
+  assert_true(host_oob_diag("%in A : f32[8]\n%out C : f32[10]\n"
+                            "L^{10}_{c=0}[C^{f32,g}_{c}=if_then_else(c>=1&c<=8,A^{f32,g}_{c-1},0);];\n", d, sizeof d));
 }
 
 static void test_emit_llvm_host(void **state) {
@@ -1138,9 +1278,12 @@ int main(void) {
       cmocka_unit_test(test_powi_const),
       cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_rerun),
+      cmocka_unit_test(test_host_rerun_nozero),
+      cmocka_unit_test(test_host_maxmin_chain),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
+      cmocka_unit_test(test_host_guard_facts),
       cmocka_unit_test(test_emit_llvm_host),
       cmocka_unit_test(test_pow2_square),
       cmocka_unit_test(test_fp_contract_rule),
