@@ -1145,6 +1145,7 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
         if (b[i] >= b[i + 1]) continue;
         add_fact(f, l, b[i], b[i + 1] - 1);
         cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, b[i]), cg_i64(f->m, b[i + 1]), l->kind));
+        lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract); /* the whole loop's bound */
         cg_lower_loops(f, n, li + 1);
         cg_unbind(f, nb);
         cg_loop_end(f, &lp);
