@@ -32,6 +32,7 @@
 #include "ir/ir.h"
 #include "passes/pass.h"
 #include "passes/stepcheck.h"
+#include "testsuite/corpus_walk.h"
 
 static char corpus[4096];
 static char examples[4096];
@@ -39,7 +40,7 @@ static char examples[4096];
 static int setup(void **state) {
   (void)state;
   const char *top = getenv("top_srcdir");
-  snprintf(corpus, sizeof corpus, "%s/../shared/corpus", top ? top : ".");
+  corpus_dir(corpus, sizeof corpus, "."); /* $LEIR_CORPUS (make distcheck) */
   snprintf(examples, sizeof examples, "%s/examples", top ? top : ".");
   return 0;
 }
