@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/readfile.h"
 #include "passes/cot.h"
 #include "passes/pass.h"
 
@@ -52,27 +53,13 @@ static void test_templates(void **state) {
   assert_null(cot_template("no_such_strategy"));
 }
 
-static char *slurp(const char *path) {
-  FILE *in = fopen(path, "r");
-  if (!in) return NULL;
-  char *text = NULL;
-  size_t cap = 0;
-  ssize_t len = getdelim(&text, &cap, 0, in);
-  fclose(in);
-  if (len <= 0) {
-    free(text);
-    return NULL;
-  }
-  return text;
-}
-
 /* Appends "STRATEGY\tFILE\tSPELLING\tCOT\n" to *out for every strategy not
  * yet in done[] (only strategy `only` if >= 0) that has a legal candidate
  * on the program `file`. */
 static void one_program(const char *dir, const char *file, int only, bool *done, SBuf *out) {
   char path[8300];
   snprintf(path, sizeof path, "%s/%s/%s", top, dir, file);
-  char *text = slurp(path);
+  char *text = leir_read_file(path, NULL);
   assert_non_null(text);
   LeirCtx ctx;
   leir_ctx_init(&ctx);
@@ -132,7 +119,7 @@ static void test_pinned(void **state) {
   }
   char path[4200];
   snprintf(path, sizeof path, "%s/testsuite/unit/cot.expected", top);
-  char *want = slurp(path);
+  char *want = leir_read_file(path, NULL);
   assert_non_null(want);
   /* line by line, to name the strategy whose text differs */
   char *g = got.s, *x = want;

@@ -30,6 +30,7 @@
 
 #include "interp/check.h"
 #include "ir/ir.h"
+#include "ir/readfile.h"
 #include "passes/pass.h"
 #include "passes/stepcheck.h"
 #include "testsuite/corpus_walk.h"
@@ -386,13 +387,9 @@ static void test_damaged_examples(void **state) {
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", examples, files[f]);
-    FILE *in = fopen(path, "r");
-    if (!in) continue;
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t len = getdelim(&text, &cap, 0, in);
-    fclose(in);
-    if (len <= 0) {
+    size_t len;
+    char *text = leir_read_file(path, &len);
+    if (!text || len == 0) {
       free(text);
       continue;
     }
