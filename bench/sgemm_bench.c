@@ -31,14 +31,9 @@
  * The kernel that ran is printed (openblas_get_corename).  Exit 77 when the
  * program cannot be found.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sched_getaffinity */
-#endif
-
 #include <dlfcn.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
-#include <sched.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,14 +213,6 @@ static double measure_ghz(void) {
 #endif
 }
 
-/* The CPUs this process may run on (taskset), else those online. */
-static int usable_cpus(void) {
-  cpu_set_t set;
-  if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
-}
-
 static bool has_feature(const char *feats, const char *f) {
   size_t k = strlen(f);
   for (const char *p = strstr(feats, f); p; p = strstr(p + 1, f))
@@ -234,7 +221,7 @@ static bool has_feature(const char *feats, const char *f) {
 }
 
 int main(int argc, char **argv) {
-  int threads = usable_cpus();
+  int threads = cg_host_cpus(); /* as the JIT counts them */
   if (argc > 1 && !strncmp(argv[1], "--threads=", 10)) {
     threads = atoi(argv[1] + 10);
     argv++, argc--;

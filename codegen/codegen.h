@@ -58,6 +58,10 @@ bool cg_emit_asm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out
 
 typedef struct CgHostProgram CgHostProgram;
 
+/* The CPUs this process may run on (its affinity mask: taskset, cpusets),
+ * else those online: the host JIT's default thread count. */
+int cg_host_cpus(void);
+
 /* JIT-compiles the program for this machine.  NULL after a diagnostic. */
 CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions *o);
 

@@ -55,9 +55,7 @@ struct CgHostProgram {
   double load_at;
 };
 
-/* The CPUs this process may run on (taskset, cgroups' cpusets), else those
- * online: the default thread count. */
-static int usable_cpus(void) {
+int cg_host_cpus(void) {
   cpu_set_t set;
   if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
   long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -198,7 +196,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   if (!hp) return NULL;
   hp->ctx = ctx;
   hp->p = p;
-  hp->nthreads = oo.nthreads > 0 ? oo.nthreads : usable_cpus();
+  hp->nthreads = oo.nthreads > 0 ? oo.nthreads : cg_host_cpus();
   hp->dynamic = oo.nthreads <= 0;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
