@@ -676,8 +676,9 @@ static void stmt(Cu *c, const IrStmt *s) {
 
 /* ------------------------------------------------------------ loops */
 
-/* copies: cg_unroll_copies (codegen/unroll.h; 0: not measured, unroll
- * fully): below the extent nvcc gets the same bound as the PTX. */
+/* copies: cg_unroll_copies or cg_unroll_chain_copies (codegen/unroll.h;
+ * 0 for a loop that is not one to unroll): below the extent nvcc gets the
+ * same bound as the PTX. */
 static void open_loop(Cu *c, const IrLoop *l, IrLoopKind kind, int64_t copies) {
   if ((kind == LOOP_U || kind == LOOP_V) && (copies <= 0 || copies >= l->extent)) line(c, "#pragma unroll");
   else if (kind == LOOP_U || kind == LOOP_V) line(c, "#pragma unroll %lld", (long long)copies);
@@ -722,7 +723,8 @@ static void gpu_tree(Cu *c, const CgRed *r) {
   line(c, "const int64_t _t = (int64_t)threadIdx.x + %lld * ((int64_t)threadIdx.y + %lld * (int64_t)threadIdx.z);",
        (long long)k->block[0], (long long)k->block[1]);
   line(c, "%s _acc = %s;", nt, id.s);
-  for (int i = 0; i < r->nrl; i++) open_loop(c, r->rl[i], r->rl[i]->kind, 0);
+  double fold = cg_unroll_expr_size(r->x, c->ctx->fp_contract);
+  for (int i = 0; i < r->nrl; i++) open_loop(c, r->rl[i], r->rl[i]->kind, cg_unroll_chain_copies(r->rl, r->nrl, i, fold, true));
   expr_as(c, &x, r->x, r->nt);
   combine(c, &acc, r, false, "_acc", x.s);
   line(c, "_acc = %s;", acc.s);
@@ -765,10 +767,13 @@ static void gpu_tree(Cu *c, const CgRed *r) {
 
 static void reduce_region(Cu *c, const CgRed *r) {
   int nl = 0;
+  /* the region's size as codegen/reduce.c measures it: the fold loops and the tree */
+  double body = cg_unroll_chain_size(r->rl, r->nrl, 0, cg_unroll_expr_size(r->x, c->ctx->fp_contract), true) +
+                CG_UNROLL_LOOP_WEIGHT;
   for (int i = 0; i < r->nsp; i++) {
     const IrLoop *l = r->sp[i];
     if (l->kind == LOOP_B && l->hw != HW_NONE) continue;
-    open_loop(c, l, l->kind, 0);
+    open_loop(c, l, l->kind, cg_unroll_chain_copies(r->sp, r->nsp, i, body, true));
     nl++;
   }
   gpu_tree(c, r);

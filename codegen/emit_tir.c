@@ -17,6 +17,7 @@
  * therefore agree with leirc's up to rounding, and only where no NaN meets
  * a max/min (testsuite/interop/tvm_check.py). */
 #include "codegen/emit.h"
+#include "codegen/unroll.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -326,7 +327,15 @@ static void nest(Tir *t, const IrNest *n, const IrLoop **chain, int nchain) {
       break;
     case LOOP_P: line(t, "for %s in T.parallel(%lld):", lp->index, (long long)lp->extent); break;
     case LOOP_V: line(t, "for %s in T.vectorized(%lld):", lp->index, (long long)lp->extent); break;
-    case LOOP_U: line(t, "for %s in T.unroll(%lld):", lp->index, (long long)lp->extent); break;
+    case LOOP_U:
+      /* the code-size bound of leirc's own back ends (codegen/unroll.h):
+       * T.unroll unrolls fully, so a loop leirc would not unroll fully
+       * stays a serial loop (U runs like L: the result is the same) */
+      if (cg_unroll_copies(n, i, !t->cpu, false) >= lp->extent)
+        line(t, "for %s in T.unroll(%lld):", lp->index, (long long)lp->extent);
+      else
+        line(t, "for %s in T.serial(%lld):", lp->index, (long long)lp->extent);
+      break;
     default: break;
     }
     chain[nchain++] = lp;

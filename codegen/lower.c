@@ -861,7 +861,7 @@ static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64
   }
   bool vec_host = kind == LOOP_V && m->target == CG_TARGET_HOST;
   bool unroll = kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX);
-  /* copies <= 0: not measured (the reductions' loops): the old rule */
+  /* copies <= 0: not measured (no caller leaves a U loop so): the old rule */
   int64_t c = copies > 0 ? copies : extent > CG_UNROLL_MAX_FULL ? CG_UNROLL_PARTIAL : extent;
   if (unroll && c >= extent) {
     LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.full");

@@ -20,6 +20,16 @@
  * tree.
  */
 #include "codegen/cg.h"
+#include "codegen/unroll.h"
+
+/* The code-size bound of unrolled loops (codegen/unroll.h) in a region:
+ * the size of one fold of the contribution, and of the whole region (the
+ * fold loops and the tree, which counts as a loop kept). */
+static double fold_size(const CgFn *f, const CgRed *r) { return cg_unroll_expr_size(r->x, f->m->ctx->fp_contract); }
+static double region_size(const CgFn *f, const CgRed *r) {
+  bool nvptx = f->m->target == CG_TARGET_NVPTX;
+  return cg_unroll_chain_size(r->rl, r->nrl, 0, fold_size(f, r), nvptx) + CG_UNROLL_LOOP_WEIGHT;
+}
 
 static IrDType tdtype(const CgRed *r) { return r->s->lhs->tensor->dtype; }
 
@@ -49,8 +59,11 @@ static LLVMValueRef partial(CgFn *f, const CgRed *r) {
   LLVMBuildStore(m->B, tree_identity(f, r), acc);
   int nb = f->nbind;
   CgLoop lp[256];
-  for (int i = 0; i < r->nrl; i++)
+  double body = fold_size(f, r);
+  for (int i = 0; i < r->nrl; i++) {
     cg_bind(f, r->rl[i], cg_loop_begin(f, &lp[i], cg_i64(m, 0), cg_i64(m, r->rl[i]->extent), r->rl[i]->kind));
+    lp[i].copies = cg_unroll_chain_copies(r->rl, r->nrl, i, body, m->target == CG_TARGET_NVPTX);
+  }
   LLVMValueRef x = cg_convert(f, cg_expr(f, r->x), r->x->type, r->nt);
   LLVMValueRef cur = LLVMBuildLoad2(m->B, ty, acc, "");
   LLVMBuildStore(m->B, combine(f, r, false, cur, x), acc);
@@ -194,10 +207,12 @@ void cg_reduce_region(CgFn *f, const CgRed *r) {
   int nb = f->nbind;
   CgLoop lp[256];
   int nl = 0;
+  double body = region_size(f, r);
   for (int i = 0; i < r->nsp; i++) {
     const IrLoop *l = r->sp[i];
     if (m->target == CG_TARGET_NVPTX && l->kind == LOOP_B && l->hw != HW_NONE) continue;
-    cg_bind(f, l, cg_loop_begin(f, &lp[nl++], cg_i64(m, 0), cg_i64(m, l->extent), l->kind));
+    cg_bind(f, l, cg_loop_begin(f, &lp[nl], cg_i64(m, 0), cg_i64(m, l->extent), l->kind));
+    lp[nl++].copies = cg_unroll_chain_copies(r->sp, r->nsp, i, body, m->target == CG_TARGET_NVPTX);
   }
   if (m->target == CG_TARGET_NVPTX) gpu_tree(f, r);
   else host_tree(f, r);

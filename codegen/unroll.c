@@ -29,7 +29,9 @@ static double refs_in(const IrExpr *e) {
   }
 }
 
-static double stmt_size(const IrStmt *s, bool fc) { return cost_expr_ops(s->rhs, fc) + refs_in(s->rhs) + 1; }
+double cg_unroll_expr_size(const IrExpr *x, bool fc) { return cost_expr_ops(x, fc) + refs_in(x) + 1; }
+
+static double stmt_size(const IrStmt *s, bool fc) { return cg_unroll_expr_size(s->rhs, fc); }
 
 static double items_size(const IrNest *n, bool nvptx, bool fc) {
   double t = 0;
@@ -51,10 +53,8 @@ static int64_t copies_of(const IrLoop *l, double s) {
   return c >= 2 ? (int64_t)c : 1;
 }
 
-double cg_unroll_size(const IrNest *n, int li, bool nvptx, bool fc) {
-  if (li >= n->nloops) return items_size(n, nvptx, fc);
-  const IrLoop *l = n->loops[li];
-  double s = cg_unroll_size(n, li + 1, nvptx, fc);
+/* The size of loop l around a body of size s. */
+static double wrap(const IrLoop *l, double s, bool nvptx) {
   if (nvptx && l->kind == LOOP_B && l->hw != HW_NONE) return s;
   if (cg_unroll_wanted(l, nvptx)) {
     int64_t c = copies_of(l, s);
@@ -64,8 +64,24 @@ double cg_unroll_size(const IrNest *n, int li, bool nvptx, bool fc) {
   return cap(CG_UNROLL_LOOP_WEIGHT + s);
 }
 
+double cg_unroll_size(const IrNest *n, int li, bool nvptx, bool fc) {
+  if (li >= n->nloops) return items_size(n, nvptx, fc);
+  return wrap(n->loops[li], cg_unroll_size(n, li + 1, nvptx, fc), nvptx);
+}
+
 int64_t cg_unroll_copies(const IrNest *n, int li, bool nvptx, bool fc) {
   const IrLoop *l = n->loops[li];
   if (!cg_unroll_wanted(l, nvptx)) return 0;
   return copies_of(l, cg_unroll_size(n, li + 1, nvptx, fc));
+}
+
+double cg_unroll_chain_size(IrLoop *const *loops, int nloops, int i, double body, bool nvptx) {
+  double s = cap(body);
+  for (int j = nloops - 1; j >= i; j--) s = wrap(loops[j], s, nvptx);
+  return s;
+}
+
+int64_t cg_unroll_chain_copies(IrLoop *const *loops, int nloops, int i, double body, bool nvptx) {
+  if (!cg_unroll_wanted(loops[i], nvptx)) return 0;
+  return copies_of(loops[i], cg_unroll_chain_size(loops, nloops, i + 1, body, nvptx));
 }

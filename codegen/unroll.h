@@ -45,4 +45,17 @@ int64_t cg_unroll_copies(const IrNest *n, int li, bool nvptx, bool fp_contract);
  * measure above), saturating at a large value. */
 double cg_unroll_size(const IrNest *n, int li, bool nvptx, bool fp_contract);
 
+/* The size of a statement whose right side is x (or of a reduction's
+ * contribution x folded into its partial): its weighted operations, one
+ * per tensor reference and one for the store (or the fold). */
+double cg_unroll_expr_size(const IrExpr *x, bool fp_contract);
+
+/* The same measure for a chain of loops that is not a nest's own list: the
+ * loops of a reduction region (codegen/reduce.c, emit_cuda.c), loops[0]
+ * outermost.  cg_unroll_chain_size: the size of loops i.. around a body of
+ * size body; cg_unroll_chain_copies: the copies of loops[i], as
+ * cg_unroll_copies. */
+double cg_unroll_chain_size(IrLoop *const *loops, int nloops, int i, double body, bool nvptx);
+int64_t cg_unroll_chain_copies(IrLoop *const *loops, int nloops, int i, double body, bool nvptx);
+
 #endif /* LEIR_UNROLL_H */

@@ -98,12 +98,40 @@ static void test_nested_and_vector(void **state) {
   assert_true(size(v, 0, false) == 1024 + 1024 + 3);
 }
 
+/* A chain of loops that is not a nest's list (a reduction region's loops):
+ * the same measure as the nest's, and a region's element loop over its
+ * fold loop and tree (CG_UNROLL_LOOP_WEIGHT) by CG_UNROLL_PARTIAL. */
+static void test_chain(void **state) {
+  (void)state;
+  const char *p = "%in A : f32[16,64,65]\n%out C : f32[16,65]\n"
+                  "B^{16}_{tx=0}U^{64}_{a=0}U^{65}_{c=0}[C^{f32,g}_{tx,c}=C^{f32,g}_{tx,c}*exp(A^{f32,g}_{tx,a,c});];\n";
+  Prog pr;
+  assert_true(prog_load(&pr, p));
+  const IrNest *n = pr.p->nests[0];
+  double body = cg_unroll_expr_size(n->items[0].u.stmt->rhs, false);
+  assert_true(body == 64); /* * (1), exp (60), two loads, the store */
+  for (int li = 0; li <= n->nloops; li++)
+    for (int gpu = 0; gpu < 2; gpu++) {
+      assert_true(cg_unroll_chain_size(n->loops, n->nloops, li, body, gpu) == cg_unroll_size(n, li, gpu, false));
+      if (li < n->nloops)
+        assert_int_equal(cg_unroll_chain_copies(n->loops, n->nloops, li, body, gpu), cg_unroll_copies(n, li, gpu, false));
+    }
+  assert_int_equal(cg_unroll_chain_copies(n->loops, n->nloops, 2, body, true), 65);
+  assert_int_equal(cg_unroll_chain_copies(n->loops, n->nloops, 1, body, true), 3); /* 16384 / (65 * 64) */
+  /* the element loop of a tree region: body = fold loop (256 * 4) + tree */
+  double region = cg_unroll_chain_size(n->loops + 2, 1, 0, 4, true) + CG_UNROLL_LOOP_WEIGHT;
+  assert_true(region == 65 * 4 + CG_UNROLL_LOOP_WEIGHT);
+  assert_int_equal(cg_unroll_chain_copies(n->loops, 2, 1, region, true), CG_UNROLL_PARTIAL);
+  prog_free(&pr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small_body),
       cmocka_unit_test(test_at_the_bound),
       cmocka_unit_test(test_kept_inner_loops),
       cmocka_unit_test(test_nested_and_vector),
+      cmocka_unit_test(test_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
