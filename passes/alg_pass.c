@@ -372,28 +372,9 @@ static const char *rewrite(PassCtx *pc, const IrStmt *s, AlgPassKind k, const Pa
 /* ------------------------------------------------------------ the pass interface */
 
 /* The statement of c (nest, stmt): NULL with *why. */
-static IrStmt *cand_stmt(PassCtx *pc, PassCand *c, const char **why) {
-  IrNest *n = rw_cand_nest(pc, pc->prog, c, why);
-  if (!n) return NULL;
-  int64_t i;
-  int r = pass_cand_get_int(c, "stmt", &i);
-  if (r <= 0) {
-    *why = r == 0 ? "missing parameter 'stmt'" : pass_reason(pc, "stmt=%s is not an integer", pass_cand_get(c, "stmt"));
-    return NULL;
-  }
-  if (i < 0 || i >= n->nitems) {
-    *why = pass_reason(pc, "nest %d has no statement %lld (it has %d, numbered from 0)", c->nest, (long long)i,
-                       n->nitems);
-    return NULL;
-  }
-  IrStmt *s = n->items[i].u.stmt;
-  c->site = s->loc;
-  return s;
-}
-
 const char *alg_pass_check(PassCtx *pc, PassCand *c, AlgPassKind k) {
   const char *why;
-  IrStmt *s = cand_stmt(pc, c, &why);
+  IrStmt *s = rw_cand_stmt(pc, pc->prog, c, &why);
   if (!s) return why;
   const char *newtext = NULL;
   why = rewrite(pc, s, k, c, NULL, &newtext);

@@ -13,24 +13,13 @@
 /* ------------------------------------------------------------ splits */
 
 IrStmt *mp_cand_stmt(PassCtx *pc, const IrProgram *p, PassCand *c, const char **why) {
-  IrNest *n = rw_cand_nest(pc, p, c, why);
-  if (!n) return NULL;
-  int64_t i;
-  int r = pass_cand_get_int(c, "stmt", &i);
-  if (r <= 0) {
-    *why = r == 0 ? "missing parameter 'stmt'" : pass_reason(pc, "stmt=%s is not an integer", pass_cand_get(c, "stmt"));
-    return NULL;
-  }
-  if (i < 0 || i >= n->nitems) {
-    *why = pass_reason(pc, "nest %d has no statement %lld (it has %d, numbered from 0)", c->nest, (long long)i, n->nitems);
-    return NULL;
-  }
+  IrStmt *s = rw_cand_stmt(pc, p, c, why);
+  if (!s) return NULL;
+  const IrNest *n = p->nests[c->nest];
   if (n->nloops == 0) {
     *why = pass_reason(pc, "nest %d has no loops", c->nest);
     return NULL;
   }
-  IrStmt *s = n->items[i].u.stmt;
-  c->site = s->loc;
   return s;
 }
 

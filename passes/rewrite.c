@@ -70,6 +70,24 @@ IrNest *rw_cand_nest(PassCtx *pc, const IrProgram *p, PassCand *c, const char **
   return n;
 }
 
+IrStmt *rw_cand_stmt(PassCtx *pc, const IrProgram *p, PassCand *c, const char **why) {
+  IrNest *n = rw_cand_nest(pc, p, c, why);
+  if (!n) return NULL;
+  int64_t i;
+  int r = pass_cand_get_int(c, "stmt", &i);
+  if (r <= 0) {
+    *why = r == 0 ? "missing parameter 'stmt'" : pass_reason(pc, "stmt=%s is not an integer", pass_cand_get(c, "stmt"));
+    return NULL;
+  }
+  if (i < 0 || i >= n->nitems) {
+    *why = pass_reason(pc, "nest %d has no statement %lld (it has %d, numbered from 0)", c->nest, (long long)i, n->nitems);
+    return NULL;
+  }
+  IrStmt *s = n->items[i].u.stmt;
+  c->site = s->loc;
+  return s;
+}
+
 IrNest *rw_cand_nest_loop(PassCtx *pc, const IrProgram *p, PassCand *c, int *pos, const char **why) {
   IrNest *n = rw_cand_nest(pc, p, c, why);
   if (!n) return NULL;

@@ -45,6 +45,9 @@ IrNest *rw_top_nest(PassCtx *pc, const IrProgram *p, int64_t k, const char **why
 IrNest *rw_cand_nest_loop(PassCtx *pc, const IrProgram *p, PassCand *c, int *pos, const char **why);
 /* Resolves the `nest` parameter only (site = the nest). */
 IrNest *rw_cand_nest(PassCtx *pc, const IrProgram *p, PassCand *c, const char **why);
+/* Resolves the `nest` and `stmt` parameters: statement `stmt` (0-based) of
+ * the nest (rw_cand_nest's nests hold no nested nest); c->site = it. */
+IrStmt *rw_cand_stmt(PassCtx *pc, const IrProgram *p, PassCand *c, const char **why);
 /* Does index `name` occur in the left subscript of every statement of n /
  * of its first statement? */
 bool rw_in_every_output(const IrNest *n, const char *name);
