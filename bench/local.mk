@@ -219,7 +219,9 @@ bench-candidates: bench/candidates_table$(EXEEXT)
 ## p90, p99, max, the slowest; per-call timeout 60 s, counted).  The whole
 ## corpus is ~10^5 candidates: BENCH_PTXAS_FLAGS='--budget 3000 -j 2' stops
 ## early (code-growing strategies and the largest programs first) and says
-## what fraction it measured.  Exit status 1 when a call passes 10 s.
+## what fraction it measured; BENCH_PTXAS_FLAGS='--sample 1000 -j 2'
+## measures a uniform sample and bounds the share over 10 s.  Exit status 1
+## when a call passes 10 s.
 EXTRA_DIST += bench/ptxas_bench.py
 BENCH_PTXAS_FLAGS =
 .PHONY: bench-ptxas

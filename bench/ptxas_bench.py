@@ -17,14 +17,24 @@ program, largest plain PTX first, then the other strategies round robin
 over the programs (largest first), so that an early stop still covers
 every strategy and program.  --strategies limits it to some strategies.
 
+--sample N measures N candidates drawn uniformly (without replacement,
+random.Random(--seed), default 1) from all of them instead: an unbiased
+estimate of the whole distribution when the whole does not fit in the time
+there is.  The summary then adds a 95% upper confidence bound on the share
+of all candidates over 10 s (exact for none seen: 1 - 0.05^(1/N); Wilson's
+otherwise).
+
 Usage (from the build tree):
   /usr/bin/python3 ../bench/ptxas_bench.py [--leirc ./leirc] [--corpus DIR]
       [--budget S] [--timeout 60] [-j 2] [--strategies a,b] [--results F.tsv]
+      [--sample N [--seed S]]
 Also `make bench-ptxas` (BENCH_PTXAS_FLAGS=...).
 """
 import argparse
 import glob
+import math
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -82,6 +92,8 @@ def main():
     ap.add_argument("--strategies", default="", help="comma-separated; default all")
     ap.add_argument("--results", default="", help="write one TSV line per candidate")
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--sample", type=int, default=0, help="measure N candidates drawn uniformly (0: all, in order)")
+    ap.add_argument("--seed", type=int, default=1, help="the draw of --sample")
     a = ap.parse_args()
 
     progs = sorted(glob.glob(os.path.join(a.corpus, "programs", "*", "*.leir")))
@@ -124,6 +136,10 @@ def main():
         rest[p] = inter
     for i in range(max((len(v) for v in rest.values()), default=0)):
         work += [(p, rest[p][i]) for p in order if i < len(rest[p])]
+    if a.sample:
+        every = sorted(((p, s) for p in progs for s in cands[p]), key=lambda w: (name(w[0]), w[1]))
+        work = random.Random(a.seed).sample(every, min(a.sample, len(every)))
+        print(f"ptxas_bench: a uniform sample of {len(work)} (seed {a.seed})", flush=True)
     print(f"ptxas_bench: {len(progs)} programs, {total} one-step candidates; "
           f"listing took {time.monotonic() - t_start:.0f} s", flush=True)
 
@@ -189,7 +205,17 @@ def main():
               f"p99 {quantile(walls, .99):.3f}  max {max(walls):.3f}")
         print(f"ptxas cpu  s: median {statistics.median(cpus):.3f}  p90 {quantile(cpus, .9):.3f}  "
               f"p99 {quantile(cpus, .99):.3f}  max {max(cpus):.3f}")
-        print(f"over 10 s: {sum(w > 10 for w in walls)}")
+        over = sum(w > 10 for w in walls)
+        print(f"over 10 s: {over}")
+        if a.sample:
+            n = len(walls)
+            if over == 0:
+                ub = 1 - 0.05 ** (1 / n)
+            else:
+                z, ph = 1.645, over / n  # one-sided 95%
+                ub = (ph + z * z / (2 * n) + z * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+            print(f"share of all {total} candidates over 10 s: at most {100 * ub:.2f}% (95% upper bound, "
+                  f"{over} of {n} sampled)")
         lines = [r["ptx_lines"] for r in timed]
         print(f"PTX lines: median {statistics.median(lines):.0f}  p99 {quantile(lines, .99):.0f}  max {max(lines)}")
         print(f"slowest {a.top}:")
