@@ -43,40 +43,42 @@
 # lower // and % of nonnegative subscripts as udiv/urem (before: gathers
 # for F's (h*4+tx)//4, (h*4+tx)%4, 4.6% of peak).
 #
-# Measured (2 Dec 2026, 15:42 UTC, `taskset -c 0 bench/sgemm.sh _build`): a
+# Measured (2 Dec 2026, 15:50 UTC, `taskset -c 0 bench/sgemm.sh _build`): a
 # 2-CPU AMD EPYC (Zen 4) KVM guest, LLVM host cpu znver4, the JIT's float
 # code all on zmm; clock measured 3.69 GHz; peak 32 flops/cycle/core with
-# or without FMA (sgemm_bench.c): 118.2 GFLOP/s; shared, load average 6.8
+# or without FMA (sgemm_bench.c): 118.2 GFLOP/s; shared, load average 7.0
 # before, 7.1 after; OpenBLAS 0.3.21, SkylakeX kernel, one thread; best of
 # 5 rounds:
 #                         wall              CPU time
 #                         GFLOP/s  % peak   GFLOP/CPU-s  % peak   / OpenBLAS
-#   as written  no FMA      1.96    1.7        5.95       5.0      0.062
-#               FMA         2.35    2.0        6.03       5.1      0.063
-#   blocked     no FMA     29.3    24.7       74.1       62.7      0.775
-#               FMA        36.5    30.9       92.9       78.5      0.972
-#   packed      no FMA     32.7    27.7       80.7       68.3      0.845
-#               FMA        44.4    37.6      105.5       89.2      1.104
-#   OpenBLAS    FMA        41.1    34.8       95.6       80.8      1
+#   as written  no FMA      2.43    2.1        6.02       5.1      0.064
+#               FMA         2.31    2.0        5.90       5.0      0.062
+#   blocked     no FMA     28.8    24.4       74.6       63.1      0.788
+#               FMA        34.8    29.5       88.1       74.5      0.930
+#   packed      no FMA     37.9    32.1       79.4       67.2      0.838
+#               FMA        37.2    31.5      104.6       88.5      1.104
+#   OpenBLAS    FMA        46.0    38.9       94.8       80.1      1
 # (ratios by CPU time; the wall clock is the load's); every no-FMA output
 # bit-identical to the as-written one, and the packed program's D.npy the
 # interpreter's byte for byte (leirc -O "$packed" --run, with and without
-# --target=host, against the as-written program's --run: cmp; 1m45s).  Earlier runs at load 4-5 gave
-# packed 69.0% / 87.4% and OpenBLAS 83.1% (ratios 0.830 / 1.051).
-# `bench/sgemm.sh _build` (2 threads) at load 7.1-7.7: the two pipelines
-# have no parallel loop, so they run one thread (CPU columns: packed 67.7%
-# / 85.6%, OpenBLAS's 2 threads 83.3%).
-# The kernel's yardstick, printed last (bench/sgemm_ceiling.c: this 4x64
-# block by hand, packed operands, nothing else running in it): vmulps +
-# vaddps 28.4 flops/cycle from L1 and 28.3 from L2 (89% and 88% of peak),
-# vfmadd231ps 31.9, mul + add on registers only 31.9.  On Zen 4 a mul +
-# add kernel that loads its operands stays near 89% of the no-FMA peak;
-# the packed pipeline's 68% is 77% of that.  A profile (perf record -e
-# cpu-clock, the variant packing A and C) put about 6% of the no-FMA time
-# in the packing copies and the rest in the hot loop, which then ran at
-# about 73% of peak against the hand-written 89%, with the same
-# instructions: what remains is the memory side under the load (A's rows
-# and E's panel streamed from an L2/L3 shared with other processes' data).
+# --target=host, against the as-written program's --run: cmp; 1m45s).
+# A run 8 minutes earlier (load 6.8-7.1): packed 68.3% / 89.2%, OpenBLAS
+# 80.8%, ratios 0.845 / 1.104; one at load 4-5: 69.0% / 87.4%, OpenBLAS
+# 83.1%.  `bench/sgemm.sh _build` (2 threads, load 7.1-7.7): the two
+# pipelines have no parallel loop and run one thread (CPU columns: packed
+# 67.7% / 85.6%, OpenBLAS's 2 threads 83.3%).
+# The yardstick, printed last (bench/sgemm_ceiling.c, same run): the 4x64
+# block written by hand with intrinsics, packed operands, vmulps + vaddps
+# 28.4 flops/cycle from L1 or L2 (89% of peak), vfmadd231ps 31.9, mul + add
+# on registers only 31.9 -- on Zen 4 a mul + add kernel that loads its
+# operands stays near 89% of the no-FMA peak -- and the whole 1024^3
+# product by hand with the packed pipeline's loops around that block: 85.9
+# GFLOP/CPU-s without FMA (72.7%), 106.3 with (89.9%).  The generated code
+# is at 92% and 98% of that.  What separates the no-FMA figure from the
+# block's 89% is the loop structure, not the instructions: the c loop runs
+# over all 1024 steps between loading and storing each D block, streaming
+# a 256 KiB panel from L2, with no blocking of the reduction (loop_split
+# refuses reduction loops; reduction_factorization reassociates, class T).
 #
 # Setup: installs libopenblas-dev with apt-get when OpenBLAS is missing and
 # we are root.  Forces OpenBLAS's AVX-512 kernel (OPENBLAS_CORETYPE=SkylakeX)
