@@ -21,15 +21,16 @@ bench-interp: bench/interp_bench$(EXEEXT)
 
 ## Host SGEMM 1024^3 in LEIR (the JIT) against OpenBLAS, and the compile
 ## latency from source to PTX per corpus program (codegen/).
-EXTRA_PROGRAMS += bench/sgemm_bench bench/compile_latency
+EXTRA_PROGRAMS += bench/sgemm_bench bench/sgemm_ceiling bench/compile_latency
 bench_sgemm_bench_SOURCES = bench/sgemm_bench.c
 bench_sgemm_bench_LDADD = libleircore.la
+bench_sgemm_ceiling_SOURCES = bench/sgemm_ceiling.c
 bench_compile_latency_SOURCES = bench/compile_latency.c
 bench_compile_latency_LDADD = libleircore.la
 EXTRA_DIST += bench/sgemm.sh
 .PHONY: bench-sgemm bench-compile
 bench: bench-sgemm bench-compile
-bench-sgemm: bench/sgemm_bench$(EXEEXT) leirc$(EXEEXT)
+bench-sgemm: bench/sgemm_bench$(EXEEXT) bench/sgemm_ceiling$(EXEEXT) leirc$(EXEEXT)
 	@echo "== host SGEMM (bench/sgemm.sh)"
 	@$(SHELL) '$(srcdir)/bench/sgemm.sh' '$(abs_top_builddir)'
 bench-compile: bench/compile_latency$(EXEEXT)

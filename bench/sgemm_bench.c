@@ -3,10 +3,15 @@
  * the same run: GFLOP/s of both, their ratio, and each as a fraction of a
  * nominal peak of the machine.
  *
- *   sgemm_bench [--threads=N] PROGRAM.leir [OPTIMISED.leir ...]
+ *   sgemm_bench [--threads=N] [--reps=N] PROGRAM.leir [OPTIMISED.leir ...]
  *
  * Each program runs twice: as leirc compiles it by default (no FMA), and
- * with --fp-contract=on (a*b+c as one fma).  N threads for leirc's JIT and
+ * with --fp-contract=on (a*b+c as one fma).  Everything is compiled first,
+ * then timed side by side: --reps rounds (default 5), each running every
+ * program once in turn and then OpenBLAS; the best of the rounds counts,
+ * by the wall clock and by the process's CPU time (all its threads), whose
+ * GFLOP per CPU-second against one core's peak is what a loaded machine
+ * still lets us compare (the wall clock then measures mostly the load).  N threads for leirc's JIT and
  * OpenBLAS (default: the CPUs this process may run on, so `taskset -c 0`
  * means one).  The machine lines say the CPU (/proc/cpuinfo), the LLVM host
  * CPU and the vector width its features allow (f32 lanes L: 16 with
@@ -45,7 +50,7 @@
 #include "ir/readfile.h"
 
 #define N 1024
-#define REPS 3
+#define REPS 5 /* rounds; --reps=N */
 
 static double now(void) {
   struct timespec ts;
@@ -53,37 +58,55 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU time of the whole process (every thread): on a loaded machine the
+ * time this process ran, without the time other processes held its CPUs. */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The fastest of the runs so far, by the clock on the wall and by CPU time. */
+typedef struct Best {
+  double wall_s, cpu_s;
+} Best;
+
+static void best_update(Best *b, double wall_s, double cpu_s) {
+  if (wall_s < b->wall_s) b->wall_s = wall_s;
+  if (cpu_s < b->cpu_s) b->cpu_s = cpu_s;
+}
+
+/* One program compiled one way, ready to run (its address must not change:
+ * the JIT keeps &ctx). */
 typedef struct Run {
-  double best_s;    /* fastest of REPS runs */
-  double compile_s; /* parse + sema + LLVM + JIT */
+  LeirCtx ctx;
+  CgHostProgram *hp;
+  void **bufs;
   float *d;
+  double compile_s; /* parse + sema + LLVM + JIT */
+  Best best;
 } Run;
 
-/* Compiles `path` (with fp_contract, on nthreads threads) and runs it REPS
- * times on a, c.  False on failure. */
-static bool run_leir(const char *path, bool fp_contract, int nthreads, const float *a, const float *c, Run *out) {
-  LeirCtx ctx;
-  leir_ctx_init(&ctx);
-  ctx.fp_contract = fp_contract;
+/* Compiles `path` (with fp_contract, on nthreads threads) for inputs a, c.
+ * False on failure. */
+static bool leir_compile(const char *path, bool fp_contract, int nthreads, const float *a, const float *c, Run *out) {
+  LeirCtx *ctx = &out->ctx;
+  leir_ctx_init(ctx);
+  ctx->fp_contract = fp_contract;
   size_t len = 0;
   char *text = leir_read_file(path, &len);
   if (!text) {
     fprintf(stderr, "sgemm_bench: cannot read %s\n", path);
-    leir_ctx_free(&ctx);
     return false;
   }
   double t0 = now();
-  leir_ctx_set_source(&ctx, path, text, len);
+  leir_ctx_set_source(ctx, path, text, len);
   free(text);
-  IrProgram *p = ps_parse(&ctx);
-  if (!p || !ir_sema(&ctx, p, NULL)) {
-    leir_ctx_free(&ctx);
-    return false;
-  }
+  IrProgram *p = ps_parse(ctx);
+  if (!p || !ir_sema(ctx, p, NULL)) return false;
   IrTensor *ta = ir_find_tensor(p, "A"), *tc = ir_find_tensor(p, "C"), *td = ir_find_tensor(p, "D");
   if (!ta || !tc || !td || ir_tensor_numel(ta) != N * N || ir_tensor_numel(td) != N * N) {
     fprintf(stderr, "sgemm_bench: %s is not a 1024^3 SGEMM over A, C -> D\n", path);
-    leir_ctx_free(&ctx);
     return false;
   }
   CgOptions o;
@@ -91,31 +114,34 @@ static bool run_leir(const char *path, bool fp_contract, int nthreads, const flo
   o.target = CG_TARGET_HOST;
   o.opt_level = 3;
   o.nthreads = nthreads;
-  CgHostProgram *hp = cg_host_compile(&ctx, p, &o);
+  out->hp = cg_host_compile(ctx, p, &o);
   out->compile_s = now() - t0;
-  if (!hp) {
-    leir_ctx_free(&ctx);
-    return false;
-  }
-  void **bufs = calloc((size_t)p->ntensors, sizeof *bufs);
-  out->d = malloc(sizeof(float) * N * N);
-  bufs[ta->id] = (void *)a;
-  bufs[tc->id] = (void *)c;
-  bufs[td->id] = out->d;
-  out->best_s = INFINITY;
-  bool ok = true;
-  /* REPS runs, or one when a run takes more than 2 s */
-  for (int r = 0; r < REPS && ok && (r == 0 || out->best_s < 2.0); r++) {
-    memset(out->d, 0, sizeof(float) * N * N);
-    double t = now();
-    ok = cg_host_run(hp, bufs);
-    t = now() - t;
-    if (t < out->best_s) out->best_s = t;
-  }
-  free(bufs);
-  cg_host_free(hp);
-  leir_ctx_free(&ctx);
+  if (!out->hp) return false;
+  out->bufs = calloc((size_t)p->ntensors, sizeof *out->bufs);
+  out->d = calloc((size_t)N * N, sizeof(float));
+  out->bufs[ta->id] = (void *)a;
+  out->bufs[tc->id] = (void *)c;
+  out->bufs[td->id] = out->d;
+  out->best = (Best){INFINITY, INFINITY};
+  return true;
+}
+
+/* Runs a compiled program once (D cleared first), keeping the best times. */
+static bool leir_run(Run *r) {
+  memset(r->d, 0, sizeof(float) * N * N);
+  double t = now(), u = cpu_now();
+  bool ok = cg_host_run(r->hp, r->bufs);
+  u = cpu_now() - u;
+  t = now() - t;
+  best_update(&r->best, t, u);
   return ok;
+}
+
+static void leir_free(Run *r) {
+  if (r->hp) cg_host_free(r->hp);
+  free(r->bufs);
+  free(r->d);
+  leir_ctx_free(&r->ctx);
 }
 
 /* ------------------------------------------------------------ OpenBLAS */
@@ -136,28 +162,37 @@ static void *open_openblas(void) {
   return NULL;
 }
 
-static bool run_blas(const float *a, const float *c, float *d, double *best, char *core, size_t ncore,
-                     int *threads) {
-  /* *threads in: the threads wanted; out: what OpenBLAS says it uses */
+typedef struct Blas {
+  SgemmFn sgemm;
+  char core[512];
+  int threads; /* what OpenBLAS says it uses */
+  Best best;
+} Blas;
+
+/* Opens OpenBLAS for `threads` threads and warms it up (one run). */
+static bool blas_open(int threads, const float *a, const float *c, float *d, Blas *b) {
   void *h = open_openblas();
   if (!h) return false;
-  SgemmFn sgemm = (SgemmFn)(uintptr_t)dlsym(h, "cblas_sgemm");
+  b->sgemm = (SgemmFn)(uintptr_t)dlsym(h, "cblas_sgemm");
   StrFn corename = (StrFn)(uintptr_t)dlsym(h, "openblas_get_corename");
   StrFn config = (StrFn)(uintptr_t)dlsym(h, "openblas_get_config");
   IntFn nthreads = (IntFn)(uintptr_t)dlsym(h, "openblas_get_num_threads");
   SetFn set_threads = (SetFn)(uintptr_t)dlsym(h, "openblas_set_num_threads");
-  if (!sgemm) return false;
-  if (set_threads && *threads > 0) set_threads(*threads);
-  snprintf(core, ncore, "%s (%s)", corename ? corename() : "?", config ? config() : "?");
-  *threads = nthreads ? nthreads() : 0;
-  *best = INFINITY;
-  for (int r = 0; r < REPS + 1; r++) { /* the first run warms up */
-    double t = now();
-    sgemm(101 /* row major */, 111, 111, N, N, N, 1.0f, a, N, c, N, 0.0f, d, N);
-    t = now() - t;
-    if (r && t < *best) *best = t;
-  }
+  if (!b->sgemm) return false;
+  if (set_threads && threads > 0) set_threads(threads);
+  snprintf(b->core, sizeof b->core, "%s (%s)", corename ? corename() : "?", config ? config() : "?");
+  b->threads = nthreads ? nthreads() : 0;
+  b->best = (Best){INFINITY, INFINITY};
+  b->sgemm(101 /* row major */, 111, 111, N, N, N, 1.0f, a, N, c, N, 0.0f, d, N);
   return true;
+}
+
+static void blas_run(Blas *b, const float *a, const float *c, float *d) {
+  double t = now(), u = cpu_now();
+  b->sgemm(101 /* row major */, 111, 111, N, N, N, 1.0f, a, N, c, N, 0.0f, d, N);
+  u = cpu_now() - u;
+  t = now() - t;
+  best_update(&b->best, t, u);
 }
 
 /* ------------------------------------------------------------ the machine */
@@ -222,12 +257,18 @@ static bool has_feature(const char *feats, const char *f) {
 
 int main(int argc, char **argv) {
   int threads = cg_host_cpus(); /* as the JIT counts them */
-  if (argc > 1 && !strncmp(argv[1], "--threads=", 10)) {
-    threads = atoi(argv[1] + 10);
+  int reps = REPS;
+  for (;;) {
+    if (argc > 1 && !strncmp(argv[1], "--threads=", 10))
+      threads = atoi(argv[1] + 10);
+    else if (argc > 1 && !strncmp(argv[1], "--reps=", 7))
+      reps = atoi(argv[1] + 7);
+    else
+      break;
     argv++, argc--;
   }
-  if (argc < 2 || threads < 1) {
-    fprintf(stderr, "usage: sgemm_bench [--threads=N] PROGRAM.leir [OPTIMISED.leir ...]\n");
+  if (argc < 2 || threads < 1 || reps < 1) {
+    fprintf(stderr, "usage: sgemm_bench [--threads=N] [--reps=N] PROGRAM.leir [OPTIMISED.leir ...]\n");
     return 2;
   }
   if (access(argv[1], R_OK)) {
@@ -251,7 +292,7 @@ int main(int argc, char **argv) {
   int lanes = has_feature(feats, "+avx512f")                                     ? 16
               : has_feature(feats, "+avx2") || has_feature(feats, "+avx") ? 8
                                                                            : 4;
-  printf("host SGEMM %dx%dx%d, best of %d runs\n", N, N, N, REPS);
+  printf("host SGEMM %dx%dx%d, best of %d rounds (each runs every program once, in turn)\n", N, N, N, reps);
   printf("cpu      %s; %ld CPUs online, %d threads used (leirc's JIT and OpenBLAS)\n", model, cpus, threads);
   printf("vectors  LLVM host cpu %s: avx512f %s, avx2 %s, fma %s -> %d-bit, %d f32 lanes\n", hcpu,
          has_feature(feats, "+avx512f") ? "yes" : "no", has_feature(feats, "+avx2") ? "yes" : "no",
@@ -268,63 +309,66 @@ int main(int argc, char **argv) {
              fpc, lanes, fpc_fma);
   LLVMDisposeMessage(hcpu);
   LLVMDisposeMessage(feats);
-  Run first = {0};
-  double leir_gflops[2][64] = {{0}}, leir_s[2][64] = {{0}};
   if (argc > 64) argc = 64;
-  for (int i = 1; i < argc; i++)
-    for (int fc = 0; fc < 2; fc++) {
-      Run r = {0};
-      if (!run_leir(argv[i], fc, threads, a, c, &r)) return 1;
-      leir_gflops[fc][i] = flop / r.best_s * 1e-9;
-      leir_s[fc][i] = r.best_s;
-      const char *same = "";
-      if (i == 1 && !fc) {
-        first = r;
-      } else {
-        same = memcmp(r.d, first.d, sizeof(float) * N * N) ? "  output differs from the first"
-                                                           : "  output bit-identical to the first";
-        free(r.d);
-      }
-      printf("leirc    %s --fp-contract=%s: %.3f s, compile %.3f s%s\n", argv[i], fc ? "on " : "off", r.best_s,
-             r.compile_s, same);
-    }
+  int nprog = argc - 1, nrun = 2 * nprog; /* run 2i: argv[i+1] without FMA, 2i+1: with */
+  Run *runs = calloc((size_t)nrun, sizeof *runs);
+  for (int k = 0; k < nrun; k++)
+    if (!leir_compile(argv[k / 2 + 1], k % 2, threads, a, c, &runs[k])) return 1;
   float *d = malloc(sizeof(float) * N * N);
-  double tb = 0;
-  char core[512];
-  int blas_threads = threads;
-  bool blas = run_blas(a, c, d, &tb, core, sizeof core, &blas_threads);
+  Blas blas = {0};
+  bool has_blas = blas_open(threads, a, c, d, &blas);
+  /* side by side: every round runs each program once (one run only of a
+   * program slower than 2 s), then OpenBLAS */
+  for (int r = 0; r < reps; r++) {
+    for (int k = 0; k < nrun; k++)
+      if ((r == 0 || runs[k].best.wall_s < 2.0) && !leir_run(&runs[k])) return 1;
+    if (has_blas) blas_run(&blas, a, c, d);
+  }
+  for (int k = 0; k < nrun; k++)
+    printf("leirc    %s --fp-contract=%s: %.4f s (CPU %.4f s), compile %.3f s%s\n", argv[k / 2 + 1],
+           k % 2 ? "on " : "off", runs[k].best.wall_s, runs[k].best.cpu_s, runs[k].compile_s,
+           k == 0                                                  ? ""
+           : memcmp(runs[k].d, runs[0].d, sizeof(float) * N * N) ? "  output differs from the first"
+                                                                   : "  output bit-identical to the first");
   double ghz = measure_ghz(), f = ghz > 0 ? ghz : atof(mhz) * 1e-3;
   double peak = threads * f * fpc, peak_fma = threads * f * fpc_fma;
+  double core_peak = f * fpc, core_peak_fma = f * fpc_fma;
   printf("clock    /proc/cpuinfo %s MHz; measured %.2f GHz (dependent adds, after the runs)\n", mhz, ghz);
   printf("peak     threads x GHz x flops/cycle (%s):\n", rule);
   printf("         no FMA %d x %.2f x %.0f = %.1f GFLOP/s; FMA %d x %.2f x %.0f = %.1f GFLOP/s\n", threads, f, fpc,
          peak, threads, f, fpc_fma, peak_fma);
-  printf("%-44s %-8s %9s %8s %14s %12s\n", "", "", "GFLOP/s", "s", "% no-FMA peak", "% FMA peak");
-  for (int i = 1; i < argc; i++)
-    for (int fc = 0; fc < 2; fc++)
-      printf("%-44s %-8s %9.2f %8.4f %13.1f%% %11.1f%%\n", argv[i], fc ? "fma" : "no fma", leir_gflops[fc][i],
-             leir_s[fc][i], 100 * leir_gflops[fc][i] / peak, 100 * leir_gflops[fc][i] / peak_fma);
-  if (blas) {
-    double g = flop / tb * 1e-9;
+  printf("wall: GFLOP/s and fractions of those peaks; CPU: GFLOP per CPU-second (the process's CPU time, all its\n"
+         "threads: what the load leaves out) and fractions of one core's peaks (%.1f, %.1f)\n",
+         core_peak, core_peak_fma);
+  printf("%-40s %-6s %8s %8s %8s %8s %8s %8s\n", "", "", "wall", "%noFMA", "%FMA", "CPU", "%noFMA", "%FMA");
+  for (int k = 0; k < nrun; k++) {
+    double g = flop / runs[k].best.wall_s * 1e-9, gc = flop / runs[k].best.cpu_s * 1e-9;
+    printf("%-40s %-6s %8.2f %7.1f%% %7.1f%% %8.2f %7.1f%% %7.1f%%\n", argv[k / 2 + 1], k % 2 ? "fma" : "no fma", g,
+           100 * g / peak, 100 * g / peak_fma, gc, 100 * gc / core_peak, 100 * gc / core_peak_fma);
+  }
+  if (has_blas) {
+    double g = flop / blas.best.wall_s * 1e-9, gc = flop / blas.best.cpu_s * 1e-9;
     double maxdiff = 0, maxabs = 0; /* normwise: max |leirc - blas| / max |blas| */
     for (int i = 0; i < N * N; i++) {
-      double e = fabs((double)d[i] - (double)first.d[i]);
+      double e = fabs((double)d[i] - (double)runs[0].d[i]);
       if (e > maxdiff) maxdiff = e;
       if (fabs((double)d[i]) > maxabs) maxabs = fabs((double)d[i]);
     }
-    printf("%-44s %-8s %9.2f %8.4f %13.1f%% %11.1f%%\n", "OpenBLAS cblas_sgemm", "fma", g, tb, 100 * g / peak,
-           100 * g / peak_fma);
-    printf("OpenBLAS kernel %s, %d threads, OPENBLAS_CORETYPE=%s\n", core, blas_threads,
+    printf("%-40s %-6s %8.2f %7.1f%% %7.1f%% %8.2f %7.1f%% %7.1f%%\n", "OpenBLAS cblas_sgemm", "fma", g,
+           100 * g / peak, 100 * g / peak_fma, gc, 100 * gc / core_peak, 100 * gc / core_peak_fma);
+    printf("OpenBLAS kernel %s, %d threads, OPENBLAS_CORETYPE=%s\n", blas.core, blas.threads,
            getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "(unset)");
-    for (int i = 1; i < argc; i++)
-      printf("ratio leirc/OpenBLAS  no fma %.3f  fma %.3f  %s\n", leir_gflops[0][i] / g, leir_gflops[1][i] / g,
-             argv[i]);
+    for (int i = 0; i < nprog; i++)
+      printf("ratio leirc/OpenBLAS  wall: no fma %.3f  fma %.3f   CPU: no fma %.3f  fma %.3f  %s\n",
+             blas.best.wall_s / runs[2 * i].best.wall_s, blas.best.wall_s / runs[2 * i + 1].best.wall_s,
+             blas.best.cpu_s / runs[2 * i].best.cpu_s, blas.best.cpu_s / runs[2 * i + 1].best.cpu_s, argv[i + 1]);
     printf("max |D(leirc) - D(OpenBLAS)| / max |D(OpenBLAS)| = %.2e\n", maxdiff / (maxabs > 0 ? maxabs : 1));
   } else {
     printf("OpenBLAS sgemm  not found (install libopenblas-dev; bench/sgemm.sh does)\n");
   }
+  for (int k = 0; k < nrun; k++) leir_free(&runs[k]);
+  free(runs);
   free(d);
-  free(first.d);
   free(a);
   free(c);
   return 0;

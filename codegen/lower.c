@@ -786,6 +786,20 @@ static void no_wrap(LLVMValueRef v, const IrExpr *e) {
   if (a.lo >= 0 && b.lo >= 0 && r.lo >= 0) LLVMSetNUW(v, 1);
 }
 
+/* Is e a signed integer a // b or a % b (i64, or i32 with both in range)
+ * with a >= 0 and b one positive constant, by ir_expr_range?  Then floor
+ * and truncation agree and b is not 0 (nor -1): the result is LLVM's
+ * udiv/urem, a shift and a mask when b is a power of two, which SCEV and
+ * the vectoriser see through (tiled subscripts such as (h*4+tx)//4 and
+ * (h*4+tx)%4 of layout_transformation's reshape1), instead of int_divmod's
+ * selects around an sdiv.  The same rule as emit_cuda.c's. */
+static bool nonneg_by_const(const IrExpr *e) {
+  if (e->type != DT_I64 && e->type != DT_I32) return false;
+  IrRange a = ir_expr_range(e->u.bin.a), b = ir_expr_range(e->u.bin.b);
+  int64_t hi = e->type == DT_I64 ? INT64_MAX : INT32_MAX;
+  return a.ok && b.ok && a.lo >= 0 && a.hi <= hi && b.lo == b.hi && b.lo > 0 && b.hi <= hi;
+}
+
 static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
   const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
   IrOp op = e->u.bin.op;
@@ -805,6 +819,8 @@ static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
   LLVMValueRef av = cg_convert(f, cg_expr(f, a), a->type, e->type);
   if (ir_pow_is_square(e)) return cg_binop(f, OP_MUL, av, av, e->type); /* ir/strength.h */
   LLVMValueRef bv = cg_convert(f, cg_expr(f, b), b->type, e->type);
+  if ((op == OP_FLOORDIV || op == OP_MOD) && nonneg_by_const(e)) /* floor = truncation, b != 0 */
+    return op == OP_MOD ? LLVMBuildURem(f->m->B, av, bv, "") : LLVMBuildUDiv(f->m->B, av, bv, "");
   LLVMValueRef v = cg_binop(f, op, av, bv, e->type);
   if ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && LLVMIsAInstruction(v)) no_wrap(v, e);
   return v;

@@ -587,6 +587,52 @@ static void test_powi_const(void **state) {
   prog_free(&pr);
 }
 
+/* Occurrences of needle in s. */
+static int count_str(const char *s, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+/* lower.c, nonneg_by_const: an integer // or % whose left side is proven
+ * >= 0 and whose right side is one positive constant is LLVM's udiv/urem
+ * (the tiled subscripts tx//4, tx%4 of layout_transformation's reshape1);
+ * a left side that may be negative, or a divisor that is not a constant,
+ * keeps the floor division of int_divmod (sdiv and its corrections).  The
+ * results are the interpreter's either way. */
+static void test_host_divmod_nonneg(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[64]\n%out D : f32[16,4]\n%out E : i32[64,2]\n"
+                  "B^{64}_{tx=0}[D^{f32,g}_{tx//4,tx%4}=A^{f32,g}_{tx};"
+                  "E^{i32,g}_{tx,0}=(tx*3+1)//5;E^{i32,g}_{tx,1}=(tx*3+1)%5;];\n";
+  const char *u = "%in C : i32[64]\n%out E : i32[64,2]\n"
+                  "B^{64}_{tx=0}[E^{i32,g}_{tx,0}=(tx-32)//8+(tx-32)%8;"
+                  "E^{i32,g}_{tx,1}=tx//(C^{i32,g}_{tx}%7+1);];\n";
+  host_vs_interp(t, NULL, 1);
+  host_vs_interp(u, NULL, 1);
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.opt_level = 0;
+  Prog pr;
+  assert_true(prog_load(&pr, t));
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_int_equal(count_str(b.s, " = udiv "), 2); /* tx//4, (tx*3+1)//5 */
+  assert_int_equal(count_str(b.s, " = urem "), 2); /* tx%4, (tx*3+1)%5 */
+  assert_null(strstr(b.s, " = sdiv "));
+  assert_null(strstr(b.s, " = srem "));
+  sbuf_free(&b);
+  prog_free(&pr);
+  assert_true(prog_load(&pr, u));
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_null(strstr(b.s, " = udiv "));
+  assert_null(strstr(b.s, " = urem "));
+  assert_int_equal(count_str(b.s, " = sdiv "), 4); /* (tx-32)//8, (tx-32)%8, C%7, tx//(...) */
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
 /* lower.c, jam_count: a short innermost reduction loop (a pooling window)
  * is not jammed: its strided loads become interleaved vector loads, no
  * gathers; the result is the interpreter's. */
@@ -1276,6 +1322,7 @@ int main(void) {
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_powi_const),
+      cmocka_unit_test(test_host_divmod_nonneg),
       cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
