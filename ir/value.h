@@ -173,4 +173,11 @@ IrValue ir_value_call(IrFunc f, const IrValue *k, int n, IrDType t);
 bool ir_value_fold_binop(IrOp op, double a, double b, double *r);
 bool ir_value_fold_call(IrFunc f, const double *k, int n, double *r);
 
+/* l's range (0..extent-1) narrowed by the guards g: false when they leave
+ * it no value (then *lo is the narrowed lower bound and *hi = *lo - 1). */
+bool ir_value_loop_range(const IrValueGuards *g, const IrLoop *l, int64_t *lo, int64_t *hi);
+/* Narrows l to lo..hi in g (a range known otherwise: a loop split in
+ * pieces); false when g is full (nothing narrowed: still sound). */
+bool ir_value_guard_push(IrValueGuards *g, const IrLoop *l, int64_t lo, int64_t hi);
+
 #endif

@@ -121,3 +121,30 @@ bool ir_value_fold_call(IrFunc f, const double *k, int n, double *r) {
   default: return false;
   }
 }
+
+bool ir_value_loop_range(const IrValueGuards *g, const IrLoop *l, int64_t *lo, int64_t *hi) {
+  /* the value of l's index under the guards, as an expression has it */
+  IrExpr e = {.kind = E_INDEX, .type = DT_NONE};
+  e.u.index.name = l->index;
+  e.u.index.loop = (IrLoop *)l;
+  IrValueGuards copy = *g;
+  IrValueEnv env = {.st = DT_NONE, .guards = &copy};
+  IrValue v = ir_value_expr(&env, &e);
+  if (!v.bottom) {
+    *lo = v.ilo, *hi = v.ihi;
+    return true;
+  }
+  env.empty_as_point = true; /* the narrowed lower bound alone */
+  v = ir_value_expr(&env, &e);
+  *lo = v.ilo, *hi = v.ilo - 1;
+  return false;
+}
+
+bool ir_value_guard_push(IrValueGuards *g, const IrLoop *l, int64_t lo, int64_t hi) {
+  if (g->n == IR_VALUE_MAX_GUARDS) return false;
+  g->loop[g->n] = l;
+  g->lo[g->n] = lo;
+  g->hi[g->n] = hi;
+  g->n++;
+  return true;
+}
