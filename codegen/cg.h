@@ -15,6 +15,7 @@
 #include "config.h" /* LEIR_LLVM_MAJOR */
 #include "codegen/codegen.h"
 #include "ir/range.h"
+#include "ir/value.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
@@ -134,11 +135,6 @@ typedef struct CgBind {
   LLVMValueRef val; /* i64 */
 } CgBind;
 
-typedef struct CgFact {
-  const IrLoop *loop;
-  int64_t lo, hi; /* inclusive */
-} CgFact;
-
 typedef struct CgFn {
   CgModule *m;
   const CgKernel *k;
@@ -161,10 +157,10 @@ typedef struct CgFn {
   const IrExpr *stage_x;    /* stage.c: cg_expr gives stage_v for this operand */
   LLVMValueRef stage_v;
   LLVMValueRef stage_buf[2]; /* stage.c: its float, double buffer (one each per function) */
-  CgFact fact[16];          /* lower.c: the bounds of loop indices that an
-                               enclosing if_then_else's condition proves in
-                               the branch being lowered */
-  int nfact;
+  IrValueGuards guards;     /* lower.c: the bounds of loop indices that an
+                               enclosing if_then_else's condition (or an
+                               index-set split) proves in the code being
+                               lowered */
   int nsplit;               /* lower.c: index-set splits open here */
 } CgFn;
 

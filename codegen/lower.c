@@ -406,11 +406,14 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
 /* Guard facts.  In the then-branch of if_then_else(C, X, Y) C holds, so a
  * comparison of a loop index with a literal in a conjunction C bounds that
  * index there: in if_then_else(1<=c<129, A[c-1], 0) (a padded copy) c-1 is
- * in [0, 127], and A's subscript needs no check.  Only the forms whose truth
- * says exactly that are taken: an E_CMP chain link `index OP literal` or
- * `literal OP index` (OP one of < <= > >= ==; the literal in [0, 2^31), so
- * signed and unsigned comparison agree, the index being in [0, extent)),
- * conjunctions (&) of such, parentheses.  Anything else adds no fact. */
+ * in [0, 127], and A's subscript needs no check.  The value analysis
+ * (ir/value.h) narrows the loop ranges (f->guards) and computes the ranges
+ * under them; the code generator trusts only the comparisons whose typed
+ * evaluation is the exact one that analysis assumes: an E_CMP chain whose
+ * every link is `index OP literal` or `literal OP index` (OP one of < <= >
+ * >= ==; the literal in [0, 2^31), so signed and unsigned comparison agree,
+ * the index being in [0, extent)), conjunctions (&) of such, parentheses.
+ * Anything else adds no fact. */
 static const IrExpr *unparen(const IrExpr *e) {
   while (e->kind == E_PAREN) e = e->u.paren;
   return e;
@@ -418,126 +421,61 @@ static const IrExpr *unparen(const IrExpr *e) {
 
 static bool wide_int(IrDType t) { return t == DT_I32 || t == DT_I64 || t == DT_U32 || t == DT_U64; }
 
-static void add_fact(CgFn *f, const IrLoop *l, int64_t lo, int64_t hi) {
-  for (int i = 0; i < f->nfact; i++)
-    if (f->fact[i].loop == l) {
-      if (lo > f->fact[i].lo) f->fact[i].lo = lo;
-      if (hi < f->fact[i].hi) f->fact[i].hi = hi;
-      return;
-    }
-  if (f->nfact < (int)(sizeof f->fact / sizeof f->fact[0])) {
-    f->fact[f->nfact].loop = l, f->fact[f->nfact].lo = lo, f->fact[f->nfact].hi = hi;
-    f->nfact++;
-  }
-}
-
-static void cmp_fact(CgFn *f, const IrExpr *p, IrOp op, const IrExpr *q) {
+static bool trusted_link(const IrExpr *p, IrOp op, const IrExpr *q) {
   p = unparen(p), q = unparen(q);
-  if (p->kind == E_INT && q->kind == E_INDEX) { /* k OP i  is  i OP' k */
+  if (p->kind == E_INT && q->kind == E_INDEX) { /* k OP i */
     const IrExpr *t = p;
     p = q, q = t;
-    op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : op == OP_GE ? OP_LE : op;
   }
-  if (p->kind != E_INDEX || q->kind != E_INT || !wide_int(p->type) || !wide_int(q->type)) return;
+  if (p->kind != E_INDEX || q->kind != E_INT || !wide_int(p->type) || !wide_int(q->type)) return false;
   int64_t k = q->u.ilit.value;
-  if (k < 0 || k >= ((int64_t)1 << 31)) return;
-  const IrLoop *l = p->u.index.loop;
-  switch (op) {
-  case OP_LT: add_fact(f, l, INT64_MIN, k - 1); break;
-  case OP_LE: add_fact(f, l, INT64_MIN, k); break;
-  case OP_GT: add_fact(f, l, k + 1, INT64_MAX); break;
-  case OP_GE: add_fact(f, l, k, INT64_MAX); break;
-  case OP_EQ: add_fact(f, l, k, k); break;
-  default: break;
-  }
+  return k >= 0 && k < ((int64_t)1 << 31) && op != OP_NE;
 }
 
-static void cond_facts(CgFn *f, const IrExpr *c) {
+/* Narrows g by the trusted comparisons of the conjunction c. */
+static void cond_facts(IrValueGuards *g, const IrExpr *c) {
   c = unparen(c);
   if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
       c->u.bin.b->type == DT_BOOL) {
-    cond_facts(f, c->u.bin.a);
-    cond_facts(f, c->u.bin.b);
+    cond_facts(g, c->u.bin.a);
+    cond_facts(g, c->u.bin.b);
   } else if (c->kind == E_CMP) {
-    for (int i = 0; i + 1 < c->u.cmp.n; i++) cmp_fact(f, c->u.cmp.operand[i], c->u.cmp.op[i], c->u.cmp.operand[i + 1]);
+    for (int i = 0; i + 1 < c->u.cmp.n; i++)
+      if (!trusted_link(c->u.cmp.operand[i], c->u.cmp.op[i], c->u.cmp.operand[i + 1])) return;
+    IrValueEnv env = {.st = DT_NONE, .guards = g};
+    ir_value_guard(&env, c, true);
   }
 }
 
-/* The range of an index expression with the guard facts: literals, loop
- * indices (their extent, narrowed by a fact), + - * of such, parentheses;
- * every value within int32 (so no evaluation type wraps); false otherwise. */
-static bool fact_range(const CgFn *f, const IrExpr *e, int64_t *lo, int64_t *hi) {
-  const int64_t lim = (int64_t)1 << 31;
-  e = unparen(e);
-  if (!wide_int(e->type)) return false;
-  switch (e->kind) {
-  case E_INT: *lo = *hi = e->u.ilit.value; break;
-  case E_INDEX: {
-    const IrLoop *l = e->u.index.loop;
-    *lo = 0, *hi = l->extent - 1;
-    for (int i = 0; i < f->nfact; i++)
-      if (f->fact[i].loop == l) {
-        if (f->fact[i].lo > *lo) *lo = f->fact[i].lo;
-        if (f->fact[i].hi < *hi) *hi = f->fact[i].hi;
-      }
-    break;
-  }
-  case E_BINARY: {
-    int64_t al, ah, bl, bh;
-    if (!fact_range(f, e->u.bin.a, &al, &ah) || !fact_range(f, e->u.bin.b, &bl, &bh)) return false;
-    switch (e->u.bin.op) {
-    case OP_ADD: *lo = al + bl, *hi = ah + bh; break;
-    case OP_SUB: *lo = al - bh, *hi = ah - bl; break;
-    case OP_MUL: {
-      int64_t p[4] = {al * bl, al * bh, ah * bl, ah * bh}; /* |each| < 2^62 */
-      *lo = *hi = p[0];
-      for (int i = 1; i < 4; i++) {
-        if (p[i] < *lo) *lo = p[i];
-        if (p[i] > *hi) *hi = p[i];
-      }
-      break;
-    }
-    default: return false;
-    }
-    break;
-  }
-  default: return false;
-  }
-  return *lo <= *hi && *lo > -lim && *hi < lim;
+/* The value of an index expression (exact arithmetic: the analysis' index
+ * arithmetic, ir_expr_range's) under the guard facts. */
+static IrValue fact_value(const CgFn *f, const IrExpr *e) {
+  IrValueGuards g = f->guards;
+  IrValueEnv env = {.st = DT_NONE, .guards = &g};
+  return ir_value_expr(&env, e);
 }
 
-/* A comparison chain of loop indices and literals only (no side effect)
- * that the facts decide: 1 (true) or 0; -1 when undecided. */
+/* A comparison chain of loop indices and literals only (no side effect) of
+ * wide integer types that the facts decide: 1 (true) or 0; -1 when
+ * undecided. */
 static int fold_cmp(const CgFn *f, const IrExpr *e) {
-  int64_t lo[2], hi[2];
   for (int i = 0; i < e->u.cmp.n; i++) {
     const IrExpr *o = unparen(e->u.cmp.operand[i]);
-    if (o->kind != E_INDEX && o->kind != E_INT) return -1;
+    if ((o->kind != E_INDEX && o->kind != E_INT) || !wide_int(o->type)) return -1;
   }
-  bool all = true;
-  for (int i = 0; i + 1 < e->u.cmp.n; i++) {
-    if (!fact_range(f, e->u.cmp.operand[i], &lo[0], &hi[0]) || !fact_range(f, e->u.cmp.operand[i + 1], &lo[1], &hi[1]))
-      return -1;
-    int v; /* the link's value for every pair in the ranges, or -1 */
-    switch (e->u.cmp.op[i]) {
-    case OP_LT: v = hi[0] < lo[1] ? 1 : lo[0] >= hi[1] ? 0 : -1; break;
-    case OP_LE: v = hi[0] <= lo[1] ? 1 : lo[0] > hi[1] ? 0 : -1; break;
-    case OP_GT: v = lo[0] > hi[1] ? 1 : hi[0] <= lo[1] ? 0 : -1; break;
-    case OP_GE: v = lo[0] >= hi[1] ? 1 : hi[0] < lo[1] ? 0 : -1; break;
-    default: v = -1; break;
-    }
-    if (v < 0) return -1;
-    all = all && v;
-  }
-  return all;
+  IrValue v = fact_value(f, e);
+  if (v.bottom || !v.iok || v.inexact || v.ilo != v.ihi) return -1;
+  return v.ilo != 0;
 }
 
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
   IrRange r = ir_expr_range(item);
   if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
-  int64_t lo, hi;
-  if (f->nfact && fact_range(f, item, &lo, &hi) && lo >= 0 && hi < extent) return NULL;
+  if (f->guards.n) {
+    IrValue v = fact_value(f, item);
+    if (!v.bottom && v.iok && !v.inexact && !v.may_nan && !v.may_inf && v.ilo >= 0 && v.ihi < extent) return NULL;
+  }
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
 
@@ -712,13 +650,10 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
   LLVMBasicBlockRef bt = cg_block(f, "ite.then"), bf = cg_block(f, "ite.else"), join = cg_block(f, "ite.end");
   LLVMBuildCondBr(B, cv, bt, bf);
   LLVMPositionBuilderAtEnd(B, bt);
-  int nfact = f->nfact;
-  CgFact saved[sizeof f->fact / sizeof f->fact[0]];
-  memcpy(saved, f->fact, sizeof saved);
-  cond_facts(f, c);
+  int nfact = f->guards.n;
+  cond_facts(&f->guards, c);
   LLVMValueRef xv = cg_convert(f, cg_expr(f, x), x->type, e->type);
-  memcpy(f->fact, saved, sizeof saved);
-  f->nfact = nfact;
+  f->guards.n = nfact;
   LLVMBasicBlockRef bt_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
   LLVMPositionBuilderAtEnd(B, bf);
@@ -848,7 +783,7 @@ LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
   case E_UNARY: return unary_expr(f, e);
   case E_BINARY: return binary_expr(f, e);
   case E_CMP: {
-    int v = f->nfact ? fold_cmp(f, e) : -1;
+    int v = f->guards.n ? fold_cmp(f, e) : -1;
     if (v >= 0) return LLVMConstInt(f->m->i1, (unsigned long long)v, 0);
     return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
   }
@@ -1058,16 +993,17 @@ static bool cond_split(const CgFn *f, const IrExpr *c, const IrLoop *l, int64_t 
       c->u.bin.b->type == DT_BOOL)
     return cond_split(f, c->u.bin.a, l, lo, hi) | cond_split(f, c->u.bin.b, l, lo, hi);
   if (c->kind != E_CMP) return false;
-  CgFn g; /* the facts of this comparison alone */
-  g.nfact = 0;
+  IrValueGuards g; /* the facts of this comparison alone */
+  g.n = 0;
   cond_facts(&g, c);
   bool any = false;
-  for (int i = 0; i < g.nfact; i++)
-    if (g.fact[i].loop == l) {
-      if (g.fact[i].lo > *lo) *lo = g.fact[i].lo;
-      if (g.fact[i].hi < *hi) *hi = g.fact[i].hi;
-      any = true;
-    }
+  for (int i = 0; i < g.n && !any; i++) any = g.loop[i] == l;
+  int64_t glo, ghi;
+  ir_value_loop_range(&g, l, &glo, &ghi);
+  if (any) {
+    if (glo > *lo) *lo = glo;
+    if (ghi < *hi) *hi = ghi;
+  }
   (void)f;
   return any;
 }
@@ -1108,8 +1044,8 @@ static bool split_items(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t
 static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2]) {
   if (f->m->target != CG_TARGET_HOST || f->nsplit >= SPLIT_DEPTH || f->k->nred || peel_first(f, n, li)) return false;
   const IrLoop *l = n->loops[li];
-  for (int i = 0; i < f->nfact; i++)
-    if (f->fact[i].loop == l) return false; /* split already */
+  for (int i = 0; i < f->guards.n; i++)
+    if (f->guards.loop[i] == l) return false; /* split already */
   return split_items(f, n, l, cut);
 }
 
@@ -1153,20 +1089,17 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     int64_t cut[2];
     if (split_points(f, n, li, cut)) {
       int64_t b[4] = {0, cut[0], cut[1], l->extent};
-      CgFact saved[sizeof f->fact / sizeof f->fact[0]];
-      int nfact = f->nfact;
-      memcpy(saved, f->fact, sizeof saved);
+      int nfact = f->guards.n;
       f->nsplit++;
       for (int i = 0; i < 3; i++) {
         if (b[i] >= b[i + 1]) continue;
-        add_fact(f, l, b[i], b[i + 1] - 1);
+        ir_value_guard_push(&f->guards, l, b[i], b[i + 1] - 1);
         cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, b[i]), cg_i64(f->m, b[i + 1]), l->kind));
         lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract); /* the whole loop's bound */
         cg_lower_loops(f, n, li + 1);
         cg_unbind(f, nb);
         cg_loop_end(f, &lp);
-        memcpy(f->fact, saved, sizeof saved);
-        f->nfact = nfact;
+        f->guards.n = nfact;
       }
       f->nsplit--;
       general_trees(f, l, false);

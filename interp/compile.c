@@ -5,7 +5,8 @@
  *
  * Addresses: a reference whose subscripts are all affine in the enclosing
  * loop indices (integer literals, indices, + - unary -, * by a constant)
- * and provably inside the shape for every value of those indices gets one
+ * and provably inside the shape for every value of those indices (the
+ * value analysis, ir_expr_range, proves it) gets one
  * "address register" holding its flattened offset base + sum inc_k * i_k.
  * The NEXT of loop k adds inc_k to it (and takes (N_k - 1) * inc_k back when
  * the loop ends), so the register is always current and a load is one
@@ -22,6 +23,7 @@
 #include "interp/vm.h"
 #include "ir/strength.h"
 #include "ir/contract.h"
+#include "ir/range.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -234,21 +236,6 @@ static void aff_expr(const Cg *g, const IrExpr *e, Aff *out) {
   }
 }
 
-/* Range of an affine form over the loop ranges: false on overflow. */
-static bool aff_range(const Cg *g, const Aff *a, int64_t *lo, int64_t *hi) {
-  *lo = *hi = a->c0;
-  for (int k = 0; k < g->nl; k++) {
-    int64_t v;
-    if (__builtin_mul_overflow(a->coef[k], g->loop[k]->extent - 1, &v)) return false;
-    if (v < 0) {
-      if (__builtin_add_overflow(*lo, v, lo)) return false;
-    } else if (__builtin_add_overflow(*hi, v, hi)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 static int64_t *ref_strides(Cg *g, const IrTensor *t) {
   int64_t *st = cg_alloc(g, sizeof(int64_t) * (size_t)(t->rank ? t->rank : 1));
   int64_t s = 1;
@@ -302,8 +289,8 @@ static int affine_slot(Cg *g, const IrRef *r) {
   aff_const(flat, g->nl, 0);
   for (int d = 0; d < r->nsub; d++) {
     aff_expr(g, r->sub[d], a);
-    int64_t lo, hi;
-    if (!a->ok || !aff_range(g, a, &lo, &hi) || lo < 0 || hi >= t->shape[d]) goto out;
+    IrRange in = ir_expr_range(r->sub[d]); /* the value analysis (ir/value.h) */
+    if (!a->ok || !in.ok || in.lo < 0 || in.hi >= t->shape[d]) goto out;
     for (int k = 0; k < g->nl; k++)
       if (g->loop[k]->extent == 1) a->coef[k] = 0; /* index always 0 */
     if (!aff_scale(a, g->nl, st[d]) || !aff_add(flat, a, g->nl, 1)) goto out;

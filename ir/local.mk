@@ -5,9 +5,17 @@ libleircore_la_SOURCES += ir/memlimit.h ir/memlimit.c
 libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
 libleircore_la_SOURCES += ir/range.h ir/range.c
 libleircore_la_SOURCES += ir/value.h ir/value.c
+libleircore_la_SOURCES += ir/value_query.c
 libleircore_la_SOURCES += ir/strength.h ir/strength.c
 libleircore_la_SOURCES += ir/contract.h ir/contract.c
 libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h
+
+## The value analysis' node-at-a-time queries and constant folding
+## (ir/value_query.c, issue 39)
+check_PROGRAMS += testsuite/unit/value_query_test
+testsuite_unit_value_query_test_SOURCES = testsuite/unit/value_query_test.c
+testsuite_unit_value_query_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_value_query_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
 
 ## leirc's own math routines (exp, log, erf, pow, f16/bf16 rounding)
 check_PROGRAMS += testsuite/unit/mathlib_test

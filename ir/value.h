@@ -150,4 +150,34 @@ void ir_value_program_free(IrValueProgram *vp);
 /* The value of e in statement type st under vp's tensor values. */
 IrValue ir_value_in_program(const IrValueProgram *vp, const IrExpr *e, IrDType st);
 
+/* ---- queries (ir/value_query.c): the analysis one node at a time, for a
+ * caller that walks an expression itself, bottom up, with its operands'
+ * values; and exact constants. */
+/* max |x| over v: 0 when bottom, +inf unless finite (no NaN, no inf). */
+double ir_value_mag(IrValue v);
+/* a ** b where b may be a range of exponents: ir_value_pow, except that a
+ * finite base to a range of finite exponents >= 0 (integers, or any with a
+ * base >= 0) is bounded by max(|a|, 1) ** b.hi (21**c over c < 30: 21**29). */
+IrValue ir_value_pow_range(IrValue a, IrValue b, IrDType t);
+/* The transfer function of a binary operator (arithmetic, `&`, `|`, one
+ * comparison; `**` is ir_value_pow_range) and of a call of f over its n
+ * argument values (if_then_else: ir_value_select, no guards); top for an
+ * arity the operator does not have. */
+IrValue ir_value_binop(IrOp op, IrValue a, IrValue b, IrDType t);
+IrValue ir_value_call(IrFunc f, const IrValue *k, int n, IrDType t);
+/* Exact constant folding in f64 with leirc's mathlib (ir/mathlib.h): `/`
+ * is real division, `//` floor(a/b), `%` a - b*floor(a/b), `**` leir_pow,
+ * a comparison 0 or 1, max/min of any number of values, if_then_else the
+ * chosen value; false for `&`, `|` and an arity the operator does not
+ * have.  NaN and infinities are values like any other. */
+bool ir_value_fold_binop(IrOp op, double a, double b, double *r);
+bool ir_value_fold_call(IrFunc f, const double *k, int n, double *r);
+
+/* l's range (0..extent-1) narrowed by the guards g: false when they leave
+ * it no value (then *lo is the narrowed lower bound and *hi = *lo - 1). */
+bool ir_value_loop_range(const IrValueGuards *g, const IrLoop *l, int64_t *lo, int64_t *hi);
+/* Narrows l to lo..hi in g (a range known otherwise: a loop split in
+ * pieces); false when g is full (nothing narrowed: still sound). */
+bool ir_value_guard_push(IrValueGuards *g, const IrLoop *l, int64_t lo, int64_t hi);
+
 #endif

@@ -2,6 +2,7 @@
 #include "passes/dataflow.h"
 
 #include "passes/rewrite.h"
+#include "ir/range.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -240,26 +241,12 @@ bool df_loop_separates(const IrNest *n, const IrRef *r, int pos) {
   return det[pos];
 }
 
-/* The range of an affine item over the loops of n; false if it is not
- * affine (or the bounds overflow). */
-static bool item_range(const IrExpr *e, const IrNest *n, int64_t *lo, int64_t *hi) {
-  int64_t c, coef[DEP_MAX_LOOPS];
-  if (!df_affine(e, n, &c, coef)) return false;
-  *lo = *hi = c;
-  for (int i = 0; i < n->nloops; i++) {
-    int64_t v;
-    if (__builtin_mul_overflow(coef[i], n->loops[i]->extent - 1, &v)) return false;
-    if (__builtin_add_overflow(v < 0 ? *lo : *hi, v, v < 0 ? lo : hi)) return false;
-  }
-  return true;
-}
-
 bool df_refs_disjoint(const IrNest *na, const IrRef *x, const IrNest *nb, const IrRef *y) {
+  (void)na, (void)nb; /* the items' indices are bound to their loops */
   if (x->nsub != y->nsub) return false;
   for (int d = 0; d < x->nsub; d++) {
-    int64_t lx, hx, ly, hy;
-    if (item_range(x->sub[d], na, &lx, &hx) && item_range(y->sub[d], nb, &ly, &hy) && (hx < ly || hy < lx))
-      return true;
+    IrRange rx = ir_expr_range(x->sub[d]), ry = ir_expr_range(y->sub[d]); /* the value analysis */
+    if (rx.ok && ry.ok && (rx.hi < ry.lo || ry.hi < rx.lo)) return true;
   }
   return false;
 }

@@ -89,10 +89,12 @@ bool df_write_injective(const IrNest *n, const IrRef *r);
 bool df_loop_separates(const IrNest *n, const IrRef *r, int pos);
 
 /* Do x (in nest na) and y (in nest nb), refs to the same tensor, never
- * touch the same element?  True when, for some subscript position, both
- * items are affine and their ranges over the two nests' loops do not
- * overlap (e.g. D_{1,tx} and D_{2,tx}, or F_{tx} over tx < 8 and
- * F_{tx+8}); false when it cannot tell. */
+ * touch the same element?  True when, for some subscript position, the
+ * value analysis (ir_expr_range) bounds both items and their ranges over
+ * their loops do not overlap (e.g. D_{1,tx} and D_{2,tx}, or F_{tx} over
+ * tx < 8 and F_{tx+8}, or F_{tx//2} over tx < 16 and F_{8+tx%4}); false
+ * when it cannot tell.  (na, nb: unused since the items' indices are
+ * bound to their loops.) */
 bool df_refs_disjoint(const IrNest *na, const IrRef *x, const IrNest *nb, const IrRef *y);
 
 /* Same header: the same number of loops with equal kinds, extents and

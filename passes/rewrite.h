@@ -88,15 +88,17 @@ const IrExpr *rw_find_literal(const IrExpr *e, bool (*bad)(const IrExpr *lit, bo
 /* The value of e computed in f64 (leirc's mathlib) when e is constant: it
  * reads no tensor and no index (nor `inf`, `&` or `|`). */
 bool rw_const_value(const IrExpr *e, double *v);
-/* A bound on |e| over the ranges of the loop indices e reads (as the
- * value of e computed exactly; with rw_const_value's value when e is
- * constant), when e reads no tensor and the bound is known: false for
- * `inf`, references, log, & |, and divisions or negative powers of values
- * that may be near 0.  21**c with c < 30 is bounded by 21**29. */
+/* A bound on |e| over the ranges of the loop indices e reads: the value
+ * analysis' (ir/value.h, in f64), or rw_const_value's value when e is
+ * constant; false when the value may be NaN or infinite (`inf`, most
+ * references, log near 0, divisions by values that may be 0).  21**c with
+ * c < 30 is bounded by 21**29 (ir_value_pow_range). */
 bool rw_value_bound(const IrExpr *e, double *m);
-/* rw_find_literal over literals and sub-expressions that read no tensor
- * (innermost first), each with the magnitude v of its value
- * (rw_value_bound): 2000**4288961 is inf though each of its literals is
+/* rw_find_literal over literals and sub-expressions (innermost first),
+ * each with the magnitude v of its value (rw_value_bound; +inf when it is
+ * not bounded): those that read no tensor, `inf` or unbound index, and
+ * those whose value is bounded anyway (a comparison, an if_then_else of
+ * bounded branches).  2000**4288961 is inf though each of its literals is
  * finite, and 21**c reaches 2e38 over c < 30.  One walk, bottom up: linear
  * in the size of e. */
 const IrExpr *rw_find_constant(const IrExpr *e, bool (*bad)(const IrExpr *c, double v, bool in_cmp, void *u),

@@ -1,12 +1,12 @@
 /* rewrite_bounds.c -- constants and bounds of tensor-free sub-expressions
  * (rewrite.h: rw_const_value, rw_value_bound, rw_find_literal,
- * rw_find_huge, rw_unbounded_item, rw_oversized_item).  Moved out of
- * rewrite.c (issue 39) unchanged. */
+ * rw_find_huge, rw_unbounded_item, rw_oversized_item).  Every bound is the
+ * value analysis' (ir/value.h, issue 39), asked one node at a time. */
 #include "passes/rewrite.h"
 #include "passes/graph.h"
 
 #include "ir/range.h"
-#include "ir/mathlib.h"
+#include "ir/value.h"
 #include <math.h>
 
 #include <stdlib.h>
@@ -14,115 +14,22 @@
 
 /* ------------------------------------------------------------ constants and bounds */
 
-/* What a sub-expression that reads no tensor is worth: its exact value when
- * constant (c), and an interval [lo, hi] holding every value it takes over
- * its loop indices' ranges (ok). */
+/* What a node is worth, from the value analysis (ir/value.h) one node at a
+ * time, in f64: its exact value when constant (c, x: folded in f64 with
+ * leirc's mathlib), its abstract value v, and whether something below it
+ * is opaque to the bound (a tensor read, `inf`, an unbound index): such a
+ * node is tested only when v is finite anyway. */
 typedef struct Val {
-  bool c, ok;
-  double v, lo, hi;
+  bool c, opaque;
+  double x;
+  IrValue v;
 } Val;
 
-static Val val_exact(double v) { return (Val){true, !isnan(v), v, v, v}; }
-static Val val_range(double lo, double hi) {
-  return (Val){false, !isnan(lo) && !isnan(hi), 0, lo, hi};
-}
-static const Val val_none = {false, false, 0, 0, 0};
+static Val val_const(double x) { return (Val){true, false, x, ir_value_const(x)}; }
 
-static double mag(Val x) { return fmax(fabs(x.lo), fabs(x.hi)); }
-
-/* max(a, b) or min(a, b) of two Vals. */
-static Val val_minmax(IrFunc f, Val a, Val b) {
-  if (a.c && b.c) return val_exact(f == F_MAX ? (a.v > b.v ? a.v : b.v) : (a.v < b.v ? a.v : b.v));
-  if (!a.ok || !b.ok) return val_none;
-  return f == F_MAX ? val_range(fmax(a.lo, b.lo), fmax(a.hi, b.hi)) : val_range(fmin(a.lo, b.lo), fmin(a.hi, b.hi));
-}
-
-/* e's Val from its operands' (k: unary/binary a, b; call arguments),
- * computed in f64 with leirc's mathlib. */
-static Val val_combine(const IrExpr *e, const Val *k) {
-  switch (e->kind) {
-  case E_PAREN: return k[0];
-  case E_UNARY:
-    if (e->u.unary.op != OP_NEG) return k[0];
-    return k[0].c ? val_exact(-k[0].v) : k[0].ok ? val_range(-k[0].hi, -k[0].lo) : val_none;
-  case E_BINARY: {
-    Val a = k[0], b = k[1];
-    IrOp op = e->u.bin.op;
-    if (a.c && b.c) switch (op) {
-      case OP_ADD: return val_exact(a.v + b.v);
-      case OP_SUB: return val_exact(a.v - b.v);
-      case OP_MUL: return val_exact(a.v * b.v);
-      case OP_DIV: return val_exact(a.v / b.v);
-      case OP_FLOORDIV: return val_exact(floor(a.v / b.v));
-      case OP_MOD: return val_exact(a.v - b.v * floor(a.v / b.v));
-      case OP_POW: return val_exact(leir_pow(a.v, b.v));
-      default: return val_none; /* & and | */
-      }
-    if (!a.ok) return val_none;
-    switch (op) {
-    case OP_ADD: return b.ok ? val_range(a.lo + b.lo, a.hi + b.hi) : val_none;
-    case OP_SUB: return b.ok ? val_range(a.lo - b.hi, a.hi - b.lo) : val_none;
-    case OP_MUL: {
-      if (!b.ok) return val_none;
-      double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi}, lo = p[0], hi = p[0];
-      for (int i = 1; i < 4; i++) lo = fmin(lo, p[i]), hi = fmax(hi, p[i]);
-      return val_range(lo, hi);
-    }
-    case OP_DIV: case OP_FLOORDIV: {
-      /* only by a constant away from 0: a divisor near 0 has no bound */
-      if (!b.c || !(fabs(b.v) >= 1)) return val_none;
-      double m = mag(a) / fabs(b.v) + (op == OP_FLOORDIV);
-      return val_range(-m, m);
-    }
-    case OP_MOD: return b.c && b.v != 0 ? val_range(-fabs(b.v), fabs(b.v)) : val_none;
-    case OP_POW: {
-      /* a base of magnitude up to mag(a), to an exponent in [0, hi] */
-      if (!b.ok || b.lo < 0) return val_none;
-      double m = leir_pow(fmax(mag(a), 1), b.hi);
-      return val_range(-m, m);
-    }
-    default: return val_none;
-    }
-  }
-  case E_CALL: {
-    int n = e->u.call.nargs;
-    if (n > 3) return val_none;
-    bool all = true;
-    for (int i = 0; i < n && all; i++) all = k[i].c;
-    if (all) switch (e->u.call.func) {
-      case F_EXP: return val_exact(leir_exp(k[0].v));
-      case F_LOG: return val_exact(leir_log(k[0].v));
-      case F_SQRT: return val_exact(sqrt(k[0].v));
-      case F_ABS: return val_exact(fabs(k[0].v));
-      case F_ERF: return val_exact(leir_erf(k[0].v));
-      case F_ITE: return val_exact(k[0].v != 0 ? k[1].v : k[2].v);
-      default: break; /* max, min: find_walk folds them */
-      }
-    switch (e->u.call.func) {
-    case F_EXP: return k[0].ok ? val_range(leir_exp(k[0].lo), leir_exp(k[0].hi)) : val_none;
-    case F_SQRT: return k[0].ok ? val_range(0, sqrt(fmax(k[0].hi, 0))) : val_none;
-    case F_ABS: return k[0].ok ? val_range(0, mag(k[0])) : val_none;
-    case F_ERF: return val_range(-1, 1);
-    case F_ITE: return k[1].ok && k[2].ok ? val_range(fmin(k[1].lo, k[2].lo), fmax(k[1].hi, k[2].hi)) : val_none;
-    default: return val_none; /* log near 0 */
-    }
-  }
-  default: return val_none;
-  }
-}
-
-/* The operands val_combine takes, in order (at most 3). */
-static int operands(const IrExpr *e, const IrExpr **o) {
-  switch (e->kind) {
-  case E_PAREN: o[0] = e->u.paren; return 1;
-  case E_UNARY: o[0] = e->u.unary.a; return 1;
-  case E_BINARY: o[0] = e->u.bin.a, o[1] = e->u.bin.b; return 2;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs && i < 3; i++) o[i] = e->u.call.args[i];
-    return e->u.call.nargs;
-  default: return 0;
-  }
-}
+/* The magnitude a node is tested with: its exact value's, else v's (+inf
+ * when not finite). */
+static double val_mag(Val a) { return a.c ? fabs(a.x) : ir_value_mag(a.v); }
 
 /* The finder: every node of e outside subscripts, once, bottom up.  A node
  * is tested (innermost first) unless `quiet`; in skip_div mode the right
@@ -134,52 +41,83 @@ typedef struct Finder {
   const IrExpr *found;
 } Finder;
 
+enum { FIND_ARGS = 8 }; /* call arguments kept for the value (more: top) */
+
 static Val find_walk(Finder *f, const IrExpr *e, bool in_cmp, bool quiet) {
+  Val v = {false, true, 0, ir_value_top()};
   switch (e->kind) {
   case E_INT: case E_FLOAT: {
-    Val v = val_exact(e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value);
-    if (!quiet && !f->found && f->bad(e, fabs(v.v), in_cmp, f->u)) f->found = e;
+    v = val_const(e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value);
+    if (!quiet && !f->found && f->bad(e, fabs(v.x), in_cmp, f->u)) f->found = e;
     return v;
   }
   case E_INDEX:
-    return e->u.index.loop ? val_range(0, (double)(e->u.index.loop->extent - 1)) : val_none;
-  default: break;
+    if (e->u.index.loop) v = (Val){false, false, 0, ir_value_int(0, e->u.index.loop->extent - 1)};
+    return v;
+  case E_PAREN: return find_walk(f, e->u.paren, in_cmp, quiet);
+  case E_UNARY: {
+    Val a = find_walk(f, e->u.unary.a, in_cmp, quiet);
+    if (e->u.unary.op != OP_NEG) return a;
+    v = a.c ? val_const(-a.x) : (Val){false, a.opaque, 0, ir_value_neg_(a.v, DT_F64)};
+    break;
   }
-  Val v;
-  if (e->kind == E_CMP) { /* 0 or 1; its operands are in_cmp */
-    bool all = true, t = true;
-    double prev = 0;
+  case E_BINARY: {
+    IrOp op = e->u.bin.op;
+    bool qb = quiet || (f->skip_div && (op == OP_DIV || op == OP_FLOORDIV || op == OP_MOD));
+    Val a = find_walk(f, e->u.bin.a, in_cmp, quiet), b = find_walk(f, e->u.bin.b, in_cmp, qb);
+    double x;
+    if (a.c && b.c && ir_value_fold_binop(op, a.x, b.x, &x)) v = val_const(x);
+    else v = (Val){false, a.opaque || b.opaque, 0, ir_value_binop(op, a.v, b.v, DT_F64)};
+    break;
+  }
+  case E_CMP: { /* 0 or 1; its operands are in_cmp */
+    bool all = true;
+    double t = 1, prev = 0;
+    IrValue r = ir_value_int(1, 1), pv = ir_value_top();
     for (int i = 0; i < e->u.cmp.n; i++) {
       Val x = find_walk(f, e->u.cmp.operand[i], true, quiet || f->skip_div);
+      double k;
       if (!x.c) all = false;
-      else if (all && i > 0) t = t && ir_cmp_f64(e->u.cmp.op[i - 1], prev, x.v);
-      prev = x.v;
+      else if (all && i > 0 && ir_value_fold_binop(e->u.cmp.op[i - 1], prev, x.x, &k)) t = t != 0 && k != 0;
+      if (i > 0) r = ir_value_and(r, ir_value_cmp(e->u.cmp.op[i - 1], pv, x.v));
+      prev = x.x, pv = x.v;
     }
-    v = all ? val_exact(t) : val_range(0, 1);
-  } else if (e->kind == E_CALL && (e->u.call.nargs > 3 || e->u.call.func == F_MIN || e->u.call.func == F_MAX)) {
-    /* max and min of any number of operands, folded; every operand of a
-       longer call is searched too (fuzz_passes: -21**c as the 4th operand
-       of a min escaped the test of finding 46) */
-    IrFunc fn = e->u.call.func;
-    bool mm = fn == F_MIN || fn == F_MAX;
-    v = val_none;
-    for (int i = 0; i < e->u.call.nargs; i++) {
-      Val x = find_walk(f, e->u.call.args[i], in_cmp, quiet);
-      v = !mm ? val_none : i == 0 ? x : val_minmax(fn, v, x);
-    }
-  } else {
-    const IrExpr *o[3];
-    Val k[3];
-    int n = operands(e, o);
-    if (n <= 0) return val_none; /* references (subscripts are not searched), inf */
-    for (int i = 0; i < n; i++) {
-      bool q = quiet || (f->skip_div && e->kind == E_BINARY && i == 1 &&
-                         (e->u.bin.op == OP_DIV || e->u.bin.op == OP_FLOORDIV || e->u.bin.op == OP_MOD));
-      k[i] = find_walk(f, o[i], in_cmp, q);
-    }
-    v = val_combine(e, k);
+    v = all ? val_const(t) : (Val){false, false, 0, r};
+    break;
   }
-  if (f->consts && !quiet && !f->found && e->kind != E_PAREN && (v.c || v.ok) && f->bad(e, mag(v), in_cmp, f->u))
+  case E_CALL: {
+    /* every operand is searched (fuzz_passes: -21**c as the 4th operand of
+       a min escaped the test of finding 46); max and min fold any number */
+    IrFunc fn = e->u.call.func;
+    bool mm = fn == F_MAX || fn == F_MIN;
+    int n = e->u.call.nargs;
+    IrValue k[3];
+    double c[3];
+    bool all = true, opaque = false;
+    for (int i = 0; i < n; i++) {
+      Val x = find_walk(f, e->u.call.args[i], in_cmp, quiet);
+      opaque |= x.opaque;
+      all = all && x.c;
+      if (mm && i > 0) { /* v: the operands so far */
+        IrValue p[2] = {k[0], x.v};
+        double q[2] = {c[0], x.x}, r;
+        k[0] = ir_value_call(fn, p, 2, DT_F64);
+        if (all && ir_value_fold_call(fn, q, 2, &r)) c[0] = r;
+      } else if (i < 3) {
+        k[i] = x.v, c[i] = x.x;
+      }
+    }
+    int m = mm && n > 0 ? 1 : n;
+    double x;
+    if (m > 3) break; /* no such call: opaque */
+    if (all && ir_value_fold_call(fn, c, m, &x)) v = val_const(x);
+    else v = (Val){false, opaque, 0, ir_value_call(fn, k, m, DT_F64)};
+    break;
+  }
+  default: return v; /* references (subscripts are not searched), inf */
+  }
+  bool tested = v.c || !v.opaque || ir_value_finite(v.v);
+  if (f->consts && !quiet && !f->found && e->kind != E_PAREN && tested && f->bad(e, val_mag(v), in_cmp, f->u))
     f->found = e;
   return v;
 }
@@ -191,14 +129,14 @@ static Val val_of(const IrExpr *e) {
 
 bool rw_const_value(const IrExpr *e, double *v) {
   Val x = val_of(e);
-  if (x.c) *v = x.v;
+  if (x.c) *v = x.x;
   return x.c;
 }
 
 bool rw_value_bound(const IrExpr *e, double *m) {
   Val x = val_of(e);
-  *m = mag(x);
-  return x.ok;
+  *m = val_mag(x);
+  return x.c ? !isnan(x.x) : ir_value_finite(x.v);
 }
 
 typedef struct LitTest {

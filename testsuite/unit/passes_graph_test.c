@@ -504,8 +504,10 @@ static void test_dataflow(void **state) {
   LeirCtx ctx;
   IrProgram *p = small(&ctx, "B^{8}_{tx=0}L^{4}_{a=0}[C^{f32,g}_{tx,a*8+tx}=A^{f32,g}_{tx,a};];"
                              "B^{8}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,a}+E^{f32,g}_{a*2+tx};];"
-                             "B^{4}_{tx=0}[F^{f32,g}_{tx+8}=A^{f32,g}_{tx,0};F^{f32,g}_{tx}=A^{f32,g}_{tx,1};];");
-  IrNest *n0 = p->nests[0], *n1 = p->nests[1], *n2 = p->nests[2];
+                             "B^{4}_{tx=0}[F^{f32,g}_{tx+8}=A^{f32,g}_{tx,0};F^{f32,g}_{tx}=A^{f32,g}_{tx,1};];"
+                             "B^{16}_{tx=0}[G^{f32,g}_{tx//2}=A^{f32,g}_{0,0};G^{f32,g}_{8+tx%4}=A^{f32,g}_{0,1};"
+                             "G^{f32,g}_{tx%8}=A^{f32,g}_{0,2};];");
+  IrNest *n0 = p->nests[0], *n1 = p->nests[1], *n2 = p->nests[2], *n3 = p->nests[3];
   IrRef *c = n0->items[0].u.stmt->lhs, *d = n1->items[0].u.stmt->lhs;
   /* a*8+tx with tx < 8 is a mixed radix: injective; D_{tx} is written 4 times */
   assert_true(df_write_injective(n0, c));
@@ -524,6 +526,12 @@ static void test_dataflow(void **state) {
   IrRef *f1 = n2->items[0].u.stmt->lhs, *f2 = n2->items[1].u.stmt->lhs;
   assert_true(df_refs_disjoint(n2, f1, n2, f2));
   assert_false(df_refs_disjoint(n0, c, n0, c));
+  /* the value analysis bounds items that are not affine: G_{tx//2} is in
+     [0, 7], G_{8+tx%4} in [8, 11]; G_{tx%8} meets G_{tx//2} */
+  IrRef *g1 = n3->items[0].u.stmt->lhs, *g2 = n3->items[1].u.stmt->lhs, *g3 = n3->items[2].u.stmt->lhs;
+  assert_true(df_refs_disjoint(n3, g1, n3, g2));
+  assert_true(df_refs_disjoint(n3, g3, n3, g2));
+  assert_false(df_refs_disjoint(n3, g1, n3, g3));
   int64_t cst, coef[DEP_MAX_LOOPS];
   assert_true(df_affine(c->sub[1], n0, &cst, coef));
   assert_int_equal(cst, 0);
