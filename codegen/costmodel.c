@@ -64,9 +64,9 @@
  *    roofline.  bytes = the lines moved into L1 (cold caches).
  *  - a nest = the sum of its statements + 50 ns; when the plan runs its
  *    outermost loop in parallel (>= 32768 innermost iterations, as
- *    codegen/host.c decides) the compute, L2 and L3 terms divide by
- *    p = min(HOST_CORES, extent), memory by min(p * 12, 30) / 12, plus
- *    30 us for starting threads.  parallelism = p, time-weighted.
+ *    codegen/host.c decides: codegen/parallel.h) the compute, L2 and L3
+ *    terms divide by p = min(HOST_CORES, extent), memory by
+ *    min(p * 12, 30) / 12, plus 30 us for starting threads.  parallelism = p, time-weighted.
  *
  * CUDA (GPU_* per architecture; sm_90 and newer = H200: 132 SMs at 1.98
  * GHz, 4 schedulers each issuing one warp instruction per cycle, 64
