@@ -105,6 +105,19 @@ bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tokens.py' '$(abs_top_builddir)/leirc' \
 	  '$(LEIR_CORPUS)'
 
+## Issue 41: when a parallel nest pays (codegen/parallel.h): corpus programs
+## on one thread (taskset) against all CPUs with every parallel nest on the
+## pool and with the default rule, interleaved (bench/par_bench.py; needs
+## only tvm_bench's build, not TVM; a few minutes).  By name.  PAR_BENCH_ARGS:
+## e.g. --only 'Pooling' --baseline OTHER/bench/tvm_bench.
+EXTRA_DIST += bench/par_bench.py
+PAR_BENCH_ARGS =
+.PHONY: bench-par
+bench-par: bench/tvm_bench$(EXEEXT)
+	@echo "== one thread against all CPUs, host JIT (bench/par_bench.py)"
+	@python3 -u '$(srcdir)/bench/par_bench.py' '$(abs_top_builddir)/bench/tvm_bench' '$(LEIR_CORPUS)' \
+	  $(PAR_BENCH_ARGS)
+
 ## Issue 41: element throughput of leirc's math routines (the host JIT's
 ## vectorised code and ir/mathlib.c's C) against glibc's, one thread
 ## (bench/mathlib_bench.c; a few seconds).

@@ -2,11 +2,13 @@
  * leirc's JIT-compiled code for each program given, on the inputs in
  * DIR/in_NAME.npy when present (else zeros), best of REPS runs.
  *
- *   tvm_bench [--threads N] [--reps R] PROGRAM.leir[:DECLS.json[:DIR]] ...
+ *   tvm_bench [--threads N] [--reps R] [--par-min-work W] PROGRAM.leir[:DECLS.json[:DIR]] ...
  *
  * Prints one line per program: `leirc NAME BEST_SECONDS COMPILE_SECONDS`
  * (or `leirc NAME error`).  --threads 1 runs the host code on one thread,
- * as TVM's unscheduled llvm build does.
+ * as TVM's unscheduled llvm build does.  --par-min-work W: parallel nests
+ * of W or more innermost iterations run on several threads (default
+ * CG_PAR_MIN_WORK, codegen/parallel.h; bench/par_bench.py).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -42,7 +44,7 @@ static void load_input(const char *dir, const IrTensor *t, void *buf, size_t byt
   free(raw);
 }
 
-static void bench_one(const char *spec, int reps, int threads) {
+static void bench_one(const char *spec, int reps, int threads, long long par_min_work) {
   char *s = strdup(spec);
   char *decls = strchr(s, ':');
   char *dir = NULL;
@@ -69,6 +71,7 @@ static void bench_one(const char *spec, int reps, int threads) {
   cg_options_init(&o);
   o.target = CG_TARGET_HOST;
   o.nthreads = threads;
+  o.par_min_work = par_min_work;
   double t0 = now();
   CgHostProgram *hp = p ? cg_host_compile(&ctx, p, &o) : NULL;
   double tc = now() - t0;
@@ -102,15 +105,17 @@ static void bench_one(const char *spec, int reps, int threads) {
 
 int main(int argc, char **argv) {
   int reps = 3, threads = 0, i = 1;
+  long long par_min_work = 0;
   for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
     if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--par-min-work")) par_min_work = atoll(argv[i + 1]);
     else break;
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: tvm_bench [--threads N] [--reps R] PROGRAM.leir[:DECLS.json[:DIR]]...\n");
+    fprintf(stderr, "usage: tvm_bench [--threads N] [--reps R] [--par-min-work W] PROGRAM.leir[:DECLS.json[:DIR]]...\n");
     return 2;
   }
-  for (; i < argc; i++) bench_one(argv[i], reps > 0 ? reps : 1, threads);
+  for (; i < argc; i++) bench_one(argv[i], reps > 0 ? reps : 1, threads, par_min_work);
   return 0;
 }

@@ -21,6 +21,9 @@ typedef struct CgOptions {
   int opt_level; /* LLVM pipeline: 0 .. 3 (default 2 when 0 is not asked) */
   bool opt_given;
   int nthreads;  /* host run: worker threads (0 = the number of CPUs) */
+  int64_t par_min_work; /* host run: a parallel nest with fewer innermost
+                           iterations runs on one thread (0 = CG_PAR_MIN_WORK,
+                           codegen/parallel.h; tests and benchmarks set it) */
 } CgOptions;
 
 /* Defaults: NVPTX, sm_90, -O2, threads = CPUs. */

@@ -64,9 +64,9 @@
  *    roofline.  bytes = the lines moved into L1 (cold caches).
  *  - a nest = the sum of its statements + 50 ns; when the plan runs its
  *    outermost loop in parallel (>= 32768 innermost iterations, as
- *    codegen/host.c decides) the compute, L2 and L3 terms divide by
- *    p = min(HOST_CORES, extent), memory by min(p * 12, 30) / 12, plus
- *    30 us for starting threads.  parallelism = p, time-weighted.
+ *    codegen/host.c decides: codegen/parallel.h) the compute, L2 and L3
+ *    terms divide by p = min(HOST_CORES, extent), memory by
+ *    min(p * 12, 30) / 12, plus 30 us for starting threads.  parallelism = p, time-weighted.
  *
  * CUDA (GPU_* per architecture; sm_90 and newer = H200: 132 SMs at 1.98
  * GHz, 4 schedulers each issuing one warp instruction per cycle, 64
@@ -114,6 +114,7 @@
 #include "codegen/costmodel.h"
 
 #include "codegen/cg.h"
+#include "codegen/parallel.h"
 #include "ir/strength.h"
 #include "ir/contract.h"
 
@@ -151,7 +152,6 @@
 #define HOST_CORES 4.0
 #define HOST_NEST_S 50e-9
 #define HOST_PAR_S 30e-6
-#define HOST_PAR_MIN_WORK 32768.0 /* codegen/host.c PAR_MIN_WORK */
 #define HOST_JAM_MIN 32           /* codegen/lower.c 2 * JAM_COUNT */
 #define HOST_JAM 16.0             /* codegen/lower.c JAM_COUNT */
 #define HOST_FULL_UNROLL 32.0     /* innermost iterations LLVM unrolls fully */
@@ -739,7 +739,7 @@ static void estimate_host(Walk *w, const IrProgram *p, CostEstimate *out) {
     memset(&acc, 0, sizeof acc);
     walk_nest(w, p->nests[i], COST_HOST, &acc);
     double pc = 1;
-    if (k->par && nest_work(p->nests[i]) >= HOST_PAR_MIN_WORK) pc = min2(HOST_CORES, (double)k->par->extent);
+    if (k->par && nest_work(p->nests[i]) >= (double)CG_PAR_MIN_WORK) pc = min2(HOST_CORES, (double)k->par->extent);
     double bw = pc > 1 ? min2(pc * HOST_BW_MEM_CORE, HOST_BW_MEM_ALL) : HOST_BW_MEM_CORE;
     double tm = max2(max2(acc.cycles / HOST_CLOCK / pc, acc.l2_bytes / HOST_BW_L2 / pc),
                      max2(acc.l3_bytes / HOST_BW_L3 / pc, acc.mem_bytes / bw));

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #endif
 #include "codegen/cg.h"
+#include "codegen/parallel.h"
 #include "codegen/pool.h"
 #include "ir/memlimit.h"
 
@@ -27,8 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* below this many innermost iterations a nest runs on the calling thread */
-#define PAR_MIN_WORK (1 << 15)
 #define MAX_WORKERS 64
 
 typedef void (*EntryFn)(void **bufs, int64_t lo, int64_t hi, int64_t *err);
@@ -41,6 +40,7 @@ struct CgHostProgram {
   EntryFn *entry;
   int64_t *par;  /* extent of the parallel loop, 0 = serial */
   int64_t *work; /* estimated iterations */
+  int64_t par_min_work; /* a nest with fewer iterations runs on one thread */
   int nthreads;
   CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
   int ntmp;      /* tmp's length (the program's tensor count) */
@@ -198,6 +198,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   hp->p = p;
   hp->nthreads = oo.nthreads > 0 ? oo.nthreads : cg_host_cpus();
   hp->dynamic = oo.nthreads <= 0;
+  hp->par_min_work = oo.par_min_work > 0 ? oo.par_min_work : CG_PAR_MIN_WORK;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
   hp->jit = make_jit(ctx, oo.opt_level);
@@ -230,29 +231,35 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
 typedef struct Job {
   EntryFn fn;
   void **bufs;
-  int64_t n;  /* [0, n) cut into nt contiguous ranges */
-  int nt;
+  int64_t n;     /* [0, n) cut into nchunks contiguous ranges */
+  int nchunks;
   int64_t *errs; /* one error slot per range */
 } Job;
 
 static void run_range(void *arg, int i) {
   const Job *j = arg;
-  if (i < j->nt) j->fn(j->bufs, j->n * i / j->nt, j->n * (i + 1) / j->nt, &j->errs[i]);
+  j->fn(j->bufs, j->n * i / j->nchunks, j->n * (i + 1) / j->nchunks, &j->errs[i]);
 }
 
-/* Runs [0, n) over the pool; the calling thread takes the first range.  The
- * error reported is the first range's that has one, whatever the timing. */
-static bool run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err, int nt) {
+/* Runs [0, n) over the pool on nt threads, the calling thread's included.
+ * The ranges are handed out as threads come (pool.h), CG_PAR_CHUNKS per
+ * thread, so that a worker the scheduler is slow to run costs the caller
+ * nothing but its share.  The error reported is the last range's that has
+ * one: an entry keeps the last out-of-bounds access it meets, so that is the
+ * error one thread running [0, n) in order reports, whatever the number of
+ * threads or the timing. */
+static void run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, int64_t *err, int nt) {
   if (!hp->pool) hp->pool = cg_pool_new(hp->nthreads);
-  if (!hp->pool) {
+  int64_t chunks = (int64_t)nt * CG_PAR_CHUNKS;
+  if (!hp->pool || n < 2) {
     fn(bufs, 0, n, err);
-    return true;
+    return;
   }
-  int64_t errs[MAX_WORKERS] = {0};
-  Job job = {fn, bufs, n, nt < n ? nt : (int)n, errs};
-  cg_pool_run(hp->pool, run_range, &job);
-  for (int i = 0; i < job.nt && !*err; i++) *err = errs[i];
-  return true;
+  int64_t errs[MAX_WORKERS * CG_PAR_CHUNKS] = {0};
+  Job job = {fn, bufs, n, (int)(chunks < n ? chunks : n), errs};
+  cg_pool_run(hp->pool, run_range, &job, job.nchunks, nt);
+  for (int i = 0; i < job.nchunks; i++)
+    if (errs[i]) *err = errs[i];
 }
 
 /* The record of guard_offset (lower.c) as a diagnostic at the statement. */
@@ -388,7 +395,7 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   int64_t err = 0;
   int nt = 0;
   for (int k = 0; ok && k < hp->nk; k++) {
-    bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= PAR_MIN_WORK;
+    bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= hp->par_min_work;
     if (par && !nt) nt = threads_now(hp);
     if (par && nt > 1)
       run_parallel(hp, hp->entry[k], all, hp->par[k], &err, nt);

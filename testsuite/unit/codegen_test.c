@@ -260,8 +260,9 @@ static char cmp_kind(IrDType t) {
  * output and intermediate bit for bit. */
 typedef void (*FillFn)(InterpProg *ip);
 
-/* fc: --fp-contract=on (ir/contract.h) for both. */
-static void host_vs_interp_mode(const char *text, FillFn fill, int nthreads, bool fc) {
+/* fc: --fp-contract=on (ir/contract.h) for both; par_min_work: the host's
+ * CgOptions.par_min_work (1: every parallel nest on nthreads threads). */
+static void host_vs_interp_par(const char *text, FillFn fill, int nthreads, bool fc, int64_t par_min_work) {
   Prog pr;
   if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
   pr.ctx.fp_contract = fc;
@@ -290,6 +291,7 @@ static void host_vs_interp_mode(const char *text, FillFn fill, int nthreads, boo
   cg_options_init(&o);
   o.target = CG_TARGET_HOST;
   o.nthreads = nthreads;
+  o.par_min_work = par_min_work;
   if (!cg_run_host(&pr.ctx, pr.p, &o, bufs)) fail_msg("host: %s", pr.diag);
   for (int i = 0; i < n; i++) {
     InterpBuf *b = interp_buf(ip, i);
@@ -312,6 +314,10 @@ static void host_vs_interp_mode(const char *text, FillFn fill, int nthreads, boo
   free(given);
   interp_free(ip);
   prog_free(&pr);
+}
+
+static void host_vs_interp_mode(const char *text, FillFn fill, int nthreads, bool fc) {
+  host_vs_interp_par(text, fill, nthreads, fc, 0);
 }
 
 static void host_vs_interp(const char *text, FillFn fill, int nthreads) {
@@ -771,6 +777,16 @@ static void test_host_threads(void **state) {
   host_vs_interp(t, NULL, 1);
   host_vs_interp(t, NULL, 4);
   host_vs_interp(t, NULL, 0); /* the CPUs idle now (host.c, threads_now) */
+  /* every parallel nest on the pool, however small (the ranges are handed
+     out as threads come: codegen/pool.h), on more threads than CPUs and on
+     more ranges than iterations */
+  for (int nt = 2; nt <= 9; nt += 7) {
+    host_vs_interp_par(t, NULL, nt, false, 1);
+    host_vs_interp_par("%in A : f32[3,5]\n%out C : f32[3,5]\n%out D : f32[3]\n"
+                       "B^{3}_{tx=0}L^{5}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+                       "B^{3}_{tx=0}L^{5}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+C^{f32,g}_{tx,a};];\n",
+                       NULL, nt, false, 1);
+  }
 }
 
 static void test_host_oob(void **state) {
@@ -788,6 +804,26 @@ static void test_host_oob(void **state) {
   assert_false(cg_run_host(&pr.ctx, pr.p, &o, bufs));
   assert_string_equal(pr.diag, "t.leir:4:14: error: out-of-bounds read of A: shape is [8]\n");
   prog_free(&pr);
+  /* two reads out of bounds, the second statement's first (tx = 1) and the
+     first's last (tx = 6): the report is the one of one thread running the
+     nest in order, whatever the number of threads (codegen/host.c,
+     run_parallel) */
+  const char *two = "%in A : f32[8]\n%in I : i64[8]\n%in J : i64[8]\n%out C : f32[8]\n%out D : f32[8]\n"
+                    "B^{8}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{I^{i64,g}_{tx}};\nD^{f32,g}_{tx}=A^{f32,g}_{J^{i64,g}_{tx}};];\n";
+  char first[256] = "";
+  for (int nt = 1; nt <= 8; nt++) {
+    assert_true(prog_load(&pr, two));
+    int64_t ii[8] = {0, 1, 2, 3, 4, 5, 9, 7}, jj[8] = {0, -1, 2, 3, 4, 5, 6, 7};
+    float d[8];
+    void *b2[5] = {a, ii, jj, c, d};
+    o.nthreads = nt;
+    o.par_min_work = 1;
+    assert_false(cg_run_host(&pr.ctx, pr.p, &o, b2));
+    if (nt == 1) snprintf(first, sizeof first, "%.200s", pr.diag);
+    assert_string_equal(pr.diag, first);
+    prog_free(&pr);
+  }
+  assert_string_equal(first, "t.leir:6:14: error: out-of-bounds read of A: shape is [8]\n");
 }
 
 /* lower.c guard facts: in the then-branch of if_then_else(1<=c<9, ...) the
