@@ -4,7 +4,8 @@ libleircore_la_SOURCES += ir/ir.h ir/ir.c ir/arena.c ir/diag.c ir/print.c \
 libleircore_la_SOURCES += ir/memlimit.h ir/memlimit.c
 libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
 libleircore_la_SOURCES += ir/range.h ir/range.c
-libleircore_la_SOURCES += ir/value.h ir/value.c ir/value_expr.c ir/value_program.c
+libleircore_la_SOURCES += ir/value.h ir/value.c ir/value_expr.c ir/value_program.c \
+	ir/value_sign.c ir/value_reduce.c
 libleircore_la_SOURCES += ir/strength.h ir/strength.c
 libleircore_la_SOURCES += ir/contract.h ir/contract.c
 libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h

@@ -261,7 +261,14 @@ static IrValue addsub(IrValue a, IrValue b, IrDType t, bool sub) {
   if (flt) r.iok = false, r.integral = false;
   r.may_inf = a.may_inf || b.may_inf;
   r.may_nan = a.may_inf && b.may_inf && ((a.hi == INFINITY && b.lo == -INFINITY) || (a.lo == -INFINITY && b.hi == INFINITY));
-  return in_type(finish(r, a, b), t);
+  /* a value >= 0 plus one > 0 (or <= 0 plus < 0) is never 0, even where a
+     bound rounded to 0 or may underflow: float addition is monotone and
+     exact near 0 */
+  bool nz = (a.lo >= 0 && b.lo >= 0 && (!a.may_zero || !b.may_zero)) ||
+            (a.hi <= 0 && b.hi <= 0 && (!a.may_zero || !b.may_zero));
+  r = in_type(finish(r, a, b), t);
+  if (nz && (flt || (t == DT_NONE && !r.integral))) r.may_zero = false;
+  return r;
 }
 
 IrValue ir_value_add(IrValue a, IrValue b, IrDType t) { return addsub(a, b, t, false); }
@@ -546,6 +553,9 @@ static IrValue real_only(IrValue a) {
 IrValue ir_value_exp(IrValue a, IrDType t) {
   if (a.bottom) return a;
   IrValue r = ir_value_real(exp(a.lo), exp(a.hi));
+  /* as computed (issue 39 item 3, value_sign.c): exp rounds to 0 below
+     about -103.97 in f32 (-745.13 in f64), so exp(x) is nonzero only where
+     x's lower bound is above the type's threshold */
   double tiny = t == DT_NONE ? 0 : float_tiny(t);
   r.may_zero = r.lo <= tiny;
   r.may_inf = a.may_inf && a.hi == INFINITY;

@@ -48,6 +48,17 @@ static bool same_expr(const IrExpr *a, const IrExpr *b) {
   }
 }
 
+/* exp(x) and exp(-x), in either order (no wrap: float only). */
+static bool exp_pair(const IrExpr *a, const IrExpr *b) {
+  a = strip(a), b = strip(b);
+  if (a->kind != E_CALL || b->kind != E_CALL || a->u.call.func != F_EXP || b->u.call.func != F_EXP ||
+      a->u.call.nargs != 1 || b->u.call.nargs != 1)
+    return false;
+  const IrExpr *x = strip(a->u.call.args[0]), *y = strip(b->u.call.args[0]);
+  if (y->kind == E_UNARY && y->u.unary.op == OP_NEG && same_expr(x, y->u.unary.a)) return true;
+  return x->kind == E_UNARY && x->u.unary.op == OP_NEG && same_expr(y, x->u.unary.a);
+}
+
 /* l's range under env's guards; false when empty. */
 static bool loop_range(const IrValueEnv *env, const IrLoop *l, int64_t *lo, int64_t *hi) {
   *lo = 0, *hi = l->extent - 1;
@@ -130,14 +141,17 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e);
 
 static IrValue expr(const IrValueEnv *env, const IrExpr *e) {
   IrValueBudget *b = env->budget;
-  if (!b) return expr1(env, e);
-  if (b->depth >= b->max) {
+  IrValue v;
+  if (!b) {
+    v = expr1(env, e);
+  } else if (b->depth >= b->max) {
     b->capped = true;
-    return ir_value_top();
+    v = ir_value_top();
+  } else {
+    b->depth++;
+    v = expr1(env, e);
+    b->depth--;
   }
-  b->depth++;
-  IrValue v = expr1(env, e);
-  b->depth--;
   return v;
 }
 
@@ -157,6 +171,7 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
   case E_PAREN: return expr(env, e->u.paren);
   case E_REF: {
     const IrTensor *tt = e->u.ref->tensor;
+    if (env->ref) return env->ref(env->user, e->u.ref);
     if (env->tensor && tt) return env->tensor(env->user, tt);
     if (env->st == DT_NONE && !env->tensor) { /* index arithmetic: a read is unknown */
       IrValue v = ir_value_real(-INFINITY, INFINITY);
@@ -180,7 +195,18 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
     if (op == OP_MUL && same_expr(e->u.bin.a, e->u.bin.b)) return ir_value_square(a, t);
     IrValue b = operand(env, e->u.bin.b, t);
     switch (op) {
-    case OP_ADD: return ir_value_add(a, b, t);
+    case OP_ADD: {
+      IrValue r = ir_value_add(a, b, t);
+      if (exp_pair(e->u.bin.a, e->u.bin.b) && ir_dtype_is_float(t) && !r.bottom) {
+        /* exp(x)+exp(-x): x or -x is >= 0, so one term is >= 1 (or inf,
+           or NaN): the sum is >= 1 -- taken >= 0.5, leirc's exp being a
+           few ulps off -- whatever interval x has (tanh's denominator) */
+        r.may_zero = false;
+        if (r.lo < 0.5) r.lo = 0.5;
+        if (r.hi < r.lo) r.hi = r.lo;
+      }
+      return r;
+    }
     case OP_SUB: return ir_value_sub(a, b, t);
     case OP_MUL: return ir_value_mul(a, b, t);
     case OP_DIV: return ir_value_div(a, b, t);

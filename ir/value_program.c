@@ -12,18 +12,27 @@ static IrValue tensor_cb(void *user, const IrTensor *t) {
   return vp->tensors[t->id];
 }
 
-/* A statement with an implicit initialisation (§9.5) reads its own left side
-   as the identity at the start of a reduction, or what it wrote before. */
-typedef struct SelfRead {
+/* A statement reads its own left side, with an implicit initialisation
+   (§9.5), as the identity at the start of a reduction, or what it wrote
+   before; and a tensor no statement before it writes (a later statement
+   does, or the reader itself in an earlier iteration: A = B; B = A*2) as
+   what was there before: anything (SPEC 9.3). */
+typedef struct StmtRead {
   const IrValueProgram *vp;
   const IrTensor *self;
+  bool reduce;          /* self: a reduction's implicit initialisation */
   IrValue identity;
-} SelfRead;
+  int stmt;             /* the reader's index */
+  const int *first;     /* by tensor id: the first statement writing it */
+} StmtRead;
 
-static IrValue self_cb(void *user, const IrTensor *t) {
-  const SelfRead *sr = user;
+static IrValue stmt_cb(void *user, const IrTensor *t) {
+  const StmtRead *sr = user;
   IrValue v = tensor_cb((void *)sr->vp, t);
-  return t == sr->self ? ir_value_join(v, sr->identity) : v;
+  if (t == sr->self) return sr->reduce ? ir_value_join(v, sr->identity) : v;
+  if (t->role != ROLE_IN && t->role != ROLE_PARAM && t->id >= 0 && t->id < sr->vp->n && sr->first[t->id] >= sr->stmt)
+    v = ir_value_join(v, ir_value_of_dtype(t->dtype, false));
+  return v;
 }
 
 IrValue ir_value_in_program(const IrValueProgram *vp, const IrExpr *e, IrDType st) {
@@ -52,13 +61,23 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
   out->tensors = calloc((size_t)(p->ntensors ? p->ntensors : 1), sizeof *out->tensors);
   if (!out->tensors) return false;
   bool *written = calloc((size_t)(p->ntensors ? p->ntensors : 1), sizeof *written);
-  if (!written) {
+  int *first = malloc(sizeof *first * (size_t)(p->ntensors ? p->ntensors : 1));
+  bool *sumexp = malloc(sizeof *sumexp * (size_t)(p->nstmts ? p->nstmts : 1));
+  if (!written || !first || !sumexp) {
+    free(written);
+    free(first);
+    free(sumexp);
     free(out->tensors);
     out->tensors = NULL;
     return false;
   }
-  for (int i = 0; i < p->nstmts; i++)
-    if (p->stmts[i]->lhs->tensor) written[p->stmts[i]->lhs->tensor->id] = true;
+  for (int i = 0; i < p->ntensors; i++) first[i] = p->nstmts;
+  for (int i = 0; i < p->nstmts; i++) sumexp[i] = ir_value_sum_exp_over_max(p, p->stmts[i]);
+  for (int i = p->nstmts - 1; i >= 0; i--)
+    if (p->stmts[i]->lhs->tensor) {
+      written[p->stmts[i]->lhs->tensor->id] = true;
+      first[p->stmts[i]->lhs->tensor->id] = i;
+    }
   for (int i = 0; i < p->ntensors; i++) {
     const IrTensor *t = p->tensors[i];
     bool in = t->role == ROLE_IN || t->role == ROLE_PARAM;
@@ -84,11 +103,15 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
       const IrTensor *t = s->lhs->tensor;
       if (!t) continue;
       IrDType st = t->dtype;
-      SelfRead sr = {out, t, ir_value_literal(s->identity, st)};
-      IrValueEnv env = {.tensor = s->init == INIT_REDUCE ? self_cb : tensor_cb,
-                        .user = s->init == INIT_REDUCE ? (void *)&sr : (void *)out,
-                        .inputs_finite = inputs_finite, .st = st};
+      StmtRead sr = {out, t, s->init == INIT_REDUCE, ir_value_literal(s->identity, st), i, first};
+      IrValueEnv env = {.tensor = stmt_cb, .user = &sr, .inputs_finite = inputs_finite, .st = st};
       IrValue v = ir_value_convert(ir_value_expr(&env, s->rhs), st);
+      if (sumexp[i] && !v.bottom) { /* a softmax's sum: >= 1 or NaN */
+        v.lo = v.lo > 1 ? v.lo : 1;
+        if (v.hi < 1) v.hi = 1;
+        v.may_zero = false;
+        v.iok = false;
+      }
       IrValue old = out->tensors[t->id], nw = ir_value_join(old, v);
       if (ir_value_eq(old, nw)) continue;
       if (round >= WIDEN_AFTER) nw = widen(old, nw, st);
@@ -96,6 +119,8 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
       changed = true;
     }
   }
+  free(first);
+  free(sumexp);
   if (changed) /* no fixed point within the rounds: give up on what moves */
     for (int i = 0; i < p->nstmts; i++) {
       const IrTensor *t = p->stmts[i]->lhs->tensor;
