@@ -30,3 +30,11 @@ testsuite_unit_value_test_SOURCES = testsuite/unit/value_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_value_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_value_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
+
+## The value analysis's answers to the passes (issue 39): signs as
+## computed, reads by name, culprits, the softmax sum, reads before writes
+check_PROGRAMS += testsuite/unit/value_sign_test
+testsuite_unit_value_sign_test_SOURCES = testsuite/unit/value_sign_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_value_sign_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_value_sign_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm

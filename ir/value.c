@@ -555,7 +555,8 @@ IrValue ir_value_exp(IrValue a, IrDType t) {
   IrValue r = ir_value_real(exp(a.lo), exp(a.hi));
   /* as computed (issue 39 item 3, value_sign.c): exp rounds to 0 below
      about -103.97 in f32 (-745.13 in f64), so exp(x) is nonzero only where
-     x's lower bound is above the type's threshold */
+     x's lower bound is above the type's threshold -- taken, on the safe
+     side, where exp reaches the least subnormal (-103.28; f64 about -743.7) */
   double tiny = t == DT_NONE ? 0 : float_tiny(t);
   r.may_zero = r.lo <= tiny;
   r.may_inf = a.may_inf && a.hi == INFINITY;

@@ -172,10 +172,11 @@ IrValue ir_value_in(const IrValueProgram *vp, const IrProgram *p, const IrExpr *
 const IrTensor *ir_value_ref_tensor(const IrProgram *p, const IrRef *r);
 /* The culprit of a property `ok` that e's value lacks: the first tensor e
  * reads whose value lacks it too, followed through its writers' right
- * sides to the deepest such tensor (one whose writers read none); NULL
- * when no read of e lacks it (e's own operations are responsible).  *stmt
- * (may be NULL): a statement writing the culprit whose right side lacks
- * the property, or NULL. */
+ * sides to the deepest computed tensor lacking it (one whose writers read
+ * no computed tensor lacking it: the definition that loses it); an input
+ * only when e reads it itself; NULL when no read of e lacks it (e's own
+ * operations are responsible).  *stmt (may be NULL): a statement writing
+ * the culprit whose right side lacks the property, or NULL. */
 const IrTensor *ir_value_culprit(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e,
                                  bool (*ok)(IrValue v), const IrStmt **stmt);
 

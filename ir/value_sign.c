@@ -6,7 +6,8 @@
  * Signs are those of the computed values (issue 39, item 3).  A float that
  * underflows rounds to 0, so exp(x) is positive as computed only where x's
  * lower bound is above the type's underflow threshold (f32: about -103.97,
- * subnormals included; f64: about -745.13); a product of positive values
+ * subnormals included; f64: about -745.13; the analysis draws the line at
+ * the least subnormal, -103.28 and about -743.7); a product of positive values
  * likewise.  Every condition that asks for a sign is served by this one
  * answer: the conditions over computed floats (a divisor, multiplicative
  * split's y != 0, log's argument not 0 -- STRATEGIES 4.15-4.17 are class T,
@@ -69,7 +70,11 @@ static void blame_ref(IrExpr *e, void *u) {
   Blame *b = u;
   if (b->found || e->kind != E_REF) return;
   const IrTensor *t = ir_value_ref_tensor(b->p, e->u.ref);
-  if (t && t != b->self && !b->seen[t->id] && lacks(b, t)) b->found = t;
+  if (!t || t == b->self || b->seen[t->id] || !lacks(b, t)) return;
+  /* below the top, only a computed tensor can be more to blame than its
+     reader: an input's value is an assumption, not a construct */
+  if (b->self && (t->role == ROLE_IN || t->role == ROLE_PARAM)) return;
+  b->found = t;
 }
 
 /* The first read of e lacking the property and not seen yet, or NULL. */
