@@ -103,6 +103,10 @@ const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e,
  * before any write of a tensor is anything (SPEC 9.3), so a cycle alone
  * proves nothing; NaN is left aside (multiplicative_split's y != 0). */
 bool mp_positive_tensor(const IrProgram *p, const char *name);
+/* Where mp_positive_tensor fails, the tensor to blame (ir_value_culprit):
+ * " (it is computed from 'Q', which may be 0 as computed)", or "" when it
+ * is `name` itself. */
+const char *mp_nonzero_culprit(PassCtx *pc, const IrProgram *p, const char *name);
 /* The sign of e, in a statement of type st (the type of its literals and
  * index values, where sema has not typed e's nodes), as computed, as far
  * as the definitions of the tensors it reads prove it (the value analysis,

@@ -321,6 +321,24 @@ bool mp_positive_tensor(const IrProgram *p, const char *name) {
   return pos;
 }
 
+static bool value_positive(IrValue v) { return ir_value_sign(v) == SIGN_POS; }
+
+const char *mp_nonzero_culprit(PassCtx *pc, const IrProgram *p, const char *name) {
+  const IrTensor *t = ir_find_tensor(p, name);
+  IrValueProgram vp;
+  if (!t || !ir_value_program(p, true, &vp)) return "";
+  IrRef r = {.name = name, .tensor = (IrTensor *)t};
+  IrExpr e = {.kind = E_REF};
+  e.u.ref = &r;
+  const IrStmt *st = NULL;
+  const IrTensor *c = ir_value_culprit(&vp, p, &e, value_positive, &st);
+  ir_value_program_free(&vp);
+  if (!c || c == t) return "";
+  if (c->role == ROLE_IN || c->role == ROLE_PARAM) return pass_reason(pc, " (it is computed from the input '%s')", c->name);
+  return pass_reason(pc, " (it is computed from '%s', which may be 0%s)", c->name,
+                     st && st->lhs->tensor == c ? " as computed" : "");
+}
+
 /* ------------------------------------------------------------ a split that reaches a divisor */
 
 typedef struct Taint {
