@@ -48,15 +48,22 @@ static bool same_expr(const IrExpr *a, const IrExpr *b) {
   }
 }
 
-/* exp(x) and exp(-x), in either order (no wrap: float only). */
-static bool exp_pair(const IrExpr *a, const IrExpr *b) {
+static IrDType op_type(const IrValueEnv *env, const IrExpr *e);
+
+/* -x of x, negated in a float type (an integer's -INT_MIN wraps). */
+static bool negation_of(const IrValueEnv *env, const IrExpr *n, const IrExpr *x) {
+  return n->kind == E_UNARY && n->u.unary.op == OP_NEG && ir_dtype_is_float(op_type(env, n)) &&
+         same_expr(x, n->u.unary.a);
+}
+
+/* exp(x) and exp(-x), in either order. */
+static bool exp_pair(const IrValueEnv *env, const IrExpr *a, const IrExpr *b) {
   a = strip(a), b = strip(b);
   if (a->kind != E_CALL || b->kind != E_CALL || a->u.call.func != F_EXP || b->u.call.func != F_EXP ||
       a->u.call.nargs != 1 || b->u.call.nargs != 1)
     return false;
   const IrExpr *x = strip(a->u.call.args[0]), *y = strip(b->u.call.args[0]);
-  if (y->kind == E_UNARY && y->u.unary.op == OP_NEG && same_expr(x, y->u.unary.a)) return true;
-  return x->kind == E_UNARY && x->u.unary.op == OP_NEG && same_expr(y, x->u.unary.a);
+  return negation_of(env, y, x) || negation_of(env, x, y);
 }
 
 /* l's range under env's guards; false when empty. */
@@ -197,7 +204,7 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
     switch (op) {
     case OP_ADD: {
       IrValue r = ir_value_add(a, b, t);
-      if (exp_pair(e->u.bin.a, e->u.bin.b) && ir_dtype_is_float(t) && !r.bottom) {
+      if (exp_pair(env, e->u.bin.a, e->u.bin.b) && ir_dtype_is_float(t) && !r.bottom) {
         /* exp(x)+exp(-x): x or -x is >= 0, so one term is >= 1 (or inf,
            or NaN): the sum is >= 1 -- taken >= 0.5, leirc's exp being a
            few ulps off -- whatever interval x has (tanh's denominator) */

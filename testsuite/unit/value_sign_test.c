@@ -68,7 +68,7 @@ static void test_exp_underflow(void **state) {
 static void test_relational(void **state) {
   (void)state;
   Prog pr;
-  LOAD(&pr, "%in A : f32[4,16]\n%in K : bool[16]\n%out C : f32[4,16]\n%out T : f32[4,16]\n"
+  LOAD(&pr, "%in A : f32[4,16]\n%in K : bool[16]\n%in I : i32[4,16]\n%out C : f32[4,16]\n%out T : f32[4,16]\n"
             "L^{4}_{a=0}L^{16}_{b=0}[Y^{f32,g}_{a,b}=if_then_else(K^{bool,g}_{b},-inf,A^{f32,g}_{a,b});];"
             "L^{4}_{a=0}L^{16}_{b=0}[D^{f32,g}_{a}=max(D^{f32,g}_{a},Y^{f32,g}_{a,b});];"
             "L^{4}_{a=0}L^{16}_{b=0}[E^{f32,g}_{a}=E^{f32,g}_{a}+exp(Y^{f32,g}_{a,b}-D^{f32,g}_{a});];"
@@ -78,7 +78,8 @@ static void test_relational(void **state) {
             "+G^{f32,g}_{a}+H^{f32,g}_{a};];"
             "L^{4}_{a=0}L^{16}_{b=0}[W^{f32,g}_{a,b}=exp(A^{f32,g}_{a,b})+exp(-A^{f32,g}_{a,b});];"
             "L^{4}_{a=0}L^{16}_{b=0}[Vv^{f32,g}_{a,b}=exp(A^{f32,g}_{a,b})+exp(A^{f32,g}_{a,b});];"
-            "L^{4}_{a=0}L^{16}_{b=0}[T^{f32,g}_{a,b}=W^{f32,g}_{a,b}+Vv^{f32,g}_{a,b};];\n");
+            "L^{4}_{a=0}L^{16}_{b=0}[Wi^{f32,g}_{a,b}=exp(I^{i32,g}_{a,b})+exp(-I^{i32,g}_{a,b});];"
+            "L^{4}_{a=0}L^{16}_{b=0}[T^{f32,g}_{a,b}=W^{f32,g}_{a,b}+Vv^{f32,g}_{a,b}+Wi^{f32,g}_{a,b};];\n");
   IrProgram *p = pr.p;
   assert_true(ir_value_sum_exp_over_max(p, p->stmts[2]));
   assert_false(ir_value_sum_exp_over_max(p, p->stmts[3])); /* A is not the tensor D is the max of */
@@ -96,6 +97,8 @@ static void test_relational(void **state) {
   assert_false(w.may_zero);
   assert_true(w.lo == 0.5);
   assert_int_equal(sign_of(&vp, p, "Vv"), IR_SIGN_NONNEG);
+  /* an integer's negation wraps (-INT_MIN): no claim */
+  assert_int_equal(sign_of(&vp, p, "Wi"), IR_SIGN_NONNEG);
   ir_value_program_free(&vp);
   prog_free(&pr);
 }
