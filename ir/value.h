@@ -124,6 +124,9 @@ typedef struct IrValueEnv {
   bool empty_as_point;
   /* The enclosing guards' narrowed loop ranges; NULL: none. */
   IrValueGuards *guards;
+  /* When set, the value of every read, bound or not (a reference built
+   * outside the program is looked up by name); `tensor` is then unused. */
+  IrValue (*ref)(void *user, const IrRef *r);
 } IrValueEnv;
 
 /* The value of e (bound by sema) under env. */
@@ -179,5 +182,32 @@ bool ir_value_loop_range(const IrValueGuards *g, const IrLoop *l, int64_t *lo, i
 /* Narrows l to lo..hi in g (a range known otherwise: a loop split in
  * pieces); false when g is full (nothing narrowed: still sound). */
 bool ir_value_guard_push(IrValueGuards *g, const IrLoop *l, int64_t lo, int64_t hi);
+
+/* Is s the sum of a softmax, S = S + exp(Y - M) with M = max(M, Y) over the
+ * same loops in an earlier nest (value_reduce.c)?  Then every value it
+ * leaves in S is >= 1 (or NaN); the fixed point uses it. */
+bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s);
+
+/* ---- signs and culprits (value_sign.c): the passes' questions */
+/* The sign of a value, NaN left aside (as computed: a value that may
+ * underflow to 0 is not positive): IR_SIGN_POS (every non-NaN value > 0),
+ * IR_SIGN_NONNEG (>= 0) or IR_SIGN_UNKNOWN; a bottom value is positive. */
+enum { IR_SIGN_UNKNOWN = 0, IR_SIGN_NONNEG = 1, IR_SIGN_POS = 2 };
+int ir_value_sign(IrValue v);
+/* The value of e (statement type st) under vp's values of p's tensors, a
+ * read resolved by name when its reference is not bound to p. */
+IrValue ir_value_in(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e, IrDType st);
+/* p's tensor a reference reads (bound to p, else looked up by name), or
+ * NULL. */
+const IrTensor *ir_value_ref_tensor(const IrProgram *p, const IrRef *r);
+/* The culprit of a property `ok` that e's value lacks: the first tensor e
+ * reads whose value lacks it too, followed through its writers' right
+ * sides to the deepest computed tensor lacking it (one whose writers read
+ * no computed tensor lacking it: the definition that loses it); an input
+ * only when e reads it itself; NULL when no read of e lacks it (e's own
+ * operations are responsible).  *stmt (may be NULL): a statement writing
+ * the culprit whose right side lacks the property, or NULL. */
+const IrTensor *ir_value_culprit(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e,
+                                 bool (*ok)(IrValue v), const IrStmt **stmt);
 
 #endif

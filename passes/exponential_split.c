@@ -24,7 +24,7 @@
  * or quotients of non-constants), since exp(x-y) or exp(y) overflows in f32 beyond 88
  * (the corpus's matmul-then-softmax programs give NaN); a nest with nested
  * nests is refused; unless --unsafe-math, the exp may not be inside a
- * divisor not proved positive, nor may the statement's result reach one
+ * divisor not proved >= 1/2, nor may the statement's result reach one
  * (mp_divisor_rule).
  * Rewrite, with U = the sum of P up to and including X and R the rest:
  *   form=mul  exp(U-y)*exp(y R)

@@ -94,20 +94,24 @@ const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *se
  * Returns NULL, or a phrase such as "'D' is computed with a division by a
  * non-constant". */
 const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st);
-/* Provably positive tensor (> 0 in exact arithmetic, and in its types:
- * integer division, wrapping and truncating conversions count, SPEC 5.4):
- * positive literals, exp, sqrt(nonnegative + positive), sums, products
- * and quotients of positive terms, max(positive, ...), abs(..)+positive,
- * even integer powers plus a positive term, and tensors every write of
- * which is positive (an accumulation `T=T+e`, `T=T*e` or `max(T,e)` with
- * e positive included).
- * Tensors that read one another in a cycle get the least signs their
- * writes keep (a cycle alone proves nothing).  Linear in the part of p the
- * tensor is computed from. */
+/* Provably positive tensor, as computed (the value analysis, ir/value.h:
+ * the least fixed point of every tensor's value over its writes, through
+ * the types of SPEC 5.4 -- integer division truncates, narrow integers
+ * wrap, a float becomes an integer by truncation -- with float underflow
+ * counted: exp(x) is > 0 only where x is above the type's underflow
+ * threshold; a softmax's sum of exp(Y-M) over M = max(Y) is >= 1).  A read
+ * before any write of a tensor is anything (SPEC 9.3), so a cycle alone
+ * proves nothing; NaN is left aside (multiplicative_split's y != 0). */
 bool mp_positive_tensor(const IrProgram *p, const char *name);
+/* Where mp_positive_tensor fails, the tensor to blame (ir_value_culprit):
+ * " (it is computed from 'Q', which may be 0 as computed)", or "" when it
+ * is `name` itself. */
+const char *mp_nonzero_culprit(PassCtx *pc, const IrProgram *p, const char *name);
 /* The sign of e, in a statement of type st (the type of its literals and
- * index values), as far as the definitions of the tensors it reads prove
- * it: SIGN_POS (> 0 or NaN), SIGN_NONNEG (>= 0 or NaN) or SIGN_UNKNOWN. */
+ * index values, where sema has not typed e's nodes), as computed, as far
+ * as the definitions of the tensors it reads prove it (the value analysis,
+ * as mp_positive_tensor): SIGN_POS (> 0 or NaN), SIGN_NONNEG (>= 0 or NaN)
+ * or SIGN_UNKNOWN (ir_value_sign). */
 enum { SIGN_UNKNOWN = 0, SIGN_NONNEG = 1, SIGN_POS = 2 };
 int mp_sign_expr(const IrProgram *p, const IrExpr *e, IrDType st);
 
@@ -117,7 +121,8 @@ int mp_sign_expr(const IrProgram *p, const IrExpr *e, IrDType st);
  * one exp was split).  A reason when the rewritten part of s (the node
  * `node`, or the reference `ref`) is inside a divisor of s (the right
  * operand of / // %, or the base of a power whose exponent is not a
- * constant >= 0) not proved positive (mp_sign_expr), or when s's result,
+ * constant >= 0) not proved >= 1/2 (the value analysis: a positive but
+ * small divisor amplifies as much), or when s's result,
  * or a tensor computed from it (transitively, anywhere in p), is read in
  * such a divisor; NULL otherwise.  form: "X+y-y rounds" or the like. */
 const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, const IrExpr *node, const IrRef *ref,

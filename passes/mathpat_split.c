@@ -154,8 +154,8 @@ static const char *check_shift(PassCtx *pc, const IrProgram *p, int k, const IrS
   const char *inf = mp_may_be_inf(pc, p, x->name);
   if (inf) return pass_reason(pc, "y=shift: '%s' may be infinite (%s), and inf-inf is NaN", x->name, inf);
   if (kind == MP_MUL && !pc->ctx->unsafe_math && !mp_positive_tensor(p, x->name))
-    return pass_reason(pc, "y=shift: '%s' is not provably nonzero, so X/y*y may divide by zero (--unsafe-math accepts it)",
-                       x->name);
+    return pass_reason(pc, "y=shift: '%s' is not provably nonzero%s, so X/y*y may divide by zero (--unsafe-math accepts "
+                       "it)", x->name, mp_nonzero_culprit(pc, p, x->name));
   return check_moderate(pc, p, kind, "shift", x->name);
 }
 
@@ -227,8 +227,8 @@ static const char *check_named(PassCtx *pc, const IrProgram *p, int k, const IrS
   const char *inf = mp_may_be_inf(pc, p, name);
   if (inf) return pass_reason(pc, "y=%s: '%s' may be infinite (%s), and inf-inf is NaN", spell, name, inf);
   if (kind == MP_MUL && !pc->ctx->unsafe_math && !mp_positive_tensor(p, name))
-    return pass_reason(pc, "y=%s: '%s' is not provably nonzero, so X/y*y may divide by zero (--unsafe-math accepts it)",
-                       spell, name);
+    return pass_reason(pc, "y=%s: '%s' is not provably nonzero%s, so X/y*y may divide by zero (--unsafe-math accepts "
+                       "it)", spell, name, mp_nonzero_culprit(pc, p, name));
   if ((why = check_moderate(pc, p, kind, spell, name))) return why;
   *out = y;
   return NULL;

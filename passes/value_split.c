@@ -14,10 +14,11 @@
  * huge y cancels X in X+y-y, and overflows to inf/inf in X/y*y, as in the
  * corpus's GELU); mul: the statement's type is a float type (integer
  * division would truncate) and y is provably nonzero (mp_positive_tensor:
- * exp, sqrt(..+eps), sums of exp, ...) unless --unsafe-math; add: the
+ * sqrt(..+eps), softmax sums, ...: as computed, so not exp of an
+ * unbounded argument, which underflows to 0) unless --unsafe-math; add: the
  * statement's type is not bool; both: (unless --unsafe-math) neither X nor
  * what is computed from the statement's result is read in a divisor not
- * proved positive (mathpat_values.c, mp_divisor_rule).
+ * proved >= 1/2 (mathpat_values.c, mp_divisor_rule).
  * Rewrite: X becomes `X/y*y` / `X+y-y`, in parentheses when the text has
  * `-`, `*` or `/` just before X or `*` or `/` just after it (as REF writes
  * it: `A-C` becomes `A+y-y-C`).  When X is the right
