@@ -304,11 +304,15 @@ static bool maxmin_chain(const CgFn *f) {
  * for bit whenever a is not NaN.  Three machine operations on x86 (the
  * general form is five), two deep from a.  a or b a constant neither zero
  * nor NaN (the identity -inf, +inf at a reduction's first iteration): a == b
- * means the same bits, so t alone, one operation. */
-static LLVMValueRef maxmin_ordered_a(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b) {
+ * means the same bits, so t alone, one operation.  a and b may be vectors
+ * (stage.c's join). */
+LLVMValueRef cg_maxmin_ordered(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b) {
   LLVMBuilderRef B = f->m->B;
   LLVMTypeRef ft = LLVMTypeOf(a);
-  LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
+  bool vec = LLVMGetTypeKind(ft) == LLVMVectorTypeKind;
+  LLVMTypeRef et = vec ? LLVMGetElementType(ft) : ft;
+  LLVMTypeRef it = et == f->m->f64 ? f->m->i64 : f->m->i32;
+  if (vec) it = LLVMVectorType(it, LLVMGetVectorSize(ft));
   LLVMValueRef tt = LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, b, a, ""), b, a, "");
   LLVMBool loses = 0;
   double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
@@ -769,29 +773,37 @@ static bool writes_tensor(const IrProgram *p, const IrTensor *t, int except) {
   return false;
 }
 
-/* Host: is e, a float max/min, the right side of the statement being
- * lowered, a §9.5 max/min reduction (initialised: `max(T_{s}, ...)` with
- * the identity stored when every reduction index is 0) whose tensor T no
- * other statement of the program writes?  Then the first argument, T's
- * element, is never NaN when it is read: the loops count up from 0, so the
- * first execution for an element's left-side indices has every reduction
- * index 0 and stores the identity (-inf, +inf) before the read, and every
- * later value of the element is this statement's result, a max/min whose
- * first operand was not NaN (not NaN: maxmin_ordered_a), converted to T's
- * dtype (a float rounding or integer conversion of a number is no NaN). */
-static bool acc_never_nan(const CgFn *f, const IrExpr *e) {
-  const IrProgram *p = f->m->p;
-  if (f->m->target != CG_TARGET_HOST || !ir_dtype_is_float(e->type)) return false;
-  if (f->stmt_id < 0 || f->stmt_id >= p->nstmts) return false;
-  const IrStmt *s = p->stmts[f->stmt_id];
-  const IrExpr *r = s->rhs;
-  while (r->kind == E_PAREN) r = r->u.paren;
-  if (r != e || s->init != INIT_REDUCE) return false;
+/* Host: is s a float §9.5 max/min reduction (initialised: `max(T_{s},
+ * ...)` with the identity stored when every reduction index is 0) whose
+ * tensor T no other statement of the program writes?  Then its first
+ * argument, T's element, is never NaN when it is read: the loops count up
+ * from 0, so the first execution for an element's left-side indices has
+ * every reduction index 0 and stores the identity (-inf, +inf) before the
+ * read, and every later value of the element is this statement's result, a
+ * max/min whose first operand was not NaN (so not NaN: cg_maxmin_ordered),
+ * converted to T's dtype (a float rounding or integer conversion of a
+ * number is no NaN). */
+bool cg_ordered_maxmin(const CgFn *f, const IrStmt *s) {
+  const IrExpr *e = s->rhs;
+  while (e->kind == E_PAREN) e = e->u.paren;
+  if (f->m->target != CG_TARGET_HOST || e->kind != E_CALL || !ir_dtype_is_float(e->type) || s->init != INIT_REDUCE)
+    return false;
   if (!(s->redop == RED_MAX && e->u.call.func == F_MAX) && !(s->redop == RED_MIN && e->u.call.func == F_MIN))
     return false;
   const IrExpr *a0 = e->u.call.args[0];
   while (a0->kind == E_PAREN) a0 = a0->u.paren;
-  return a0->kind == E_REF && a0->u.ref->tensor == s->lhs->tensor && !writes_tensor(p, s->lhs->tensor, s->id);
+  return a0->kind == E_REF && a0->u.ref->tensor == s->lhs->tensor && !writes_tensor(f->m->p, s->lhs->tensor, s->id);
+}
+
+/* e is the right side of the statement being lowered, which
+ * cg_ordered_maxmin accepts. */
+static bool acc_never_nan(const CgFn *f, const IrExpr *e) {
+  const IrProgram *p = f->m->p;
+  if (f->stmt_id < 0 || f->stmt_id >= p->nstmts) return false;
+  const IrStmt *s = p->stmts[f->stmt_id];
+  const IrExpr *r = s->rhs;
+  while (r->kind == E_PAREN) r = r->u.paren;
+  return r == e && cg_ordered_maxmin(f, s);
 }
 
 static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
@@ -816,10 +828,10 @@ static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
         IrDType tt = s->lhs->tensor->dtype;
         LLVMValueRef id = cg_convert(f, cg_identity(f, s->redop, tt), tt, t);
         LLVMValueRef c = cg_first_iteration(f, s);
-        LLVMValueRef r0 = maxmin_ordered_a(f, fn == F_MAX, id, b);
-        acc = c ? LLVMBuildSelect(B, c, r0, maxmin_ordered_a(f, fn == F_MAX, acc, b), "") : r0;
+        LLVMValueRef r0 = cg_maxmin_ordered(f, fn == F_MAX, id, b);
+        acc = c ? LLVMBuildSelect(B, c, r0, cg_maxmin_ordered(f, fn == F_MAX, acc, b), "") : r0;
       } else {
-        acc = maxmin_ordered_a(f, fn == F_MAX, acc, b);
+        acc = cg_maxmin_ordered(f, fn == F_MAX, acc, b);
       }
     }
     return acc;
@@ -1279,7 +1291,7 @@ LLVMValueRef cg_first_iteration(CgFn *f, const IrStmt *s) {
 }
 
 /* §9.5: store the identity before the update when every reduction index is 0. */
-static void reduction_init(CgFn *f, const IrStmt *s, LLVMValueRef addr) {
+void cg_reduction_init(CgFn *f, const IrStmt *s, LLVMValueRef addr) {
   IrDType t = s->lhs->tensor->dtype;
   LLVMValueRef c = cg_first_iteration(f, s);
   LLVMValueRef id = cg_identity(f, s->redop, t);
@@ -1341,7 +1353,7 @@ static void lower_stmt_body(CgFn *f, const IrStmt *s) {
   const IrTensor *t = s->lhs->tensor;
   f->stmt_id = s->id;
   LLVMValueRef addr = cg_addr(f, s->lhs, true);
-  if (s->init == INIT_REDUCE) reduction_init(f, s, addr);
+  if (s->init == INIT_REDUCE) cg_reduction_init(f, s, addr);
   for (int i = 0; i < f->ntree; i++)
     if (f->tree_r[i]->s == s) {
       cg_tree_accumulate(f, f->tree_r[i]);

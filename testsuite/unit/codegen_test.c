@@ -710,7 +710,9 @@ static void test_host_maxmin_chain(void **state) {
  * infinities, -0/+0 ties and denormals (all-NaN windows give the identity);
  * pooling as the corpus writes it (a -inf padded copy, stride 2, dilation
  * 3), a reduction over a middle axis, max of three, f64 and f16
- * accumulators, no reduction index, a long row.  A tensor that another
+ * accumulators, no reduction index, a long row, rows joined in 64 lanes
+ * (stage.c: chunks and a rest, a costly operand, f64, an outer reduction
+ * loop, an operand of another dtype).  A tensor that another
  * statement writes, or one accumulated without initialisation, keeps the
  * general form (its accumulator may be NaN). */
 static void fill_dense_specials(InterpProg *ip) {
@@ -753,6 +755,16 @@ static void test_host_maxmin_ordered(void **state) {
       /* no reduction index: initialised at every execution */
       "%in A : f32[64]\n%out D : f32[64]\n%out E : f32[64]\n"
       "B^{64}_{tx=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx});E^{f32,g}_{tx}=min(E^{f32,g}_{tx},A^{f32,g}_{tx});];\n",
+      /* stage.c's join in 64 lanes: rows of 2500 (chunks, a rest) and 300,
+         a costly operand, f64, a reduction loop outside the joined one,
+         an operand of another dtype */
+      "%in A : f32[3,2500]\n%in C : f32[3,1200]\n%out D : f32[3]\n%out E : f32[3]\n%out F : f64[3]\n"
+      "%out G : f32[3]\n%out H : f64[3]\n"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=min(E^{f32,g}_{tx},sqrt(A^{f32,g}_{tx,a})-a);];"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[F^{f64,g}_{tx}=max(F^{f64,g}_{tx},A^{f32,g}_{tx,a}*1e30);];"
+      "B^{3}_{tx=0}L^{4}_{c=0}L^{300}_{a=0}[G^{f32,g}_{tx}=min(G^{f32,g}_{tx},C^{f32,g}_{tx,c*300+a});];"
+      "B^{3}_{tx=0}L^{300}_{a=0}[H^{f64,g}_{tx}=min(H^{f64,g}_{tx},a-150);];\n",
       /* general form: written before (no initialisation), written after */
       "%in A : f32[4,40]\n%out D : f32[4]\n%out E : f32[4]\n"
       "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,39};];"
@@ -767,17 +779,22 @@ static void test_host_maxmin_ordered(void **state) {
   host_vs_interp(progs[2], fill_dense_specials, 2);
   /* the form: no `fcmp uno` (the accumulator's NaN test) unless another
      statement writes the tensor or nothing initialises it */
-  static const struct { const char *text; bool general; } cases[] = {
+  static const struct { const char *text; bool general, join; } cases[] = {
       {"%in A : f32[4,16]\n%out D : f32[4]\n"
-       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false},
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false, false},
       {"%in A : f32[4,16]\n%out D : f32[4]\n"
-       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=min(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false},
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=min(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false, false},
       {"%in A : f32[4,16]\n%out D : f32[4]\n"
        "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,0};];"
-       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", true},
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", true, false},
       {"%in A : f32[4,16]\n%out D : f32[4]\n"
        "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
-       "B^{4}_{tx=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}*2;];\n", true},
+       "B^{4}_{tx=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}*2;];\n", true, false},
+      {"%in A : f32[4,256]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false, true},
+      {"%in A : f32[4,256]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,0};];"
+       "B^{4}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", true, false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Prog pr;
@@ -789,6 +806,7 @@ static void test_host_maxmin_ordered(void **state) {
     SBuf b = {0};
     assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
     assert_int_equal(strstr(b.s, "fcmp uno") != NULL, cases[i].general);
+    assert_int_equal(strstr(b.s, "%join") != NULL, cases[i].join);
     sbuf_free(&b);
     prog_free(&pr);
   }
