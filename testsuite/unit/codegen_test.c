@@ -777,6 +777,7 @@ static void test_host_maxmin_ordered(void **state) {
     host_vs_interp(progs[i], NULL, 1);
   }
   host_vs_interp(progs[2], fill_dense_specials, 2);
+  host_vs_interp(progs[5], fill_dense_specials, 2);
   /* the form: no `fcmp uno` (the accumulator's NaN test) unless another
      statement writes the tensor or nothing initialises it */
   static const struct { const char *text; bool general, join; } cases[] = {
