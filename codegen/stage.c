@@ -143,7 +143,8 @@ static const IrStmt *stageable(const CgFn *f, const IrNest *n, int li, const IrE
  * commutative, bit for bit: the result is the greatest of the element's
  * value and the loop's operands, whatever the order of the operations.  So
  * the operands staged in buf (cnt of them) join into JOIN lanes, the rest
- * into *sacc, and the lanes into the element at the end (stage_join_end). */
+ * into *sacc; cg_stage_reduction joins the lanes into the element at the
+ * end. */
 static void stage_join(CgFn *f, bool is_max, LLVMTypeRef ty, LLVMValueRef buf, LLVMValueRef cnt, LLVMValueRef vacc,
                        LLVMValueRef sacc) {
   CgModule *m = f->m;
