@@ -182,6 +182,14 @@ void cg_store(CgFn *f, LLVMValueRef addr, LLVMValueRef v, IrDType t);
 /* The value of `op` on two values of type t (+, -, *, max, min) */
 LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType t);
 LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrDType t);
+/* Float max/min (scalars or vectors) where a is never NaN: the bits of
+ * cg_maxmin in fewer operations. */
+LLVMValueRef cg_maxmin_ordered(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b);
+/* Host: s is `T = max(T, ...)` (min) with §9.5's initialisation and no
+ * other statement writes T: T's element is never NaN when s reads it. */
+bool cg_ordered_maxmin(const CgFn *f, const IrStmt *s);
+/* §9.5: stores the identity at addr when every reduction index of s is 0. */
+void cg_reduction_init(CgFn *f, const IrStmt *s, LLVMValueRef addr);
 LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l);
 /* The §9.5 identity of op in dtype t. */
 LLVMValueRef cg_identity(CgFn *f, IrReduceOp op, IrDType t);

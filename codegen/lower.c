@@ -294,6 +294,35 @@ static bool maxmin_chain(const CgFn *f) {
   return true;
 }
 
+/* Float max/min when a is known never to be NaN (the accumulator of a
+ * reduction that acc_never_nan accepts):
+ *   t = b > a ? b : a          (b < a for min: x86 maxps/minps, b NaN gives a)
+ *   r = a == b ? a AND b : t   (OR for min; bitwise)
+ * b NaN: a == b is false, t = a: r = a.  Neither NaN: t the larger, or a
+ * when equal, where AND (OR) gives the one bit pattern of equal nonzero
+ * operands and +0 (-0) from a +0, -0 pair: ops.h's op_max (op_min) bit
+ * for bit whenever a is not NaN.  Three machine operations on x86 (the
+ * general form is five), two deep from a.  a or b a constant neither zero
+ * nor NaN (the identity -inf, +inf at a reduction's first iteration): a == b
+ * means the same bits, so t alone, one operation.  a and b may be vectors
+ * (stage.c's join). */
+LLVMValueRef cg_maxmin_ordered(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMTypeRef ft = LLVMTypeOf(a);
+  bool vec = LLVMGetTypeKind(ft) == LLVMVectorTypeKind;
+  LLVMTypeRef et = vec ? LLVMGetElementType(ft) : ft;
+  LLVMTypeRef it = et == f->m->f64 ? f->m->i64 : f->m->i32;
+  if (vec) it = LLVMVectorType(it, LLVMGetVectorSize(ft));
+  LLVMValueRef tt = LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, b, a, ""), b, a, "");
+  LLVMBool loses = 0;
+  double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+  double ac = LLVMIsAConstantFP(a) ? LLVMConstRealGetDouble(a, &loses) : 0;
+  if ((bc == bc && bc != 0) || (ac == ac && ac != 0)) return tt; /* a == b: the same bits */
+  LLVMValueRef ai = LLVMBuildBitCast(B, a, it, ""), bi = LLVMBuildBitCast(B, b, it, "");
+  LLVMValueRef both = LLVMBuildBitCast(B, is_max ? LLVMBuildAnd(B, ai, bi, "") : LLVMBuildOr(B, ai, bi, ""), ft, "");
+  return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, b, ""), both, tt, "");
+}
+
 LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrDType t) {
   LLVMBuilderRef B = f->m->B;
   if (ir_dtype_is_float(t)) {
@@ -673,6 +702,45 @@ static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDTyp
   return round16(f, call1(f, cg_math_get(f->m->M, which, ty), x), t);
 }
 
+static bool writes_tensor(const IrProgram *p, const IrTensor *t, int except) {
+  for (int i = 0; i < p->nstmts; i++)
+    if (i != except && p->stmts[i]->lhs->tensor == t) return true;
+  return false;
+}
+
+/* Host: is s a float §9.5 max/min reduction (initialised: `max(T_{s},
+ * ...)` with the identity stored when every reduction index is 0) whose
+ * tensor T no other statement of the program writes?  Then its first
+ * argument, T's element, is never NaN when it is read: the loops count up
+ * from 0, so the first execution for an element's left-side indices has
+ * every reduction index 0 and stores the identity (-inf, +inf) before the
+ * read, and every later value of the element is this statement's result, a
+ * max/min whose first operand was not NaN (so not NaN: cg_maxmin_ordered),
+ * converted to T's dtype (a float rounding or integer conversion of a
+ * number is no NaN). */
+bool cg_ordered_maxmin(const CgFn *f, const IrStmt *s) {
+  const IrExpr *e = s->rhs;
+  while (e->kind == E_PAREN) e = e->u.paren;
+  if (f->m->target != CG_TARGET_HOST || e->kind != E_CALL || !ir_dtype_is_float(e->type) || s->init != INIT_REDUCE)
+    return false;
+  if (!(s->redop == RED_MAX && e->u.call.func == F_MAX) && !(s->redop == RED_MIN && e->u.call.func == F_MIN))
+    return false;
+  const IrExpr *a0 = e->u.call.args[0];
+  while (a0->kind == E_PAREN) a0 = a0->u.paren;
+  return a0->kind == E_REF && a0->u.ref->tensor == s->lhs->tensor && !writes_tensor(f->m->p, s->lhs->tensor, s->id);
+}
+
+/* e is the right side of the statement being lowered, which
+ * cg_ordered_maxmin accepts. */
+static bool acc_never_nan(const CgFn *f, const IrExpr *e) {
+  const IrProgram *p = f->m->p;
+  if (f->stmt_id < 0 || f->stmt_id >= p->nstmts) return false;
+  const IrStmt *s = p->stmts[f->stmt_id];
+  const IrExpr *r = s->rhs;
+  while (r->kind == E_PAREN) r = r->u.paren;
+  return r == e && cg_ordered_maxmin(f, s);
+}
+
 static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
   LLVMBuilderRef B = f->m->B;
   IrFunc fn = e->u.call.func;
@@ -681,9 +749,25 @@ static LLVMValueRef call_expr(CgFn *f, const IrExpr *e) {
   if (fn == F_MAX || fn == F_MIN) {
     const IrExpr *a0 = e->u.call.args[0];
     LLVMValueRef acc = cg_convert(f, cg_expr(f, a0), a0->type, t);
+    bool ordered = acc_never_nan(f, e); /* and then every partial result */
     for (int i = 1; i < e->u.call.nargs; i++) {
       const IrExpr *ai = e->u.call.args[i];
-      acc = cg_maxmin(f, fn == F_MAX, acc, cg_convert(f, cg_expr(f, ai), ai->type, t), t);
+      LLVMValueRef b = cg_convert(f, cg_expr(f, ai), ai->type, t);
+      if (!ordered) {
+        acc = cg_maxmin(f, fn == F_MAX, acc, b, t);
+      } else if (i == 1) {
+        /* at the first iteration the element holds the identity just
+           stored: max(-inf, b) is b > -inf ? b : -inf, one operation once
+           the condition folds (a peeled or unrolled first iteration) */
+        const IrStmt *s = f->m->p->stmts[f->stmt_id];
+        IrDType tt = s->lhs->tensor->dtype;
+        LLVMValueRef id = cg_convert(f, cg_identity(f, s->redop, tt), tt, t);
+        LLVMValueRef c = cg_first_iteration(f, s);
+        LLVMValueRef r0 = cg_maxmin_ordered(f, fn == F_MAX, id, b);
+        acc = c ? LLVMBuildSelect(B, c, r0, cg_maxmin_ordered(f, fn == F_MAX, acc, b), "") : r0;
+      } else {
+        acc = cg_maxmin_ordered(f, fn == F_MAX, acc, b);
+      }
     }
     return acc;
   }
@@ -1156,7 +1240,7 @@ LLVMValueRef cg_first_iteration(CgFn *f, const IrStmt *s) {
 }
 
 /* §9.5: store the identity before the update when every reduction index is 0. */
-static void reduction_init(CgFn *f, const IrStmt *s, LLVMValueRef addr) {
+void cg_reduction_init(CgFn *f, const IrStmt *s, LLVMValueRef addr) {
   IrDType t = s->lhs->tensor->dtype;
   LLVMValueRef c = cg_first_iteration(f, s);
   LLVMValueRef id = cg_identity(f, s->redop, t);
@@ -1218,7 +1302,7 @@ static void lower_stmt_body(CgFn *f, const IrStmt *s) {
   const IrTensor *t = s->lhs->tensor;
   f->stmt_id = s->id;
   LLVMValueRef addr = cg_addr(f, s->lhs, true);
-  if (s->init == INIT_REDUCE) reduction_init(f, s, addr);
+  if (s->init == INIT_REDUCE) cg_reduction_init(f, s, addr);
   for (int i = 0; i < f->ntree; i++)
     if (f->tree_r[i]->s == s) {
       cg_tree_accumulate(f, f->tree_r[i]);

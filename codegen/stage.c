@@ -21,10 +21,21 @@
  * change it between the two loops) and its references must be provably in
  * range (a guarded access records the first out-of-range access; the
  * buffer loop would record it ahead of earlier statements' accesses).
+ *
+ * A max/min whose accumulator is never NaN (lower.c, cg_ordered_maxmin;
+ * f32/f64, 256 iterations or more) is a join: NaN operands are ignored and
+ * the rest ordered -inf < ... < -0 < +0 < ... < +inf, so the result is the
+ * greatest (least) of the element and the operands in any order of the
+ * operations, bit for bit.  Its second loop is then no chain: the buffer
+ * joins into 64 lanes (stage_join), and the lanes into the element once,
+ * after the §9.5 identity store of iteration 0 (issue 41: LogSoftmax's row
+ * maximum about 1.9x).  Any cheap operand qualifies.
  */
 #include "codegen/cg.h"
 
 #define STAGE 1024
+#define JOIN 64      /* lanes of a max/min join (stage_join) */
+#define JOIN_MIN 256 /* the shortest loop joined in lanes */
 
 static const IrExpr *unparen(const IrExpr *e) {
   while (e && e->kind == E_PAREN) e = e->u.paren;
@@ -103,8 +114,10 @@ static bool lhs_mentions(const CgFn *f, const IrStmt *s, const IrLoop *l) {
   return sc.uses_l;
 }
 
-/* The statement to stage at loop li of n, or NULL. */
-static const IrStmt *stageable(const CgFn *f, const IrNest *n, int li, const IrExpr **xp) {
+/* The statement to stage at loop li of n, or NULL; *join: a max/min
+ * whose accumulator is never NaN (cg_ordered_maxmin), long enough to join
+ * in vectors. */
+static const IrStmt *stageable(const CgFn *f, const IrNest *n, int li, const IrExpr **xp, bool *join) {
   const IrLoop *l = n->loops[li];
   if (f->m->target != CG_TARGET_HOST || li + 1 != n->nloops || n->nitems != 1 || n->items[0].kind != ITEM_STMT ||
       l->kind != LOOP_L || l->extent < 2)
@@ -117,24 +130,71 @@ static const IrStmt *stageable(const CgFn *f, const IrNest *n, int li, const IrE
   if (!x || !ir_dtype_is_float(x->type)) return NULL;
   Scan sc = {.t = s->lhs->tensor, .l = l};
   scan(f, x, &sc);
-  if (sc.reads_t || !sc.costly || !sc.uses_l || sc.guarded) return NULL;
+  IrDType t = s->lhs->tensor->dtype;
+  *join = l->extent >= JOIN_MIN && (t == DT_F32 || t == DT_F64) && unparen(s->rhs)->type == t &&
+          cg_ordered_maxmin(f, s) && cg_ref_in_bounds(f, s->lhs);
+  if (sc.reads_t || !(sc.costly || *join) || !sc.uses_l || sc.guarded) return NULL;
   *xp = x;
   return s;
 }
 
+/* The join of a max/min whose accumulator is never NaN (a max under the
+ * order -inf < ... < -0 < +0 < ... < +inf, NaN ignored) is associative and
+ * commutative, bit for bit: the result is the greatest of the element's
+ * value and the loop's operands, whatever the order of the operations.  So
+ * the operands staged in buf (cnt of them) join into JOIN lanes, the rest
+ * into *sacc; cg_stage_reduction joins the lanes into the element at the
+ * end. */
+static void stage_join(CgFn *f, bool is_max, LLVMTypeRef ty, LLVMValueRef buf, LLVMValueRef cnt, LLVMValueRef vacc,
+                       LLVMValueRef sacc) {
+  CgModule *m = f->m;
+  LLVMBuilderRef B = m->B;
+  LLVMTypeRef vt = LLVMVectorType(ty, JOIN);
+  CgLoop lv, lt;
+  LLVMValueRef nv = LLVMBuildUDiv(B, cnt, cg_i64(m, JOIN), "");
+  LLVMValueRef k = cg_loop_begin(f, &lv, cg_i64(m, 0), nv, LOOP_L);
+  LLVMValueRef off = LLVMBuildMul(B, k, cg_i64(m, JOIN), "");
+  LLVMValueRef v = LLVMBuildLoad2(B, vt, LLVMBuildInBoundsGEP2(B, ty, buf, &off, 1, ""), "");
+  LLVMSetAlignment(v, ty == m->f64 ? 8 : 4);
+  LLVMBuildStore(B, cg_maxmin_ordered(f, is_max, LLVMBuildLoad2(B, vt, vacc, ""), v), vacc);
+  cg_loop_end(f, &lv);
+  LLVMValueRef j = cg_loop_begin(f, &lt, LLVMBuildMul(B, nv, cg_i64(m, JOIN), ""), cnt, LOOP_L);
+  LLVMValueRef x = LLVMBuildLoad2(B, ty, LLVMBuildInBoundsGEP2(B, ty, buf, &j, 1, ""), "");
+  LLVMBuildStore(B, cg_maxmin_ordered(f, is_max, LLVMBuildLoad2(B, ty, sacc, ""), x), sacc);
+  cg_loop_end(f, &lt);
+}
+
 bool cg_stage_reduction(CgFn *f, const IrNest *n, int li) {
   const IrExpr *x = NULL;
-  const IrStmt *s = stageable(f, n, li, &x);
+  bool join = false;
+  const IrStmt *s = stageable(f, n, li, &x, &join);
   if (!s) return false;
   CgModule *m = f->m;
   LLVMBuilderRef B = m->B;
   const IrLoop *l = n->loops[li];
   int64_t ext = l->extent, k = ext < STAGE ? ext : STAGE;
-  LLVMTypeRef ty = cg_reg_type(m, x->type);
+  IrDType xt = join ? s->lhs->tensor->dtype : x->type; /* join: x as the statement converts it */
+  LLVMTypeRef ty = cg_reg_type(m, xt);
   int bi = ty == m->f64;
   if (!f->stage_buf[bi]) f->stage_buf[bi] = cg_alloca(f, ty, STAGE, "stage"); /* one per function */
   LLVMValueRef buf = f->stage_buf[bi];
   int nb = f->nbind;
+  bool is_max = s->redop == RED_MAX;
+  LLVMValueRef addr = NULL, vacc = NULL, sacc = NULL;
+  if (join) {
+    /* the §9.5 identity store of iteration 0, then the lanes at the identity */
+    cg_bind(f, l, cg_i64(m, 0));
+    f->stmt_id = s->id;
+    addr = cg_addr(f, s->lhs, true);
+    cg_reduction_init(f, s, addr);
+    cg_unbind(f, nb);
+    LLVMValueRef id = cg_identity(f, s->redop, xt), ids[JOIN];
+    for (int i = 0; i < JOIN; i++) ids[i] = id;
+    vacc = cg_alloca(f, LLVMVectorType(ty, JOIN), 1, "join");
+    sacc = cg_alloca(f, ty, 1, "join1");
+    LLVMBuildStore(B, LLVMConstVector(ids, JOIN), vacc);
+    LLVMBuildStore(B, id, sacc);
+  }
   CgLoop lc, l1, l2;
   LLVMValueRef c = cg_loop_begin(f, &lc, cg_i64(m, 0), cg_i64(m, (ext + k - 1) / k), LOOP_L);
   LLVMValueRef base = LLVMBuildMul(B, c, cg_i64(m, k), "");
@@ -152,9 +212,22 @@ bool cg_stage_reduction(CgFn *f, const IrNest *n, int li) {
   LLVMSetNSW(a, 1);
   cg_bind(f, l, a);
   f->stmt_id = s->id;
-  LLVMBuildStore(B, cg_expr(f, x), LLVMBuildInBoundsGEP2(B, ty, buf, &j, 1, ""));
+  LLVMValueRef xv = cg_expr(f, x);
+  if (join) xv = cg_convert(f, xv, x->type, xt);
+  LLVMBuildStore(B, xv, LLVMBuildInBoundsGEP2(B, ty, buf, &j, 1, ""));
   cg_unbind(f, nb);
   cg_loop_end(f, &l1);
+  if (join) {
+    stage_join(f, is_max, ty, buf, cnt, vacc, sacc);
+    cg_loop_end(f, &lc);
+    /* the element, then each lane, then the rest: one value, any order */
+    LLVMValueRef r = cg_load(f, addr, xt);
+    LLVMValueRef v = LLVMBuildLoad2(B, LLVMVectorType(ty, JOIN), vacc, "");
+    for (int i = 0; i < JOIN; i++)
+      r = cg_maxmin_ordered(f, is_max, r, LLVMBuildExtractElement(B, v, cg_i64(m, i), ""));
+    cg_store(f, addr, cg_maxmin_ordered(f, is_max, r, LLVMBuildLoad2(B, ty, sacc, "")), xt);
+    return true;
+  }
   /* the statement, in loop order */
   j = cg_loop_begin(f, &l2, cg_i64(m, 0), cnt, LOOP_L);
   a = LLVMBuildAdd(B, base, j, "");

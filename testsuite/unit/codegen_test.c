@@ -755,6 +755,116 @@ static void test_host_maxmin_chain(void **state) {
                  fill_specials, 1);
 }
 
+/* lower.c acc_never_nan / maxmin_ordered_a: a max/min reduction with its
+ * §9.5 initialisation, whose tensor no other statement writes, compares
+ * with its accumulator as never NaN (three operations, one at the first
+ * iteration); the interpreter's bits on windows and rows dense with NaN,
+ * infinities, -0/+0 ties and denormals (all-NaN windows give the identity);
+ * pooling as the corpus writes it (a -inf padded copy, stride 2, dilation
+ * 3), a reduction over a middle axis, max of three, f64 and f16
+ * accumulators, no reduction index, a long row, rows joined in 64 lanes
+ * (stage.c: chunks and a rest, a costly operand, f64, an outer reduction
+ * loop, an operand of another dtype).  A tensor that another
+ * statement writes, or one accumulated without initialisation, keeps the
+ * general form (its accumulator may be NaN). */
+static void fill_dense_specials(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, NAN, NAN, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-40f,
+                     INFINITY, -0.0f, -0.0f, NAN, -2.5f, 0.0f, 3.0f, -INFINITY, NAN, 0.0f};
+  enum { NV = sizeof v / sizeof *v };
+  static const char *names[] = {"A", "C"};
+  for (int n = 0; n < 2; n++) {
+    InterpBuf *b = interp_find(ip, names[n]);
+    if (!b) continue;
+    for (int64_t i = 0; i < b->numel; i++) {
+      int64_t k = (i * (n ? 7 : 3) + i / 23) % NV;
+      /* a stretch of NaNs only: whole windows and rows of NaN */
+      ((float *)b->data)[i] = i % 64 >= 40 && i % 64 < 52 ? NAN : v[k];
+    }
+  }
+}
+
+static void test_host_maxmin_ordered(void **state) {
+  (void)state;
+  const char *progs[] = {
+      /* Max_Pooling_1D and its min */
+      "%in A : f32[2,4,36]\n%out C : f32[2,4,18]\n%out E : f32[2,4,18]\n"
+      "B^{2}_{tx=0}L^{4}_{a=0}L^{44}_{c=0}[D^{f32,g}_{tx,a,c}=if_then_else(2<=c<38,A^{f32,g}_{tx,a,c-2},-inf);];"
+      "B^{2}_{tx=0}L^{4}_{a=0}L^{18}_{c=0}L^{4}_{d=0}[C^{f32,g}_{tx,a,c}=max(C^{f32,g}_{tx,a,c},D^{f32,g}_{tx,a,c*2+d*3});"
+      "E^{f32,g}_{tx,a,c}=min(E^{f32,g}_{tx,a,c},D^{f32,g}_{tx,a,c*2+d*3});];\n",
+      /* Max_Pooling_2D's window of 2x2 */
+      "%in A : f32[2,3,16,16]\n%out C : f32[2,3,7,7]\n"
+      "B^{2}_{tx=0}L^{3}_{a=0}L^{7}_{c=0}L^{7}_{d=0}L^{2}_{f=0}L^{2}_{g=0}[C^{f32,g}_{tx,a,c,d}="
+      "max(C^{f32,g}_{tx,a,c,d},A^{f32,g}_{tx,a,c*2+f*3,d*2+g*3});];\n",
+      /* over a middle axis (Max_reduction_over_a_dimension), max and min */
+      "%in A : f32[3,24,80]\n%out D : f32[3,80]\n%out E : f32[3,80]\n"
+      "B^{3}_{tx=0}L^{24}_{a=0}L^{80}_{c=0}[D^{f32,g}_{tx,c}=max(D^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];"
+      "B^{3}_{tx=0}L^{24}_{a=0}L^{80}_{c=0}[E^{f32,g}_{tx,c}=min(E^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];\n",
+      /* max of three, f64 and f16 accumulators, a long row */
+      "%in A : f32[6,200]\n%in C : f32[6,200]\n%out D : f32[6]\n%out F : f64[6]\n%out H : f16[6]\n%out K : f32[6]\n"
+      "B^{6}_{tx=0}L^{200}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a},C^{f32,g}_{tx,a});"
+      "F^{f64,g}_{tx}=min(F^{f64,g}_{tx},A^{f32,g}_{tx,a});H^{f16,g}_{tx}=max(H^{f16,g}_{tx},C^{f32,g}_{tx,a});"
+      "K^{f32,g}_{tx}=min(K^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n",
+      /* no reduction index: initialised at every execution */
+      "%in A : f32[64]\n%out D : f32[64]\n%out E : f32[64]\n"
+      "B^{64}_{tx=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx});E^{f32,g}_{tx}=min(E^{f32,g}_{tx},A^{f32,g}_{tx});];\n",
+      /* stage.c's join in 64 lanes: rows of 2500 (chunks, a rest) and 300,
+         a costly operand, f64, a reduction loop outside the joined one,
+         an operand of another dtype */
+      "%in A : f32[3,2500]\n%in C : f32[3,1200]\n%out D : f32[3]\n%out E : f32[3]\n%out F : f64[3]\n"
+      "%out G : f32[3]\n%out H : f64[3]\n"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[E^{f32,g}_{tx}=min(E^{f32,g}_{tx},sqrt(A^{f32,g}_{tx,a})-a);];"
+      "B^{3}_{tx=0}L^{2500}_{a=0}[F^{f64,g}_{tx}=max(F^{f64,g}_{tx},A^{f32,g}_{tx,a}*1e30);];"
+      "B^{3}_{tx=0}L^{4}_{c=0}L^{300}_{a=0}[G^{f32,g}_{tx}=min(G^{f32,g}_{tx},C^{f32,g}_{tx,c*300+a});];"
+      "B^{3}_{tx=0}L^{300}_{a=0}[H^{f64,g}_{tx}=min(H^{f64,g}_{tx},a-150);];\n",
+      /* general form: written before (no initialisation), written after */
+      "%in A : f32[4,40]\n%out D : f32[4]\n%out E : f32[4]\n"
+      "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,39};];"
+      "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+      "B^{4}_{tx=0}L^{16}_{a=0}[E^{f32,g}_{tx}=min(E^{f32,g}_{tx},A^{f32,g}_{tx,a+2});"
+      "E^{f32,g}_{tx}=if_then_else(a==3,A^{f32,g}_{tx,a+24},E^{f32,g}_{tx});];\n",
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    host_vs_interp(progs[i], fill_dense_specials, 1);
+    host_vs_interp(progs[i], NULL, 1);
+  }
+  host_vs_interp(progs[2], fill_dense_specials, 2);
+  host_vs_interp(progs[5], fill_dense_specials, 2);
+  /* the form: no `fcmp uno` (the accumulator's NaN test) unless another
+     statement writes the tensor or nothing initialises it */
+  static const struct { const char *text; bool general, join; } cases[] = {
+      {"%in A : f32[4,16]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false, false},
+      {"%in A : f32[4,16]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=min(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false, false},
+      {"%in A : f32[4,16]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,0};];"
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", true, false},
+      {"%in A : f32[4,16]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];"
+       "B^{4}_{tx=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}*2;];\n", true, false},
+      {"%in A : f32[4,256]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", false, true},
+      {"%in A : f32[4,256]\n%out D : f32[4]\n"
+       "B^{4}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx,0};];"
+       "B^{4}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", true, false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Prog pr;
+    assert_true(prog_load(&pr, cases[i].text));
+    CgOptions o;
+    cg_options_init(&o);
+    o.target = CG_TARGET_HOST;
+    o.opt_level = 0;
+    SBuf b = {0};
+    assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+    assert_int_equal(strstr(b.s, "fcmp uno") != NULL, cases[i].general);
+    assert_int_equal(strstr(b.s, "%join") != NULL, cases[i].join);
+    sbuf_free(&b);
+    prog_free(&pr);
+  }
+}
+
 static void test_host_nests(void **state) {
   (void)state;
   /* nested nest, continuation form, init re-run with no reduction index */
@@ -1375,6 +1485,7 @@ int main(void) {
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
       cmocka_unit_test(test_host_maxmin_chain),
+      cmocka_unit_test(test_host_maxmin_ordered),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_oob),
