@@ -134,14 +134,7 @@ static IrValue call(const IrValueEnv *env, const IrExpr *e) {
   }
   if (n != 1) return ir_value_top();
   IrValue x = operand(env, a[0], t);
-  switch (e->u.call.func) {
-  case F_EXP: return ir_value_exp(x, t);
-  case F_LOG: return ir_value_log(x, t);
-  case F_SQRT: return ir_value_sqrt(x, t);
-  case F_ABS: return ir_value_abs(x, t);
-  case F_ERF: return ir_value_erf(x, t);
-  default: return ir_value_top();
-  }
+  return ir_value_call(e->u.call.func, &x, 1, t); /* value_query.c */
 }
 
 static IrValue expr1(const IrValueEnv *env, const IrExpr *e);
@@ -214,13 +207,7 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
       }
       return r;
     }
-    case OP_SUB: return ir_value_sub(a, b, t);
-    case OP_MUL: return ir_value_mul(a, b, t);
-    case OP_DIV: return ir_value_div(a, b, t);
-    case OP_FLOORDIV: return ir_value_floordiv(a, b, t);
-    case OP_MOD: return ir_value_mod(a, b, t);
-    case OP_POW: return ir_value_pow(a, b, t);
-    default: return ir_value_top();
+    default: return ir_value_binop(op, a, b, t); /* value_query.c */
     }
   }
   case E_CMP: {
