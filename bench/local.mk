@@ -22,9 +22,9 @@ bench-interp: bench/interp_bench$(EXEEXT)
 ## Host SGEMM 1024^3 in LEIR (the JIT) against OpenBLAS, and the compile
 ## latency from source to PTX per corpus program (codegen/).
 EXTRA_PROGRAMS += bench/sgemm_bench bench/sgemm_ceiling bench/compile_latency
-bench_sgemm_bench_SOURCES = bench/sgemm_bench.c
+bench_sgemm_bench_SOURCES = bench/sgemm_bench.c bench/cpu_clock.h
 bench_sgemm_bench_LDADD = libleircore.la
-bench_sgemm_ceiling_SOURCES = bench/sgemm_ceiling.c
+bench_sgemm_ceiling_SOURCES = bench/sgemm_ceiling.c bench/cpu_clock.h
 bench_compile_latency_SOURCES = bench/compile_latency.c
 bench_compile_latency_LDADD = libleircore.la
 EXTRA_DIST += bench/sgemm.sh

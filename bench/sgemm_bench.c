@@ -48,6 +48,7 @@
 
 #include "codegen/codegen.h"
 #include "ir/readfile.h"
+#include "bench/cpu_clock.h"
 
 #define N 1024
 #define REPS 5 /* rounds; --reps=N */
@@ -217,37 +218,6 @@ static void cpuinfo(const char *key, char *out, size_t n) {
   fclose(f);
 }
 
-/* The core clock in GHz: a chain of dependent integer adds (one a cycle on
- * every x86-64 core of the last decade), the fastest of 400 short runs
- * (about 0.3 ms each, so that most run without being preempted on a loaded
- * machine); 0 elsewhere. */
-static double measure_ghz(void) {
-#if defined(__x86_64__)
-  double best = 0;
-  for (int r = 0; r < 400; r++) {
-    const long iters = 100 * 1000; /* 10 adds each */
-    long x = 0;
-    double t = now();
-    __asm__ volatile("mov %1, %%rcx\n"
-                     "1:\n"
-                     ".rept 10\n"
-                     "add $1, %0\n"
-                     ".endr\n"
-                     "dec %%rcx\n"
-                     "jnz 1b\n"
-                     : "+r"(x)
-                     : "r"(iters)
-                     : "rcx", "cc");
-    t = now() - t;
-    double ghz = 10.0 * (double)iters / t * 1e-9;
-    if (ghz > best) best = ghz;
-  }
-  return best;
-#else
-  return 0;
-#endif
-}
-
 static bool has_feature(const char *feats, const char *f) {
   size_t k = strlen(f);
   for (const char *p = strstr(feats, f); p; p = strstr(p + 1, f))
@@ -330,7 +300,7 @@ int main(int argc, char **argv) {
            k == 0                                                  ? ""
            : memcmp(runs[k].d, runs[0].d, sizeof(float) * N * N) ? "  output differs from the first"
                                                                    : "  output bit-identical to the first");
-  double ghz = measure_ghz(), f = ghz > 0 ? ghz : atof(mhz) * 1e-3;
+  double ghz = bench_measure_ghz(now), f = ghz > 0 ? ghz : atof(mhz) * 1e-3;
   double peak = threads * f * fpc, peak_fma = threads * f * fpc_fma;
   double core_peak = f * fpc, core_peak_fma = f * fpc_fma;
   printf("clock    /proc/cpuinfo %s MHz; measured %.2f GHz (dependent adds, after the runs)\n", mhz, ghz);

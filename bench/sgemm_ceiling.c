@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/cpu_clock.h"
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -127,30 +129,6 @@ static double cpu_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The core clock in GHz from a chain of dependent adds (sgemm_bench.c). */
-static double measure_ghz(void) {
-  double best = 0;
-  for (int r = 0; r < 400; r++) {
-    const long iters = 100 * 1000;
-    long x = 0;
-    double t = now();
-    __asm__ volatile("mov %1, %%rcx\n"
-                     "1:\n"
-                     ".rept 10\n"
-                     "add $1, %0\n"
-                     ".endr\n"
-                     "dec %%rcx\n"
-                     "jnz 1b\n"
-                     : "+r"(x)
-                     : "r"(iters)
-                     : "rcx", "cc");
-    t = now() - t;
-    double ghz = 10.0 * (double)iters / t * 1e-9;
-    if (ghz > best) best = ghz;
-  }
-  return best;
-}
-
 typedef float (*BlockFn)(const Operands *, int, int);
 
 int main(void) {
@@ -175,7 +153,7 @@ int main(void) {
       {"4x64 vfmadd231ps,   packed operands in L2", block_fma, KMAX, 4},
       {"4x64 vmulps+vaddps, registers only", regs_muladd, KMAX, 4},
   };
-  double ghz = measure_ghz();
+  double ghz = bench_measure_ghz(now);
   printf("hand-written SGEMM kernel (bench/sgemm_ceiling.c), best of 2000 runs; clock %.2f GHz (dependent adds)\n",
          ghz);
   float sink = 0;

@@ -183,6 +183,12 @@ bool ir_value_loop_range(const IrValueGuards *g, const IrLoop *l, int64_t *lo, i
  * pieces); false when g is full (nothing narrowed: still sound). */
 bool ir_value_guard_push(IrValueGuards *g, const IrLoop *l, int64_t lo, int64_t hi);
 
+/* Are a and b the same expression (parentheses aside)?  Index variables are
+ * the same loop, or with by_name the same name (expressions of two nests,
+ * whose loops are different objects); references the same tensor
+ * (value_expr.c). */
+bool ir_value_same_expr(const IrExpr *a, const IrExpr *b, bool by_name);
+
 /* Is s the sum of a softmax, S = S + exp(Y - M) with M = max(M, Y) over the
  * same loops in an earlier nest (value_reduce.c)?  Then every value it
  * leaves in S is >= 1 (or NaN); the fixed point uses it. */

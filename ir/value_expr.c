@@ -14,35 +14,37 @@ static const IrExpr *strip(const IrExpr *e) {
   return e;
 }
 
-/* Structural equality (for a*a): same text, no dependence on order. */
-static bool same_expr(const IrExpr *a, const IrExpr *b) {
+bool ir_value_same_expr(const IrExpr *a, const IrExpr *b, bool by_name) {
   a = strip(a), b = strip(b);
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case E_INT: return a->u.ilit.value == b->u.ilit.value;
   case E_FLOAT: return a->u.flit.value == b->u.flit.value;
   case E_INF: return true;
-  case E_INDEX: return a->u.index.loop == b->u.index.loop && !strcmp(a->u.index.name, b->u.index.name);
+  case E_INDEX: return (by_name || a->u.index.loop == b->u.index.loop) && !strcmp(a->u.index.name, b->u.index.name);
   case E_REF: {
     const IrRef *x = a->u.ref, *y = b->u.ref;
-    if (strcmp(x->name, y->name) || x->nsub != y->nsub || x->tensor != y->tensor) return false;
+    if (strcmp(x->name, y->name) || x->nsub != y->nsub || x->tensor != y->tensor || (by_name && !x->tensor))
+      return false;
     for (int i = 0; i < x->nsub; i++)
-      if (!same_expr(x->sub[i], y->sub[i])) return false;
+      if (!ir_value_same_expr(x->sub[i], y->sub[i], by_name)) return false;
     return true;
   }
-  case E_UNARY: return a->u.unary.op == b->u.unary.op && same_expr(a->u.unary.a, b->u.unary.a);
+  case E_UNARY: return a->u.unary.op == b->u.unary.op && ir_value_same_expr(a->u.unary.a, b->u.unary.a, by_name);
   case E_BINARY:
-    return a->u.bin.op == b->u.bin.op && same_expr(a->u.bin.a, b->u.bin.a) && same_expr(a->u.bin.b, b->u.bin.b);
+    return a->u.bin.op == b->u.bin.op && ir_value_same_expr(a->u.bin.a, b->u.bin.a, by_name) &&
+           ir_value_same_expr(a->u.bin.b, b->u.bin.b, by_name);
   case E_CMP:
     if (a->u.cmp.n != b->u.cmp.n) return false;
     for (int i = 0; i < a->u.cmp.n; i++)
-      if (!same_expr(a->u.cmp.operand[i], b->u.cmp.operand[i]) || (i && a->u.cmp.op[i - 1] != b->u.cmp.op[i - 1]))
+      if (!ir_value_same_expr(a->u.cmp.operand[i], b->u.cmp.operand[i], by_name) ||
+          (i && a->u.cmp.op[i - 1] != b->u.cmp.op[i - 1]))
         return false;
     return true;
   case E_CALL:
     if (a->u.call.func != b->u.call.func || a->u.call.nargs != b->u.call.nargs) return false;
     for (int i = 0; i < a->u.call.nargs; i++)
-      if (!same_expr(a->u.call.args[i], b->u.call.args[i])) return false;
+      if (!ir_value_same_expr(a->u.call.args[i], b->u.call.args[i], by_name)) return false;
     return true;
   default: return false;
   }
@@ -53,7 +55,7 @@ static IrDType op_type(const IrValueEnv *env, const IrExpr *e);
 /* -x of x, negated in a float type (an integer's -INT_MIN wraps). */
 static bool negation_of(const IrValueEnv *env, const IrExpr *n, const IrExpr *x) {
   return n->kind == E_UNARY && n->u.unary.op == OP_NEG && ir_dtype_is_float(op_type(env, n)) &&
-         same_expr(x, n->u.unary.a);
+         ir_value_same_expr(x, n->u.unary.a, false);
 }
 
 /* exp(x) and exp(-x), in either order. */
@@ -192,7 +194,7 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
       return op == OP_AND ? ir_value_and(a, b) : ir_value_or(a, b);
     }
     IrValue a = operand(env, e->u.bin.a, t);
-    if (op == OP_MUL && same_expr(e->u.bin.a, e->u.bin.b)) return ir_value_square(a, t);
+    if (op == OP_MUL && ir_value_same_expr(e->u.bin.a, e->u.bin.b, false)) return ir_value_square(a, t);
     IrValue b = operand(env, e->u.bin.b, t);
     switch (op) {
     case OP_ADD: {

@@ -17,28 +17,6 @@ static const IrExpr *strip(const IrExpr *e) {
   return e;
 }
 
-/* Textual equality, index variables by name (the two statements are in
-   different nests, whose loops are different objects of the same names). */
-static bool same_text(const IrExpr *a, const IrExpr *b) {
-  a = strip(a), b = strip(b);
-  if (a->kind != b->kind) return false;
-  switch (a->kind) {
-  case E_INT: return a->u.ilit.value == b->u.ilit.value;
-  case E_FLOAT: return a->u.flit.value == b->u.flit.value;
-  case E_INDEX: return !strcmp(a->u.index.name, b->u.index.name);
-  case E_REF: {
-    const IrRef *x = a->u.ref, *y = b->u.ref;
-    if (!x->tensor || x->tensor != y->tensor || x->nsub != y->nsub) return false;
-    for (int i = 0; i < x->nsub; i++)
-      if (!same_text(x->sub[i], y->sub[i])) return false;
-    return true;
-  }
-  case E_UNARY: return a->u.unary.op == b->u.unary.op && same_text(a->u.unary.a, b->u.unary.a);
-  case E_BINARY:
-    return a->u.bin.op == b->u.bin.op && same_text(a->u.bin.a, b->u.bin.a) && same_text(a->u.bin.b, b->u.bin.b);
-  default: return false; /* calls, comparisons, inf: not needed, not claimed */
-  }
-}
 
 static bool is_self(const IrExpr *e, const IrStmt *s) {
   e = strip(e);
@@ -125,12 +103,12 @@ bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s) {
   if (!mx || mi >= si || mx->init != INIT_REDUCE || mx->redop != RED_MAX || mx->nred != s->nred) return false;
   const IrExpr *mr = strip(mx->rhs);
   if (mr->kind != E_CALL || mr->u.call.func != F_MAX || mr->u.call.nargs != 2 || !is_self(mr->u.call.args[0], mx) ||
-      !same_text(mr->u.call.args[1], y))
+      !ir_value_same_expr(mr->u.call.args[1], y, true))
     return false;
   /* M read in the sum as the max wrote it */
   IrExpr lhs = {.kind = E_REF};
   lhs.u.ref = mx->lhs;
-  if (!same_text(&lhs, m)) return false;
+  if (!ir_value_same_expr(&lhs, m, true)) return false;
   const IrLoop *ls[MAX_LOOPS], *lm[MAX_LOOPS];
   int ns = 0, nm = 0;
   int ks = nest_of(p, s, ls, &ns), km = nest_of(p, mx, lm, &nm);
