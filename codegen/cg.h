@@ -114,7 +114,17 @@ typedef struct CgModule {
   unsigned as_global; /* 1 on NVPTX, 0 on the host */
   unsigned md_loop;   /* metadata kind "llvm.loop" */
   LLVMValueRef scratch; /* NVPTX: shared scratch of the reductions (or NULL) */
+  int jam_bytes;        /* host: the bytes of accumulators an unroll-and-jam
+                           keeps in vector registers (cg_jam_bytes; 0: the
+                           fixed count of lower.c's jam_count) */
 } CgModule;
+
+/* Host: the bytes of accumulators an unroll-and-jam may keep in vector
+ * registers on the machine of tm: half the vector register file, counted
+ * at the width LLVM's vectoriser prefers there (AVX-512: 32 registers, 64
+ * bytes on AMD's Zen cores, else 32 as LLVM prefers 256-bit vectors on
+ * Intel's; AVX: 16 of 32 bytes; else 16 of 16).  0 for NVPTX. */
+int cg_jam_bytes(LLVMTargetMachineRef tm);
 
 /* Sets up types and the builder for a module already created in C. */
 void cg_module_init(CgModule *m, LeirCtx *ctx, const IrProgram *p, const CgOptions *o,

@@ -942,6 +942,7 @@ static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
  * strided elements (Average_Pooling_1D, Max_Pooling_1D 3x slower). */
 #define JAM_COUNT 16
 #define JAM_MIN_INNER 8
+#define JAM_MAX_SIZE 2048 /* weighted operations of the jammed body (unroll.h) */
 
 static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
   e = e && e->kind == E_PAREN ? e->u.paren : e;
@@ -968,12 +969,23 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
   if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
   const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
   if (inner->extent <= JAM_MIN_INNER) return 0;
+  int64_t bytes = 0; /* one element of every statement's left side */
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
     if (!lhs_uses(s, outer) || lhs_uses(s, inner)) return 0;
+    bytes += ir_dtype_size(s->lhs->tensor->dtype);
   }
-  return JAM_COUNT;
+  /* As many copies as the accumulators fill half the vector registers
+   * (cg_jam_bytes: 256 f32 on AVX-512 Zen, 64 on AVX2), a power of two,
+   * at most half the outer loop and within JAM_MAX_SIZE: the jammed
+   * copies of a short reduction (Tall_skinny_matrix_multiplication, 16
+   * iterations) are that many independent chains, where JAM_COUNT's 16
+   * were one vector's chain, latency bound (issue 41: 3x faster). */
+  double size = cg_unroll_size(n, n->nloops, false, f->m->ctx->fp_contract);
+  int jam = JAM_COUNT;
+  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= JAM_MAX_SIZE) jam *= 2;
+  return jam;
 }
 
 /* Host: the first iteration of a serial loop is peeled off (lowered once
@@ -983,7 +995,11 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
  * indices are 0` test then folds away in the loop proper, which leaves the
  * inner loops free of control flow (vectorised, and their elements kept in
  * registers across the reduction loop: SGEMM tiled with `c` outside `a`).
- * Innermost reduction loops are left alone (unroll-and-jam handles them). */
+ * An innermost reduction loop is peeled too when the serial loop around
+ * it is jammed (jam_count): the peeled iteration stores identity op
+ * value (0 + A*C, not A*C: -0 stays +0) before the loop, and the jammed
+ * chains lose a select each per iteration (Tall_skinny: a third of the
+ * vector operations).  Other innermost reduction loops are left alone. */
 static bool peel_stmt(const IrStmt *s, const IrNest *n, int li) {
   if (s->init != INIT_REDUCE) return false;
   bool in = false;
@@ -1004,8 +1020,8 @@ static bool peel_items(const IrNest *n, const IrNest *top, int li) {
 }
 
 static bool peel_first(const CgFn *f, const IrNest *n, int li) {
-  return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && li + 1 < n->nloops && n->loops[li]->extent >= 2 &&
-         peel_items(n, n, li);
+  return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && n->loops[li]->extent >= 2 &&
+         (li + 1 < n->nloops || (li >= 1 && loop_mode(f, n->loops[li - 1]) == LM_SERIAL && jam_count(f, n, li - 1) > 0)) && peel_items(n, n, li);
 }
 
 static const CgRed *red_at(const CgFn *f, const IrLoop *l) {
