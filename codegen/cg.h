@@ -176,6 +176,10 @@ typedef struct CgFn {
                                the branch being lowered */
   int nfact;
   int nsplit;               /* lower.c: index-set splits open here */
+  const IrLoop *group;      /* lower.c: the loop lowered in groups into the
+                               innermost body (cg_group_count), or NULL */
+  LLVMValueRef group_base;  /* its first index of the group */
+  int group_n;              /* the copies of the body, one per index */
 } CgFn;
 
 /* ------------------------------------------------------------ lower.c */
@@ -212,6 +216,10 @@ void cg_lower_stmt(CgFn *f, const IrStmt *s);
 bool cg_stage_reduction(CgFn *f, const IrNest *n, int li);
 void cg_unbind(CgFn *f, int n); /* pops back to n bindings */
 void cg_lower_loops(CgFn *f, const IrNest *n, int li);
+/* group.c: G when serial loop li of nest n (iterations first.. of it) may
+ * run in groups of G iterations, their bodies side by side in the
+ * innermost loop (the result is the same), else 0. */
+int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first);
 void cg_lower_body(CgFn *f, const IrNest *n);
 /* A barrier for the whole block (NVPTX); repeated barriers are merged. */
 void cg_barrier(CgFn *f);

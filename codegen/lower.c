@@ -1115,7 +1115,16 @@ static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2])
 
 void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
   if (li == n->nloops) {
-    cg_lower_body(f, n);
+    for (int j = 0; f->group && j < f->group_n; j++) { /* a group's bodies (group.c) */
+      int nb = f->nbind;
+      LLVMValueRef x = LLVMBuildAdd(f->m->B, f->group_base, cg_i64(f->m, j), "");
+      LLVMSetNUW(x, 1);
+      LLVMSetNSW(x, 1);
+      cg_bind(f, f->group, x);
+      cg_lower_body(f, n);
+      cg_unbind(f, nb);
+    }
+    if (!f->group) cg_lower_body(f, n);
     return;
   }
   const IrLoop *l = n->loops[li];
@@ -1178,6 +1187,27 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
       cg_lower_loops(f, n, li + 1);
       cg_unbind(f, nb);
       first = 1;
+    }
+    int g = cg_group_count(f, n, li, first);
+    if (g) { /* groups of g iterations (group.c), then the rest */
+      LLVMBuilderRef B = f->m->B;
+      int64_t groups = (l->extent - first) / g;
+      LLVMValueRef base = LLVMBuildMul(B, cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, groups), l->kind),
+                                       cg_i64(f->m, g), "");
+      LLVMSetNUW(base, 1);
+      LLVMSetNSW(base, 1);
+      base = LLVMBuildAdd(B, base, cg_i64(f->m, first), "");
+      LLVMSetNUW(base, 1);
+      LLVMSetNSW(base, 1);
+      cg_bind(f, l, base);
+      f->group = l;
+      f->group_base = base;
+      f->group_n = g;
+      cg_lower_loops(f, n, li + 1);
+      f->group = NULL;
+      cg_unbind(f, nb);
+      cg_loop_end(f, &lp);
+      first += groups * g;
     }
     cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
     lp.jam = jam_count(f, n, li);

@@ -663,6 +663,35 @@ static void test_host_jam_short_reduction(void **state) {
   prog_free(&pr);
 }
 
+/* group.c: a serial reduction loop over an innermost loop that picks the
+ * element (SGEMM in the i-k-j order) runs in groups of its iterations side
+ * by side in the innermost loop: the interpreter's bits, with the peeled
+ * §9.5 start (0 + A*C: a -0 row gives +0), a remainder after the groups
+ * (19 iterations: 1 peeled, 4 groups of 4, 2), two statements (the second
+ * reads the first's element), f64, NaN, infinities and subnormals.  A
+ * statement that reads its neighbour (a+31)%32 is not grouped (the
+ * grouped order would give other values). */
+static void fill_group(InterpProg *ip) {
+  InterpBuf *a = interp_find(ip, "A"), *c = interp_find(ip, "C");
+  for (int i = 0; i < 19; i++) ((float *)a->data)[i] = -0.0f; /* row tx = 0 */
+  const float sp[] = {NAN, INFINITY, -INFINITY, -0.0f, 1e30f, -1e30f, 1e-40f};
+  for (int i = 0; i < 7; i++) ((float *)a->data)[19 + 2 * i] = sp[i];
+  for (int i = 0; i < c->numel; i++) ((float *)c->data)[i] = i % 11 == 4 ? 1e-40f : 0.25f + (float)(i % 9);
+}
+
+static void test_host_group_reduction(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[3,19]\n%in C : f32[19,48]\n%out D : f32[3,48]\n%out E : f64[3,48]\n"
+                  "B^{3}_{tx=0}L^{19}_{c=0}L^{48}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}"
+                  "+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}*0.5+D^{f32,g}_{tx,a};];\n";
+  host_vs_interp(t, fill_group, 1);
+  host_vs_interp(t, fill_group, 2);
+  host_vs_interp("%in A : f32[3,19]\n%in C : f32[19,32]\n%out D : f32[3,32]\n"
+                 "B^{3}_{tx=0}L^{19}_{c=0}L^{32}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*0.5"
+                 "+D^{f32,g}_{tx,(a+31)%32}+A^{f32,g}_{tx,c};];\n",
+                 fill_group, 1);
+}
+
 /* host.c keeps a program's intermediates from run to run: each run starts
  * them at zero again (an accumulating intermediate gives the same output
  * every run). */
@@ -1332,6 +1361,7 @@ int main(void) {
       cmocka_unit_test(test_powi_const),
       cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_jam_short_reduction),
+      cmocka_unit_test(test_host_group_reduction),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
       cmocka_unit_test(test_host_maxmin_chain),
