@@ -14,7 +14,9 @@
  * subscripts, one of which is v itself, so they touch different elements
  * of the written tensors and read none the other writes; the other tensors
  * are only read.  Each element still sees its updates in r's order, so the
- * result is the interpreter's bit for bit. */
+ * result is the interpreter's bit for bit.  Every reference must be
+ * provably in range (cg_ref_in_bounds): a guarded access records the first
+ * out-of-range access, and the grouped order would record another. */
 #include "config.h"
 
 #include "codegen/cg.h"
@@ -74,7 +76,7 @@ static const IrStmt *writer(const IrNest *n, const IrTensor *t, bool *twice) {
 
 /* Every reference in e to a tensor the nest writes has its writer's left
  * side's subscripts. */
-static bool refs_ok(const IrNest *n, const IrExpr *e) {
+static bool refs_ok(const CgFn *f, const IrNest *n, const IrExpr *e) {
   e = strip(e);
   if (!e) return true;
   switch (e->kind) {
@@ -83,18 +85,18 @@ static bool refs_ok(const IrNest *n, const IrExpr *e) {
     bool twice = false;
     const IrStmt *w = writer(n, e->u.ref->tensor, &twice);
     for (int i = 0; i < e->u.ref->nsub; i++)
-      if (!refs_ok(n, e->u.ref->sub[i])) return false;
-    return !w || (!twice && same_ref(e->u.ref, w->lhs));
+      if (!refs_ok(f, n, e->u.ref->sub[i])) return false;
+    return cg_ref_in_bounds(f, e->u.ref) && (!w || (!twice && same_ref(e->u.ref, w->lhs)));
   }
-  case E_UNARY: return refs_ok(n, e->u.unary.a);
-  case E_BINARY: return refs_ok(n, e->u.bin.a) && refs_ok(n, e->u.bin.b);
+  case E_UNARY: return refs_ok(f, n, e->u.unary.a);
+  case E_BINARY: return refs_ok(f, n, e->u.bin.a) && refs_ok(f, n, e->u.bin.b);
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++)
-      if (!refs_ok(n, e->u.cmp.operand[i])) return false;
+      if (!refs_ok(f, n, e->u.cmp.operand[i])) return false;
     return true;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++)
-      if (!refs_ok(n, e->u.call.args[i])) return false;
+      if (!refs_ok(f, n, e->u.call.args[i])) return false;
     return true;
   default: return false;
   }
@@ -109,12 +111,12 @@ int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first) {
     const IrStmt *s = n->items[i].u.stmt;
     bool by_v = false, twice = false;
     for (int d = 0; d < s->lhs->nsub; d++) {
-      if (mentions(s->lhs->sub[d], r) || !refs_ok(n, s->lhs->sub[d])) return 0;
+      if (mentions(s->lhs->sub[d], r) || !refs_ok(f, n, s->lhs->sub[d])) return 0;
       const IrExpr *x = strip(s->lhs->sub[d]);
       by_v |= x->kind == E_INDEX && x->u.index.loop == v;
     }
     writer(n, s->lhs->tensor, &twice);
-    if (!by_v || twice || !refs_ok(n, s->rhs)) return 0;
+    if (!by_v || twice || !cg_ref_in_bounds(f, s->lhs) || !refs_ok(f, n, s->rhs)) return 0;
   }
   return GROUP;
 }
