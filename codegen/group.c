@@ -22,7 +22,7 @@
 #include "codegen/cg.h"
 
 #define GROUP 4         /* iterations of r per group */
-#define GROUP_MIN_V 16  /* v at least a vector of floats */
+#define GROUP_MIN_V 512 /* v a long row (shorter ones: slower, Sum_reduction_over_a_dimension's 256) */
 
 static const IrExpr *strip(const IrExpr *e) {
   while (e && e->kind == E_PAREN) e = e->u.paren;

@@ -965,6 +965,34 @@ static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
   return false;
 }
 
+/* Does reference r move one element along loop l, or not at all (l only
+ * in its last subscript, as l itself)? */
+static bool unit_ref(const IrRef *r, const IrLoop *l) {
+  for (int d = 0; d < r->nsub; d++) {
+    const IrExpr *x = r->sub[d];
+    while (x->kind == E_PAREN) x = x->u.paren;
+    if (d == r->nsub - 1 && x->kind == E_INDEX && x->u.index.loop == l) continue;
+    if (mentions_loop(x, l)) return false;
+  }
+  return true;
+}
+
+/* Is e sums, differences and products of references that move one
+ * element along l or none, and literals (no call, no comparison)? */
+static bool unit_along(const IrExpr *e, const IrLoop *l) {
+  while (e && e->kind == E_PAREN) e = e->u.paren;
+  if (!e) return false;
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: return true;
+  case E_REF: return unit_ref(e->u.ref, l);
+  case E_UNARY: return unit_along(e->u.unary.a, l);
+  case E_BINARY:
+    return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL) &&
+           unit_along(e->u.bin.a, l) && unit_along(e->u.bin.b, l);
+  default: return false;
+  }
+}
+
 static int jam_count(const CgFn *f, const IrNest *n, int li) {
   if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
   const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
@@ -981,10 +1009,21 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
    * at most half the outer loop and within JAM_MAX_SIZE: the jammed
    * copies of a short reduction (Tall_skinny_matrix_multiplication, 16
    * iterations) are that many independent chains, where JAM_COUNT's 16
-   * were one vector's chain, latency bound (issue 41: 3x faster). */
+   * were one vector's chain, latency bound (issue 41: 3x faster).  Only
+   * for sums of products of references that move one element along the
+   * outer loop (no gathers: Gemm_Gemm's G[a,c] was 2.5x slower with more
+   * copies; no if_then_else: cumsum 1.7x slower), and copies that divide
+   * the outer loop (Matmul_with_irregular_shapes' 642 was 3x slower);
+   * else JAM_COUNT. */
   double size = cg_unroll_size(n, n->nloops, false, f->m->ctx->fp_contract);
   int jam = JAM_COUNT;
-  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= JAM_MAX_SIZE) jam *= 2;
+  for (int i = 0; i < n->nitems; i++) {
+    const IrStmt *s = n->items[i].u.stmt;
+    if (!unit_along(s->rhs, outer) || !unit_ref(s->lhs, outer)) return JAM_COUNT;
+  }
+  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= JAM_MAX_SIZE &&
+         outer->extent % (2 * jam) == 0)
+    jam *= 2;
   return jam;
 }
 
@@ -996,7 +1035,7 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
  * inner loops free of control flow (vectorised, and their elements kept in
  * registers across the reduction loop: SGEMM tiled with `c` outside `a`).
  * An innermost reduction loop is peeled too when the serial loop around
- * it is jammed (jam_count): the peeled iteration stores identity op
+ * it is jammed more than JAM_COUNT copies (jam_count): the peeled iteration stores identity op
  * value (0 + A*C, not A*C: -0 stays +0) before the loop, and the jammed
  * chains lose a select each per iteration (Tall_skinny: a third of the
  * vector operations).  Other innermost reduction loops are left alone. */
@@ -1021,7 +1060,7 @@ static bool peel_items(const IrNest *n, const IrNest *top, int li) {
 
 static bool peel_first(const CgFn *f, const IrNest *n, int li) {
   return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && n->loops[li]->extent >= 2 &&
-         (li + 1 < n->nloops || (li >= 1 && loop_mode(f, n->loops[li - 1]) == LM_SERIAL && jam_count(f, n, li - 1) > 0)) && peel_items(n, n, li);
+         (li + 1 < n->nloops || (li >= 1 && loop_mode(f, n->loops[li - 1]) == LM_SERIAL && jam_count(f, n, li - 1) > JAM_COUNT)) && peel_items(n, n, li);
 }
 
 static const CgRed *red_at(const CgFn *f, const IrLoop *l) {

@@ -669,7 +669,7 @@ static void test_host_jam_short_reduction(void **state) {
  * §9.5 start (0 + A*C: a -0 row gives +0), a remainder after the groups
  * (19 iterations: 1 peeled, 4 groups of 4, 2), two statements (the second
  * reads the first's element), f64, NaN, infinities and subnormals.  A
- * statement that reads its neighbour (a+31)%32 is not grouped (the
+ * statement that reads its neighbour (a+511)%512 is not grouped (the
  * grouped order would give other values). */
 static void fill_group(InterpProg *ip) {
   InterpBuf *a = interp_find(ip, "A"), *c = interp_find(ip, "C");
@@ -681,14 +681,14 @@ static void fill_group(InterpProg *ip) {
 
 static void test_host_group_reduction(void **state) {
   (void)state;
-  const char *t = "%in A : f32[3,19]\n%in C : f32[19,48]\n%out D : f32[3,48]\n%out E : f64[3,48]\n"
-                  "B^{3}_{tx=0}L^{19}_{c=0}L^{48}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}"
+  const char *t = "%in A : f32[3,19]\n%in C : f32[19,520]\n%out D : f32[3,520]\n%out E : f64[3,520]\n"
+                  "B^{3}_{tx=0}L^{19}_{c=0}L^{520}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}"
                   "+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}*0.5+D^{f32,g}_{tx,a};];\n";
   host_vs_interp(t, fill_group, 1);
   host_vs_interp(t, fill_group, 2);
-  host_vs_interp("%in A : f32[3,19]\n%in C : f32[19,32]\n%out D : f32[3,32]\n"
-                 "B^{3}_{tx=0}L^{19}_{c=0}L^{32}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*0.5"
-                 "+D^{f32,g}_{tx,(a+31)%32}+A^{f32,g}_{tx,c};];\n",
+  host_vs_interp("%in A : f32[3,19]\n%in C : f32[19,512]\n%out D : f32[3,512]\n"
+                 "B^{3}_{tx=0}L^{19}_{c=0}L^{512}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*0.5"
+                 "+D^{f32,g}_{tx,(a+511)%512}+A^{f32,g}_{tx,c};];\n",
                  fill_group, 1);
 }
 
