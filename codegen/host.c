@@ -362,17 +362,6 @@ static bool written_first(const IrProgram *p, const IrTensor *t) {
   return false;
 }
 
-/* A zeroed buffer of an intermediate, on a 64-byte boundary (a cache
- * line): the JIT's vector loads and stores of it then never straddle two
- * lines (AVX-512: each 64-byte access of a 16-byte aligned buffer did;
- * issue 41, Softsign's intermediates).  NULL when out of memory. */
-static void *tmp_alloc(size_t bytes) {
-  size_t n = (bytes + 63) / 64 * 64;
-  void *b = aligned_alloc(64, n ? n : 64);
-  if (b) memset(b, 0, n ? n : 64);
-  return b;
-}
-
 bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   const IrProgram *p = hp->p;
   void **all = calloc((size_t)p->ntensors + 1, sizeof *all);
@@ -390,7 +379,7 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
     size_t bytes = (size_t)ir_tensor_numel(p->tensors[i]) * (size_t)ir_dtype_size(p->tensors[i]->dtype);
     if (hp->tmp[i]) {
       if (!hp->nozero[i]) memset(hp->tmp[i], 0, bytes ? bytes : 1); /* zero, as the interpreter starts them */
-    } else if (!(hp->tmp[i] = tmp_alloc(bytes))) {
+    } else if (!(hp->tmp[i] = calloc(bytes ? bytes : 1, 1))) {
       diag_error(hp->ctx, (IrLoc){0, 0}, "out of memory for intermediate '%s' (%zu bytes)", p->tensors[i]->name, bytes);
       ok = false;
     }
