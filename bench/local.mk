@@ -27,7 +27,7 @@ bench_sgemm_bench_LDADD = libleircore.la
 bench_sgemm_ceiling_SOURCES = bench/sgemm_ceiling.c bench/cpu_clock.h
 bench_compile_latency_SOURCES = bench/compile_latency.c
 bench_compile_latency_LDADD = libleircore.la
-EXTRA_DIST += bench/sgemm.sh
+EXTRA_DIST += bench/sgemm.sh bench/host_ab.sh
 .PHONY: bench-sgemm bench-compile
 bench: bench-sgemm bench-compile
 bench-sgemm: bench/sgemm_bench$(EXEEXT) bench/sgemm_ceiling$(EXEEXT) leirc$(EXEEXT)

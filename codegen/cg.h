@@ -115,7 +115,17 @@ typedef struct CgModule {
   unsigned as_global; /* 1 on NVPTX, 0 on the host */
   unsigned md_loop;   /* metadata kind "llvm.loop" */
   LLVMValueRef scratch; /* NVPTX: shared scratch of the reductions (or NULL) */
+  int jam_bytes;        /* host: the bytes of accumulators an unroll-and-jam
+                           keeps in vector registers (cg_jam_bytes; 0: the
+                           fixed count of lower.c's jam_count) */
 } CgModule;
+
+/* Host: the bytes of accumulators an unroll-and-jam may keep in vector
+ * registers on the machine of tm: half the vector register file, counted
+ * at the width LLVM's vectoriser prefers there (AVX-512: 32 registers, 64
+ * bytes on AMD's Zen cores, else 32 as LLVM prefers 256-bit vectors on
+ * Intel's; AVX: 16 of 32 bytes; else 16 of 16).  0 for NVPTX. */
+int cg_jam_bytes(LLVMTargetMachineRef tm);
 
 /* Sets up types and the builder for a module already created in C. */
 void cg_module_init(CgModule *m, LeirCtx *ctx, const IrProgram *p, const CgOptions *o,
@@ -162,6 +172,10 @@ typedef struct CgFn {
                                index-set split) proves in the code being
                                lowered */
   int nsplit;               /* lower.c: index-set splits open here */
+  const IrLoop *group;      /* lower.c: the loop lowered in groups into the
+                               innermost body (cg_group_count), or NULL */
+  LLVMValueRef group_base;  /* its first index of the group */
+  int group_n;              /* the copies of the body, one per index */
 } CgFn;
 
 /* ------------------------------------------------------------ lower.c */
@@ -206,6 +220,10 @@ void cg_lower_stmt(CgFn *f, const IrStmt *s);
 bool cg_stage_reduction(CgFn *f, const IrNest *n, int li);
 void cg_unbind(CgFn *f, int n); /* pops back to n bindings */
 void cg_lower_loops(CgFn *f, const IrNest *n, int li);
+/* group.c: G when serial loop li of nest n (iterations first.. of it) may
+ * run in groups of G iterations, their bodies side by side in the
+ * innermost loop (the result is the same), else 0. */
+int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first);
 void cg_lower_body(CgFn *f, const IrNest *n);
 /* A barrier for the whole block (NVPTX); repeated barriers are merged. */
 void cg_barrier(CgFn *f);

@@ -239,6 +239,16 @@ static void llvm_diag(LLVMDiagnosticInfoRef di, void *user) {
   LLVMDisposeMessage(msg);
 }
 
+int cg_jam_bytes(LLVMTargetMachineRef tm) {
+  char *feat = LLVMGetTargetMachineFeatureString(tm), *cpu = LLVMGetTargetMachineCPU(tm);
+  bool avx512 = feat && strstr(feat, "+avx512f"), avx = feat && strstr(feat, "+avx");
+  bool wide = avx512 && cpu && !strncmp(cpu, "znver", 5);
+  LLVMDisposeMessage(feat);
+  LLVMDisposeMessage(cpu);
+  int regs = avx512 ? 32 : 16, bytes = wide ? 64 : avx ? 32 : 16;
+  return regs / 2 * bytes;
+}
+
 bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMContextRef C,
                      LLVMTargetMachineRef tm, CgPlan *plan, LLVMModuleRef *out_m) {
   LLVMContextSetDiagnosticHandler(C, llvm_diag, ctx);
@@ -253,6 +263,7 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
   LLVMDisposeTargetData(dl);
   CgModule m;
   cg_module_init(&m, ctx, p, o, plan, C, M);
+  if (o->target == CG_TARGET_HOST) m.jam_bytes = cg_jam_bytes(tm);
   bool ok = cg_lower_program(&m) && cg_optimize(&m, tm, o->opt_level);
   cg_module_dispose_builder(&m);
   if (!ok) {

@@ -977,6 +977,7 @@ static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
  * strided elements (Average_Pooling_1D, Max_Pooling_1D 3x slower). */
 #define JAM_COUNT 16
 #define JAM_MIN_INNER 8
+#define JAM_MAX_SIZE 2048 /* weighted operations of the jammed body (unroll.h) */
 
 static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
   e = e && e->kind == E_PAREN ? e->u.paren : e;
@@ -999,16 +1000,66 @@ static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
   return false;
 }
 
+/* Does reference r move one element along loop l, or not at all (l only
+ * in its last subscript, as l itself)? */
+static bool unit_ref(const IrRef *r, const IrLoop *l) {
+  for (int d = 0; d < r->nsub; d++) {
+    const IrExpr *x = r->sub[d];
+    while (x->kind == E_PAREN) x = x->u.paren;
+    if (d == r->nsub - 1 && x->kind == E_INDEX && x->u.index.loop == l) continue;
+    if (mentions_loop(x, l)) return false;
+  }
+  return true;
+}
+
+/* Is e sums, differences and products of references that move one
+ * element along l or none, and literals (no call, no comparison)? */
+static bool unit_along(const IrExpr *e, const IrLoop *l) {
+  while (e && e->kind == E_PAREN) e = e->u.paren;
+  if (!e) return false;
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: return true;
+  case E_REF: return unit_ref(e->u.ref, l);
+  case E_UNARY: return unit_along(e->u.unary.a, l);
+  case E_BINARY:
+    return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL) &&
+           unit_along(e->u.bin.a, l) && unit_along(e->u.bin.b, l);
+  default: return false;
+  }
+}
+
 static int jam_count(const CgFn *f, const IrNest *n, int li) {
   if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
   const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
   if (inner->extent <= JAM_MIN_INNER) return 0;
+  int64_t bytes = 0; /* one element of every statement's left side */
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
     if (!lhs_uses(s, outer) || lhs_uses(s, inner)) return 0;
+    bytes += ir_dtype_size(s->lhs->tensor->dtype);
   }
-  return JAM_COUNT;
+  /* As many copies as the accumulators fill half the vector registers
+   * (cg_jam_bytes: 256 f32 on AVX-512 Zen, 64 on AVX2), a power of two,
+   * at most half the outer loop and within JAM_MAX_SIZE: the jammed
+   * copies of a short reduction (Tall_skinny_matrix_multiplication, 16
+   * iterations) are that many independent chains, where JAM_COUNT's 16
+   * were one vector's chain, latency bound (issue 41: 3x faster).  Only
+   * for sums of products of references that move one element along the
+   * outer loop (no gathers: Gemm_Gemm's G[a,c] was 2.5x slower with more
+   * copies; no if_then_else: cumsum 1.7x slower), and copies that divide
+   * the outer loop (Matmul_with_irregular_shapes' 642 was 3x slower);
+   * else JAM_COUNT. */
+  double size = cg_unroll_size(n, n->nloops, false, f->m->ctx->fp_contract);
+  int jam = JAM_COUNT;
+  for (int i = 0; i < n->nitems; i++) {
+    const IrStmt *s = n->items[i].u.stmt;
+    if (!unit_along(s->rhs, outer) || !unit_ref(s->lhs, outer)) return JAM_COUNT;
+  }
+  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= JAM_MAX_SIZE &&
+         outer->extent % (2 * jam) == 0)
+    jam *= 2;
+  return jam;
 }
 
 /* Host: the first iteration of a serial loop is peeled off (lowered once
@@ -1018,7 +1069,11 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
  * indices are 0` test then folds away in the loop proper, which leaves the
  * inner loops free of control flow (vectorised, and their elements kept in
  * registers across the reduction loop: SGEMM tiled with `c` outside `a`).
- * Innermost reduction loops are left alone (unroll-and-jam handles them). */
+ * An innermost reduction loop is peeled too when the serial loop around
+ * it is jammed more than JAM_COUNT copies (jam_count): the peeled iteration stores identity op
+ * value (0 + A*C, not A*C: -0 stays +0) before the loop, and the jammed
+ * chains lose a select each per iteration (Tall_skinny: a third of the
+ * vector operations).  Other innermost reduction loops are left alone. */
 static bool peel_stmt(const IrStmt *s, const IrNest *n, int li) {
   if (s->init != INIT_REDUCE) return false;
   bool in = false;
@@ -1039,8 +1094,8 @@ static bool peel_items(const IrNest *n, const IrNest *top, int li) {
 }
 
 static bool peel_first(const CgFn *f, const IrNest *n, int li) {
-  return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && li + 1 < n->nloops && n->loops[li]->extent >= 2 &&
-         peel_items(n, n, li);
+  return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && n->loops[li]->extent >= 2 &&
+         (li + 1 < n->nloops || (li >= 1 && loop_mode(f, n->loops[li - 1]) == LM_SERIAL && jam_count(f, n, li - 1) > JAM_COUNT)) && peel_items(n, n, li);
 }
 
 static const CgRed *red_at(const CgFn *f, const IrLoop *l) {
@@ -1135,7 +1190,16 @@ static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2])
 
 void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
   if (li == n->nloops) {
-    cg_lower_body(f, n);
+    for (int j = 0; f->group && j < f->group_n; j++) { /* a group's bodies (group.c) */
+      int nb = f->nbind;
+      LLVMValueRef x = LLVMBuildAdd(f->m->B, f->group_base, cg_i64(f->m, j), "");
+      LLVMSetNUW(x, 1);
+      LLVMSetNSW(x, 1);
+      cg_bind(f, f->group, x);
+      cg_lower_body(f, n);
+      cg_unbind(f, nb);
+    }
+    if (!f->group) cg_lower_body(f, n);
     return;
   }
   const IrLoop *l = n->loops[li];
@@ -1195,6 +1259,27 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
       cg_lower_loops(f, n, li + 1);
       cg_unbind(f, nb);
       first = 1;
+    }
+    int g = cg_group_count(f, n, li, first);
+    if (g) { /* groups of g iterations (group.c), then the rest */
+      LLVMBuilderRef B = f->m->B;
+      int64_t groups = (l->extent - first) / g;
+      LLVMValueRef base = LLVMBuildMul(B, cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, groups), l->kind),
+                                       cg_i64(f->m, g), "");
+      LLVMSetNUW(base, 1);
+      LLVMSetNSW(base, 1);
+      base = LLVMBuildAdd(B, base, cg_i64(f->m, first), "");
+      LLVMSetNUW(base, 1);
+      LLVMSetNSW(base, 1);
+      cg_bind(f, l, base);
+      f->group = l;
+      f->group_base = base;
+      f->group_n = g;
+      cg_lower_loops(f, n, li + 1);
+      f->group = NULL;
+      cg_unbind(f, nb);
+      cg_loop_end(f, &lp);
+      first += groups * g;
     }
     cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
     lp.jam = jam_count(f, n, li);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ir/contract.h"
+#include "codegen/cg.h"
 #include "codegen/codegen.h"
 #include "codegen/emit.h"
 #include "interp/check.h"
@@ -659,6 +660,88 @@ static void test_host_pool_window(void **state) {
   assert_null(strstr(b.s, "masked.gather"));
   sbuf_free(&b);
   prog_free(&pr);
+}
+
+/* lower.c, jam_count and peel_first: a short innermost reduction (16
+ * iterations) under a long serial loop is jammed as many copies as fill
+ * half the vector registers (cg_jam_bytes), at most 2048 weighted
+ * operations, and its first iteration is peeled.  The sum of each element
+ * keeps SPEC's order and its §9.5 start: the peeled iteration computes
+ * 0 + A*C, so a row of -0 products gives +0 (A*C alone would give -0),
+ * and NaN, infinities and subnormals give the interpreter's bits; on one
+ * thread (the jammed serial loop) and two (the parallel B loop). */
+static void fill_jam(InterpProg *ip) {
+  InterpBuf *a = interp_find(ip, "A"), *c = interp_find(ip, "C");
+  for (int i = 0; i < 16; i++) ((float *)a->data)[i] = -0.0f; /* row tx = 0 */
+  for (int i = 0; i < c->numel; i++) ((float *)c->data)[i] = i % 7 == 3 ? 1e-40f : 0.5f + (float)(i % 5);
+  const float sp[] = {NAN, INFINITY, -INFINITY, -0.0f, 1e30f, -1e30f, 1e-40f};
+  for (int i = 0; i < 7; i++) ((float *)a->data)[16 + 3 * i] = sp[i];
+}
+
+static void test_host_jam_short_reduction(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[4,16]\n%in C : f32[16,512]\n%out D : f32[4,512]\n"
+                  "B^{4}_{tx=0}L^{512}_{a=0}L^{16}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}"
+                  "+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n";
+  host_vs_interp(t, fill_jam, 1);
+  host_vs_interp(t, fill_jam, 2);
+  /* two statements, f32 and f64 (12 bytes of accumulators per copy), and
+     an explicit start (no peel: it is not a §9.5 initialisation) */
+  host_vs_interp("%in A : f32[4,16]\n%in C : f32[16,512]\n%out D : f32[4,512]\n%out E : f64[4,512]\n"
+                 "B^{4}_{tx=0}L^{512}_{a=0}L^{16}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}"
+                 "+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}-C^{f32,g}_{c,a};];"
+                 "B^{4}_{tx=0}L^{512}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*0.5;L^{16}_{c=0}[D^{f32,g}_{tx,a}="
+                 "D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c};];];\n",
+                 fill_jam, 1);
+  /* the hint: 16 copies doubled while 2 * copies * 4 bytes fit in
+     cg_jam_bytes, 4 * copies <= 512 and 2 * copies * 6 <= 2048 */
+  Prog pr;
+  assert_true(prog_load(&pr, t));
+  LLVMTargetMachineRef tm = cg_host_machine(&pr.ctx, 2, false);
+  assert_non_null(tm);
+  int jb = cg_jam_bytes(tm), want = 16;
+  LLVMDisposeTargetMachine(tm);
+  while (2 * want * 4 <= jb && 4 * want <= 512 && 2 * want * 6 <= 2048) want *= 2;
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.opt_level = 0;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  char hint[96];
+  snprintf(hint, sizeof hint, "!{!\"llvm.loop.unroll_and_jam.count\", i32 %d}", want);
+  assert_non_null(strstr(b.s, hint));
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
+/* group.c: a serial reduction loop over an innermost loop that picks the
+ * element (SGEMM in the i-k-j order) runs in groups of its iterations side
+ * by side in the innermost loop: the interpreter's bits, with the peeled
+ * §9.5 start (0 + A*C: a -0 row gives +0), a remainder after the groups
+ * (19 iterations: 1 peeled, 4 groups of 4, 2), two statements (the second
+ * reads the first's element), f64, NaN, infinities and subnormals.  A
+ * statement that reads its neighbour (a+511)%512 is not grouped (the
+ * grouped order would give other values). */
+static void fill_group(InterpProg *ip) {
+  InterpBuf *a = interp_find(ip, "A"), *c = interp_find(ip, "C");
+  for (int i = 0; i < 19; i++) ((float *)a->data)[i] = -0.0f; /* row tx = 0 */
+  const float sp[] = {NAN, INFINITY, -INFINITY, -0.0f, 1e30f, -1e30f, 1e-40f};
+  for (int i = 0; i < 7; i++) ((float *)a->data)[19 + 2 * i] = sp[i];
+  for (int i = 0; i < c->numel; i++) ((float *)c->data)[i] = i % 11 == 4 ? 1e-40f : 0.25f + (float)(i % 9);
+}
+
+static void test_host_group_reduction(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[3,19]\n%in C : f32[19,520]\n%out D : f32[3,520]\n%out E : f64[3,520]\n"
+                  "B^{3}_{tx=0}L^{19}_{c=0}L^{520}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}"
+                  "+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};E^{f64,g}_{tx,a}=E^{f64,g}_{tx,a}*0.5+D^{f32,g}_{tx,a};];\n";
+  host_vs_interp(t, fill_group, 1);
+  host_vs_interp(t, fill_group, 2);
+  host_vs_interp("%in A : f32[3,19]\n%in C : f32[19,512]\n%out D : f32[3,512]\n"
+                 "B^{3}_{tx=0}L^{19}_{c=0}L^{512}_{a=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}*0.5"
+                 "+D^{f32,g}_{tx,(a+511)%512}+A^{f32,g}_{tx,c};];\n",
+                 fill_group, 1);
 }
 
 /* host.c keeps a program's intermediates from run to run: each run starts
@@ -1482,6 +1565,8 @@ int main(void) {
       cmocka_unit_test(test_powi_const),
       cmocka_unit_test(test_host_divmod_nonneg),
       cmocka_unit_test(test_host_pool_window),
+      cmocka_unit_test(test_host_jam_short_reduction),
+      cmocka_unit_test(test_host_group_reduction),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
       cmocka_unit_test(test_host_maxmin_chain),
