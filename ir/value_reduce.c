@@ -82,15 +82,41 @@ static const IrStmt *sole_writer(const IrProgram *p, const IrTensor *t, int *ind
   return w;
 }
 
+/* Do the loops of nests a and b have the same names and extents (>= 1)? */
+static bool same_loops(const IrProgram *p, const IrStmt *a, const IrStmt *b, int *ka, int *kb) {
+  const IrLoop *la[MAX_LOOPS], *lb[MAX_LOOPS];
+  int na = 0, nb = 0;
+  *ka = nest_of(p, a, la, &na);
+  *kb = nest_of(p, b, lb, &nb);
+  if (*ka < 0 || *kb < 0 || na != nb) return false;
+  for (int i = 0; i < na; i++)
+    if (strcmp(la[i]->index, lb[i]->index) || la[i]->extent != lb[i]->extent || la[i]->extent < 1) return false;
+  return true;
+}
+
 bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s) {
-  /* S = S + exp(Y - M), a sum reduction, S its only writer */
+  /* S = S + exp(Y - M), a sum reduction, S its only writer; or S = S + F
+     with F[...] = exp(Y - M) over the same loops in an earlier nest, F's
+     only writer, read as it wrote it (expression_splitting's form) */
   const IrTensor *S = s->lhs->tensor;
-  int si = -1, mi = -1;
+  int si = -1, mi = -1, xi = -1;
   if (!S || !ir_dtype_is_float(S->dtype) || s->init != INIT_REDUCE || s->redop != RED_ADD || s->nred < 1) return false;
   if (sole_writer(p, S, &si) != s) return false;
   const IrExpr *e = strip(s->rhs);
   if (e->kind != E_BINARY || e->u.bin.op != OP_ADD || !is_self(e->u.bin.a, s)) return false;
   const IrExpr *x = strip(e->u.bin.b);
+  const IrStmt *xs = s; /* the statement computing the exp */
+  xi = si;
+  int ks, kx, km, kk;
+  if (x->kind == E_REF && x->u.ref->tensor && x->u.ref->tensor != S) {
+    const IrStmt *w = sole_writer(p, x->u.ref->tensor, &xi);
+    if (!w || xi >= si || w->init != INIT_NONE || w->nred != 0) return false;
+    IrExpr wl = {.kind = E_REF};
+    wl.u.ref = w->lhs;
+    if (!ir_value_same_expr(&wl, x, true) || !same_loops(p, s, w, &ks, &kx) || kx >= ks) return false;
+    xs = w;
+    x = strip(w->rhs);
+  }
   if (x->kind != E_CALL || x->u.call.func != F_EXP || x->u.call.nargs != 1) return false;
   const IrExpr *d = strip(x->u.call.args[0]);
   if (d->kind != E_BINARY || d->u.bin.op != OP_SUB) return false;
@@ -100,33 +126,28 @@ bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s) {
   if (M == Y || M == S || Y == S || !ir_dtype_is_float(M->dtype) || M->dtype != Y->dtype) return false;
   /* M = max(M, Y) over the same loops, M's only writer, in an earlier nest */
   const IrStmt *mx = sole_writer(p, M, &mi);
-  if (!mx || mi >= si || mx->init != INIT_REDUCE || mx->redop != RED_MAX || mx->nred != s->nred) return false;
+  if (!mx || mi >= xi || mx->init != INIT_REDUCE || mx->redop != RED_MAX || mx->nred != s->nred) return false;
   const IrExpr *mr = strip(mx->rhs);
   if (mr->kind != E_CALL || mr->u.call.func != F_MAX || mr->u.call.nargs != 2 || !is_self(mr->u.call.args[0], mx) ||
       !ir_value_same_expr(mr->u.call.args[1], y, true))
     return false;
-  /* M read in the sum as the max wrote it */
+  /* M read in the exp as the max wrote it */
   IrExpr lhs = {.kind = E_REF};
   lhs.u.ref = mx->lhs;
   if (!ir_value_same_expr(&lhs, m, true)) return false;
-  const IrLoop *ls[MAX_LOOPS], *lm[MAX_LOOPS];
-  int ns = 0, nm = 0;
-  int ks = nest_of(p, s, ls, &ns), km = nest_of(p, mx, lm, &nm);
-  if (ks < 0 || km < 0 || km >= ks || ns != nm) return false;
-  for (int i = 0; i < ns; i++)
-    if (strcmp(ls[i]->index, lm[i]->index) || ls[i]->extent != lm[i]->extent || ls[i]->extent < 1) return false;
+  if (!same_loops(p, xs, mx, &kx, &km) || km >= kx || !same_loops(p, s, xs, &ks, &kk)) return false;
   for (int i = 0; i < s->nred; i++)
     if (strcmp(s->red[i]->index, mx->red[i]->index)) return false;
-  /* Y complete before the max's nest and unchanged until the sum; S read
-     in its nest by nothing else */
-  for (int i = 0; i < si; i++)
+  /* Y complete before the max's nest and unchanged until the exp */
+  const IrLoop *lw[MAX_LOOPS];
+  int nw = 0;
+  for (int i = 0; i < xi; i++)
     if (p->stmts[i]->lhs->tensor == Y) {
-      const IrLoop *lw[MAX_LOOPS];
-      int nw = 0;
       int kw = nest_of(p, p->stmts[i], lw, &nw);
       if (kw < 0 || kw >= km) return false;
     }
-  for (int i = si; i < p->nstmts; i++)
-    if (p->stmts[i]->lhs->tensor == Y && nest_of(p, p->stmts[i], ls, &ns) <= ks) return false;
+  for (int i = xi; i < p->nstmts; i++)
+    if (p->stmts[i]->lhs->tensor == Y && nest_of(p, p->stmts[i], lw, &nw) <= kx) return false;
+  /* S read in its nest by nothing else */
   return !nest_reads(p->nests[ks], S, s);
 }

@@ -177,10 +177,40 @@ static void test_in_and_culprit(void **state) {
   prog_free(&pr);
 }
 
+/* The same sum after expression_splitting: S = S + F with F = exp(Y - M)
+ * computed over the same loops in a nest of its own, read as written; not
+ * when F is read at another element, or is exp of something else. */
+static void test_relational_split(void **state) {
+  (void)state;
+  Prog pr;
+  LOAD(&pr, "%in A : f32[4,16]\n%out C : f32[4,16]\n"
+            "L^{4}_{a=0}L^{16}_{b=0}[D^{f32,g}_{a}=max(D^{f32,g}_{a},A^{f32,g}_{a,b});];"
+            "L^{4}_{a=0}L^{16}_{b=0}[F^{f32,g}_{a,b}=exp(A^{f32,g}_{a,b}-D^{f32,g}_{a});];"
+            "L^{4}_{a=0}L^{16}_{b=0}[E^{f32,g}_{a}=E^{f32,g}_{a}+F^{f32,g}_{a,b};];"
+            "L^{4}_{a=0}L^{16}_{b=0}[G^{f32,g}_{a}=G^{f32,g}_{a}+F^{f32,g}_{a,0};];"
+            "L^{4}_{a=0}L^{16}_{b=0}[J^{f32,g}_{a,b}=exp(A^{f32,g}_{a,b});];"
+            "L^{4}_{a=0}L^{16}_{b=0}[H^{f32,g}_{a}=H^{f32,g}_{a}+J^{f32,g}_{a,b};];"
+            "L^{4}_{a=0}L^{16}_{b=0}[C^{f32,g}_{a,b}=F^{f32,g}_{a,b}/E^{f32,g}_{a}+G^{f32,g}_{a}+H^{f32,g}_{a};];\n");
+  IrProgram *p = pr.p;
+  assert_true(ir_value_sum_exp_over_max(p, p->stmts[2]));
+  assert_false(ir_value_sum_exp_over_max(p, p->stmts[3])); /* F_{a,0}: one element, 16 times */
+  assert_false(ir_value_sum_exp_over_max(p, p->stmts[5])); /* exp(A): no max */
+  IrValueProgram vp;
+  assert_true(ir_value_program(p, true, &vp));
+  IrValue e = tensor_value(&vp, p, "E");
+  assert_false(e.may_zero);
+  assert_true(e.lo >= 1);
+  assert_int_equal(sign_of(&vp, p, "E"), IR_SIGN_POS);
+  assert_int_equal(sign_of(&vp, p, "H"), IR_SIGN_NONNEG);
+  ir_value_program_free(&vp);
+  prog_free(&pr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sign),       cmocka_unit_test(test_exp_underflow),     cmocka_unit_test(test_relational),
       cmocka_unit_test(test_read_before_write), cmocka_unit_test(test_in_and_culprit),
+      cmocka_unit_test(test_relational_split),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
