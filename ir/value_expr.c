@@ -9,13 +9,9 @@
 
 /* ------------------------------------------------------------ expressions */
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
 
 bool ir_value_same_expr(const IrExpr *a, const IrExpr *b, bool by_name) {
-  a = strip(a), b = strip(b);
+  a = ir_expr_unparen(a), b = ir_expr_unparen(b);
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case E_INT: return a->u.ilit.value == b->u.ilit.value;
@@ -60,11 +56,11 @@ static bool negation_of(const IrValueEnv *env, const IrExpr *n, const IrExpr *x)
 
 /* exp(x) and exp(-x), in either order. */
 static bool exp_pair(const IrValueEnv *env, const IrExpr *a, const IrExpr *b) {
-  a = strip(a), b = strip(b);
+  a = ir_expr_unparen(a), b = ir_expr_unparen(b);
   if (a->kind != E_CALL || b->kind != E_CALL || a->u.call.func != F_EXP || b->u.call.func != F_EXP ||
       a->u.call.nargs != 1 || b->u.call.nargs != 1)
     return false;
-  const IrExpr *x = strip(a->u.call.args[0]), *y = strip(b->u.call.args[0]);
+  const IrExpr *x = ir_expr_unparen(a->u.call.args[0]), *y = ir_expr_unparen(b->u.call.args[0]);
   return negation_of(env, y, x) || negation_of(env, x, y);
 }
 
@@ -248,11 +244,11 @@ IrValue ir_value_index(const IrExpr *e) {
 
 /* e = i, i+k, i-k, k+i (k an integer literal): the loop and k. */
 static const IrLoop *index_plus(const IrExpr *e, int64_t *k) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   *k = 0;
   if (e->kind == E_INDEX) return e->u.index.loop;
   if (e->kind != E_BINARY || (e->u.bin.op != OP_ADD && e->u.bin.op != OP_SUB)) return NULL;
-  const IrExpr *a = strip(e->u.bin.a), *b = strip(e->u.bin.b);
+  const IrExpr *a = ir_expr_unparen(e->u.bin.a), *b = ir_expr_unparen(e->u.bin.b);
   if (a->kind == E_INDEX && b->kind == E_INT) {
     if (b->u.ilit.value == INT64_MIN) return NULL;
     *k = e->u.bin.op == OP_ADD ? b->u.ilit.value : -b->u.ilit.value;
@@ -337,7 +333,7 @@ static bool pair(IrValueEnv *env, const IrExpr *x, IrOp op, const IrExpr *y) {
 }
 
 bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth) {
-  cond = strip(cond);
+  cond = ir_expr_unparen(cond);
   if (cond->kind == E_BINARY && (cond->u.bin.op == OP_AND || cond->u.bin.op == OP_OR)) {
     bool conj = (cond->u.bin.op == OP_AND) == truth; /* both sides hold (with truth) */
     if (!conj) return true;

@@ -12,14 +12,8 @@
 
 enum { MAX_LOOPS = 32 };
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
-
 static bool is_self(const IrExpr *e, const IrStmt *s) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   return e->kind == E_REF && e->u.ref->tensor && e->u.ref->tensor == s->lhs->tensor;
 }
 
@@ -102,9 +96,9 @@ bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s) {
   int si = -1, mi = -1, xi = -1;
   if (!S || !ir_dtype_is_float(S->dtype) || s->init != INIT_REDUCE || s->redop != RED_ADD || s->nred < 1) return false;
   if (sole_writer(p, S, &si) != s) return false;
-  const IrExpr *e = strip(s->rhs);
+  const IrExpr *e = ir_expr_unparen(s->rhs);
   if (e->kind != E_BINARY || e->u.bin.op != OP_ADD || !is_self(e->u.bin.a, s)) return false;
-  const IrExpr *x = strip(e->u.bin.b);
+  const IrExpr *x = ir_expr_unparen(e->u.bin.b);
   const IrStmt *xs = s; /* the statement computing the exp */
   xi = si;
   int ks, kx, km, kk;
@@ -115,19 +109,19 @@ bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s) {
     wl.u.ref = w->lhs;
     if (!ir_value_same_expr(&wl, x, true) || !same_loops(p, s, w, &ks, &kx) || kx >= ks) return false;
     xs = w;
-    x = strip(w->rhs);
+    x = ir_expr_unparen(w->rhs);
   }
   if (x->kind != E_CALL || x->u.call.func != F_EXP || x->u.call.nargs != 1) return false;
-  const IrExpr *d = strip(x->u.call.args[0]);
+  const IrExpr *d = ir_expr_unparen(x->u.call.args[0]);
   if (d->kind != E_BINARY || d->u.bin.op != OP_SUB) return false;
-  const IrExpr *y = strip(d->u.bin.a), *m = strip(d->u.bin.b);
+  const IrExpr *y = ir_expr_unparen(d->u.bin.a), *m = ir_expr_unparen(d->u.bin.b);
   if (y->kind != E_REF || m->kind != E_REF || !y->u.ref->tensor || !m->u.ref->tensor) return false;
   const IrTensor *Y = y->u.ref->tensor, *M = m->u.ref->tensor;
   if (M == Y || M == S || Y == S || !ir_dtype_is_float(M->dtype) || M->dtype != Y->dtype) return false;
   /* M = max(M, Y) over the same loops, M's only writer, in an earlier nest */
   const IrStmt *mx = sole_writer(p, M, &mi);
   if (!mx || mi >= xi || mx->init != INIT_REDUCE || mx->redop != RED_MAX || mx->nred != s->nred) return false;
-  const IrExpr *mr = strip(mx->rhs);
+  const IrExpr *mr = ir_expr_unparen(mx->rhs);
   if (mr->kind != E_CALL || mr->u.call.func != F_MAX || mr->u.call.nargs != 2 || !is_self(mr->u.call.args[0], mx) ||
       !ir_value_same_expr(mr->u.call.args[1], y, true))
     return false;
