@@ -226,6 +226,13 @@ const char *mp_vsplit_check(PassCtx *pc, PassCand *c, MpSplitKind kind) {
      y=D.1, an f64 tensor spelled with its ref index, -(W+y-y)*2 was -30
      where -W*2 is 8589934562) */
   IrDType ya = !strcmp(y, "shift") ? ir_dtype_usual(xt, dt) : yt;
+  /* X/y with X and y both integers is C's truncating division (SPEC 5.4),
+     whatever the statement's type: X/y*y is then X rounded toward zero to
+     a multiple of y (fuzz_passes: A i32, y = G i32 in an f32 statement,
+     exp(A/G*G+F) was 196.2 where exp(A+F) is 0.179) */
+  if (kind == MP_MUL && !ir_dtype_is_float(ir_dtype_usual(xt, ya)))
+    return pass_reason(pc, "'%s' is %s and y is %s: X/y would be an integer division, which truncates", x->name,
+                       ir_dtype_name(xt), ir_dtype_name(ya));
   if (!ir_dtype_is_float(xt) && ir_dtype_usual(xt, ya) != xt)
     return pass_reason(pc, "'%s' is %s, but X+y-y would compute in %s", x->name, ir_dtype_name(xt),
                        ir_dtype_name(ir_dtype_usual(xt, ya)));
