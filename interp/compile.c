@@ -390,7 +390,7 @@ static int unop(Cg *g, Opc od, Opc of, Opc oi, IrDType t, int a, bool round) {
 }
 
 static bool is_plain_load(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   return e->kind == E_REF;
 }
 
@@ -482,7 +482,7 @@ static int cg_cmp(Cg *g, const IrExpr *e) {
 
 /* A truth value 0/1 (i64 register). */
 static int cg_cond(Cg *g, const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   if (e->kind == E_CMP) return cg_cmp(g, e);
   if (e->kind == E_BINARY && (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR)) {
     int d = new_reg(g);
@@ -575,11 +575,6 @@ typedef struct TreeForm {
   IrDType nt;        /* the root node's type */
 } TreeForm;
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 typedef struct Mention {
   const IrTensor *t;
   bool found;
@@ -598,14 +593,14 @@ static bool mentions(const IrExpr *e, const IrTensor *t) {
 
 /* Form (1) of interp.h: `T[s] op E` or max/min(T[s], E). */
 static bool tree_shape(const IrStmt *s, TreeForm *tf) {
-  const IrExpr *r = strip(s->rhs);
+  const IrExpr *r = ir_expr_unparen(s->rhs);
   const IrExpr *L = NULL;
   if (r->kind == E_BINARY && (r->u.bin.op == OP_ADD || r->u.bin.op == OP_SUB || r->u.bin.op == OP_MUL)) {
-    L = strip(r->u.bin.a);
+    L = ir_expr_unparen(r->u.bin.a);
     tf->E = r->u.bin.b;
     tf->op = r->u.bin.op;
   } else if (r->kind == E_CALL && (r->u.call.func == F_MAX || r->u.call.func == F_MIN) && r->u.call.nargs == 2) {
-    L = strip(r->u.call.args[0]);
+    L = ir_expr_unparen(r->u.call.args[0]);
     tf->E = r->u.call.args[1];
     tf->op = r->u.call.func == F_MAX ? OPX_MAX : OPX_MIN;
   } else {

@@ -12,8 +12,7 @@
 /* lazy: 0, or where the outermost lazy context is: 1 an if_then_else
    branch, 2 the right operand of & or | (both short-circuit: REF lowers them to Python and/or, SPEC 5.2) */
 static void sites_walk(LeirCtx *ctx, IrExpr **slot, int lazy, bool cond, PtrVec *out) {
-  IrExpr *e = *slot;
-  while (e->kind == E_PAREN) e = e->u.paren;
+  IrExpr *e = ir_expr_unparen_mut(*slot);
   GxSite *s = arena_alloc(&ctx->arena, sizeof *s);
   s->slot = slot;
   s->e = e;
