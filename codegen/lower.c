@@ -494,11 +494,10 @@ static int fold_cmp(const CgFn *f, const IrExpr *e) {
 
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
-  IrRange r = ir_expr_range(item);
-  if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
+  if (ir_expr_in_bounds(item, extent)) return NULL;
   if (f->guards.n) {
     IrValue v = fact_value(f, item);
-    if (!v.bottom && v.iok && !v.inexact && !v.may_nan && !v.may_inf && v.ilo >= 0 && v.ihi < extent) return NULL;
+    if (ir_value_int_exact(v) && v.ilo >= 0 && v.ihi < extent) return NULL;
   }
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
@@ -552,8 +551,7 @@ bool cg_ref_in_bounds(const CgFn *f, const IrRef *r) {
   const CgTensorInfo *ti = &f->m->plan->t[t->id];
   for (int d = 0; d < t->rank; d++) {
     if (ti->keep && !ti->keep[d]) continue;
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!g.ok || g.lo < 0 || g.hi >= t->shape[d]) return false;
+    if (!ir_expr_in_bounds(r->sub[d], t->shape[d])) return false;
   }
   return true;
 }
@@ -806,9 +804,7 @@ static void no_wrap(LLVMValueRef v, const IrExpr *e) {
  * selects around an sdiv.  The same rule as emit_cuda.c's. */
 static bool nonneg_by_const(const IrExpr *e) {
   if (e->type != DT_I64 && e->type != DT_I32) return false;
-  IrRange a = ir_expr_range(e->u.bin.a), b = ir_expr_range(e->u.bin.b);
-  int64_t hi = e->type == DT_I64 ? INT64_MAX : INT32_MAX;
-  return a.ok && b.ok && a.lo >= 0 && a.hi <= hi && b.lo == b.hi && b.lo > 0 && b.hi <= hi;
+  return ir_expr_divmod_nonneg_by_const(e, e->type == DT_I64 ? INT64_MAX : INT32_MAX);
 }
 
 static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {

@@ -289,8 +289,7 @@ static int affine_slot(Cg *g, const IrRef *r) {
   aff_const(flat, g->nl, 0);
   for (int d = 0; d < r->nsub; d++) {
     aff_expr(g, r->sub[d], a);
-    IrRange in = ir_expr_range(r->sub[d]); /* the value analysis (ir/value.h) */
-    if (!a->ok || !in.ok || in.lo < 0 || in.hi >= t->shape[d]) goto out;
+    if (!a->ok || !ir_expr_in_bounds(r->sub[d], t->shape[d])) goto out; /* the value analysis (ir/value.h) */
     for (int k = 0; k < g->nl; k++)
       if (g->loop[k]->extent == 1) a->coef[k] = 0; /* index always 0 */
     if (!aff_scale(a, g->nl, st[d]) || !aff_add(flat, a, g->nl, 1)) goto out;

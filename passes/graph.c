@@ -73,8 +73,7 @@ const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r) {
   if (!lazy) return NULL;
   const IrTensor *t = r->tensor;
   for (int d = 0; d < r->nsub; d++) {
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!t || d >= t->rank || !g.ok || g.lo < 0 || g.hi >= t->shape[d])
+    if (!t || d >= t->rank || !ir_expr_in_bounds(r->sub[d], t->shape[d]))
       return pass_reason(pc, "'%s' is read inside %s and item %d of its subscript (%s) is not provably in bounds "
                          "over the whole loop ranges: the copy nest would read it unconditionally", r->name,
                          gx_lazy_place(lazy), d + 1, rw_sub_text(pc->ctx, r));
