@@ -323,8 +323,7 @@ static void offset(Cu *c, SBuf *b, const IrRef *r) {
     if (ti->keep && !ti->keep[d]) continue;
     SBuf it = {0};
     expr_as(c, &it, r->sub[d], DT_I64);
-    IrRange rg = ir_expr_range(r->sub[d]);
-    if (!(rg.ok && rg.lo >= 0 && rg.hi < t->shape[d]))
+    if (!ir_expr_in_bounds(r->sub[d], t->shape[d]))
       sbuf_printf(&ok, "%s(uint64_t)(%s) < %lldull", ok.len ? " && " : "", it.s, (long long)t->shape[d]);
     if (nkept == 0) {
       sbuf_puts(&off, it.s);
@@ -571,9 +570,8 @@ static void expr(Cu *c, SBuf *b, const IrExpr *e) {
     } else {
       expr_as(c, &y, e->u.bin.b, e->type);
     }
-    IrRange ra = ir_expr_range(e->u.bin.a), rb = ir_expr_range(e->u.bin.b);
-    if ((op == OP_FLOORDIV || op == OP_MOD) && !ir_dtype_is_float(e->type) && ra.ok && ra.lo >= 0 && rb.ok &&
-        rb.lo == rb.hi && rb.lo > 0) /* a >= 0, b > 0: floor and C's truncation agree */
+    if ((op == OP_FLOORDIV || op == OP_MOD) && !ir_dtype_is_float(e->type) &&
+        ir_expr_divmod_nonneg_by_const(e, INT64_MAX)) /* a >= 0, b > 0: floor and C's truncation agree */
       sbuf_printf(b, "(%s %s %s)", x.s, op == OP_MOD ? "%" : "/", y.s);
     else
       binop(c, b, op, x.s, y.s, e->type);

@@ -24,14 +24,9 @@
 #define GROUP 4         /* iterations of r per group */
 #define GROUP_MIN_V 512 /* v a long row (shorter ones: slower, Sum_reduction_over_a_dimension's 256) */
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static bool same_sub(const IrExpr *a, const IrExpr *b) {
-  a = strip(a);
-  b = strip(b);
+  a = ir_expr_unparen(a);
+  b = ir_expr_unparen(b);
   if (!a || !b || a->kind != b->kind) return false;
   switch (a->kind) {
   case E_INT: return a->u.ilit.value == b->u.ilit.value;
@@ -51,7 +46,7 @@ static bool same_ref(const IrRef *a, const IrRef *b) {
 }
 
 static bool mentions(const IrExpr *e, const IrLoop *l) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   if (!e) return false;
   switch (e->kind) {
   case E_INDEX: return e->u.index.loop == l;
@@ -77,7 +72,7 @@ static const IrStmt *writer(const IrNest *n, const IrTensor *t, bool *twice) {
 /* Every reference in e to a tensor the nest writes has its writer's left
  * side's subscripts. */
 static bool refs_ok(const CgFn *f, const IrNest *n, const IrExpr *e) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   if (!e) return true;
   switch (e->kind) {
   case E_INT: case E_FLOAT: case E_INF: case E_INDEX: return true;
@@ -112,7 +107,7 @@ int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first) {
     bool by_v = false, twice = false;
     for (int d = 0; d < s->lhs->nsub; d++) {
       if (mentions(s->lhs->sub[d], r) || !refs_ok(f, n, s->lhs->sub[d])) return 0;
-      const IrExpr *x = strip(s->lhs->sub[d]);
+      const IrExpr *x = ir_expr_unparen(s->lhs->sub[d]);
       by_v |= x->kind == E_INDEX && x->u.index.loop == v;
     }
     writer(n, s->lhs->tensor, &twice);

@@ -355,12 +355,10 @@ static bool written_first(const IrProgram *p, const IrTensor *t) {
         mentions_tensor(s->rhs, t) || s->lhs->nsub != t->rank)
       return false;
     for (int d = 0; d < t->rank; d++) {
-      const IrExpr *x = s->lhs->sub[d];
-      while (x->kind == E_PAREN) x = x->u.paren;
+      const IrExpr *x = ir_expr_unparen(s->lhs->sub[d]);
       if (x->kind != E_INDEX || x->u.index.loop->extent != t->shape[d]) return false;
       for (int e = 0; e < d; e++) {
-        const IrExpr *y = s->lhs->sub[e];
-        while (y->kind == E_PAREN) y = y->u.paren;
+        const IrExpr *y = ir_expr_unparen(s->lhs->sub[e]);
         if (y->u.index.loop == x->u.index.loop) return false;
       }
     }

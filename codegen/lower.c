@@ -263,7 +263,7 @@ static LLVMValueRef int_pow(CgFn *f, LLVMValueRef a, LLVMValueRef b, IrDType t) 
 }
 
 static bool mentions_index(const IrExpr *e, const IrLoop *l) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   if (!e) return false;
   switch (e->kind) {
   case E_INDEX: return e->u.index.loop == l;
@@ -443,15 +443,10 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
  * >= ==; the literal in [0, 2^31), so signed and unsigned comparison agree,
  * the index being in [0, extent)), conjunctions (&) of such, parentheses.
  * Anything else adds no fact. */
-static const IrExpr *unparen(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static bool wide_int(IrDType t) { return t == DT_I32 || t == DT_I64 || t == DT_U32 || t == DT_U64; }
 
 static bool trusted_link(const IrExpr *p, IrOp op, const IrExpr *q) {
-  p = unparen(p), q = unparen(q);
+  p = ir_expr_unparen(p), q = ir_expr_unparen(q);
   if (p->kind == E_INT && q->kind == E_INDEX) { /* k OP i */
     const IrExpr *t = p;
     p = q, q = t;
@@ -463,7 +458,7 @@ static bool trusted_link(const IrExpr *p, IrOp op, const IrExpr *q) {
 
 /* Narrows g by the trusted comparisons of the conjunction c. */
 static void cond_facts(IrValueGuards *g, const IrExpr *c) {
-  c = unparen(c);
+  c = ir_expr_unparen(c);
   if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
       c->u.bin.b->type == DT_BOOL) {
     cond_facts(g, c->u.bin.a);
@@ -489,7 +484,7 @@ static IrValue fact_value(const CgFn *f, const IrExpr *e) {
  * undecided. */
 static int fold_cmp(const CgFn *f, const IrExpr *e) {
   for (int i = 0; i < e->u.cmp.n; i++) {
-    const IrExpr *o = unparen(e->u.cmp.operand[i]);
+    const IrExpr *o = ir_expr_unparen(e->u.cmp.operand[i]);
     if ((o->kind != E_INDEX && o->kind != E_INT) || !wide_int(o->type)) return -1;
   }
   IrValue v = fact_value(f, e);
@@ -499,11 +494,10 @@ static int fold_cmp(const CgFn *f, const IrExpr *e) {
 
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
-  IrRange r = ir_expr_range(item);
-  if (r.ok && r.lo >= 0 && r.hi < extent) return NULL;
+  if (ir_expr_in_bounds(item, extent)) return NULL;
   if (f->guards.n) {
     IrValue v = fact_value(f, item);
-    if (!v.bottom && v.iok && !v.inexact && !v.may_nan && !v.may_inf && v.ilo >= 0 && v.ihi < extent) return NULL;
+    if (ir_value_int_exact(v) && v.ilo >= 0 && v.ihi < extent) return NULL;
   }
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
@@ -557,8 +551,7 @@ bool cg_ref_in_bounds(const CgFn *f, const IrRef *r) {
   const CgTensorInfo *ti = &f->m->plan->t[t->id];
   for (int d = 0; d < t->rank; d++) {
     if (ti->keep && !ti->keep[d]) continue;
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!g.ok || g.lo < 0 || g.hi >= t->shape[d]) return false;
+    if (!ir_expr_in_bounds(r->sub[d], t->shape[d])) return false;
   }
   return true;
 }
@@ -719,14 +712,12 @@ static bool writes_tensor(const IrProgram *p, const IrTensor *t, int except) {
  * converted to T's dtype (a float rounding or integer conversion of a
  * number is no NaN). */
 bool cg_ordered_maxmin(const CgFn *f, const IrStmt *s) {
-  const IrExpr *e = s->rhs;
-  while (e->kind == E_PAREN) e = e->u.paren;
+  const IrExpr *e = ir_expr_unparen(s->rhs);
   if (f->m->target != CG_TARGET_HOST || e->kind != E_CALL || !ir_dtype_is_float(e->type) || s->init != INIT_REDUCE)
     return false;
   if (!(s->redop == RED_MAX && e->u.call.func == F_MAX) && !(s->redop == RED_MIN && e->u.call.func == F_MIN))
     return false;
-  const IrExpr *a0 = e->u.call.args[0];
-  while (a0->kind == E_PAREN) a0 = a0->u.paren;
+  const IrExpr *a0 = ir_expr_unparen(e->u.call.args[0]);
   return a0->kind == E_REF && a0->u.ref->tensor == s->lhs->tensor && !writes_tensor(f->m->p, s->lhs->tensor, s->id);
 }
 
@@ -736,8 +727,7 @@ static bool acc_never_nan(const CgFn *f, const IrExpr *e) {
   const IrProgram *p = f->m->p;
   if (f->stmt_id < 0 || f->stmt_id >= p->nstmts) return false;
   const IrStmt *s = p->stmts[f->stmt_id];
-  const IrExpr *r = s->rhs;
-  while (r->kind == E_PAREN) r = r->u.paren;
+  const IrExpr *r = ir_expr_unparen(s->rhs);
   return r == e && cg_ordered_maxmin(f, s);
 }
 
@@ -814,9 +804,7 @@ static void no_wrap(LLVMValueRef v, const IrExpr *e) {
  * selects around an sdiv.  The same rule as emit_cuda.c's. */
 static bool nonneg_by_const(const IrExpr *e) {
   if (e->type != DT_I64 && e->type != DT_I32) return false;
-  IrRange a = ir_expr_range(e->u.bin.a), b = ir_expr_range(e->u.bin.b);
-  int64_t hi = e->type == DT_I64 ? INT64_MAX : INT32_MAX;
-  return a.ok && b.ok && a.lo >= 0 && a.hi <= hi && b.lo == b.hi && b.lo > 0 && b.hi <= hi;
+  return ir_expr_divmod_nonneg_by_const(e, e->type == DT_I64 ? INT64_MAX : INT32_MAX);
 }
 
 static LLVMValueRef binary_expr(CgFn *f, const IrExpr *e) {
@@ -1004,8 +992,7 @@ static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
  * in its last subscript, as l itself)? */
 static bool unit_ref(const IrRef *r, const IrLoop *l) {
   for (int d = 0; d < r->nsub; d++) {
-    const IrExpr *x = r->sub[d];
-    while (x->kind == E_PAREN) x = x->u.paren;
+    const IrExpr *x = ir_expr_unparen(r->sub[d]);
     if (d == r->nsub - 1 && x->kind == E_INDEX && x->u.index.loop == l) continue;
     if (mentions_loop(x, l)) return false;
   }
@@ -1015,7 +1002,7 @@ static bool unit_ref(const IrRef *r, const IrLoop *l) {
 /* Is e sums, differences and products of references that move one
  * element along l or none, and literals (no call, no comparison)? */
 static bool unit_along(const IrExpr *e, const IrLoop *l) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   if (!e) return false;
   switch (e->kind) {
   case E_INT: case E_FLOAT: return true;
@@ -1127,7 +1114,7 @@ static void general_trees(CgFn *f, const IrLoop *l, bool begin) {
 static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]);
 
 static bool cond_split(const CgFn *f, const IrExpr *c, const IrLoop *l, int64_t *lo, int64_t *hi) {
-  c = unparen(c);
+  c = ir_expr_unparen(c);
   if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
       c->u.bin.b->type == DT_BOOL)
     return cond_split(f, c->u.bin.a, l, lo, hi) | cond_split(f, c->u.bin.b, l, lo, hi);

@@ -32,13 +32,8 @@ static void each_loop(const IrNest *n, LoopCb cb, void *user) {
     if (n->items[i].kind == ITEM_NEST) each_loop(n->items[i].u.nest, cb, user);
 }
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static bool is_index_of(const IrExpr *e, const IrLoop *l) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   return e && e->kind == E_INDEX && e->u.index.loop == l;
 }
 
@@ -187,15 +182,15 @@ static void mention_cb(IrExpr *e, void *user) {
 }
 
 static const IrExpr *red_form(const IrStmt *s, IrReduceOp *op, IrDType *nt) {
-  const IrExpr *e = strip(s->rhs);
+  const IrExpr *e = ir_expr_unparen(s->rhs);
   const IrExpr *t = NULL, *x = NULL;
   if (e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL)) {
-    t = strip(e->u.bin.a);
+    t = ir_expr_unparen(e->u.bin.a);
     x = e->u.bin.b;
     *op = e->u.bin.op == OP_ADD ? RED_ADD : e->u.bin.op == OP_SUB ? RED_SUB : RED_MUL;
   } else if (e->kind == E_CALL && (e->u.call.func == F_MAX || e->u.call.func == F_MIN) &&
              e->u.call.nargs == 2) {
-    t = strip(e->u.call.args[0]);
+    t = ir_expr_unparen(e->u.call.args[0]);
     x = e->u.call.args[1];
     *op = e->u.call.func == F_MAX ? RED_MAX : RED_MIN;
   }
@@ -510,7 +505,7 @@ static bool affine_add(Affine *a, const IrLoop *l, int64_t c) {
 /* e * scale added to a; false if e is not affine (or coefficients grow
  * past 2^31). */
 static bool affine_of(const IrExpr *e, int64_t scale, Affine *a) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   if (!e || scale > INT32_MAX || scale < -INT32_MAX) return false;
   switch (e->kind) {
   case E_INT:
@@ -520,7 +515,7 @@ static bool affine_of(const IrExpr *e, int64_t scale, Affine *a) {
   case E_INDEX: return e->u.index.loop && affine_add(a, e->u.index.loop, scale);
   case E_UNARY: return affine_of(e->u.unary.a, e->u.unary.op == OP_NEG ? -scale : scale, a);
   case E_BINARY: {
-    const IrExpr *x = strip(e->u.bin.a), *y = strip(e->u.bin.b);
+    const IrExpr *x = ir_expr_unparen(e->u.bin.a), *y = ir_expr_unparen(e->u.bin.b);
     if (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB)
       return affine_of(x, scale, a) && affine_of(y, e->u.bin.op == OP_SUB ? -scale : scale, a);
     if (e->u.bin.op != OP_MUL) return false;

@@ -37,13 +37,8 @@
 #define JOIN 64      /* lanes of a max/min join (stage_join) */
 #define JOIN_MIN 256 /* the shortest loop joined in lanes */
 
-static const IrExpr *unparen(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static bool is_self(const IrExpr *e, const IrTensor *t) {
-  e = unparen(e);
+  e = ir_expr_unparen(e);
   return e && e->kind == E_REF && e->u.ref->tensor == t;
 }
 
@@ -91,7 +86,7 @@ static void scan(const CgFn *f, const IrExpr *e, Scan *sc) {
  * of that form. */
 static const IrExpr *operand(const IrStmt *s) {
   const IrTensor *t = s->lhs->tensor;
-  const IrExpr *r = unparen(s->rhs);
+  const IrExpr *r = ir_expr_unparen(s->rhs);
   const IrExpr *a = NULL, *b = NULL;
   if (r->kind == E_BINARY && (r->u.bin.op == OP_ADD || r->u.bin.op == OP_SUB || r->u.bin.op == OP_MUL)) {
     a = r->u.bin.a;
@@ -131,7 +126,7 @@ static const IrStmt *stageable(const CgFn *f, const IrNest *n, int li, const IrE
   Scan sc = {.t = s->lhs->tensor, .l = l};
   scan(f, x, &sc);
   IrDType t = s->lhs->tensor->dtype;
-  *join = l->extent >= JOIN_MIN && (t == DT_F32 || t == DT_F64) && unparen(s->rhs)->type == t &&
+  *join = l->extent >= JOIN_MIN && (t == DT_F32 || t == DT_F64) && ir_expr_unparen(s->rhs)->type == t &&
           cg_ordered_maxmin(f, s) && cg_ref_in_bounds(f, s->lhs);
   if (sc.reads_t || !(sc.costly || *join) || !sc.uses_l || sc.guarded) return NULL;
   *xp = x;

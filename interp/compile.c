@@ -289,8 +289,7 @@ static int affine_slot(Cg *g, const IrRef *r) {
   aff_const(flat, g->nl, 0);
   for (int d = 0; d < r->nsub; d++) {
     aff_expr(g, r->sub[d], a);
-    IrRange in = ir_expr_range(r->sub[d]); /* the value analysis (ir/value.h) */
-    if (!a->ok || !in.ok || in.lo < 0 || in.hi >= t->shape[d]) goto out;
+    if (!a->ok || !ir_expr_in_bounds(r->sub[d], t->shape[d])) goto out; /* the value analysis (ir/value.h) */
     for (int k = 0; k < g->nl; k++)
       if (g->loop[k]->extent == 1) a->coef[k] = 0; /* index always 0 */
     if (!aff_scale(a, g->nl, st[d]) || !aff_add(flat, a, g->nl, 1)) goto out;
@@ -390,7 +389,7 @@ static int unop(Cg *g, Opc od, Opc of, Opc oi, IrDType t, int a, bool round) {
 }
 
 static bool is_plain_load(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   return e->kind == E_REF;
 }
 
@@ -482,7 +481,7 @@ static int cg_cmp(Cg *g, const IrExpr *e) {
 
 /* A truth value 0/1 (i64 register). */
 static int cg_cond(Cg *g, const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   if (e->kind == E_CMP) return cg_cmp(g, e);
   if (e->kind == E_BINARY && (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR)) {
     int d = new_reg(g);
@@ -575,11 +574,6 @@ typedef struct TreeForm {
   IrDType nt;        /* the root node's type */
 } TreeForm;
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 typedef struct Mention {
   const IrTensor *t;
   bool found;
@@ -598,14 +592,14 @@ static bool mentions(const IrExpr *e, const IrTensor *t) {
 
 /* Form (1) of interp.h: `T[s] op E` or max/min(T[s], E). */
 static bool tree_shape(const IrStmt *s, TreeForm *tf) {
-  const IrExpr *r = strip(s->rhs);
+  const IrExpr *r = ir_expr_unparen(s->rhs);
   const IrExpr *L = NULL;
   if (r->kind == E_BINARY && (r->u.bin.op == OP_ADD || r->u.bin.op == OP_SUB || r->u.bin.op == OP_MUL)) {
-    L = strip(r->u.bin.a);
+    L = ir_expr_unparen(r->u.bin.a);
     tf->E = r->u.bin.b;
     tf->op = r->u.bin.op;
   } else if (r->kind == E_CALL && (r->u.call.func == F_MAX || r->u.call.func == F_MIN) && r->u.call.nargs == 2) {
-    L = strip(r->u.call.args[0]);
+    L = ir_expr_unparen(r->u.call.args[0]);
     tf->E = r->u.call.args[1];
     tf->op = r->u.call.func == F_MAX ? OPX_MAX : OPX_MIN;
   } else {

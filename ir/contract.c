@@ -1,13 +1,8 @@
 /* contract.c -- floating-point contraction (contract.h). */
 #include "ir/contract.h"
 
-static const IrExpr *unparen(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static const IrExpr *product(const IrExpr *e, IrDType t) {
-  e = unparen(e);
+  e = ir_expr_unparen(e);
   return e && e->kind == E_BINARY && e->u.bin.op == OP_MUL && e->type == t ? e : NULL;
 }
 

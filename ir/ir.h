@@ -482,10 +482,14 @@ void ir_for_each_stmt(IrProgram *p, IrStmtFn fn, void *user);
 /* Calls fn(e) on e and every sub-expression (pre-order), refs' subscripts too. */
 typedef void (*IrExprFn)(IrExpr *e, void *user);
 void ir_walk_expr(IrExpr *e, IrExprFn fn, void *user);
-/* e with its enclosing parentheses taken off. */
+/* e with its enclosing parentheses taken off (NULL stays NULL). */
 static inline const IrExpr *ir_expr_unparen(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  while (e && e->kind == E_PAREN) e = e->u.paren;
   return e;
+}
+/* The same for an expression the caller may change. */
+static inline IrExpr *ir_expr_unparen_mut(IrExpr *e) {
+  return (IrExpr *)ir_expr_unparen(e);
 }
 /* The depth of the program's deepest expression tree, as ir_verify counts
  * it (a reference's subscripts one level below it; the left side's items

@@ -19,5 +19,11 @@ typedef struct IrRange {
  * int64 bounds with no int64 overflow anywhere in e; ok = false otherwise
  * (e.g. a tensor read outside a modulo, a division by what may be zero). */
 IrRange ir_expr_range(const IrExpr *e);
+/* Is e (a subscript item) proved in [0, extent) by ir_expr_range? */
+bool ir_expr_in_bounds(const IrExpr *e, int64_t extent);
+/* Is e, a // b or a % b, one with a in [0, hi] and b one constant in
+ * (0, hi] by ir_expr_range?  Then floor and truncation agree and b is
+ * neither 0 nor -1 (the code generators' plain unsigned division). */
+bool ir_expr_divmod_nonneg_by_const(const IrExpr *e, int64_t hi);
 
 #endif

@@ -52,7 +52,7 @@ static int push_guard(SemaCtx *sc, const IrExpr *cond, bool truth) {
   return n0;
 }
 
-static bool known(IrValue v) { return !v.bottom && v.iok && !v.inexact && !v.may_nan && !v.may_inf; }
+static bool known(IrValue v) { return ir_value_int_exact(v); }
 
 /* Are the bounds of e's range attained (affine with every index once)?
    A property of the expression's form, not of its range. */

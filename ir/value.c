@@ -125,6 +125,7 @@ bool ir_value_finite(IrValue v) { return v.bottom || (!v.may_nan && !v.may_inf);
 bool ir_value_bounded(IrValue v, double bound) {
   return ir_value_finite(v) && (v.bottom || (v.lo >= -bound && v.hi <= bound));
 }
+bool ir_value_int_exact(IrValue v) { return !v.bottom && v.iok && !v.inexact && !v.may_nan && !v.may_inf; }
 
 /* Proven nonzero (NaN counts as nonzero, as a condition) / proven zero. */
 static bool truthy(IrValue v) { return !v.may_zero; }

@@ -55,6 +55,9 @@ bool ir_value_neg(IrValue v);
 bool ir_value_finite(IrValue v);
 /* Every value finite with |x| <= bound? */
 bool ir_value_bounded(IrValue v, double bound);
+/* Proved int64 bounds [ilo, ihi], exact (no int64 overflow on the way),
+ * finite, no NaN, not bottom: what an index range may be read from. */
+bool ir_value_int_exact(IrValue v);
 
 /* ---- transfer functions.  `t` is the dtype the operation is done in
  * (SPEC §5.4, §9.4): an integer type wraps (two's complement), a float type

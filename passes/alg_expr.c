@@ -353,17 +353,12 @@ static AlgExpr *sym(AlgCtx *A, AlgSymKind sk, const IrExpr *e) {
   return x;
 }
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 /* An integer exponent: a literal (`2`, `-1`, `(-1)`) or +, - and * of
  * such (`(1-2)`: fuzz_passes, where an opaque `M**(1-2)` as a divisor was
  * inf at M = 0 and a common denominator made inf/inf); false otherwise or
  * beyond ALG_MAXEXP. */
 bool alg_int_exponent(const IrExpr *e, int64_t *n) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   switch (e->kind) {
   case E_INT:
     if (e->u.ilit.value > ALG_MAXEXP) return false;

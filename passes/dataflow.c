@@ -138,57 +138,6 @@ const Dep *df_check_groups(PassCtx *pc, const IrNest *merged, const int *group, 
 
 /* ------------------------------------------------------------ affine items */
 
-bool df_affine(const IrExpr *e, const IrNest *n, int64_t *c, int64_t *coef) {
-  int nl = n->nloops;
-  if (nl > DEP_MAX_LOOPS) return false;
-  for (int i = 0; i < nl; i++) coef[i] = 0;
-  *c = 0;
-  switch (e->kind) {
-  case E_INT: *c = e->u.ilit.value; return true;
-  case E_INDEX: {
-    int k = rw_loop_pos(n, e->u.index.name);
-    if (k < 0) return false;
-    coef[k] = 1;
-    return true;
-  }
-  case E_PAREN: return df_affine(e->u.paren, n, c, coef);
-  case E_UNARY: {
-    if (!df_affine(e->u.unary.a, n, c, coef)) return false;
-    if (e->u.unary.op == OP_NEG) {
-      *c = -*c;
-      for (int i = 0; i < nl; i++) coef[i] = -coef[i];
-    }
-    return true;
-  }
-  case E_BINARY: {
-    int64_t ca, cb, xa[DEP_MAX_LOOPS], xb[DEP_MAX_LOOPS];
-    if (!df_affine(e->u.bin.a, n, &ca, xa) || !df_affine(e->u.bin.b, n, &cb, xb)) return false;
-    IrOp op = e->u.bin.op;
-    if (op == OP_ADD || op == OP_SUB) {
-      int64_t s = op == OP_ADD ? 1 : -1;
-      if (__builtin_add_overflow(ca, s * cb, c)) return false;
-      for (int i = 0; i < nl; i++)
-        if (__builtin_add_overflow(xa[i], s * xb[i], &coef[i])) return false;
-      return true;
-    }
-    if (op != OP_MUL) return false;
-    bool a_const = true, b_const = true;
-    for (int i = 0; i < nl; i++) {
-      a_const &= xa[i] == 0;
-      b_const &= xb[i] == 0;
-    }
-    if (!a_const && !b_const) return false;
-    int64_t k = a_const ? ca : cb, kc = a_const ? cb : ca;
-    const int64_t *v = a_const ? xb : xa;
-    if (__builtin_mul_overflow(k, kc, c)) return false;
-    for (int i = 0; i < nl; i++)
-      if (__builtin_mul_overflow(k, v[i], &coef[i])) return false;
-    return true;
-  }
-  default: return false;
-  }
-}
-
 typedef struct Term {
   int64_t a; /* |coefficient| */
   int64_t span; /* |coefficient| * (extent - 1) */
@@ -205,7 +154,7 @@ static void item_determines(const IrNest *n, const IrExpr *e, bool *det) {
   int nl = n->nloops;
   if (nl > DEP_MAX_LOOPS) return;
   int64_t c, coef[DEP_MAX_LOOPS];
-  if (!df_affine(e, n, &c, coef)) return;
+  if (!dep_affine(e, n, &c, coef)) return;
   Term t[DEP_MAX_LOOPS];
   int nt = 0;
   for (int i = 0; i < nl; i++) {

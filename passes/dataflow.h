@@ -71,11 +71,6 @@ const char *df_describe_conflict(PassCtx *pc, const DfConflict *c, int i, int j)
  * dependence, or NULL; *why is set when the nest cannot be analysed. */
 const Dep *df_check_groups(PassCtx *pc, const IrNest *merged, const int *group, const char **why);
 
-/* Affine form of a subscript item over the loops of n: c + sum coef[k] *
- * loop k.  False if the item is not affine (//, %, tensor reads, products
- * of indices, unknown indices). */
-bool df_affine(const IrExpr *e, const IrNest *n, int64_t *c, int64_t *coef);
-
 /* Does every iteration of n write a different element through ref r (the
  * subscript is injective over the loops of extent > 1)?  Decided per item:
  * an affine item whose coefficients form a mixed radix (sorted by size,

@@ -9,65 +9,62 @@
 /* ------------------------------------------------------------ affine items */
 
 typedef struct Aff {
-  bool ok;
   int64_t c;
   int64_t coef[DEP_MAX_LOOPS];
 } Aff;
 
-static bool aff_of(const IrExpr *e, const IrNest *n, Aff *a);
-
-static bool aff_bin(const IrExpr *e, const IrNest *n, Aff *a) {
-  Aff x = {0}, y = {0};
-  if (!aff_of(e->u.bin.a, n, &x) || !aff_of(e->u.bin.b, n, &y)) return false;
+bool dep_affine(const IrExpr *e, const IrNest *n, int64_t *c, int64_t *coef) {
   int nl = n->nloops;
-  switch (e->u.bin.op) {
-  case OP_ADD: case OP_SUB: {
-    int64_t s = e->u.bin.op == OP_ADD ? 1 : -1;
-    if (__builtin_add_overflow(x.c, s * y.c, &a->c)) return false;
-    for (int i = 0; i < nl; i++)
-      if (__builtin_add_overflow(x.coef[i], s * y.coef[i], &a->coef[i])) return false;
-    return true;
-  }
-  case OP_MUL: {
-    bool xc = true, yc = true;
-    for (int i = 0; i < nl; i++) {
-      xc &= x.coef[i] == 0;
-      yc &= y.coef[i] == 0;
-    }
-    if (!xc && !yc) return false;
-    const Aff *k = xc ? &x : &y, *v = xc ? &y : &x;
-    if (__builtin_mul_overflow(k->c, v->c, &a->c)) return false;
-    for (int i = 0; i < nl; i++)
-      if (__builtin_mul_overflow(k->c, v->coef[i], &a->coef[i])) return false;
-    return true;
-  }
-  default: return false;
-  }
-}
-
-static bool aff_of(const IrExpr *e, const IrNest *n, Aff *a) {
-  memset(a, 0, sizeof *a);
+  if (nl > DEP_MAX_LOOPS) return false;
+  for (int i = 0; i < nl; i++) coef[i] = 0;
+  *c = 0;
   switch (e->kind) {
-  case E_INT: a->c = e->u.ilit.value; return true;
+  case E_INT: *c = e->u.ilit.value; return true;
   case E_INDEX: {
     int k = rw_loop_pos(n, e->u.index.name);
     if (k < 0) return false;
-    a->coef[k] = 1;
+    coef[k] = 1;
     return true;
   }
-  case E_PAREN: return aff_of(e->u.paren, n, a);
+  case E_PAREN: return dep_affine(e->u.paren, n, c, coef);
   case E_UNARY: {
-    Aff x;
-    if (!aff_of(e->u.unary.a, n, &x)) return false;
-    int s = e->u.unary.op == OP_NEG ? -1 : 1;
-    a->c = s * x.c;
-    for (int i = 0; i < n->nloops; i++) a->coef[i] = s * x.coef[i];
+    if (!dep_affine(e->u.unary.a, n, c, coef)) return false;
+    if (e->u.unary.op == OP_NEG) {
+      *c = -*c;
+      for (int i = 0; i < nl; i++) coef[i] = -coef[i];
+    }
     return true;
   }
-  case E_BINARY: return aff_bin(e, n, a);
+  case E_BINARY: {
+    int64_t ca, cb, xa[DEP_MAX_LOOPS], xb[DEP_MAX_LOOPS];
+    if (!dep_affine(e->u.bin.a, n, &ca, xa) || !dep_affine(e->u.bin.b, n, &cb, xb)) return false;
+    IrOp op = e->u.bin.op;
+    if (op == OP_ADD || op == OP_SUB) {
+      int64_t s = op == OP_ADD ? 1 : -1;
+      if (__builtin_add_overflow(ca, s * cb, c)) return false;
+      for (int i = 0; i < nl; i++)
+        if (__builtin_add_overflow(xa[i], s * xb[i], &coef[i])) return false;
+      return true;
+    }
+    if (op != OP_MUL) return false;
+    bool a_const = true, b_const = true;
+    for (int i = 0; i < nl; i++) {
+      a_const &= xa[i] == 0;
+      b_const &= xb[i] == 0;
+    }
+    if (!a_const && !b_const) return false;
+    int64_t k = a_const ? ca : cb, kc = a_const ? cb : ca;
+    const int64_t *v = a_const ? xb : xa;
+    if (__builtin_mul_overflow(k, kc, c)) return false;
+    for (int i = 0; i < nl; i++)
+      if (__builtin_mul_overflow(k, v[i], &coef[i])) return false;
+    return true;
+  }
   default: return false;
   }
 }
+
+static bool aff_of(const IrExpr *e, const IrNest *n, Aff *a) { return dep_affine(e, n, &a->c, a->coef); }
 
 /* ------------------------------------------------------------ pairs */
 

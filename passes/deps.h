@@ -60,6 +60,12 @@ typedef struct NestDeps {
   const char *unsupported; /* non-NULL: the nest cannot be analysed (why) */
 } NestDeps;
 
+/* Affine form of a subscript item over the loops of n: c + sum coef[k] *
+ * loop k (coef: n->nloops entries).  False if the item is not affine (//,
+ * %, tensor reads, products of indices, unknown indices, an int64
+ * overflow) or n has more than DEP_MAX_LOOPS loops. */
+bool dep_affine(const IrExpr *e, const IrNest *n, int64_t *c, int64_t *coef);
+
 /* Analysis of top-level nest k of pc->prog, cached in pc. */
 const NestDeps *deps_of_nest(PassCtx *pc, int k);
 /* Same for any nest (not cached). */

@@ -12,8 +12,7 @@
 /* lazy: 0, or where the outermost lazy context is: 1 an if_then_else
    branch, 2 the right operand of & or | (both short-circuit: REF lowers them to Python and/or, SPEC 5.2) */
 static void sites_walk(LeirCtx *ctx, IrExpr **slot, int lazy, bool cond, PtrVec *out) {
-  IrExpr *e = *slot;
-  while (e->kind == E_PAREN) e = e->u.paren;
+  IrExpr *e = ir_expr_unparen_mut(*slot);
   GxSite *s = arena_alloc(&ctx->arena, sizeof *s);
   s->slot = slot;
   s->e = e;
@@ -74,8 +73,7 @@ const char *gx_lazy_read_unbounded(PassCtx *pc, IrStmt *s, const IrRef *r) {
   if (!lazy) return NULL;
   const IrTensor *t = r->tensor;
   for (int d = 0; d < r->nsub; d++) {
-    IrRange g = ir_expr_range(r->sub[d]);
-    if (!t || d >= t->rank || !g.ok || g.lo < 0 || g.hi >= t->shape[d])
+    if (!t || d >= t->rank || !ir_expr_in_bounds(r->sub[d], t->shape[d]))
       return pass_reason(pc, "'%s' is read inside %s and item %d of its subscript (%s) is not provably in bounds "
                          "over the whole loop ranges: the copy nest would read it unconditionally", r->name,
                          gx_lazy_place(lazy), d + 1, rw_sub_text(pc->ctx, r));

@@ -20,23 +20,18 @@ static const PassKey keys[] = {
   {NULL, false, NULL},
 };
 
-static const IrExpr *unparen(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static bool is_index(const IrExpr *e, const char *name) {
-  e = unparen(e);
+  e = ir_expr_unparen(e);
   return e && e->kind == E_INDEX && !strcmp(e->u.index.name, name);
 }
 
 /* Is e (parentheses skipped) the term g*m+i (or m*g+i)? */
 static bool is_term(const IrExpr *e, const char *g, int64_t m, const char *i) {
-  e = unparen(e);
+  e = ir_expr_unparen(e);
   if (!e || e->kind != E_BINARY || e->u.bin.op != OP_ADD || !is_index(e->u.bin.b, i)) return false;
-  const IrExpr *mul = unparen(e->u.bin.a);
+  const IrExpr *mul = ir_expr_unparen(e->u.bin.a);
   if (!mul || mul->kind != E_BINARY || mul->u.bin.op != OP_MUL) return false;
-  const IrExpr *x = unparen(mul->u.bin.a), *y = unparen(mul->u.bin.b);
+  const IrExpr *x = ir_expr_unparen(mul->u.bin.a), *y = ir_expr_unparen(mul->u.bin.b);
   if (x->kind == E_INT) {
     const IrExpr *t = x;
     x = y;

@@ -182,7 +182,7 @@ static bool div_found(DivSearch *s, const char *why) {
 
 /* A literal >= 0 (an exponent that keeps a finite base finite). */
 static bool nonneg_literal(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   return (e->kind == E_INT) || (e->kind == E_FLOAT && e->u.flit.value >= 0);
 }
 

@@ -115,7 +115,7 @@ static bool bare_indices(const IrRef *r) {
 
 /* The chains of a conjunction, into v (at most max); false if e is not one. */
 static bool chains(IrExpr *e, IrExpr **v, int *n, int max) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen_mut(e);
   if (e->kind == E_BINARY && e->u.bin.op == OP_AND) return chains(e->u.bin.a, v, n, max) && chains(e->u.bin.b, v, n, max);
   if (e->kind != E_CMP || e->u.cmp.n != 3 || e->u.cmp.op[0] != OP_LE || e->u.cmp.op[1] != OP_LT ||
       e->u.cmp.operand[0]->kind != E_INT || e->u.cmp.operand[1]->kind != E_INDEX || e->u.cmp.operand[2]->kind != E_INT ||

@@ -25,8 +25,7 @@ static const PassKey keys[] = {
 };
 
 static bool eligible(const IrExpr *e) {
-  const IrExpr *x = e;
-  while (x->kind == E_PAREN) x = x->u.paren;
+  const IrExpr *x = ir_expr_unparen(e);
   if (x->kind == E_INT || x->kind == E_INDEX) return false;
   IrRef tmp = {.nsub = 1, .sub = (IrExpr **)&e};
   return !rw_ref_has_nested_ref(&tmp);

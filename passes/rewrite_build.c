@@ -14,11 +14,6 @@
 
 /* ------------------------------------------------------------ accumulation */
 
-static const IrExpr *unparen(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 typedef struct CountRefs {
   const char *name;
   int n;
@@ -55,12 +50,12 @@ const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op
 }
 
 IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self) {
-  const IrExpr *e = unparen(s->rhs);
+  const IrExpr *e = ir_expr_unparen(s->rhs);
   IrReduceOp op = RED_NONE;
   const IrExpr *leaf = NULL;
   if (e->kind == E_CALL && (e->u.call.func == F_MAX || e->u.call.func == F_MIN) && e->u.call.nargs >= 2) {
     op = e->u.call.func == F_MAX ? RED_MAX : RED_MIN;
-    leaf = unparen(e->u.call.args[0]);
+    leaf = ir_expr_unparen(e->u.call.args[0]);
   } else if (e->kind == E_BINARY) {
     const IrExpr *x = e;
     while (x->kind == E_BINARY) {
@@ -69,7 +64,7 @@ IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self) {
                                                                         : RED_NONE;
       if (here == RED_NONE || (op != RED_NONE && here != op)) return RED_NONE;
       op = here;
-      x = unparen(x->u.bin.a);
+      x = ir_expr_unparen(x->u.bin.a);
     }
     leaf = x;
   }
@@ -147,7 +142,7 @@ const char *rw_hw_limits_loops(PassCtx *pc, IrLoop *const *loops, int nloops) {
 /* ------------------------------------------------------------ substitution */
 
 static bool is_compound(const IrExpr *e) {
-  e = unparen(e);
+  e = ir_expr_unparen(e);
   return e->kind == E_BINARY || e->kind == E_UNARY || e->kind == E_CMP;
 }
 

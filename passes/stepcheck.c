@@ -125,7 +125,7 @@ static void cn_number(Canon *c, double v, bool neg) {
 }
 
 static void cn_expr(Canon *c, const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
+  e = ir_expr_unparen(e);
   mark(c, e->loc);
   switch (e->kind) {
   case E_INT: sbuf_printf(&c->b, "%lld", (long long)e->u.ilit.value); break;
@@ -134,8 +134,7 @@ static void cn_expr(Canon *c, const IrExpr *e) {
   case E_INDEX: put_index(c, e->u.index.name); break;
   case E_REF: cn_ref(c, e->u.ref); break;
   case E_UNARY: {
-    const IrExpr *a = e->u.unary.a;
-    while (a->kind == E_PAREN) a = a->u.paren;
+    const IrExpr *a = ir_expr_unparen(e->u.unary.a);
     if (e->u.unary.op == OP_NEG && a->kind == E_INT) {
       sbuf_printf(&c->b, "%lld", -(long long)a->u.ilit.value);
     } else if (e->u.unary.op == OP_NEG && a->kind == E_FLOAT) {
@@ -422,8 +421,7 @@ static int derived_perms(const Search *s, const char *t, int n, int out[][8], in
   int m = 0;
   for (int k = 0; k < s->after->nstmts && m + 2 <= max; k++) {
     const IrStmt *st = s->after->stmts[k];
-    const IrExpr *e = st->rhs;
-    while (e->kind == E_PAREN) e = e->u.paren;
+    const IrExpr *e = ir_expr_unparen(st->rhs);
     if (e->kind != E_REF || strcmp(e->u.ref->name, t) || e->u.ref->nsub != n || st->lhs->nsub != n) continue;
     int p[8], q[8];
     bool ok = true;
@@ -445,18 +443,13 @@ static int derived_perms(const Search *s, const char *t, int n, int out[][8], in
   return m;
 }
 
-static const IrExpr *unparen(const IrExpr *e) {
-  while (e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 /* The dimension of BEFORE's write of tensor t whose subscript is the plain
  * index e, or -1. */
 static int lhs_dim(const IrRef *bl, const IrExpr *e) {
-  e = unparen(e);
+  e = ir_expr_unparen(e);
   if (e->kind != E_INDEX) return -1;
   for (int j = 0; j < bl->nsub; j++) {
-    const IrExpr *x = unparen(bl->sub[j]);
+    const IrExpr *x = ir_expr_unparen(bl->sub[j]);
     if (x->kind == E_INDEX && !strcmp(x->u.index.name, e->u.index.name)) return j;
   }
   return -1;
@@ -478,9 +471,9 @@ static bool derived_fuse(const Search *s, const char *t, int r, int *pp, int *qq
     const IrRef *l = s->after->stmts[k]->lhs;
     if (strcmp(l->name, t) || l->nsub != r - 1) continue;
     for (int i = 0; i < l->nsub; i++) {
-      const IrExpr *e = unparen(l->sub[i]);
+      const IrExpr *e = ir_expr_unparen(l->sub[i]);
       if (e->kind != E_BINARY || e->u.bin.op != OP_ADD) continue;
-      const IrExpr *m = unparen(e->u.bin.a);
+      const IrExpr *m = ir_expr_unparen(e->u.bin.a);
       if (m->kind != E_BINARY || m->u.bin.op != OP_MUL) continue;
       int p = lhs_dim(bl, m->u.bin.a), q = lhs_dim(bl, e->u.bin.b);
       if (p >= 0 && q >= 0 && p != q) {

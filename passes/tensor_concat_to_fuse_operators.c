@@ -124,8 +124,7 @@ static bool uses_k(const Plan *pl, const IrRef *r) {
 /* A K index inside a compound item of r: its item text, else NULL. */
 static const char *k_inside_item(LeirCtx *ctx, const Plan *pl, const IrRef *r) {
   for (int d = 0; d < r->nsub; d++) {
-    const IrExpr *e = r->sub[d];
-    while (e->kind == E_PAREN) e = e->u.paren;
+    const IrExpr *e = ir_expr_unparen(r->sub[d]);
     for (int i = 0; i < pl->nk; i++) {
       const char *k = pl->a->loops[pl->kpos[i]]->index;
       if (rw_expr_mentions(r->sub[d], k) && !(e->kind == E_INDEX && !strcmp(e->u.index.name, k)))
@@ -148,8 +147,7 @@ static const char *fresh_shape(PassCtx *pc, const Plan *pl, const IrRef *r, cons
                        r->name, rw_sub_text(pc->ctx, r), what);
   int64_t *extent = arena_alloc(&pc->ctx->arena, (size_t)(r->nsub + 1) * sizeof *extent), hi;
   for (d = 0; d < r->nsub; d++) {
-    const IrExpr *x = r->sub[d];
-    while (x->kind == E_PAREN) x = x->u.paren;
+    const IrExpr *x = ir_expr_unparen(r->sub[d]);
     for (int k = 0; k < pl->nk && x->kind == E_INDEX; k++)
       if (!strcmp(x->u.index.name, pl->a->loops[pl->kpos[k]]->index))
         extent[d] = pl->a->loops[pl->kpos[k]]->extent + pl->b->loops[pl->kpos[k]]->extent;

@@ -95,7 +95,7 @@ static const char *check_affine(PassCtx *pc, const IrNest *n, IrStmt *s, const c
   for (int r = 0; r < refs.n; r++) {
     const IrRef *x = refs.v[r];
     for (int d = 0; d < x->nsub; d++)
-      if (rw_expr_mentions(x->sub[d], axis) && !df_affine(x->sub[d], n, &cst, coef))
+      if (rw_expr_mentions(x->sub[d], axis) && !dep_affine(x->sub[d], n, &cst, coef))
         return pass_reason(pc, "the subscript item %s of '%s' is not affine in the loop indices",
                            rw_text(pc->ctx, x->sub[d]), x->name);
   }
@@ -265,7 +265,7 @@ static void shift_ref(const Split *sp, const IrNest *n, IrRef *r) {
   LeirCtx *ctx = sp->ctx;
   int64_t c, coef[DEP_MAX_LOOPS];
   for (int d = 0; d < r->nsub; d++) {
-    if (!rw_expr_mentions(r->sub[d], sp->axis) || !df_affine(r->sub[d], n, &c, coef)) continue;
+    if (!rw_expr_mentions(r->sub[d], sp->axis) || !dep_affine(r->sub[d], n, &c, coef)) continue;
     if (additive_only(r->sub[d], sp->axis)) {
       add_after(sp, &r->sub[d]);
       continue;

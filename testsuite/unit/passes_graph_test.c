@@ -533,7 +533,7 @@ static void test_dataflow(void **state) {
   assert_true(df_refs_disjoint(n3, g3, n3, g2));
   assert_false(df_refs_disjoint(n3, g1, n3, g3));
   int64_t cst, coef[DEP_MAX_LOOPS];
-  assert_true(df_affine(c->sub[1], n0, &cst, coef));
+  assert_true(dep_affine(c->sub[1], n0, &cst, coef));
   assert_int_equal(cst, 0);
   assert_int_equal(coef[0], 1);
   assert_int_equal(coef[1], 8);

@@ -28,6 +28,14 @@ static int sign_of(const IrValueProgram *vp, const IrProgram *p, const char *nam
   return ir_value_sign(tensor_value(vp, p, name));
 }
 
+/* The tensor's value is >= 1: never 0, and positive (a softmax's sum). */
+static void assert_at_least_one(const IrValueProgram *vp, const IrProgram *p, const char *name) {
+  IrValue v = tensor_value(vp, p, name);
+  assert_false(v.may_zero);
+  assert_true(v.lo >= 1);
+  assert_int_equal(sign_of(vp, p, name), IR_SIGN_POS);
+}
+
 static void test_sign(void **state) {
   (void)state;
   assert_int_equal(ir_value_sign(ir_value_bottom()), IR_SIGN_POS);
@@ -87,10 +95,7 @@ static void test_relational(void **state) {
   assert_false(ir_value_sum_exp_over_max(p, p->stmts[1]));
   IrValueProgram vp;
   assert_true(ir_value_program(p, true, &vp));
-  IrValue e = tensor_value(&vp, p, "E");
-  assert_false(e.may_zero);
-  assert_true(e.lo >= 1);
-  assert_int_equal(sign_of(&vp, p, "E"), IR_SIGN_POS);
+  assert_at_least_one(&vp, p, "E");
   assert_int_equal(sign_of(&vp, p, "G"), IR_SIGN_NONNEG);
   assert_int_equal(sign_of(&vp, p, "H"), IR_SIGN_NONNEG);
   IrValue w = tensor_value(&vp, p, "W");
@@ -197,10 +202,7 @@ static void test_relational_split(void **state) {
   assert_false(ir_value_sum_exp_over_max(p, p->stmts[5])); /* exp(A): no max */
   IrValueProgram vp;
   assert_true(ir_value_program(p, true, &vp));
-  IrValue e = tensor_value(&vp, p, "E");
-  assert_false(e.may_zero);
-  assert_true(e.lo >= 1);
-  assert_int_equal(sign_of(&vp, p, "E"), IR_SIGN_POS);
+  assert_at_least_one(&vp, p, "E");
   assert_int_equal(sign_of(&vp, p, "H"), IR_SIGN_NONNEG);
   ir_value_program_free(&vp);
   prog_free(&pr);

@@ -511,6 +511,19 @@ static void test_index_exprs(void **state) {
   assert_true(g.ok && g.lo == 0 && g.hi == 3);
   g = ir_expr_range(r4->u.ref->sub[0]);
   assert_true(g.ok && g.lo == 0 && g.hi == 49);
+  /* ... and the predicates over it: in [0, extent), a // b or a % b with
+     a >= 0 and b one positive constant (both at most hi) */
+  assert_true(ir_expr_in_bounds(r1->u.ref->sub[0], 64));
+  assert_false(ir_expr_in_bounds(r1->u.ref->sub[0], 63));
+  assert_true(ir_expr_in_bounds(r4->u.ref->sub[0], 50));
+  assert_false(ir_expr_in_bounds(r4->u.ref->sub[0], 49));
+  assert_true(ir_expr_divmod_nonneg_by_const(r3->u.ref->sub[0], INT64_MAX)); /* a*a%7 */
+  assert_true(ir_expr_divmod_nonneg_by_const(r3->u.ref->sub[0], 49));
+  assert_false(ir_expr_divmod_nonneg_by_const(r3->u.ref->sub[0], 48));              /* a*a up to 49 */
+  assert_false(ir_expr_divmod_nonneg_by_const(r2->u.ref->sub[0]->u.bin.a, INT64_MAX)); /* (a-4)//2: a-4 < 0 */
+  assert_true(ir_value_int_exact(ir_value_int(0, 3)));
+  assert_false(ir_value_int_exact(ir_value_top()));
+  assert_false(ir_value_int_exact(ir_value_bottom()));
   prog_free(&pr);
   /* bounded min/max and comparisons (issue 39), typed: index values
      converted to the statement type i32 */
