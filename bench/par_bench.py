@@ -9,7 +9,7 @@ of the machine hits all three alike, ROUNDS times over (the best of all):
 
   1t     --threads 1                          (`taskset -c 0`: one CPU)
   Nt-all --threads N --par-min-work 1         every parallel nest on N threads
-  Nt     --threads N                          the default rule (CG_PAR_MIN_WORK)
+  Nt     --threads N                          the default rule (the cost model: CG_PAR_MIN_S)
 
 `iterations` is the program's innermost iterations (the largest nest's
 work decides whether it runs in parallel: codegen/parallel.h).  A row's

@@ -6,9 +6,12 @@
  *
  * Prints one line per program: `leirc NAME BEST_SECONDS COMPILE_SECONDS`
  * (or `leirc NAME error`).  --threads 1 runs the host code on one thread,
- * as TVM's unscheduled llvm build does.  --par-min-work W: parallel nests
- * of W or more innermost iterations run on several threads (default
- * CG_PAR_MIN_WORK, codegen/parallel.h; bench/par_bench.py).
+ * as TVM's unscheduled llvm build does; 0 (the default), the CPUs idle
+ * now.  By default a parallel-safe nest runs on several threads when the
+ * cost model says a second core saves it 50 us or more (CG_PAR_MIN_S,
+ * codegen/parallel.h, with the figures behind it); --par-min-work W
+ * instead puts every parallel-safe nest of W or more innermost iterations
+ * on them (bench/par_bench.py).
  */
 #define _POSIX_C_SOURCE 200809L
 

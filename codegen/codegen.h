@@ -21,9 +21,10 @@ typedef struct CgOptions {
   int opt_level; /* LLVM pipeline: 0 .. 3 (default 2 when 0 is not asked) */
   bool opt_given;
   int nthreads;  /* host run: worker threads (0 = the number of CPUs) */
-  int64_t par_min_work; /* host run: a parallel nest with fewer innermost
-                           iterations runs on one thread (0 = CG_PAR_MIN_WORK,
-                           codegen/parallel.h; tests and benchmarks set it) */
+  int64_t par_min_work; /* host run: > 0, a parallel nest with fewer
+                           innermost iterations runs on one thread; 0, the
+                           cost model decides (CG_PAR_MIN_S,
+                           codegen/parallel.h); tests and benchmarks set it */
 } CgOptions;
 
 /* Defaults: NVPTX, sm_90, -O2, threads = CPUs. */

@@ -62,11 +62,13 @@
  *  - t(s) = max(N*c / clock, L2 bytes / L2 bandwidth, L3 bytes / L3
  *    bandwidth, memory bytes / memory bandwidth) + walks * 20 / clock: a
  *    roofline.  bytes = the lines moved into L1 (cold caches).
- *  - a nest = the sum of its statements + 50 ns; when the plan runs its
- *    outermost loop in parallel (>= 32768 innermost iterations, as
- *    codegen/host.c decides: codegen/parallel.h) the compute, L2 and L3
- *    terms divide by p = min(HOST_CORES, extent), memory by
- *    min(p * 12, 30) / 12, plus 30 us for starting threads.  parallelism = p, time-weighted.
+ *  - a nest = the sum of its statements + 50 ns; t(p), its time on p
+ *    cores, divides the compute, L2 and L3 terms by p and memory by
+ *    min(p * 12, 30) / 12.  It runs on the pool (codegen/parallel.h: the
+ *    rule host.c decides by) when t(1) - t(2) >= 50 us; it then costs
+ *    t(min(HOST_CORES, extent)) plus 10 us for the pool (a worker's
+ *    wake-up and the caller's, measured 4 to 20 us a nest on a 2-CPU
+ *    KVM guest).  parallelism = p, time-weighted.
  *
  * CUDA (GPU_* per architecture; sm_90 and newer = H200: 132 SMs at 1.98
  * GHz, 4 schedulers each issuing one warp instruction per cycle, 64
@@ -151,7 +153,7 @@
 #define HOST_BW_MEM_ALL 30.0e9
 #define HOST_CORES 4.0
 #define HOST_NEST_S 50e-9
-#define HOST_PAR_S 30e-6
+#define HOST_PAR_S 10e-6
 #define HOST_JAM_MIN 32           /* codegen/lower.c 2 * JAM_COUNT */
 #define HOST_JAM 16.0             /* codegen/lower.c JAM_COUNT */
 #define HOST_FULL_UNROLL 32.0     /* innermost iterations LLVM unrolls fully */
@@ -721,29 +723,42 @@ static int max_depth(const IrNest *n) {
   return n->nloops + m;
 }
 
-static double nest_work(const IrNest *n) { /* codegen/host.c nest_work */
-  double w = 1, inner = 0;
-  for (int i = 0; i < n->nloops; i++) w *= (double)n->loops[i]->extent;
-  for (int i = 0; i < n->nitems; i++) inner += n->items[i].kind == ITEM_NEST ? nest_work(n->items[i].u.nest) : 1;
-  return w * inner;
-}
-
 /* ------------------------------------------------------------ the estimate */
 
-static void estimate_host(Walk *w, const IrProgram *p, CostEstimate *out) {
+/* The HOST terms of nest i: its cycles and the bytes each level moves. */
+static void host_nest_acc(Walk *w, const IrProgram *p, int i, NestAcc *acc) {
+  w->k = &w->plan->k[i];
+  memset(acc, 0, sizeof *acc);
+  walk_nest(w, p->nests[i], COST_HOST, acc);
+}
+
+/* A nest's roofline time on p cores (p = 1: one thread): compute, L2 and
+ * L3 divide by p, memory by min(p * 12, 30) / 12 (HOST_BW_MEM_*). */
+static double host_nest_time_on(const NestAcc *acc, double p) {
+  double bw = p > 1 ? min2(p * HOST_BW_MEM_CORE, HOST_BW_MEM_ALL) : HOST_BW_MEM_CORE;
+  return max2(max2(acc->cycles / HOST_CLOCK / p, acc->l2_bytes / HOST_BW_L2 / p),
+              max2(acc->l3_bytes / HOST_BW_L3 / p, acc->mem_bytes / bw));
+}
+
+/* Does the host JIT run nest i on the pool?  codegen/parallel.h's rule: a
+ * parallel-safe outermost loop, and a second core would save CG_PAR_MIN_S
+ * or more of the nest's time.  The one definition host.c decides by. */
+static bool host_par(const Walk *w, const NestAcc *acc, int i) {
+  return w->plan->k[i].par && w->plan->k[i].par->extent > 1 &&
+         host_nest_time_on(acc, 1) - host_nest_time_on(acc, 2) >= CG_PAR_MIN_S;
+}
+
+static void estimate_host(Walk *w, const IrProgram *p, CostEstimate *out, bool *par_out) {
   double par_w = 0;
   for (int i = 0; i < p->nnests; i++) {
     const CgKernel *k = &w->plan->k[i];
-    w->k = k;
     NestAcc acc;
-    memset(&acc, 0, sizeof acc);
-    walk_nest(w, p->nests[i], COST_HOST, &acc);
+    host_nest_acc(w, p, i, &acc);
     double pc = 1;
-    if (k->par && nest_work(p->nests[i]) >= (double)CG_PAR_MIN_WORK) pc = min2(HOST_CORES, (double)k->par->extent);
-    double bw = pc > 1 ? min2(pc * HOST_BW_MEM_CORE, HOST_BW_MEM_ALL) : HOST_BW_MEM_CORE;
-    double tm = max2(max2(acc.cycles / HOST_CLOCK / pc, acc.l2_bytes / HOST_BW_L2 / pc),
-                     max2(acc.l3_bytes / HOST_BW_L3 / pc, acc.mem_bytes / bw));
-    tm += HOST_NEST_S + (pc > 1 ? HOST_PAR_S : 0);
+    bool par = host_par(w, &acc, i);
+    if (par_out) par_out[i] = par;
+    if (par) pc = min2(HOST_CORES, (double)k->par->extent);
+    double tm = host_nest_time_on(&acc, pc) + (HOST_NEST_S + (pc > 1 ? HOST_PAR_S : 0));
     out->seconds += tm;
     out->flops += acc.flops;
     out->bytes += acc.touch_bytes;
@@ -819,7 +834,7 @@ static void estimate_cuda(Walk *w, const IrProgram *p, int gpu_sm, CostEstimate 
   out->coalescing = coal_t > 0 ? min2(1.0, coal_w / coal_t) : 1.0;
 }
 
-bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm, CostEstimate *out) {
+static bool estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm, CostEstimate *out, bool *par_out) {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < p->ntensors; i++)
     if (!p->tensors[i]->shape_known || p->tensors[i]->rank < 0) {
@@ -861,10 +876,20 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
   w.chain = arena_alloc(&sc.arena, sizeof(IrLoop *) * (size_t)(md + 1));
   for (int i = 0; i < p->ntensors; i++)
     w.prog_bytes += (double)ir_tensor_numel(p->tensors[i]) * ir_dtype_size(p->tensors[i]->dtype);
-  if (t == COST_HOST) estimate_host(&w, p, out);
+  if (t == COST_HOST) estimate_host(&w, p, out, par_out);
   else estimate_cuda(&w, p, gpu_sm, out);
   leir_ctx_free(&sc);
   return true;
+}
+
+bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm, CostEstimate *out) {
+  return estimate(ctx, p, t, gpu_sm, out, NULL);
+}
+
+bool cost_model_host_par(LeirCtx *ctx, const IrProgram *p, bool *par) {
+  CostEstimate e;
+  for (int i = 0; i < p->nnests; i++) par[i] = false;
+  return estimate(ctx, p, COST_HOST, 0, &e, par);
 }
 
 double cost_expr_ops(const IrExpr *e, bool fp_contract) { return op_weight(fp_contract, e); }

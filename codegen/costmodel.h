@@ -43,6 +43,12 @@ typedef struct CostEstimate {
 bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm,
                          CostEstimate *out);
 
+/* Which nests of p the host JIT runs on its worker pool (codegen/host.c):
+ * par[i] for nest i (p->nnests entries), by codegen/parallel.h's rule on
+ * the HOST estimate's terms.  False, with par all false, where
+ * cost_model_estimate fails. */
+bool cost_model_host_par(LeirCtx *ctx, const IrProgram *p, bool *par);
+
 /* The operations of expression e weighted as ops(s) above (subscripts
  * excluded): + - * = 1, / = 6, exp = 60, ...  fp_contract: --fp-contract=on
  * (a contracted a*b+c is one operation).  Also the code generator's

@@ -4,7 +4,7 @@
  *
  * Each nest is a function leir_k<i>_entry(bufs, lo, hi).  When the plan
  * found the nest's outermost loop race-free (SPEC §9.8) and the nest is big
- * enough to be worth it, [0, N) is cut into contiguous ranges run by the
+ * enough to be worth it (parallel.h: by the cost model), [0, N) is cut into contiguous ranges run by the
  * program's worker pool (pool.h: made at the first parallel nest, kept for
  * every later run); every element is still computed by one thread in loop
  * order, so the results do not depend on the number of threads.
@@ -13,6 +13,7 @@
 #define _GNU_SOURCE 1 /* sched_getaffinity, CPU_COUNT */
 #endif
 #include "codegen/cg.h"
+#include "codegen/costmodel.h"
 #include "codegen/parallel.h"
 #include "codegen/pool.h"
 #include "ir/memlimit.h"
@@ -39,8 +40,7 @@ struct CgHostProgram {
   int nk;
   EntryFn *entry;
   int64_t *par;  /* extent of the parallel loop, 0 = serial */
-  int64_t *work; /* estimated iterations */
-  int64_t par_min_work; /* a nest with fewer iterations runs on one thread */
+  bool *big;     /* the nest is worth the pool (parallel.h) */
   int nthreads;
   CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
   int ntmp;      /* tmp's length (the program's tensor count) */
@@ -198,7 +198,6 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   hp->p = p;
   hp->nthreads = oo.nthreads > 0 ? oo.nthreads : cg_host_cpus();
   hp->dynamic = oo.nthreads <= 0;
-  hp->par_min_work = oo.par_min_work > 0 ? oo.par_min_work : CG_PAR_MIN_WORK;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
   hp->jit = make_jit(ctx, oo.opt_level);
@@ -210,7 +209,16 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   hp->nk = plan.nkernels;
   hp->entry = calloc((size_t)hp->nk + 1, sizeof *hp->entry);
   hp->par = calloc((size_t)hp->nk + 1, sizeof *hp->par);
-  hp->work = calloc((size_t)hp->nk + 1, sizeof *hp->work);
+  hp->big = calloc((size_t)hp->nk + 1, sizeof *hp->big);
+  if (!hp->entry || !hp->par || !hp->big) {
+    cg_host_free(hp);
+    return NULL;
+  }
+  /* parallel.h: by the cost model's compute time of each nest, or with
+   * CgOptions.par_min_work by its innermost iterations */
+  int64_t min_work = oo.par_min_work > 0 ? oo.par_min_work : CG_PAR_MIN_WORK;
+  if (oo.par_min_work > 0 || hp->nk != p->nnests || !cost_model_host_par(ctx, p, hp->big))
+    for (int i = 0; i < hp->nk; i++) hp->big[i] = nest_work(plan.k[i].nest) >= min_work;
   for (int i = 0; i < hp->nk; i++) {
     char name[64];
     snprintf(name, sizeof name, "%s_entry", plan.k[i].name);
@@ -223,7 +231,6 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
     }
     hp->entry[i] = (EntryFn)(uintptr_t)addr;
     hp->par[i] = plan.k[i].par ? plan.k[i].par->extent : 0;
-    hp->work[i] = nest_work(plan.k[i].nest);
   }
   return hp;
 }
@@ -393,7 +400,7 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   int64_t err = 0;
   int nt = 0;
   for (int k = 0; ok && k < hp->nk; k++) {
-    bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= hp->par_min_work;
+    bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->big[k];
     if (par && !nt) nt = threads_now(hp);
     if (par && nt > 1)
       run_parallel(hp, hp->entry[k], all, hp->par[k], &err, nt);
@@ -414,7 +421,7 @@ void cg_host_free(CgHostProgram *hp) {
   if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
   free(hp->entry);
   free(hp->par);
-  free(hp->work);
+  free(hp->big);
   free(hp);
 }
 
