@@ -100,6 +100,14 @@ void cg_plan_print(SBuf *b, const IrProgram *p, const CgPlan *plan);
 
 const CgRed *cg_plan_red_of(const CgKernel *k, const IrStmt *s);
 
+/* fuse.c: p with each run of consecutive top-level nests that may run as
+ * one (same loop headers, elementwise statements touching only their own
+ * iteration's elements, every reference in range: see fuse.c) replaced by
+ * one nest, the later nests' loops renamed to the first's; p itself when
+ * no run has two nests.  The result shares p's tensors, loops and the
+ * statements it does not rename (allocated in ctx->arena). */
+const IrProgram *cg_fuse_nests(LeirCtx *ctx, const IrProgram *p);
+
 /* ------------------------------------------------------------ the module */
 
 typedef struct CgModule {
