@@ -1,13 +1,15 @@
 /* cg.h -- internals shared by the files of codegen/.
  *
- * The pipeline: plan.c decides, per top-level nest, how it runs (a kernel
- * with host loops, hardware-bound B loops, a parallel range on the host),
- * where every tensor lives (global, shared, local) and which statements are
- * cross-thread reductions; lower.c turns nests, statements and expressions
- * into LLVM IR the same way for both targets, asking the plan how each loop
- * is run; reduce.c emits the cross-thread reductions in the order of SPEC
- * §13.3; nvptx.c and host.c are the thin target layers (target machine,
- * kernel/entry functions, PTX text, JIT).
+ * The pipeline: for the host, fuse.c first merges consecutive top-level
+ * nests that may run as one (cg_fuse_nests); plan.c decides, per top-level
+ * nest, how it runs (a kernel with host loops, hardware-bound B loops, a
+ * parallel range on the host), where every tensor lives (global, shared,
+ * local) and which statements are cross-thread reductions; lower.c turns
+ * nests, statements and expressions into LLVM IR the same way for both
+ * targets, asking the plan how each loop is run; reduce.c emits the
+ * cross-thread reductions in the order of SPEC §13.3; nvptx.c and host.c
+ * are the thin target layers (target machine, kernel/entry functions, PTX
+ * text, JIT).
  */
 #ifndef LEIR_CODEGEN_CG_H
 #define LEIR_CODEGEN_CG_H

@@ -24,7 +24,13 @@
  *     elements of those tensors only;
  *   - every reference (read or written, subscripts of subscripts included)
  *     is provably in range (ir_expr_range): no guarded access, whose
- *     recorded error (the last one met, host.c) would depend on the order.
+ *     recorded error (the last one met, host.c) would depend on the order;
+ *   - no tensor the group writes is read where the lowering evaluates
+ *     lazily (an if_then_else branch, the right of & and |, the later
+ *     operands of a comparison chain).  Not for the result, which is the
+ *     same, but for speed: LLVM hoists the two branches' loads into one
+ *     load through a select of the two addresses, which then neither takes
+ *     the value just stored nor vectorises (HuberLoss: 4x slower fused).
  * Then the statements that touch one element of a written tensor all run
  * at the same iteration, in the group's text order, as they ran nest after
  * nest; the other tensors are only read.  Each element thus sees the same
@@ -154,36 +160,45 @@ static bool same_ref(const IrRef *a, const IrRef *b) {
   return true;
 }
 
-static bool ref_ok(const Group *g, const IrRef *r);
+static bool ref_ok(const Group *g, const IrRef *r, bool lazy);
+
+static bool written(const Group *g, const IrTensor *t) {
+  for (int i = 0; i < g->n; i++)
+    if (g->s[i]->lhs->tensor == t) return true;
+  return false;
+}
 
 /* Every reference in e is in range and, to a written tensor, has its
- * writers' subscripts. */
-static bool expr_ok(const Group *g, const IrExpr *e) {
+ * writers' subscripts and is not evaluated lazily (lazy: e is). */
+static bool expr_ok(const Group *g, const IrExpr *e, bool lazy) {
   e = strip(e);
   if (!e) return true;
   switch (e->kind) {
   case E_INT: case E_FLOAT: case E_INF: case E_INDEX: return true;
-  case E_REF: return ref_ok(g, e->u.ref);
-  case E_UNARY: return expr_ok(g, e->u.unary.a);
-  case E_BINARY: return expr_ok(g, e->u.bin.a) && expr_ok(g, e->u.bin.b);
-  case E_CMP:
+  case E_REF: return ref_ok(g, e->u.ref, lazy);
+  case E_UNARY: return expr_ok(g, e->u.unary.a, lazy);
+  case E_BINARY: {
+    bool and_or = e->u.bin.op == OP_AND || e->u.bin.op == OP_OR; /* lower.c: lazy_logic */
+    return expr_ok(g, e->u.bin.a, lazy) && expr_ok(g, e->u.bin.b, lazy || and_or);
+  }
+  case E_CMP: /* lower.c: cmp_chain, the third operand on lazily */
     for (int i = 0; i < e->u.cmp.n; i++)
-      if (!expr_ok(g, e->u.cmp.operand[i])) return false;
+      if (!expr_ok(g, e->u.cmp.operand[i], lazy || i >= 2)) return false;
     return true;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++)
-      if (!expr_ok(g, e->u.call.args[i])) return false;
+      if (!expr_ok(g, e->u.call.args[i], lazy || (e->u.call.func == F_ITE && i > 0))) return false;
     return true;
   default: return false;
   }
 }
 
-static bool ref_ok(const Group *g, const IrRef *r) {
+static bool ref_ok(const Group *g, const IrRef *r, bool lazy) {
   const IrTensor *t = r->tensor;
-  if (!t || t->rank != r->nsub) return false;
+  if (!t || t->rank != r->nsub || (lazy && written(g, t))) return false;
   for (int d = 0; d < r->nsub; d++) {
     IrRange q = ir_expr_range(r->sub[d]);
-    if (!q.ok || q.lo < 0 || q.hi >= t->shape[d] || !expr_ok(g, r->sub[d])) return false;
+    if (!q.ok || q.lo < 0 || q.hi >= t->shape[d] || !expr_ok(g, r->sub[d], lazy)) return false;
   }
   for (int i = 0; i < g->n; i++)
     if (g->s[i]->lhs->tensor == t && !same_ref(r, g->s[i]->lhs)) return false;
@@ -192,7 +207,7 @@ static bool ref_ok(const Group *g, const IrRef *r) {
 
 static bool group_ok(const Group *g) {
   for (int i = 0; i < g->n; i++)
-    if (!ref_ok(g, g->s[i]->lhs) || !expr_ok(g, g->s[i]->rhs)) return false;
+    if (!ref_ok(g, g->s[i]->lhs, false) || !expr_ok(g, g->s[i]->rhs, false)) return false;
   return true;
 }
 

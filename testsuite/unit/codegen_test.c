@@ -1029,7 +1029,7 @@ static void test_host_fuse(void **state) {
  * with the interpreter's bits: a shifted or neighbour read of a tensor the
  * group writes, a reduction (Hingeloss: the three elementwise nests before
  * it fuse), a guarded (data-dependent) read, another loop header, a write
- * that does not cover every loop. */
+ * that does not cover every loop, a written tensor read lazily. */
 static void test_host_fuse_refused(void **state) {
   (void)state;
   const char *pre = "%in A : f32[4,41]\n%in I : i64[4,40]\n%out D : f32[4,40]\n%tmp C : f32[4,41]\n";
@@ -1048,6 +1048,14 @@ static void test_host_fuse_refused(void **state) {
        "B^{1}_{tx=0}[H^{f32,g}=H^{f32,g}/128;];", 3},
       {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
        "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,I^{i64,g}_{tx,a}};];", 2},
+      /* a written tensor read in an if_then_else branch: not fused (fuse.c:
+         the branches' loads would become one load through a select) */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=if_then_else(A^{f32,g}_{tx,a}<0,C^{f32,g}_{tx,a},1);];", 2},
+      /* only read-only tensors in the branches: they fuse */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=if_then_else(C^{f32,g}_{tx,a}<0,A^{f32,g}_{tx,a},1)"
+       "+C^{f32,g}_{tx,a};];", 1},
       /* the same read, provably in range: A is only read, they fuse */
       {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
        "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,I^{i64,g}_{tx,a}%41};];", 1},
