@@ -1,13 +1,15 @@
 /* cg.h -- internals shared by the files of codegen/.
  *
- * The pipeline: plan.c decides, per top-level nest, how it runs (a kernel
- * with host loops, hardware-bound B loops, a parallel range on the host),
- * where every tensor lives (global, shared, local) and which statements are
- * cross-thread reductions; lower.c turns nests, statements and expressions
- * into LLVM IR the same way for both targets, asking the plan how each loop
- * is run; reduce.c emits the cross-thread reductions in the order of SPEC
- * §13.3; nvptx.c and host.c are the thin target layers (target machine,
- * kernel/entry functions, PTX text, JIT).
+ * The pipeline: for the host, fuse.c first merges consecutive top-level
+ * nests that may run as one (cg_fuse_nests); plan.c decides, per top-level
+ * nest, how it runs (a kernel with host loops, hardware-bound B loops, a
+ * parallel range on the host), where every tensor lives (global, shared,
+ * local) and which statements are cross-thread reductions; lower.c turns
+ * nests, statements and expressions into LLVM IR the same way for both
+ * targets, asking the plan how each loop is run; reduce.c emits the
+ * cross-thread reductions in the order of SPEC §13.3; nvptx.c and host.c
+ * are the thin target layers (target machine, kernel/entry functions, PTX
+ * text, JIT).
  */
 #ifndef LEIR_CODEGEN_CG_H
 #define LEIR_CODEGEN_CG_H
@@ -99,6 +101,14 @@ bool cg_plan_build(LeirCtx *ctx, const IrProgram *p, CgTarget target, CgPlan *pl
 void cg_plan_print(SBuf *b, const IrProgram *p, const CgPlan *plan);
 
 const CgRed *cg_plan_red_of(const CgKernel *k, const IrStmt *s);
+
+/* fuse.c: p with each run of consecutive top-level nests that may run as
+ * one (same loop headers, elementwise statements touching only their own
+ * iteration's elements, every reference in range: see fuse.c) replaced by
+ * one nest, the later nests' loops renamed to the first's; p itself when
+ * no run has two nests.  The result shares p's tensors, loops and the
+ * statements it does not rename (allocated in ctx->arena). */
+const IrProgram *cg_fuse_nests(LeirCtx *ctx, const IrProgram *p);
 
 /* ------------------------------------------------------------ the module */
 

@@ -253,6 +253,7 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
                      LLVMTargetMachineRef tm, CgPlan *plan, LLVMModuleRef *out_m) {
   LLVMContextSetDiagnosticHandler(C, llvm_diag, ctx);
   int errors = ctx->nerrors;
+  if (o->target == CG_TARGET_HOST) p = cg_fuse_nests(ctx, p); /* issue 41 */
   if (!cg_plan_build(ctx, p, o->target, plan) || ctx->nerrors > errors) return false;
   LLVMModuleRef M = LLVMModuleCreateWithNameInContext("leir", C);
   char *triple = LLVMGetTargetMachineTriple(tm);

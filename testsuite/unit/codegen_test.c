@@ -982,6 +982,97 @@ static void test_host_threads(void **state) {
   }
 }
 
+/* fuse.c: the nests of the host module after cg_fuse_nests. */
+static int fused_nests(const char *text) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  int n = cg_fuse_nests(&pr.ctx, pr.p)->nnests;
+  prog_free(&pr);
+  return n;
+}
+
+static void fill_fuse(InterpProg *ip) {
+  InterpBuf *a = interp_find(ip, "A");
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.4e38f, -1.0f, 65520.0f, 1e-8f};
+  for (int i = 0; i < a->numel; i++) ((float *)a->data)[i] = i < 11 ? v[i] : ((float *)a->data)[i];
+  InterpBuf *ix = interp_find(ip, "I");
+  for (int i = 0; ix && i < ix->numel; i++) ((int64_t *)ix->data)[i] = (i * 7) % 41;
+}
+
+/* Issue 41: consecutive elementwise nests over the same loops run as one
+ * nest on the host (codegen/fuse.c), with the interpreter's bits in every
+ * output and intermediate: Softsign's three nests (the second and third
+ * with other loop names), an f16 intermediate (rounded by its store), an
+ * element written by two statements of the group (E, read in between), a
+ * transposed write (F_{a,tx}) and NaN, infinities, -0, subnormals; on one
+ * thread and on the pool. */
+static void test_host_fuse(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[4,40]\n%out E : f32[4,40]\n"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=abs(A^{f32,g}_{tx,a});];"
+                  "B^{4}_{tx=0}L^{40}_{c=0}[D^{f32,g}_{tx,c}=1+C^{f32,g}_{tx,c};];"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[E^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}/D^{f32,g}_{tx,a};];\n";
+  assert_int_equal(fused_nests(t), 1);
+  host_vs_interp(t, fill_fuse, 1);
+  host_vs_interp_par(t, fill_fuse, 2, false, 1);
+  const char *u = "%in A : f32[4,40]\n%out E : f32[4,40]\n%out G : f32[40,4]\n"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[H^{f16,g}_{tx,a}=A^{f32,g}_{tx,a}*3;E^{f32,g}_{tx,a}=H^{f16,g}_{tx,a};];"
+                  "B^{4}_{tx=0}L^{40}_{c=0}[F^{f32,g}_{c,tx}=E^{f32,g}_{tx,c}-H^{f16,g}_{tx,c};"
+                  "E^{f32,g}_{tx,c}=E^{f32,g}_{tx,c}*0.5+F^{f32,g}_{c,tx};];"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[G^{f32,g}_{a,tx}=exp(F^{f32,g}_{a,tx})+E^{f32,g}_{tx,a}+a;];\n";
+  assert_int_equal(fused_nests(u), 1);
+  host_vs_interp(u, fill_fuse, 1);
+  host_vs_interp_par(u, fill_fuse, 2, false, 1);
+}
+
+/* Nests fuse only while the group stays legal; the rest run as written,
+ * with the interpreter's bits: a shifted or neighbour read of a tensor the
+ * group writes, a reduction (Hingeloss: the three elementwise nests before
+ * it fuse), a guarded (data-dependent) read, another loop header, a write
+ * that does not cover every loop, a written tensor read lazily. */
+static void test_host_fuse_refused(void **state) {
+  (void)state;
+  const char *pre = "%in A : f32[4,41]\n%in I : i64[4,40]\n%out D : f32[4,40]\n%tmp C : f32[4,41]\n";
+  struct {
+    const char *body;
+    int nests;
+  } cases[] = {
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a+1};];", 2},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,(a+1)%40};];", 2},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a+1};];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=1-C^{f32,g}_{tx,a};];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=max(D^{f32,g}_{tx,a},0);];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[H^{f32,g}=H^{f32,g}+D^{f32,g}_{tx,a};];"
+       "B^{1}_{tx=0}[H^{f32,g}=H^{f32,g}/128;];", 3},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,I^{i64,g}_{tx,a}};];", 2},
+      /* a written tensor read in an if_then_else branch: not fused (fuse.c:
+         the branches' loads would become one load through a select) */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=if_then_else(A^{f32,g}_{tx,a}<0,C^{f32,g}_{tx,a},1);];", 2},
+      /* only read-only tensors in the branches: they fuse */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=if_then_else(C^{f32,g}_{tx,a}<0,A^{f32,g}_{tx,a},1)"
+       "+C^{f32,g}_{tx,a};];", 1},
+      /* the same read, provably in range: A is only read, they fuse */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,I^{i64,g}_{tx,a}%41};];", 1},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "L^{4}_{c=0}L^{40}_{a=0}[D^{f32,g}_{c,a}=C^{f32,g}_{c,a}+1;];", 2},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,0}=D^{f32,g}_{tx,a}+C^{f32,g}_{tx,0};];", 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char t[2048];
+    snprintf(t, sizeof t, "%s%s\n", pre, cases[i].body);
+    if (fused_nests(t) != cases[i].nests) fail_msg("case %zu: %d nests", i, fused_nests(t));
+    host_vs_interp(t, fill_fuse, 1);
+    host_vs_interp_par(t, fill_fuse, 2, false, 1);
+  }
+}
+
 static void test_host_oob(void **state) {
   (void)state;
   Prog pr;
@@ -1573,6 +1664,8 @@ int main(void) {
       cmocka_unit_test(test_host_maxmin_ordered),
       cmocka_unit_test(test_host_nests),
       cmocka_unit_test(test_host_threads),
+      cmocka_unit_test(test_host_fuse),
+      cmocka_unit_test(test_host_fuse_refused),
       cmocka_unit_test(test_host_oob),
       cmocka_unit_test(test_host_guard_facts),
       cmocka_unit_test(test_emit_llvm_host),
