@@ -46,11 +46,6 @@
 #include "codegen/cg.h"
 #include "ir/range.h"
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 /* ------------------------------------------------------------ renaming */
 
 typedef struct Rename {
@@ -137,7 +132,7 @@ static bool plain_stmt(const IrNest *n, const IrStmt *s) {
   for (int l = 0; l < n->nloops; l++) {
     int uses = 0;
     for (int d = 0; d < s->lhs->nsub; d++) {
-      const IrExpr *x = strip(s->lhs->sub[d]);
+      const IrExpr *x = ir_expr_unparen(s->lhs->sub[d]);
       if (x->kind != E_INDEX) return false;
       uses += x->u.index.loop == n->loops[l];
     }
@@ -154,7 +149,7 @@ typedef struct Group {
 static bool same_ref(const IrRef *a, const IrRef *b) {
   if (a->tensor != b->tensor || a->nsub != b->nsub) return false;
   for (int d = 0; d < a->nsub; d++) {
-    const IrExpr *x = strip(a->sub[d]), *y = strip(b->sub[d]);
+    const IrExpr *x = ir_expr_unparen(a->sub[d]), *y = ir_expr_unparen(b->sub[d]);
     if (x->kind != E_INDEX || y->kind != E_INDEX || x->u.index.loop != y->u.index.loop) return false;
   }
   return true;
@@ -171,7 +166,7 @@ static bool written(const Group *g, const IrTensor *t) {
 /* Every reference in e is in range and, to a written tensor, has its
  * writers' subscripts and is not evaluated lazily (lazy: e is). */
 static bool expr_ok(const Group *g, const IrExpr *e, bool lazy) {
-  e = strip(e);
+  e = ir_expr_unparen(e);
   if (!e) return true;
   switch (e->kind) {
   case E_INT: case E_FLOAT: case E_INF: case E_INDEX: return true;
