@@ -82,6 +82,10 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs);
 
 void cg_host_free(CgHostProgram *hp);
 
+/* The nests that run on the worker pool when more than one thread is
+ * asked for (codegen/parallel.h's rule, over the plan's fused nests). */
+int cg_host_pool_nests(const CgHostProgram *hp);
+
 /* Compile and run in one call. */
 bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *const *bufs);
 

@@ -217,7 +217,10 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   /* parallel.h: by the cost model's compute time of each nest, or with
    * CgOptions.par_min_work by its innermost iterations */
   int64_t min_work = oo.par_min_work > 0 ? oo.par_min_work : CG_PAR_MIN_WORK;
-  if (oo.par_min_work > 0 || hp->nk != p->nnests || !cost_model_host_par(ctx, p, hp->big))
+  /* the plan's nests are the fused program's (cg_build_module): the model
+     must weigh those, or a fused program falls back to the iteration rule */
+  const IrProgram *fp = cg_fuse_nests(ctx, p);
+  if (oo.par_min_work > 0 || hp->nk != fp->nnests || !cost_model_host_par(ctx, fp, hp->big))
     for (int i = 0; i < hp->nk; i++) hp->big[i] = nest_work(plan.k[i].nest) >= min_work;
   for (int i = 0; i < hp->nk; i++) {
     char name[64];
@@ -410,6 +413,12 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   }
   free(all);
   return ok;
+}
+
+int cg_host_pool_nests(const CgHostProgram *hp) {
+  int n = 0;
+  for (int k = 0; k < hp->nk; k++) n += hp->par[k] > 1 && hp->big[k];
+  return n;
 }
 
 void cg_host_free(CgHostProgram *hp) {

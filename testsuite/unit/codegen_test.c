@@ -1025,6 +1025,40 @@ static void test_host_fuse(void **state) {
   host_vs_interp_par(u, fill_fuse, 2, false, 1);
 }
 
+/* The pool rule (codegen/parallel.h) weighs the nests the plan runs, the
+ * fused ones: HardTanh as two nests (max, then min) fuses into one whose
+ * 262144 cheap iterations a second core does not pay for (the iteration
+ * rule it fell back to before would put it on the pool); GELU's costly
+ * nests, fused the same way, go on the pool. */
+static int pool_nests(const char *text) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.nthreads = 2;
+  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
+  assert_non_null(hp);
+  int n = cg_host_pool_nests(hp);
+  cg_host_free(hp);
+  prog_free(&pr);
+  return n;
+}
+
+static void test_host_fuse_pool(void **state) {
+  (void)state;
+  const char *hardtanh = "%in A : f32[16,16384]\n%out C : f32[16,16384]\n"
+                         "B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=max(A^{f32,g}_{tx,a},-1.0);];"
+                         "B^{16}_{tx=0}L^{16384}_{a=0}[C^{f32,g}_{tx,a}=min(D^{f32,g}_{tx,a},1.0);];\n";
+  assert_int_equal(fused_nests(hardtanh), 1);
+  assert_int_equal(pool_nests(hardtanh), 0);
+  const char *gelu = "%in A : f32[16,16384]\n%out C : f32[16,16384]\n"
+                     "B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=1+erf(A^{f32,g}_{tx,a}/sqrt(2));];"
+                     "B^{16}_{tx=0}L^{16384}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*0.5*D^{f32,g}_{tx,a};];\n";
+  assert_int_equal(fused_nests(gelu), 1);
+  assert_int_equal(pool_nests(gelu), 1);
+}
+
 /* Nests fuse only while the group stays legal; the rest run as written,
  * with the interpreter's bits: a shifted or neighbour read of a tensor the
  * group writes, a reduction (Hingeloss: the three elementwise nests before
@@ -1666,6 +1700,7 @@ int main(void) {
       cmocka_unit_test(test_host_threads),
       cmocka_unit_test(test_host_fuse),
       cmocka_unit_test(test_host_fuse_refused),
+      cmocka_unit_test(test_host_fuse_pool),
       cmocka_unit_test(test_host_oob),
       cmocka_unit_test(test_host_guard_facts),
       cmocka_unit_test(test_emit_llvm_host),
