@@ -440,6 +440,42 @@ static void test_host_tree_reductions(void **state) {
   for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) host_vs_interp(progs[i], NULL, 1);
 }
 
+/* reduce.c's host tree combines its levels compacted (w[j] = u[2j] op
+ * u[2j+1], the odd last one carried): the same pairs as the interpreter's
+ * tree for every thread count, odd counts at some levels (3, 5, 6, 7, 13,
+ * 31, 100, 127, 129), and operands of mixed magnitudes, so that another
+ * pairing would round differently (the sequential sum of n = 13's F
+ * differs from the tree's). */
+static void fill_tree_orders(InterpProg *ip) {
+  InterpBuf *b = interp_find(ip, "F");
+  for (int64_t t = 0; t < b->numel; t++)
+    ((float *)b->data)[t] = (float)((t * 2654435761u) % 1000 + 1) * 1e-3f * (float)(1 << (3 * (t % 7))) *
+                            (t % 3 ? 1.0f : -1.0f);
+}
+
+static void test_host_tree_orders(void **state) {
+  (void)state;
+  const int ns[] = {2, 3, 5, 6, 7, 13, 31, 100, 127, 129};
+  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "%%in F : f32[%d,2]\n%%out H : f32[]\n%%out G : f64[2]\n"
+             "B^{%d}_{tx=0}L^{2}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];"
+             "L^{2}_{a=0}B^{%d}_{tx=0}[G^{f64,g}_{a}=max(G^{f64,g}_{a},F^{f32,g}_{tx,a}*F^{f32,g}_{tx,1-a});];\n",
+             ns[i], ns[i], ns[i]);
+    host_vs_interp(t, fill_tree_orders, 1);
+  }
+  /* the test can tell orders apart: n = 13, a = 0 (the first program) */
+  float f[13], seq = 0.0f, tree[13];
+  for (int t = 0; t < 13; t++)
+    f[t] = (float)(((int64_t)(2 * t) * 2654435761u) % 1000 + 1) * 1e-3f * (float)(1 << (3 * (2 * t % 7))) *
+           (2 * t % 3 ? 1.0f : -1.0f);
+  for (int t = 0; t < 13; t++) seq += f[t], tree[t] = f[t];
+  for (int s = 1; s < 13; s *= 2)
+    for (int t = 0; t + s < 13; t += 2 * s) tree[t] += tree[t + s];
+  assert_true(seq != tree[0]);
+}
+
 /* codegen/stage.c: a serial reduction with a costly operand runs in chunks
  * (the operands of a chunk vectorised into a buffer, then the fold in loop
  * order); bit-identical to the interpreter: chunk remainders (2500 = 2*1024
@@ -1560,6 +1596,7 @@ int main(void) {
       cmocka_unit_test(test_host_half),
       cmocka_unit_test(test_host_lazy_ite),
       cmocka_unit_test(test_host_tree_reductions),
+      cmocka_unit_test(test_host_tree_orders),
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_powi_const),
