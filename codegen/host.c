@@ -15,6 +15,7 @@
 #include "codegen/cg.h"
 #include "codegen/parallel.h"
 #include "codegen/pool.h"
+#include "codegen/slice.h"
 #include "ir/memlimit.h"
 
 #include <llvm-c/Error.h>
@@ -40,6 +41,8 @@ struct CgHostProgram {
   EntryFn *entry;
   int64_t *par;  /* extent of the parallel loop, 0 = serial */
   int64_t *work; /* estimated iterations */
+  int *clen;      /* per kernel: the kernels run slice by slice with it (slice.h; 1 alone, 0 in a chain) */
+  int64_t *chunk; /* per kernel starting a chain: iterations of the parallel loops per slice */
   int64_t par_min_work; /* a nest with fewer iterations runs on one thread */
   int nthreads;
   CgPool *pool;  /* nthreads tasks; made at the first parallel nest */
@@ -215,6 +218,13 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
   hp->entry = calloc((size_t)hp->nk + 1, sizeof *hp->entry);
   hp->par = calloc((size_t)hp->nk + 1, sizeof *hp->par);
   hp->work = calloc((size_t)hp->nk + 1, sizeof *hp->work);
+  hp->clen = calloc((size_t)hp->nk + 1, sizeof *hp->clen);
+  hp->chunk = calloc((size_t)hp->nk + 1, sizeof *hp->chunk);
+  if (!hp->entry || !hp->par || !hp->work || !hp->clen || !hp->chunk) {
+    cg_host_free(hp);
+    return NULL;
+  }
+  cg_slice_chains(p, &plan, hp->clen, hp->chunk);
   for (int i = 0; i < hp->nk; i++) {
     char name[64];
     snprintf(name, sizeof name, "%s_entry", plan.k[i].name);
@@ -262,6 +272,48 @@ static void run_parallel(CgHostProgram *hp, EntryFn fn, void **bufs, int64_t n, 
   int64_t errs[MAX_WORKERS * CG_PAR_CHUNKS] = {0};
   Job job = {fn, bufs, n, (int)(chunks < n ? chunks : n), errs};
   cg_pool_run(hp->pool, run_range, &job, job.nchunks, nt);
+  for (int i = 0; i < job.nchunks; i++)
+    if (errs[i]) *err = errs[i];
+}
+
+/* Kernels k .. k+m-1 (a chain, slice.c) on [lo, hi) of their parallel
+ * loops, slice by slice: each kernel in turn on each slice. */
+static void run_chain(const CgHostProgram *hp, int k, void **bufs, int64_t lo, int64_t hi, int64_t *err) {
+  int m = hp->clen[k];
+  for (int64_t s = lo; s < hi; s += hp->chunk[k]) {
+    int64_t e = hi - s > hp->chunk[k] ? s + hp->chunk[k] : hi;
+    for (int j = k; j < k + m; j++) hp->entry[j](bufs, s, e, err);
+  }
+}
+
+typedef struct ChainJob {
+  const CgHostProgram *hp;
+  int k;
+  void **bufs;
+  int64_t n;
+  int nchunks;
+  int64_t *errs;
+} ChainJob;
+
+static void run_chain_range(void *arg, int i) {
+  const ChainJob *j = arg;
+  run_chain(j->hp, j->k, j->bufs, j->n * i / j->nchunks, j->n * (i + 1) / j->nchunks, &j->errs[i]);
+}
+
+/* A chain over the pool as run_parallel runs one kernel (at most one range
+ * a slice; any split of the parallel loops is legal, slice.c), the error
+ * the last range's that has one. */
+static void run_chain_parallel(CgHostProgram *hp, int k, void **bufs, int64_t *err, int nt) {
+  if (!hp->pool) hp->pool = cg_pool_new(hp->nthreads);
+  int64_t n = hp->par[k], slices = (n + hp->chunk[k] - 1) / hp->chunk[k];
+  int64_t chunks = (int64_t)nt * CG_PAR_CHUNKS;
+  if (!hp->pool || slices < 2) {
+    run_chain(hp, k, bufs, 0, n, err);
+    return;
+  }
+  int64_t errs[MAX_WORKERS * CG_PAR_CHUNKS] = {0};
+  ChainJob job = {hp, k, bufs, n, (int)(chunks < slices ? chunks : slices), errs};
+  cg_pool_run(hp->pool, run_chain_range, &job, job.nchunks, nt);
   for (int i = 0; i < job.nchunks; i++)
     if (errs[i]) *err = errs[i];
 }
@@ -407,6 +459,16 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
   int64_t err = 0;
   int nt = 0;
   for (int k = 0; ok && k < hp->nk; k++) {
+    if (hp->clen[k] > 1) { /* a chain (slice.c): on the pool when its work is a parallel nest's */
+      int64_t work = 0;
+      for (int j = k; j < k + hp->clen[k]; j++) work = work > INT64_MAX - hp->work[j] ? INT64_MAX : work + hp->work[j];
+      int n = hp->nthreads > 1 && work >= hp->par_min_work ? (nt ? nt : (nt = threads_now(hp))) : 1;
+      if (n > 1) run_chain_parallel(hp, k, all, &err, n);
+      else run_chain(hp, k, all, 0, hp->par[k], &err);
+      k += hp->clen[k] - 1;
+      if (err) ok = report_oob(hp, err);
+      continue;
+    }
     bool par = hp->par[k] > 1 && hp->nthreads > 1 && hp->work[k] >= hp->par_min_work;
     if (par && !nt) nt = threads_now(hp);
     if (par && nt > 1)
@@ -430,6 +492,8 @@ void cg_host_free(CgHostProgram *hp) {
   free(hp->entry);
   free(hp->par);
   free(hp->work);
+  free(hp->clen);
+  free(hp->chunk);
   free(hp);
 }
 
