@@ -48,13 +48,8 @@
 
 #include <stdlib.h>
 
-static const IrExpr *strip(const IrExpr *e) {
-  while (e && e->kind == E_PAREN) e = e->u.paren;
-  return e;
-}
-
 static bool bare(const IrExpr *e, const IrLoop *l) {
-  e = strip(e);
+  e = e ? ir_expr_unparen(e) : NULL;
   return e && e->kind == E_INDEX && e->u.index.loop == l;
 }
 
