@@ -9,7 +9,7 @@ testsuite_unit_mathlib_emit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
 	codegen/reduce.c codegen/stage.c codegen/kernel.c codegen/nvptx.c codegen/host.c \
 	codegen/pool.h codegen/pool.c codegen/parallel.h codegen/unroll.h codegen/unroll.c codegen/group.c \
-	codegen/fuse.c
+	codegen/fuse.c codegen/slice.h codegen/slice.c
 check_PROGRAMS += testsuite/unit/codegen_test
 testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h

@@ -176,6 +176,14 @@ static void host_threads(CgFn *f, const CgRed *r, int i, LLVMValueRef t, LLVMVal
   cg_unbind(f, nb);
 }
 
+/* The tree's levels, compacted: before level k the live partials, those
+ * of the threads t = 2^k i (i < m), lie at u[i]; the level combines
+ * w[j] = u[2j] op' u[2j+1] (the pair t, t + 2^k of the order above) for
+ * 2j + 1 < m, carries w[(m-1)/2] = u[m-1] when m is odd, and swaps u and
+ * w (two stack arrays, n and (n+1)/2 long).  The same pairs in the same
+ * order as combining in place at t and t + 2^k, but the stores are
+ * contiguous: in place, the vectoriser stored a level's results with
+ * stride 2^(k+1), as scatters (issue 41: Hingeloss's 128-thread sum). */
 static void host_tree(CgFn *f, const CgRed *r) {
   CgModule *m = f->m;
   LLVMBuilderRef B = m->B;
@@ -184,20 +192,26 @@ static void host_tree(CgFn *f, const CgRed *r) {
   LLVMValueRef v = cg_alloca(f, ty, n, "partials");
   LLVMTypeRef at = LLVMArrayType2(ty, (uint64_t)n);
   host_threads(f, r, 0, cg_i64(m, 0), v, at);
+  LLVMValueRef u = v, w = n > 1 ? cg_alloca(f, ty, (n + 1) / 2, "partials.next") : NULL;
   CgLoop lp;
-  for (int64_t s = 1; s < n; s *= 2) {
-    /* t = 2s*j for j = 0 .. while t + s < n */
-    int64_t cnt = (n - s + 2 * s - 1) / (2 * s);
-    LLVMValueRef j = cg_loop_begin(f, &lp, cg_i64(m, 0), cg_i64(m, cnt), LOOP_L);
-    LLVMValueRef tt = LLVMBuildMul(B, j, cg_i64(m, 2 * s), "");
-    LLVMValueRef i1[2] = {cg_i64(m, 0), tt}, i2[2] = {cg_i64(m, 0), LLVMBuildAdd(B, tt, cg_i64(m, s), "")};
-    LLVMValueRef pa = LLVMBuildInBoundsGEP2(B, at, v, i1, 2, ""), pb = LLVMBuildInBoundsGEP2(B, at, v, i2, 2, "");
-    LLVMValueRef a = LLVMBuildLoad2(B, ty, pa, ""), b = LLVMBuildLoad2(B, ty, pb, "");
-    LLVMBuildStore(B, combine(f, r, true, a, b), pa);
+  for (int64_t live = n; live > 1; live = (live + 1) / 2) {
+    int64_t pairs = live / 2;
+    LLVMValueRef j = cg_loop_begin(f, &lp, cg_i64(m, 0), cg_i64(m, pairs), LOOP_L);
+    LLVMValueRef j2 = LLVMBuildMul(B, j, cg_i64(m, 2), "");
+    LLVMValueRef j21 = LLVMBuildAdd(B, j2, cg_i64(m, 1), "");
+    LLVMValueRef a = LLVMBuildLoad2(B, ty, LLVMBuildInBoundsGEP2(B, ty, u, &j2, 1, ""), "");
+    LLVMValueRef b = LLVMBuildLoad2(B, ty, LLVMBuildInBoundsGEP2(B, ty, u, &j21, 1, ""), "");
+    LLVMBuildStore(B, combine(f, r, true, a, b), LLVMBuildInBoundsGEP2(B, ty, w, &j, 1, ""));
     cg_loop_end(f, &lp);
+    if (live % 2) {
+      LLVMValueRef last = cg_i64(m, live - 1), to = cg_i64(m, pairs);
+      LLVMValueRef c = LLVMBuildLoad2(B, ty, LLVMBuildInBoundsGEP2(B, ty, u, &last, 1, ""), "");
+      LLVMBuildStore(B, c, LLVMBuildInBoundsGEP2(B, ty, w, &to, 1, ""));
+    }
+    LLVMValueRef t = u;
+    u = w, w = t;
   }
-  LLVMValueRef i0[2] = {cg_i64(m, 0), cg_i64(m, 0)};
-  fold_store(f, r, LLVMBuildLoad2(B, ty, LLVMBuildInBoundsGEP2(B, at, v, i0, 2, ""), ""));
+  fold_store(f, r, LLVMBuildLoad2(B, ty, u, ""));
 }
 
 /* ------------------------------------------------------------ the region */

@@ -25,6 +25,7 @@
 #include "ir/contract.h"
 #include "codegen/cg.h"
 #include "codegen/codegen.h"
+#include "codegen/slice.h"
 #include "codegen/emit.h"
 #include "interp/check.h"
 #include "interp/compare.h"
@@ -438,6 +439,156 @@ static void test_host_tree_reductions(void **state) {
       "%in F : i64[33]\n%out H : i64[]\nB^{33}_{tx=0}[H^{i64,g}=min(H^{i64,g},F^{i64,g}_{tx});];\n",
   };
   for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) host_vs_interp(progs[i], NULL, 1);
+}
+
+/* reduce.c's host tree combines its levels compacted (w[j] = u[2j] op
+ * u[2j+1], the odd last one carried): the same pairs as the interpreter's
+ * tree for every thread count, odd counts at some levels (3, 5, 6, 7, 13,
+ * 31, 100, 127, 129), and operands of mixed magnitudes, so that another
+ * pairing would round differently (the sequential sum of n = 13's F
+ * differs from the tree's). */
+static void fill_tree_orders(InterpProg *ip) {
+  InterpBuf *b = interp_find(ip, "F");
+  for (int64_t t = 0; t < b->numel; t++)
+    ((float *)b->data)[t] = (float)((t * 2654435761u) % 1000 + 1) * 1e-3f * (float)(1 << (3 * (t % 7))) *
+                            (t % 3 ? 1.0f : -1.0f);
+}
+
+static void test_host_tree_orders(void **state) {
+  (void)state;
+  const int ns[] = {2, 3, 5, 6, 7, 13, 31, 100, 127, 129};
+  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "%%in F : f32[%d,2]\n%%out H : f32[]\n%%out G : f64[2]\n"
+             "B^{%d}_{tx=0}L^{2}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];"
+             "L^{2}_{a=0}B^{%d}_{tx=0}[G^{f64,g}_{a}=max(G^{f64,g}_{a},F^{f32,g}_{tx,a}*F^{f32,g}_{tx,1-a});];\n",
+             ns[i], ns[i], ns[i]);
+    host_vs_interp(t, fill_tree_orders, 1);
+  }
+  /* the test can tell orders apart: n = 13, a = 0 (the first program) */
+  float f[13], seq = 0.0f, tree[13];
+  for (int t = 0; t < 13; t++)
+    f[t] = (float)(((int64_t)(2 * t) * 2654435761u) % 1000 + 1) * 1e-3f * (float)(1 << (3 * (2 * t % 7))) *
+           (2 * t % 3 ? 1.0f : -1.0f);
+  for (int t = 0; t < 13; t++) seq += f[t], tree[t] = f[t];
+  for (int s = 1; s < 13; s *= 2)
+    for (int t = 0; t + s < 13; t += 2 * s) tree[t] += tree[t + s];
+  assert_true(seq != tree[0]);
+}
+
+/* slice.c: the chains of consecutive kernels run slice by slice (len per
+ * kernel: 1 alone, 0 inside a chain; chunk: iterations per slice). */
+static void expect_chains(const char *text, const int *len, const int64_t *chunk) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  CgPlan plan;
+  assert_true(cg_plan_build(&pr.ctx, pr.p, CG_TARGET_HOST, &plan));
+  int l[8];
+  int64_t c[8];
+  assert_true(plan.nkernels <= 8);
+  cg_slice_chains(pr.p, &plan, l, c);
+  for (int k = 0; k < plan.nkernels; k++) {
+    if (l[k] != len[k] || c[k] != chunk[k])
+      fail_msg("kernel %d: len %d chunk %lld, expected %d %lld", k, l[k], (long long)c[k], len[k], (long long)chunk[k]);
+  }
+  prog_free(&pr);
+}
+
+/* A padded copy and a max pooling over it (Max_Pooling_2D's shape, 264 KiB
+ * of D and 64 KiB of C per tx: 16 slices of 1). */
+#define SLICE_POOL                                                                                              \
+  "%in A : f32[16,4,128,128]\n%out C : f32[16,4,64,64]\n"                                                     \
+  "B^{16}_{tx=0}L^{4}_{a=0}L^{130}_{c=0}L^{130}_{d=0}[D^{f32,g}_{tx,a,c,d}=if_then_else(1<=c<129&1<=d<129,"     \
+  "A^{f32,g}_{tx,a,c-1,d-1},-inf);];"                                                                            \
+  "B^{16}_{tx=0}L^{4}_{a=0}L^{64}_{c=0}L^{64}_{d=0}L^{2}_{f=0}L^{2}_{g=0}[C^{f32,g}_{tx,a,c,d}="                 \
+  "max(C^{f32,g}_{tx,a,c,d},D^{f32,g}_{tx,a,c*2+f*1,d*2+g*1});];\n"
+
+#define SLICE_THREE                                                                                             \
+  "%in A : f32[16,16384]\n%out C : f32[16,16384]\n"                                                           \
+  "B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"                                         \
+  "B^{16}_{tx=0}L^{16384}_{a=0}[E^{f32,g}_{tx,a}=D^{f32,g}_{tx,16383-a}+1;];"                                   \
+  "B^{16}_{tx=0}L^{16384}_{a=0}[C^{f32,g}_{tx,a}=E^{f32,g}_{tx,a}*D^{f32,g}_{tx,a};];\n"
+
+/* reductions inside the slices: a sum over a, then a mean (Mean_reduction's
+ * shape; 2 x 64 KiB per tx: 4 slices of 4) */
+#define SLICE_MEAN                                                                                              \
+  "%in A : f32[16,16,16384]\n%out C : f32[16,16384]\n"                                                        \
+  "B^{16}_{tx=0}L^{16}_{a=0}L^{16384}_{c=0}[D^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}+A^{f32,g}_{tx,a,c};];"            \
+  "B^{16}_{tx=0}L^{16384}_{c=0}[C^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}/16;];\n"
+
+static void test_host_slice_chains(void **state) {
+  (void)state;
+  expect_chains(SLICE_POOL, (int[]){2, 0}, (int64_t[]){1, 0});
+  /* three kernels, the third reading the first's and the second's output:
+     3 x 64 KiB per tx, 2 per slice -> 8 slices of 2 */
+  expect_chains(SLICE_THREE, (int[]){3, 0, 0}, (int64_t[]){2, 0, 0});
+  expect_chains(SLICE_MEAN, (int[]){2, 0}, (int64_t[]){4, 0});
+  /* three slices only (SLICE_MEAN with 8192 columns: 6, 6, 4): alone */
+  expect_chains("%in A : f32[16,16,8192]\n%out C : f32[16,8192]\n"
+                "B^{16}_{tx=0}L^{16}_{a=0}L^{8192}_{c=0}[D^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}+A^{f32,g}_{tx,a,c};];"
+                "B^{16}_{tx=0}L^{8192}_{c=0}[C^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}/16;];\n",
+                (int[]){1, 1}, (int64_t[]){0, 0});
+  /* too small for two slices: alone */
+  expect_chains("%in A : f32[16,64]\n%out C : f32[16,64]\n"
+                "B^{16}_{tx=0}L^{64}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+                "B^{16}_{tx=0}L^{64}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+1;];\n",
+                (int[]){1, 1}, (int64_t[]){0, 0});
+  /* refused: another tx's element (D at 15-tx), D transposed, a later
+     kernel writing what an earlier one reads elsewhere, no shared tensor,
+     two kernels with unproven references, other extents, a batched matrix
+     product (256 iterations per element it writes: CG_SLICE_REUSE) */
+  const char *refused[] = {
+      "%in A : f32[16,65536]\n%out C : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{15-tx,a}+1;];\n",
+      "%in A : f32[1024,1024]\n%out C : f32[1024,1024]\n"
+      "B^{1024}_{tx=0}L^{1024}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{1024}_{tx=0}L^{1024}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{a,tx}+1;];\n",
+      "%in A : f32[16,65536]\n%out C : f32[16,65536]\n%out E : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=E^{f32,g}_{0,a}+A^{f32,g}_{tx,a};];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[E^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+1;];\n",
+      "%in A : f32[16,65536]\n%out C : f32[16,65536]\n%out E : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[E^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}+1;];\n",
+      "%in A : f32[16,65536]\n%in I : i32[16]\n%out C : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{I^{i32,g}_{tx},a}*2;];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{I^{i32,g}_{tx},a};];\n",
+      "%in A : f32[16,65536]\n%out C : f32[8,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{8}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+1;];\n",
+      "%in A : f32[16,256,256]\n%in C : f32[16,256,256]\n%out F : f32[16,256,256]\n"
+      "B^{16}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}[E^{f32,g}_{tx,a,c}=abs(C^{f32,g}_{tx,a,c});];"
+      "B^{16}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}L^{256}_{d=0}[F^{f32,g}_{tx,a,c}=F^{f32,g}_{tx,a,c}+"
+      "A^{f32,g}_{tx,a,d}*E^{f32,g}_{tx,d,c};];\n",
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) expect_chains(refused[i], (int[]){1, 1}, (int64_t[]){0, 0});
+  /* one unproven kernel is allowed (the padded copy's guarded read) */
+  expect_chains("%in A : f32[16,65536]\n%in I : i32[16]\n%out C : f32[16,65536]\n"
+                "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{I^{i32,g}_{tx},a}*2;];"
+                "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+1;];\n",
+                (int[]){2, 0}, (int64_t[]){1, 0});
+}
+
+/* Chained kernels give the interpreter's bits, on one thread and on the pool
+ * (every nest parallel: par_min_work 1), with specials in A. */
+static void fill_slice_specials(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.5f, -2.25f, 65504.0f, 1e30f, -7.0f};
+  set_f32(ip, "A", v, 12);
+}
+
+static void test_host_slice_runs(void **state) {
+  (void)state;
+  const char *progs[] = {
+      SLICE_POOL,
+      SLICE_THREE,
+      SLICE_MEAN,
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    host_vs_interp(progs[i], fill_slice_specials, 1);
+    host_vs_interp_par(progs[i], fill_slice_specials, 2, false, 1);
+    host_vs_interp_par(progs[i], fill_slice_specials, 3, false, 1);
+  }
 }
 
 /* codegen/stage.c: a serial reduction with a costly operand runs in chunks
@@ -1685,6 +1836,9 @@ int main(void) {
       cmocka_unit_test(test_host_half),
       cmocka_unit_test(test_host_lazy_ite),
       cmocka_unit_test(test_host_tree_reductions),
+      cmocka_unit_test(test_host_tree_orders),
+      cmocka_unit_test(test_host_slice_chains),
+      cmocka_unit_test(test_host_slice_runs),
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_powi_const),
