@@ -6,7 +6,7 @@ libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
 libleircore_la_SOURCES += ir/range.h ir/range.c
 libleircore_la_SOURCES += ir/value.h ir/value.c ir/value_expr.c ir/value_program.c \
 	ir/value_sign.c ir/value_reduce.c \
-	ir/value_query.c
+	ir/value_query.c ir/value_mag.h ir/value_mag.c
 libleircore_la_SOURCES += ir/strength.h ir/strength.c
 libleircore_la_SOURCES += ir/contract.h ir/contract.c
 libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h

@@ -1,0 +1,314 @@
+/* value_mag.c -- the value analysis (see value.h): magnitude relative to the
+ * inputs.  An interval alone cannot say that a value is "of the order of
+ * the inputs": an input's hull is the whole of its type, yet X+Y, max(X,Y)
+ * and 3*X are no bigger than the inputs make them, X*Y and exp(X) may be
+ * far bigger, and 1/X or exp(X*Y) may be infinite.  The strategies need
+ * exactly this: a split X+y-y cancels X where y is huge, exp(x-y)*exp(y)
+ * overflows where y is, and the algebra's common denominators make
+ * inf/inf = NaN of a divisor that may be infinite.
+ *
+ * Each side of a value (how far above 0, how far below 0) has a class,
+ * IR_MAG_CONST < ... < IR_MAG_ANY by looseness (value.h), for ordinary
+ * inputs: finite, of moderate size, generic.  The classes are joined with
+ * what the interval proves (a hull within 10^4 is CONST whatever the
+ * operations: exp(-|x|), x/(1+|x|) divided out by the interval...), so they
+ * are never looser than the interval says.  The rules (sides swap under a
+ * negation; "loosest" is the loosest side of an operand):
+ *   a+b, a-b   each side: the looser of the operands' sides (CONST+CONST
+ *              is LINEAR); NaN where +inf meets -inf
+ *   a*b        a CONST factor keeps the other's loosest class (CONST*CONST:
+ *              LINEAR); else FINITE at least; NaN where inf may meet 0
+ *   a/b // %   a divisor bounded away from 0 (a nonzero constant, or
+ *              |b| >= 10^-4) keeps a's loosest class; else ANY (NaN: 0/0)
+ *   a**k       k = 0: CONST; k = 1: a; a constant 0 < k <= 8: FINITE at
+ *              least (a's ANY stays); else ANY; NaN for a non-integer k
+ *              of a base that may be negative
+ *   exp(a)     above: FINITE when a's upper side is LINEAR or tighter, else
+ *              ANY; below: CONST (>= 0)
+ *   log(a)     above: CONST (<= 710) unless a's upper side is ANY; below:
+ *              CONST when a is positive as computed (>= -745), else ANY;
+ *              NaN where a may be negative
+ *   sqrt(a)    above: a's upper class; below CONST; NaN where a may be < 0
+ *   abs(a)     above: a's loosest; below CONST.  erf(a): CONST
+ *   max(a,b)   above: the looser; below: the tighter (NaN operands ignored:
+ *              the looser when one may be NaN).  min: mirrored
+ *   conversions: to an integer type saturate (ANY becomes FINITE, no NaN);
+ *              otherwise the classes stay.
+ * Literals, index values (LINEAR at worst), comparisons, inputs (LINEAR)
+ * are set where they are built (value.c, value_expr.c); a recurrence that
+ * may grow with its trip count is capped at FINITE by the fixed point
+ * (value_program.c). */
+#include "ir/value_mag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int looser(int a, int b) { return a < b ? a : b; }
+static int tighter(int a, int b) { return a > b ? a : b; }
+
+/* The class the interval proves for the side above 0 (up) or below. */
+static int side_of_interval(IrValue v, bool up) {
+  double b = up ? v.hi : -v.lo;
+  if (b <= IR_MAG_CONST_BOUND) return IR_MAG_CONST;
+  if (b < INFINITY || !v.may_inf) return IR_MAG_FINITE;
+  return IR_MAG_ANY;
+}
+
+IrValue ir_value_mag_reset(IrValue v) {
+  if (v.bottom) return v;
+  v.mag_hi = (uint8_t)side_of_interval(v, true);
+  v.mag_lo = (uint8_t)side_of_interval(v, false);
+  v.mag_num = !v.may_nan;
+  return v;
+}
+
+IrValue ir_value_mag_fit(IrValue v) {
+  if (v.bottom) return v;
+  v.mag_hi = (uint8_t)tighter(v.mag_hi, side_of_interval(v, true));
+  v.mag_lo = (uint8_t)tighter(v.mag_lo, side_of_interval(v, false));
+  v.mag_num = v.mag_num || !v.may_nan;
+  return v;
+}
+
+IrValue ir_value_mag_cap(IrValue v, int c) {
+  if (v.bottom) return v;
+  v.mag_hi = (uint8_t)looser(v.mag_hi, c);
+  v.mag_lo = (uint8_t)looser(v.mag_lo, c);
+  return ir_value_mag_fit(v);
+}
+
+bool ir_value_moderate(IrValue v) {
+  return v.bottom || (v.mag_hi >= IR_MAG_LINEAR && v.mag_lo >= IR_MAG_LINEAR && v.mag_num);
+}
+
+bool ir_value_may_inf_ordinary(IrValue v) { return !v.bottom && (v.mag_hi == IR_MAG_ANY || v.mag_lo == IR_MAG_ANY); }
+
+/* r with sides hi, lo and num, then what its interval proves. */
+static IrValue set(IrValue r, int hi, int lo, bool num) {
+  if (r.bottom) return r;
+  r.mag_hi = (uint8_t)hi;
+  r.mag_lo = (uint8_t)lo;
+  r.mag_num = num;
+  return ir_value_mag_fit(r);
+}
+
+static int loosest(IrValue a) { return looser(a.mag_hi, a.mag_lo); }
+
+IrValue vm_neg(IrValue r, IrValue a) { return set(r, a.mag_lo, a.mag_hi, a.mag_num); }
+
+/* One side of a sum. */
+static int sum_side(int a, int b) {
+  int c = looser(a, b);
+  return c == IR_MAG_CONST ? IR_MAG_LINEAR : c;
+}
+
+IrValue vm_add(IrValue r, IrValue a, IrValue b, bool sub) {
+  int bhi = sub ? b.mag_lo : b.mag_hi, blo = sub ? b.mag_hi : b.mag_lo;
+  bool num = a.mag_num && b.mag_num && !(a.mag_hi == IR_MAG_ANY && blo == IR_MAG_ANY) &&
+             !(a.mag_lo == IR_MAG_ANY && bhi == IR_MAG_ANY);
+  return set(r, sum_side(a.mag_hi, bhi), sum_side(a.mag_lo, blo), num);
+}
+
+IrValue vm_mul(IrValue r, IrValue a, IrValue b) {
+  int ma = loosest(a), mb = loosest(b), c;
+  if (ma == IR_MAG_CONST && mb == IR_MAG_CONST) c = IR_MAG_LINEAR;
+  else if (ma == IR_MAG_CONST) c = mb;
+  else if (mb == IR_MAG_CONST) c = ma;
+  else c = looser(IR_MAG_FINITE, looser(ma, mb));
+  bool num = a.mag_num && b.mag_num && ma != IR_MAG_ANY && mb != IR_MAG_ANY;
+  return set(r, c, c, num);
+}
+
+/* Bounded away from 0: a nonzero constant, or |b| >= 10^-4 (NaN aside: a
+   NaN divisor makes a NaN, not an infinity). */
+static bool away_from_zero(IrValue b) {
+  if (b.bottom || b.may_zero) return false;
+  if (b.lo == b.hi) return isfinite(b.lo) && b.lo != 0;
+  double m = b.lo > 0 ? b.lo : b.hi < 0 ? -b.hi : 0;
+  return m >= 1 / IR_MAG_CONST_BOUND;
+}
+
+IrValue vm_div(IrValue r, IrValue a, IrValue b) {
+  bool away = away_from_zero(b);
+  int c = away ? loosest(a) : IR_MAG_ANY;
+  bool num = a.mag_num && b.mag_num && (away || !a.may_zero) && !(loosest(a) == IR_MAG_ANY && loosest(b) == IR_MAG_ANY);
+  return set(r, c, c, num);
+}
+
+IrValue vm_pow(IrValue r, IrValue a, IrValue b) {
+  bool kconst = !b.bottom && !b.may_nan && !b.may_inf && b.lo == b.hi;
+  double k = b.lo;
+  bool integer = kconst && k == floor(k);
+  bool num = a.mag_num && b.mag_num && (integer || a.lo >= 0);
+  if (kconst && k == 0) return set(r, IR_MAG_CONST, IR_MAG_CONST, true);
+  if (kconst && k == 1) return set(r, a.mag_hi, a.mag_lo, a.mag_num);
+  int c = IR_MAG_ANY;
+  if (kconst && k > 0 && k <= 8) c = looser(IR_MAG_FINITE, loosest(a));
+  return set(r, c, c, num);
+}
+
+IrValue vm_call(IrValue r, IrFunc f, IrValue a) {
+  switch (f) {
+  case F_EXP: return set(r, a.mag_hi >= IR_MAG_LINEAR ? IR_MAG_FINITE : IR_MAG_ANY, IR_MAG_CONST, a.mag_num);
+  case F_LOG: {
+    bool pos = a.lo >= 0 && !a.may_zero;
+    return set(r, a.mag_hi == IR_MAG_ANY ? IR_MAG_ANY : IR_MAG_CONST, pos ? IR_MAG_CONST : IR_MAG_ANY,
+               a.mag_num && a.lo >= 0);
+  }
+  case F_SQRT: return set(r, a.mag_hi, IR_MAG_CONST, a.mag_num && a.lo >= 0);
+  case F_ABS: return set(r, loosest(a), IR_MAG_CONST, a.mag_num);
+  case F_ERF: return set(r, IR_MAG_CONST, IR_MAG_CONST, a.mag_num);
+  default: return set(r, IR_MAG_ANY, IR_MAG_ANY, false);
+  }
+}
+
+IrValue vm_minmax(IrValue r, IrValue a, IrValue b, bool max) {
+  bool both = a.mag_num && b.mag_num;
+  int up, down;
+  if (max) {
+    up = looser(a.mag_hi, b.mag_hi);
+    down = both ? tighter(a.mag_lo, b.mag_lo) : looser(a.mag_lo, b.mag_lo);
+  } else {
+    down = looser(a.mag_lo, b.mag_lo);
+    up = both ? tighter(a.mag_hi, b.mag_hi) : looser(a.mag_hi, b.mag_hi);
+  }
+  return set(r, up, down, a.mag_num || b.mag_num);
+}
+
+IrValue vm_convert(IrValue r, IrValue a, IrDType to) {
+  if (to == DT_NONE || ir_dtype_is_float(to)) return set(r, a.mag_hi, a.mag_lo, a.mag_num);
+  if (to == DT_BOOL) return set(r, IR_MAG_CONST, IR_MAG_CONST, true);
+  /* an integer type: saturates (float -> integer) or wraps (the interval
+     then says what it can) */
+  int hi = a.mag_hi == IR_MAG_ANY ? IR_MAG_FINITE : a.mag_hi, lo = a.mag_lo == IR_MAG_ANY ? IR_MAG_FINITE : a.mag_lo;
+  if (a.integral && a.iok && r.inexact && !a.inexact) hi = lo = IR_MAG_FINITE; /* it wrapped */
+  return set(r, hi, lo, true);
+}
+
+/* ------------------------------------------------------------ recurrences */
+
+typedef struct Edges {
+  const IrProgram *p;
+  const IrTensor *from;
+  bool *adj; /* n*n: adj[from*n+to] */
+} Edges;
+
+static void edge(IrExpr *e, void *u) {
+  Edges *g = u;
+  if (e->kind != E_REF) return;
+  const IrTensor *t = ir_value_ref_tensor(g->p, e->u.ref);
+  if (!t || t == g->from || t->role == ROLE_IN || t->role == ROLE_PARAM) return;
+  g->adj[(size_t)g->from->id * (size_t)g->p->ntensors + (size_t)t->id] = true;
+}
+
+bool *ir_value_cycles(const IrProgram *p) {
+  size_t n = (size_t)(p->ntensors ? p->ntensors : 1);
+  bool *adj = calloc(n * n, sizeof *adj), *in = calloc(n, sizeof *in), *seen = malloc(n * sizeof *seen);
+  int *stack = malloc(n * sizeof *stack);
+  if (!adj || !in || !seen || !stack) {
+    free(adj), free(in), free(seen), free(stack);
+    return NULL;
+  }
+  for (int i = 0; i < p->nstmts; i++) {
+    const IrStmt *s = p->stmts[i];
+    if (!s->lhs->tensor || s->lhs->tensor->id < 0 || s->lhs->tensor->id >= p->ntensors) continue;
+    Edges g = {p, s->lhs->tensor, adj};
+    ir_walk_expr(s->rhs, edge, &g);
+  }
+  /* t is in a cycle when t reaches itself through another tensor */
+  for (int t = 0; t < p->ntensors; t++) {
+    memset(seen, 0, n * sizeof *seen);
+    int sp = 0;
+    for (int u = 0; u < p->ntensors; u++)
+      if (adj[(size_t)t * n + (size_t)u]) seen[u] = true, stack[sp++] = u;
+    while (sp && !in[t]) {
+      int u = stack[--sp];
+      for (int w = 0; w < p->ntensors; w++)
+        if (adj[(size_t)u * n + (size_t)w] && !seen[w]) {
+          if (w == t) in[t] = true;
+          seen[w] = true;
+          stack[sp++] = w;
+        }
+    }
+  }
+  free(adj), free(seen), free(stack);
+  return in;
+}
+
+typedef struct Mentions {
+  const IrRef *self;
+  bool found;
+} Mentions;
+
+static void mention(IrExpr *e, void *u) {
+  Mentions *m = u;
+  if (e->kind == E_REF && !strcmp(e->u.ref->name, m->self->name)) m->found = true;
+}
+
+static bool mentions(const IrExpr *e, const IrRef *self) {
+  Mentions m = {self, false};
+  ir_walk_expr((IrExpr *)e, mention, &m);
+  return m.found;
+}
+
+/* Every read of self in e reaches e through parentheses, max, min and
+   if_then_else branches only. */
+static bool running(const IrExpr *e, const IrRef *self) {
+  switch (e->kind) {
+  case E_REF:
+    if (strcmp(e->u.ref->name, self->name)) return true;
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (mentions(e->u.ref->sub[i], self)) return false;
+    return true;
+  case E_PAREN: return running(e->u.paren, self);
+  case E_CALL:
+    if (e->u.call.func == F_MAX || e->u.call.func == F_MIN) {
+      for (int i = 0; i < e->u.call.nargs; i++)
+        if (!running(e->u.call.args[i], self)) return false;
+      return true;
+    }
+    if (e->u.call.func == F_ITE && e->u.call.nargs == 3)
+      return !mentions(e->u.call.args[0], self) && running(e->u.call.args[1], self) && running(e->u.call.args[2], self);
+    return !mentions(e, self);
+  default: return !mentions(e, self);
+  }
+}
+
+bool ir_value_running_minmax(const IrStmt *s) { return running(s->rhs, s->lhs); }
+
+/* ------------------------------------------------------------ where a property is lost */
+
+typedef struct Lost {
+  const IrValueProgram *vp;
+  const IrProgram *p;
+  IrDType st;
+  bool (*ok)(IrValue v);
+  const IrExpr *at;
+} Lost;
+
+/* Whether e's value has the property; sets l->at to the first node losing
+   it. */
+static bool lost(Lost *l, const IrExpr *e) {
+  bool kids = true;
+  switch (e->kind) {
+  case E_PAREN: return lost(l, e->u.paren);
+  case E_UNARY: kids = lost(l, e->u.unary.a); break;
+  case E_BINARY: kids = lost(l, e->u.bin.a) & lost(l, e->u.bin.b); break;
+  case E_CALL:
+    for (int i = e->u.call.func == F_ITE ? 1 : 0; i < e->u.call.nargs; i++) kids &= lost(l, e->u.call.args[i]);
+    break;
+  default: break; /* leaves: literals, indices, reads, comparisons */
+  }
+  if (l->at) return false;
+  bool ok = l->ok(ir_value_in(l->vp, l->p, e, l->st));
+  if (!ok && kids) l->at = e;
+  return ok;
+}
+
+const IrExpr *ir_value_lost_at(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e, IrDType st,
+                               bool (*ok)(IrValue v)) {
+  Lost l = {vp, p, st, ok, NULL};
+  lost(&l, e);
+  return l.at;
+}
