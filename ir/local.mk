@@ -39,6 +39,14 @@ testsuite_unit_value_test_SOURCES = testsuite/unit/value_test.c \
 testsuite_unit_value_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_value_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
 
+## The value analysis's magnitude relative to the inputs (issue 39):
+## each transfer function's classes, recurrences, the passes' questions
+check_PROGRAMS += testsuite/unit/value_mag_test
+testsuite_unit_value_mag_test_SOURCES = testsuite/unit/value_mag_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_value_mag_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_value_mag_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
+
 ## The value analysis's answers to the passes (issue 39): signs as
 ## computed, reads by name, culprits, the softmax sum, reads before writes
 check_PROGRAMS += testsuite/unit/value_sign_test

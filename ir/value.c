@@ -38,7 +38,7 @@ static IrValue hull(double lo, double hi, bool integral) {
 }
 
 IrValue ir_value_const(double v) {
-  if (isnan(v)) return (IrValue){.lo = INFINITY, .hi = -INFINITY, .may_nan = true};
+  if (isnan(v)) return ir_value_mag_reset((IrValue){.lo = INFINITY, .hi = -INFINITY, .may_nan = true});
   IrValue r = hull(v, v, v == floor(v) && isfinite(v));
   r.may_inf = isinf(v);
   return ir_value_mag_reset(r);
@@ -97,6 +97,7 @@ IrValue ir_value_input(IrDType t) {
   if (v.mag_hi < IR_MAG_LINEAR) v.mag_hi = IR_MAG_LINEAR;
   if (v.mag_lo < IR_MAG_LINEAR) v.mag_lo = IR_MAG_LINEAR;
   v.mag_num = true;
+  v.mag_scaled = true; /* REF's inputs: no zero entry, scaled by 10 (STRATEGIES 0.4) */
   return v;
 }
 
@@ -119,6 +120,7 @@ IrValue ir_value_join(IrValue a, IrValue b) {
   r.mag_hi = a.mag_hi < b.mag_hi ? a.mag_hi : b.mag_hi;
   r.mag_lo = a.mag_lo < b.mag_lo ? a.mag_lo : b.mag_lo;
   r.mag_num = a.mag_num && b.mag_num;
+  r.mag_scaled = a.mag_scaled && b.mag_scaled;
   return r;
 }
 
@@ -127,7 +129,8 @@ bool ir_value_eq(IrValue a, IrValue b) {
   return a.integral == b.integral && a.iok == b.iok && (!a.iok || (a.ilo == b.ilo && a.ihi == b.ihi)) &&
          (a.lo == b.lo || (isnan(a.lo) && isnan(b.lo))) && (a.hi == b.hi || (isnan(a.hi) && isnan(b.hi))) &&
          a.may_zero == b.may_zero && a.may_nan == b.may_nan && a.may_inf == b.may_inf && a.inexact == b.inexact &&
-         a.mag_hi == b.mag_hi && a.mag_lo == b.mag_lo && a.mag_num == b.mag_num;
+         a.mag_hi == b.mag_hi && a.mag_lo == b.mag_lo && a.mag_num == b.mag_num &&
+         a.mag_scaled == b.mag_scaled;
 }
 
 bool ir_value_nonneg(IrValue v) { return v.bottom || (!v.may_nan && v.lo >= 0); }

@@ -40,6 +40,11 @@ typedef struct IrValue {
    * whose fields are all 0 is the loosest (anything, NaN included). */
   uint8_t mag_hi, mag_lo;
   bool mag_num;
+  /* mag_scaled: not far below the inputs' scale either (nonzero values
+   * generically >= 10^-4 of it: inputs, constants, integers, sums and
+   * products of such; not exp, log, a quotient by what may be larger than
+   * the inputs).  X+y-y keeps X only to an ulp of y, X/y*y likewise. */
+  bool mag_scaled;
 } IrValue;
 
 /* Magnitude classes, loosest first.  ANY: may be infinite (inf, a division
@@ -225,8 +230,9 @@ IrValue ir_value_mag_reset(IrValue v);
 /* Both sides at most class c (a recurrence that may grow with its trip
  * count: at most IR_MAG_FINITE), then what the interval proves. */
 IrValue ir_value_mag_cap(IrValue v, int c);
-/* Of the order of the inputs: both sides IR_MAG_LINEAR or tighter and no
- * NaN for ordinary inputs (bottom: vacuously). */
+/* Of the order of the inputs: both sides IR_MAG_LINEAR or tighter, no NaN
+ * and not far below the inputs either (mag_scaled), for ordinary inputs
+ * (bottom: vacuously). */
 bool ir_value_moderate(IrValue v);
 /* May be +-inf for ordinary inputs (a side IR_MAG_ANY)? */
 bool ir_value_may_inf_ordinary(IrValue v);

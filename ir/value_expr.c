@@ -99,7 +99,7 @@ static IrValue index_linear(IrValue v) {
   if (v.bottom) return v;
   if (v.mag_hi < IR_MAG_LINEAR) v.mag_hi = IR_MAG_LINEAR;
   if (v.mag_lo < IR_MAG_LINEAR) v.mag_lo = IR_MAG_LINEAR;
-  v.mag_num = true;
+  v.mag_num = v.mag_scaled = true;
   return v;
 }
 

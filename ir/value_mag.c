@@ -34,6 +34,10 @@
  *              the looser when one may be NaN).  min: mirrored
  *   conversions: to an integer type saturate (ANY becomes FINITE, no NaN);
  *              otherwise the classes stay.
+ * mag_scaled (not far below the inputs' scale): inputs, constants, integers,
+ * and +, -, *, max, min, abs, sqrt, erf, small powers of such; a quotient
+ * of such by a divisor no bigger than LINEAR; not exp or log (exp(-10),
+ * log(1.0001)), unless the interval proves |v| >= 10^-4.
  * Literals, index values (LINEAR at worst), comparisons, inputs (LINEAR)
  * are set where they are built (value.c, value_expr.c); a recurrence that
  * may grow with its trip count is capped at FINITE by the fixed point
@@ -55,11 +59,21 @@ static int side_of_interval(IrValue v, bool up) {
   return IR_MAG_ANY;
 }
 
+/* Does the interval prove v not far below the inputs' scale: an integer
+   (a nonzero one is >= 1), one constant, or |v| >= 10^-4 (0 aside: a zero is
+   exact)? */
+static bool scaled_by_interval(IrValue v) {
+  if (v.integral || v.lo == v.hi || v.lo > v.hi) return true;
+  double m = v.lo > 0 ? v.lo : v.hi < 0 ? -v.hi : 0;
+  return m >= 1 / IR_MAG_CONST_BOUND;
+}
+
 IrValue ir_value_mag_reset(IrValue v) {
   if (v.bottom) return v;
   v.mag_hi = (uint8_t)side_of_interval(v, true);
   v.mag_lo = (uint8_t)side_of_interval(v, false);
   v.mag_num = !v.may_nan;
+  v.mag_scaled = scaled_by_interval(v);
   return v;
 }
 
@@ -68,6 +82,7 @@ IrValue ir_value_mag_fit(IrValue v) {
   v.mag_hi = (uint8_t)tighter(v.mag_hi, side_of_interval(v, true));
   v.mag_lo = (uint8_t)tighter(v.mag_lo, side_of_interval(v, false));
   v.mag_num = v.mag_num || !v.may_nan;
+  v.mag_scaled = v.mag_scaled || scaled_by_interval(v);
   return v;
 }
 
@@ -79,23 +94,26 @@ IrValue ir_value_mag_cap(IrValue v, int c) {
 }
 
 bool ir_value_moderate(IrValue v) {
-  return v.bottom || (v.mag_hi >= IR_MAG_LINEAR && v.mag_lo >= IR_MAG_LINEAR && v.mag_num);
+  return v.bottom || (v.mag_hi >= IR_MAG_LINEAR && v.mag_lo >= IR_MAG_LINEAR && v.mag_num && v.mag_scaled);
 }
 
 bool ir_value_may_inf_ordinary(IrValue v) { return !v.bottom && (v.mag_hi == IR_MAG_ANY || v.mag_lo == IR_MAG_ANY); }
 
-/* r with sides hi, lo and num, then what its interval proves. */
-static IrValue set(IrValue r, int hi, int lo, bool num) {
+/* r with sides hi, lo, num and scaled, then what its interval proves. */
+static IrValue set(IrValue r, int hi, int lo, bool num, bool scaled) {
   if (r.bottom) return r;
   r.mag_hi = (uint8_t)hi;
   r.mag_lo = (uint8_t)lo;
   r.mag_num = num;
+  r.mag_scaled = scaled;
   return ir_value_mag_fit(r);
 }
 
+static bool both(IrValue a, IrValue b) { return a.mag_scaled && b.mag_scaled; }
+
 static int loosest(IrValue a) { return looser(a.mag_hi, a.mag_lo); }
 
-IrValue vm_neg(IrValue r, IrValue a) { return set(r, a.mag_lo, a.mag_hi, a.mag_num); }
+IrValue vm_neg(IrValue r, IrValue a) { return set(r, a.mag_lo, a.mag_hi, a.mag_num, a.mag_scaled); }
 
 /* One side of a sum. */
 static int sum_side(int a, int b) {
@@ -107,7 +125,7 @@ IrValue vm_add(IrValue r, IrValue a, IrValue b, bool sub) {
   int bhi = sub ? b.mag_lo : b.mag_hi, blo = sub ? b.mag_hi : b.mag_lo;
   bool num = a.mag_num && b.mag_num && !(a.mag_hi == IR_MAG_ANY && blo == IR_MAG_ANY) &&
              !(a.mag_lo == IR_MAG_ANY && bhi == IR_MAG_ANY);
-  return set(r, sum_side(a.mag_hi, bhi), sum_side(a.mag_lo, blo), num);
+  return set(r, sum_side(a.mag_hi, bhi), sum_side(a.mag_lo, blo), num, both(a, b));
 }
 
 IrValue vm_mul(IrValue r, IrValue a, IrValue b) {
@@ -117,7 +135,7 @@ IrValue vm_mul(IrValue r, IrValue a, IrValue b) {
   else if (mb == IR_MAG_CONST) c = ma;
   else c = looser(IR_MAG_FINITE, looser(ma, mb));
   bool num = a.mag_num && b.mag_num && ma != IR_MAG_ANY && mb != IR_MAG_ANY;
-  return set(r, c, c, num);
+  return set(r, c, c, num, both(a, b));
 }
 
 /* Bounded away from 0: a nonzero constant, or |b| >= 10^-4 (NaN aside: a
@@ -133,7 +151,8 @@ IrValue vm_div(IrValue r, IrValue a, IrValue b) {
   bool away = away_from_zero(b);
   int c = away ? loosest(a) : IR_MAG_ANY;
   bool num = a.mag_num && b.mag_num && (away || !a.may_zero) && !(loosest(a) == IR_MAG_ANY && loosest(b) == IR_MAG_ANY);
-  return set(r, c, c, num);
+  /* a divisor that may be larger than the inputs makes the quotient small */
+  return set(r, c, c, num, both(a, b) && loosest(b) >= IR_MAG_LINEAR);
 }
 
 IrValue vm_pow(IrValue r, IrValue a, IrValue b) {
@@ -141,49 +160,51 @@ IrValue vm_pow(IrValue r, IrValue a, IrValue b) {
   double k = b.lo;
   bool integer = kconst && k == floor(k);
   bool num = a.mag_num && b.mag_num && (integer || a.lo >= 0);
-  if (kconst && k == 0) return set(r, IR_MAG_CONST, IR_MAG_CONST, true);
-  if (kconst && k == 1) return set(r, a.mag_hi, a.mag_lo, a.mag_num);
+  if (kconst && k == 0) return set(r, IR_MAG_CONST, IR_MAG_CONST, true, true);
+  if (kconst && k == 1) return set(r, a.mag_hi, a.mag_lo, a.mag_num, a.mag_scaled);
   int c = IR_MAG_ANY;
   if (kconst && k > 0 && k <= 8) c = looser(IR_MAG_FINITE, loosest(a));
-  return set(r, c, c, num);
+  return set(r, c, c, num, kconst && k > 0 && k <= 8 && a.mag_scaled);
 }
 
 IrValue vm_call(IrValue r, IrFunc f, IrValue a) {
   switch (f) {
-  case F_EXP: return set(r, a.mag_hi >= IR_MAG_LINEAR ? IR_MAG_FINITE : IR_MAG_ANY, IR_MAG_CONST, a.mag_num);
+  /* exp(-x) and log near 1 may be far below the inputs' scale: scaled only
+     where the interval proves it */
+  case F_EXP: return set(r, a.mag_hi >= IR_MAG_LINEAR ? IR_MAG_FINITE : IR_MAG_ANY, IR_MAG_CONST, a.mag_num, false);
   case F_LOG: {
     bool pos = a.lo >= 0 && !a.may_zero;
     return set(r, a.mag_hi == IR_MAG_ANY ? IR_MAG_ANY : IR_MAG_CONST, pos ? IR_MAG_CONST : IR_MAG_ANY,
-               a.mag_num && a.lo >= 0);
+               a.mag_num && a.lo >= 0, false);
   }
-  case F_SQRT: return set(r, a.mag_hi, IR_MAG_CONST, a.mag_num && a.lo >= 0);
-  case F_ABS: return set(r, loosest(a), IR_MAG_CONST, a.mag_num);
-  case F_ERF: return set(r, IR_MAG_CONST, IR_MAG_CONST, a.mag_num);
-  default: return set(r, IR_MAG_ANY, IR_MAG_ANY, false);
+  case F_SQRT: return set(r, a.mag_hi, IR_MAG_CONST, a.mag_num && a.lo >= 0, a.mag_scaled);
+  case F_ABS: return set(r, loosest(a), IR_MAG_CONST, a.mag_num, a.mag_scaled);
+  case F_ERF: return set(r, IR_MAG_CONST, IR_MAG_CONST, a.mag_num, a.mag_scaled);
+  default: return set(r, IR_MAG_ANY, IR_MAG_ANY, false, false);
   }
 }
 
 IrValue vm_minmax(IrValue r, IrValue a, IrValue b, bool max) {
-  bool both = a.mag_num && b.mag_num;
+  bool nums = a.mag_num && b.mag_num;
   int up, down;
   if (max) {
     up = looser(a.mag_hi, b.mag_hi);
-    down = both ? tighter(a.mag_lo, b.mag_lo) : looser(a.mag_lo, b.mag_lo);
+    down = nums ? tighter(a.mag_lo, b.mag_lo) : looser(a.mag_lo, b.mag_lo);
   } else {
     down = looser(a.mag_lo, b.mag_lo);
-    up = both ? tighter(a.mag_hi, b.mag_hi) : looser(a.mag_hi, b.mag_hi);
+    up = nums ? tighter(a.mag_hi, b.mag_hi) : looser(a.mag_hi, b.mag_hi);
   }
-  return set(r, up, down, a.mag_num || b.mag_num);
+  return set(r, up, down, a.mag_num || b.mag_num, both(a, b));
 }
 
 IrValue vm_convert(IrValue r, IrValue a, IrDType to) {
-  if (to == DT_NONE || ir_dtype_is_float(to)) return set(r, a.mag_hi, a.mag_lo, a.mag_num);
-  if (to == DT_BOOL) return set(r, IR_MAG_CONST, IR_MAG_CONST, true);
+  if (to == DT_NONE || ir_dtype_is_float(to)) return set(r, a.mag_hi, a.mag_lo, a.mag_num, a.mag_scaled);
+  if (to == DT_BOOL) return set(r, IR_MAG_CONST, IR_MAG_CONST, true, true);
   /* an integer type: saturates (float -> integer) or wraps (the interval
-     then says what it can) */
+     then says what it can); an integer is never a tiny nonzero */
   int hi = a.mag_hi == IR_MAG_ANY ? IR_MAG_FINITE : a.mag_hi, lo = a.mag_lo == IR_MAG_ANY ? IR_MAG_FINITE : a.mag_lo;
   if (a.integral && a.iok && r.inexact && !a.inexact) hi = lo = IR_MAG_FINITE; /* it wrapped */
-  return set(r, hi, lo, true);
+  return set(r, hi, lo, true, true);
 }
 
 /* ------------------------------------------------------------ recurrences */
@@ -279,36 +300,32 @@ bool ir_value_running_minmax(const IrStmt *s) { return running(s->rhs, s->lhs); 
 
 /* ------------------------------------------------------------ where a property is lost */
 
-typedef struct Lost {
-  const IrValueProgram *vp;
-  const IrProgram *p;
-  IrDType st;
-  bool (*ok)(IrValue v);
-  const IrExpr *at;
-} Lost;
-
-/* Whether e's value has the property; sets l->at to the first node losing
-   it. */
-static bool lost(Lost *l, const IrExpr *e) {
-  bool kids = true;
-  switch (e->kind) {
-  case E_PAREN: return lost(l, e->u.paren);
-  case E_UNARY: kids = lost(l, e->u.unary.a); break;
-  case E_BINARY: kids = lost(l, e->u.bin.a) & lost(l, e->u.bin.b); break;
-  case E_CALL:
-    for (int i = e->u.call.func == F_ITE ? 1 : 0; i < e->u.call.nargs; i++) kids &= lost(l, e->u.call.args[i]);
-    break;
-  default: break; /* leaves: literals, indices, reads, comparisons */
-  }
-  if (l->at) return false;
-  bool ok = l->ok(ir_value_in(l->vp, l->p, e, l->st));
-  if (!ok && kids) l->at = e;
-  return ok;
+static bool has(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e, IrDType st, bool (*ok)(IrValue v)) {
+  return ok(ir_value_in(vp, p, e, st));
 }
 
+/* From a node lacking ok, down through the first operand lacking it, to a
+   node whose operands all have it (an operand that recovers the property,
+   exp(-x) inside 1/(1+exp(-x)), is not where it is lost). */
 const IrExpr *ir_value_lost_at(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e, IrDType st,
                                bool (*ok)(IrValue v)) {
-  Lost l = {vp, p, st, ok, NULL};
-  lost(&l, e);
-  return l.at;
+  if (has(vp, p, e, st, ok)) return NULL;
+  for (;;) {
+    const IrExpr *next = NULL;
+    switch (e->kind) {
+    case E_PAREN: next = e->u.paren; break;
+    case E_UNARY: next = e->u.unary.a; break;
+    case E_BINARY:
+      if (!has(vp, p, e->u.bin.a, st, ok)) next = e->u.bin.a;
+      else if (!has(vp, p, e->u.bin.b, st, ok)) next = e->u.bin.b;
+      break;
+    case E_CALL:
+      for (int i = e->u.call.func == F_ITE ? 1 : 0; i < e->u.call.nargs && !next; i++)
+        if (!has(vp, p, e->u.call.args[i], st, ok)) next = e->u.call.args[i];
+      break;
+    default: break; /* leaves: literals, indices, reads, comparisons */
+    }
+    if (!next || (e->kind == E_UNARY && has(vp, p, next, st, ok))) return e;
+    e = next;
+  }
 }

@@ -20,7 +20,7 @@ static IrValue tensor_cb(void *user, const IrTensor *t) {
 static IrValue undefined_read(IrDType t) {
   IrValue v = ir_value_of_dtype(t, false);
   v.mag_hi = v.mag_lo = IR_MAG_CONST;
-  v.mag_num = true;
+  v.mag_num = v.mag_scaled = true;
   return v;
 }
 
