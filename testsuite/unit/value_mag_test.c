@@ -209,8 +209,8 @@ static void test_program(void **state) {
   assert_mag(tensor_value(&vp, p, "W"), L, A, true);
   assert_mag(tensor_value(&vp, p, "D"), A, A, false);
   /* sigmoid is bounded, but may be far below the inputs (1/(1+exp(10))
-     = 4.5e-5): X+y-y keeps it only to an ulp of y (fuzz-free finding on
-     the corpus: additive_split of a sigmoid, 1e6 ulp under --verify) */
+     = 4.5e-5): X+y-y keeps it only to an ulp of y (on the corpus,
+     additive_split of a sigmoid was 1e6 ulp off under --verify) */
   assert_false(tensor_value(&vp, p, "Y").mag_scaled);
   assert_false(ir_value_moderate(tensor_value(&vp, p, "Y")));
   assert_true(ir_value_moderate(tensor_value(&vp, p, "M")));
