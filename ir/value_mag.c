@@ -209,51 +209,95 @@ IrValue vm_convert(IrValue r, IrValue a, IrDType to) {
 
 /* ------------------------------------------------------------ recurrences */
 
+/* The reads of computed tensors by the statements writing each tensor: an
+   edge writer -> read (a read of itself aside), counted, then stored. */
 typedef struct Edges {
   const IrProgram *p;
-  const IrTensor *from;
-  bool *adj; /* n*n: adj[from*n+to] */
+  int from;
+  int *count; /* by tensor: out-degree, then the fill position */
+  int *to;    /* NULL while counting */
 } Edges;
 
 static void edge(IrExpr *e, void *u) {
   Edges *g = u;
   if (e->kind != E_REF) return;
   const IrTensor *t = ir_value_ref_tensor(g->p, e->u.ref);
-  if (!t || t == g->from || t->role == ROLE_IN || t->role == ROLE_PARAM) return;
-  g->adj[(size_t)g->from->id * (size_t)g->p->ntensors + (size_t)t->id] = true;
+  if (!t || t->id == g->from || t->id < 0 || t->id >= g->p->ntensors || t->role == ROLE_IN || t->role == ROLE_PARAM)
+    return;
+  if (g->to) g->to[g->count[g->from]++] = t->id;
+  else g->count[g->from]++;
 }
 
+static void all_edges(const IrProgram *p, Edges *g) {
+  for (int i = 0; i < p->nstmts; i++) {
+    const IrTensor *t = p->stmts[i]->lhs->tensor;
+    if (!t || t->id < 0 || t->id >= p->ntensors) continue;
+    g->from = t->id;
+    ir_walk_expr(p->stmts[i]->rhs, edge, g);
+  }
+}
+
+/* Tarjan's strongly connected components, iteratively, in time linear in
+   the reads: a tensor is on a cycle when its component has another. */
 bool *ir_value_cycles(const IrProgram *p) {
   size_t n = (size_t)(p->ntensors ? p->ntensors : 1);
-  bool *adj = calloc(n * n, sizeof *adj), *in = calloc(n, sizeof *in), *seen = malloc(n * sizeof *seen);
-  int *stack = malloc(n * sizeof *stack);
-  if (!adj || !in || !seen || !stack) {
-    free(adj), free(in), free(seen), free(stack);
+  int *deg = calloc(n + 1, sizeof *deg), *start = calloc(n + 1, sizeof *start);
+  bool *in = calloc(n, sizeof *in);
+  if (!deg || !start || !in) {
+    free(deg), free(start), free(in);
     return NULL;
   }
-  for (int i = 0; i < p->nstmts; i++) {
-    const IrStmt *s = p->stmts[i];
-    if (!s->lhs->tensor || s->lhs->tensor->id < 0 || s->lhs->tensor->id >= p->ntensors) continue;
-    Edges g = {p, s->lhs->tensor, adj};
-    ir_walk_expr(s->rhs, edge, &g);
+  Edges g = {p, 0, deg, NULL};
+  all_edges(p, &g);
+  for (size_t i = 0; i < n; i++) start[i + 1] = start[i] + deg[i];
+  int *to = malloc(sizeof *to * (size_t)(start[n] ? start[n] : 1));
+  int *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low), *stack = malloc(n * sizeof *stack);
+  int *call = malloc(n * sizeof *call), *next = malloc(n * sizeof *next);
+  bool *onstack = calloc(n, sizeof *onstack);
+  if (!to || !index || !low || !stack || !call || !next || !onstack) {
+    free(deg), free(start), free(in), free(to), free(index), free(low), free(stack), free(call), free(next), free(onstack);
+    return NULL;
   }
-  /* t is in a cycle when t reaches itself through another tensor */
-  for (int t = 0; t < p->ntensors; t++) {
-    memset(seen, 0, n * sizeof *seen);
-    int sp = 0;
-    for (int u = 0; u < p->ntensors; u++)
-      if (adj[(size_t)t * n + (size_t)u]) seen[u] = true, stack[sp++] = u;
-    while (sp && !in[t]) {
-      int u = stack[--sp];
-      for (int w = 0; w < p->ntensors; w++)
-        if (adj[(size_t)u * n + (size_t)w] && !seen[w]) {
-          if (w == t) in[t] = true;
-          seen[w] = true;
-          stack[sp++] = w;
+  for (size_t i = 0; i < n; i++) deg[i] = start[i];
+  g.to = to;
+  all_edges(p, &g);
+  for (size_t i = 0; i < n; i++) index[i] = -1;
+  int counter = 0, sp = 0;
+  for (int root = 0; root < p->ntensors; root++) {
+    if (index[root] >= 0) continue;
+    int depth = 0;
+    call[depth] = root;
+    next[root] = start[root];
+    index[root] = low[root] = counter++;
+    stack[sp++] = root, onstack[root] = true;
+    while (depth >= 0) {
+      int v = call[depth];
+      if (next[v] < start[v + 1]) {
+        int w = to[next[v]++];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack[sp++] = w, onstack[w] = true;
+          next[w] = start[w];
+          call[++depth] = w;
+        } else if (onstack[w] && index[w] < low[v]) {
+          low[v] = index[w];
         }
+        continue;
+      }
+      if (low[v] == index[v]) { /* v roots a component: pop it */
+        int size = 0, first = sp;
+        do first--, size++; while (stack[first] != v);
+        for (int k = first; k < sp; k++) {
+          onstack[stack[k]] = false;
+          in[stack[k]] = size > 1;
+        }
+        sp = first;
+      }
+      depth--;
+      if (depth >= 0 && low[v] < low[call[depth]]) low[call[depth]] = low[v];
     }
   }
-  free(adj), free(seen), free(stack);
+  free(deg), free(start), free(to), free(index), free(low), free(stack), free(call), free(next), free(onstack);
   return in;
 }
 
