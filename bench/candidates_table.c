@@ -8,8 +8,12 @@
  * Prints one line per implemented strategy: name, candidates enumerated,
  * legal, and an FNV-1a digest of the legal candidates' spellings (program
  * name + spelling, in corpus order) so that two builds can be compared
- * exactly, then the totals; exit status 77 when the corpus is absent. */
+ * exactly, then the totals; exit status 77 when the corpus is absent.
+ * With CANDIDATES_LIST=1 in the environment, every legal candidate also
+ * goes to stderr, one a line: program, strategy, spelling (tab-separated),
+ * to find the candidates behind a changed digest. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +38,7 @@ static uint64_t fnv(uint64_t h, const char *s) {
   return h;
 }
 
-static void table_program(const char *name, const char *leir, const char *decls, Row *rows) {
+static void table_program(const char *name, const char *leir, const char *decls, Row *rows, bool list) {
   BenchProg bp;
   if (!bench_prog_load(&bp, leir, decls)) return;
   LeirCtx *ctx = &bp.ctx;
@@ -49,6 +53,7 @@ static void table_program(const char *name, const char *leir, const char *decls,
         if (reasons.v[k]) continue;
         rows[i].legal++;
         rows[i].digest = fnv(fnv(rows[i].digest, name), pass_cand_spelling(ctx, raw.v[k]));
+        if (list) fprintf(stderr, "%s\t%s\t%s\n", name, pass->name, pass_cand_spelling(ctx, raw.v[k]));
       }
     }
   }
@@ -61,6 +66,8 @@ static int cmp_names(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   const char *corpus = argc > 1 ? argv[1] : "../shared/corpus";
+  const char *le = getenv("CANDIDATES_LIST");
+  bool list = le && *le && strcmp(le, "0");
   Row *rows = calloc((size_t)pass_table_size, sizeof *rows);
   if (!rows) return 1;
   for (int i = 0; i < pass_table_size; i++) rows[i].digest = 14695981039346656037ull;
@@ -92,7 +99,7 @@ int main(int argc, char **argv) {
       char leir[8192], decls[8192];
       snprintf(leir, sizeof leir, "%s/%s", dir, names[k]);
       snprintf(decls, sizeof decls, "%s/%.*s.decls.json", dir, (int)(l - 5), names[k]);
-      table_program(names[k], leir, decls, rows);
+      table_program(names[k], leir, decls, rows, list);
       programs++;
       free(names[k]);
     }

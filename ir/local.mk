@@ -6,7 +6,7 @@ libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
 libleircore_la_SOURCES += ir/range.h ir/range.c
 libleircore_la_SOURCES += ir/value.h ir/value.c ir/value_expr.c ir/value_program.c \
 	ir/value_sign.c ir/value_reduce.c \
-	ir/value_query.c
+	ir/value_query.c ir/value_mag.h ir/value_mag.c
 libleircore_la_SOURCES += ir/strength.h ir/strength.c
 libleircore_la_SOURCES += ir/contract.h ir/contract.c
 libleircore_la_SOURCES += ir/mathlib.c ir/mathlib.h
@@ -38,6 +38,14 @@ testsuite_unit_value_test_SOURCES = testsuite/unit/value_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_value_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_value_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
+
+## The value analysis's magnitude relative to the inputs (issue 39):
+## each transfer function's classes, recurrences, the passes' questions
+check_PROGRAMS += testsuite/unit/value_mag_test
+testsuite_unit_value_mag_test_SOURCES = testsuite/unit/value_mag_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_value_mag_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_value_mag_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
 
 ## The value analysis's answers to the passes (issue 39): signs as
 ## computed, reads by name, culprits, the softmax sum, reads before writes

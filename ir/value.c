@@ -2,6 +2,7 @@
  * each type and the transfer functions.  Expressions and guards are in
  * value_expr.c, the program's fixed point in value_program.c. */
 #include "ir/value.h"
+#include "ir/value_mag.h"
 
 #include <float.h>
 #include <math.h>
@@ -20,12 +21,12 @@ IrValue ir_value_top(void) {
 }
 
 IrValue ir_value_int(int64_t lo, int64_t hi) {
-  return (IrValue){.integral = true, .iok = true, .ilo = lo, .ihi = hi, .lo = (double)lo, .hi = (double)hi,
-                   .may_zero = lo <= 0 && hi >= 0};
+  return ir_value_mag_reset((IrValue){.integral = true, .iok = true, .ilo = lo, .ihi = hi, .lo = (double)lo,
+                                      .hi = (double)hi, .may_zero = lo <= 0 && hi >= 0});
 }
 
 IrValue ir_value_real(double lo, double hi) {
-  return (IrValue){.lo = lo, .hi = hi, .may_zero = lo <= 0 && hi >= 0};
+  return ir_value_mag_reset((IrValue){.lo = lo, .hi = hi, .may_zero = lo <= 0 && hi >= 0});
 }
 
 /* A real hull [lo, hi] (no NaN); integral and int64 bounds when they fit. */
@@ -37,10 +38,10 @@ static IrValue hull(double lo, double hi, bool integral) {
 }
 
 IrValue ir_value_const(double v) {
-  if (isnan(v)) return (IrValue){.lo = INFINITY, .hi = -INFINITY, .may_nan = true};
+  if (isnan(v)) return ir_value_mag_reset((IrValue){.lo = INFINITY, .hi = -INFINITY, .may_nan = true});
   IrValue r = hull(v, v, v == floor(v) && isfinite(v));
   r.may_inf = isinf(v);
-  return r;
+  return ir_value_mag_reset(r);
 }
 
 static bool int_range(IrDType t, int64_t *lo, int64_t *hi) {
@@ -91,6 +92,15 @@ IrValue ir_value_of_dtype(IrDType t, bool finite) {
   return ir_value_top();
 }
 
+IrValue ir_value_input(IrDType t) {
+  IrValue v = ir_value_of_dtype(t, true);
+  if (v.mag_hi < IR_MAG_LINEAR) v.mag_hi = IR_MAG_LINEAR;
+  if (v.mag_lo < IR_MAG_LINEAR) v.mag_lo = IR_MAG_LINEAR;
+  v.mag_num = true;
+  v.mag_scaled = true; /* REF's inputs: no zero entry, scaled by 10 (STRATEGIES 0.4) */
+  return v;
+}
+
 IrValue ir_value_join(IrValue a, IrValue b) {
   if (a.bottom) return b;
   if (b.bottom) return a;
@@ -107,6 +117,10 @@ IrValue ir_value_join(IrValue a, IrValue b) {
   r.may_nan = a.may_nan || b.may_nan;
   r.may_inf = a.may_inf || b.may_inf;
   r.inexact = a.inexact || b.inexact;
+  r.mag_hi = a.mag_hi < b.mag_hi ? a.mag_hi : b.mag_hi;
+  r.mag_lo = a.mag_lo < b.mag_lo ? a.mag_lo : b.mag_lo;
+  r.mag_num = a.mag_num && b.mag_num;
+  r.mag_scaled = a.mag_scaled && b.mag_scaled;
   return r;
 }
 
@@ -114,7 +128,9 @@ bool ir_value_eq(IrValue a, IrValue b) {
   if (a.bottom || b.bottom) return a.bottom == b.bottom;
   return a.integral == b.integral && a.iok == b.iok && (!a.iok || (a.ilo == b.ilo && a.ihi == b.ihi)) &&
          (a.lo == b.lo || (isnan(a.lo) && isnan(b.lo))) && (a.hi == b.hi || (isnan(a.hi) && isnan(b.hi))) &&
-         a.may_zero == b.may_zero && a.may_nan == b.may_nan && a.may_inf == b.may_inf && a.inexact == b.inexact;
+         a.may_zero == b.may_zero && a.may_nan == b.may_nan && a.may_inf == b.may_inf && a.inexact == b.inexact &&
+         a.mag_hi == b.mag_hi && a.mag_lo == b.mag_lo && a.mag_num == b.mag_num &&
+         a.mag_scaled == b.mag_scaled;
 }
 
 bool ir_value_nonneg(IrValue v) { return v.bottom || (!v.may_nan && v.lo >= 0); }
@@ -226,7 +242,7 @@ static IrValue finish(IrValue r, IrValue a, IrValue b) {
 
 /* ------------------------------------------------------------ arithmetic */
 
-IrValue ir_value_neg_(IrValue a, IrDType t) {
+static IrValue neg_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   if (a.iok) {
     if (a.ilo == INT64_MIN) return in_type(overflow(a, a), t);
@@ -272,12 +288,10 @@ static IrValue addsub(IrValue a, IrValue b, IrDType t, bool sub) {
   return r;
 }
 
-IrValue ir_value_add(IrValue a, IrValue b, IrDType t) { return addsub(a, b, t, false); }
-IrValue ir_value_sub(IrValue a, IrValue b, IrDType t) { return addsub(a, b, t, true); }
 
 static double mulb(double x, double y) { return x == 0 || y == 0 ? 0 : x * y; }
 
-IrValue ir_value_mul(IrValue a, IrValue b, IrDType t) {
+static IrValue mul_iv(IrValue a, IrValue b, IrDType t) {
   if (a.bottom || b.bottom) return ir_value_bottom();
   IrValue r;
   if (int_op(a, b, t)) {
@@ -306,7 +320,7 @@ IrValue ir_value_mul(IrValue a, IrValue b, IrDType t) {
   return in_type(finish(r, a, b), t);
 }
 
-IrValue ir_value_square(IrValue a, IrDType t) {
+static IrValue square_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   /* the same value twice: never negative (before any wrap); zero only from
      a zero or an underflow; NaN only from a NaN (inf*0 needs two values) */
@@ -387,14 +401,14 @@ static IrValue real_divide(IrValue a, IrValue b, IrDType t) {
   return in_type(finish(r, a, b), t);
 }
 
-IrValue ir_value_div(IrValue a, IrValue b, IrDType t) {
+static IrValue div_iv(IrValue a, IrValue b, IrDType t) {
   if (a.bottom || b.bottom) return ir_value_bottom();
   if (int_op(a, b, t)) return int_divide(a, b, t, false);
   if (is_int_type(t) || t == DT_U64) return in_type(unknown_int(t, a, b), t);
   return real_divide(a, b, t);
 }
 
-IrValue ir_value_floordiv(IrValue a, IrValue b, IrDType t) {
+static IrValue floordiv_iv(IrValue a, IrValue b, IrDType t) {
   if (a.bottom || b.bottom) return ir_value_bottom();
   if (int_op(a, b, t)) return int_divide(a, b, t, true);
   if (is_int_type(t) || t == DT_U64) return in_type(unknown_int(t, a, b), t);
@@ -411,7 +425,7 @@ static int64_t fmodi(int64_t a, int64_t b) {
   return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 
-IrValue ir_value_mod(IrValue a, IrValue b, IrDType t) {
+static IrValue mod_iv(IrValue a, IrValue b, IrDType t) {
   if (a.bottom || b.bottom) return ir_value_bottom();
   IrValue r;
   /* integers (any integral dividend in index arithmetic): the result has
@@ -448,7 +462,7 @@ IrValue ir_value_mod(IrValue a, IrValue b, IrDType t) {
   return in_type(finish(r, a, b), t);
 }
 
-IrValue ir_value_pow(IrValue a, IrValue b, IrDType t) {
+static IrValue pow_iv(IrValue a, IrValue b, IrDType t) {
   if (a.bottom || b.bottom) return ir_value_bottom();
   bool kconst = !b.may_nan && !b.may_inf && b.lo == b.hi;
   double k = b.lo;
@@ -551,7 +565,7 @@ static IrValue real_only(IrValue a) {
   return a;
 }
 
-IrValue ir_value_exp(IrValue a, IrDType t) {
+static IrValue exp_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   IrValue r = ir_value_real(exp(a.lo), exp(a.hi));
   /* as computed (issue 39 item 3, value_sign.c): exp rounds to 0 below
@@ -566,7 +580,7 @@ IrValue ir_value_exp(IrValue a, IrDType t) {
   return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
 }
 
-IrValue ir_value_log(IrValue a, IrDType t) {
+static IrValue log_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   IrValue r = ir_value_real(a.lo <= 0 ? -INFINITY : log(a.lo), a.hi < 0 ? -INFINITY : log(a.hi));
   if (a.hi < 0) r.hi = INFINITY, r.lo = INFINITY; /* all NaN */
@@ -578,7 +592,7 @@ IrValue ir_value_log(IrValue a, IrDType t) {
   return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
 }
 
-IrValue ir_value_sqrt(IrValue a, IrDType t) {
+static IrValue sqrt_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   IrValue r = ir_value_real(a.lo <= 0 ? 0 : sqrt(a.lo), a.hi < 0 ? 0 : sqrt(a.hi));
   r.may_nan = a.may_nan || a.lo < 0;
@@ -589,7 +603,7 @@ IrValue ir_value_sqrt(IrValue a, IrDType t) {
   return in_type(real_only(r), is_int_type(t) ? DT_F64 : t);
 }
 
-IrValue ir_value_abs(IrValue a, IrDType t) {
+static IrValue abs_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   if (a.iok) {
     if (a.ilo == INT64_MIN) return in_type(overflow(a, a), t);
@@ -606,7 +620,7 @@ IrValue ir_value_abs(IrValue a, IrDType t) {
   return in_type(r, t);
 }
 
-IrValue ir_value_erf(IrValue a, IrDType t) {
+static IrValue erf_iv(IrValue a, IrDType t) {
   if (a.bottom) return a;
   IrValue r = ir_value_real(erf(a.lo), erf(a.hi));
   r.may_zero = a.may_zero;
@@ -639,8 +653,6 @@ static IrValue minmax(IrValue a, IrValue b, bool max) {
   return r;
 }
 
-IrValue ir_value_max(IrValue a, IrValue b) { return minmax(a, b, true); }
-IrValue ir_value_min(IrValue a, IrValue b) { return minmax(a, b, false); }
 
 IrValue ir_value_select(IrValue c, IrValue a, IrValue b) {
   if (c.bottom) return c;
@@ -651,7 +663,7 @@ IrValue ir_value_select(IrValue c, IrValue a, IrValue b) {
 
 /* ------------------------------------------------------------ conversions */
 
-IrValue ir_value_convert(IrValue a, IrDType to) {
+static IrValue convert_iv(IrValue a, IrDType to) {
   if (a.bottom || to == DT_NONE) return a;
   if (to == DT_BOOL) {
     IrValue r = boolean(!falsy(a), a.may_zero);
@@ -691,3 +703,24 @@ IrValue ir_value_literal(double v, IrDType st) {
   if (ir_dtype_is_float(st)) return ir_value_const(ir_dtype_literal_value(st, v));
   return ir_value_convert(ir_value_const(v), st);
 }
+
+/* ------------------------------------------------------------ the transfer functions: the interval, then the
+   magnitude relative to the inputs (value_mag.c) */
+
+IrValue ir_value_neg_(IrValue a, IrDType t) { return vm_neg(neg_iv(a, t), a); }
+IrValue ir_value_add(IrValue a, IrValue b, IrDType t) { return vm_add(addsub(a, b, t, false), a, b, false); }
+IrValue ir_value_sub(IrValue a, IrValue b, IrDType t) { return vm_add(addsub(a, b, t, true), a, b, true); }
+IrValue ir_value_mul(IrValue a, IrValue b, IrDType t) { return vm_mul(mul_iv(a, b, t), a, b); }
+IrValue ir_value_square(IrValue a, IrDType t) { return vm_mul(square_iv(a, t), a, a); }
+IrValue ir_value_div(IrValue a, IrValue b, IrDType t) { return vm_div(div_iv(a, b, t), a, b); }
+IrValue ir_value_floordiv(IrValue a, IrValue b, IrDType t) { return vm_div(floordiv_iv(a, b, t), a, b); }
+IrValue ir_value_mod(IrValue a, IrValue b, IrDType t) { return vm_div(mod_iv(a, b, t), a, b); }
+IrValue ir_value_pow(IrValue a, IrValue b, IrDType t) { return vm_pow(pow_iv(a, b, t), a, b); }
+IrValue ir_value_exp(IrValue a, IrDType t) { return vm_call(exp_iv(a, t), F_EXP, a); }
+IrValue ir_value_log(IrValue a, IrDType t) { return vm_call(log_iv(a, t), F_LOG, a); }
+IrValue ir_value_sqrt(IrValue a, IrDType t) { return vm_call(sqrt_iv(a, t), F_SQRT, a); }
+IrValue ir_value_abs(IrValue a, IrDType t) { return vm_call(abs_iv(a, t), F_ABS, a); }
+IrValue ir_value_erf(IrValue a, IrDType t) { return vm_call(erf_iv(a, t), F_ERF, a); }
+IrValue ir_value_max(IrValue a, IrValue b) { return vm_minmax(minmax(a, b, true), a, b, true); }
+IrValue ir_value_min(IrValue a, IrValue b) { return vm_minmax(minmax(a, b, false), a, b, false); }
+IrValue ir_value_convert(IrValue a, IrDType to) { return vm_convert(convert_iv(a, to), a, to); }

@@ -33,9 +33,33 @@ typedef struct IrValue {
   double lo, hi;   /* hull of the non-NaN values */
   bool may_zero, may_nan, may_inf;
   bool inexact;    /* an integer op may have wrapped / a float op overflowed */
+  /* Magnitude relative to the inputs (value_mag.c): how far above 0
+   * (mag_hi) and below 0 (mag_lo) the value may go when the inputs are
+   * ordinary (finite, of moderate size, generic), one of IR_MAG_*, the
+   * tighter the larger; mag_num: no NaN for ordinary inputs.  A value
+   * whose fields are all 0 is the loosest (anything, NaN included). */
+  uint8_t mag_hi, mag_lo;
+  bool mag_num;
+  /* mag_scaled: not far below the inputs' scale either (nonzero values
+   * generically >= 10^-4 of it: inputs, constants, integers, sums and
+   * products of such; not exp, log, a quotient by what may be larger than
+   * the inputs).  X+y-y keeps X only to an ulp of y, X/y*y likewise. */
+  bool mag_scaled;
 } IrValue;
 
-/* ---- constructors and queries */
+/* Magnitude classes, loosest first.  ANY: may be infinite (inf, a division
+ * by what may be 0, exp of what is not moderate, a power above 8).
+ * FINITE: finite for ordinary inputs, but may be far beyond them (products
+ * of non-constants, exp of a moderate value, reductions, literals above
+ * 10^4).  LINEAR: of the order of the inputs (|x| <= a*|inputs| + b: the
+ * inputs, index values, sums and max/min of such, products and quotients
+ * by constants).  CONST: |x| <= IR_MAG_CONST_BOUND whatever the inputs. */
+enum { IR_MAG_ANY = 0, IR_MAG_FINITE = 1, IR_MAG_LINEAR = 2, IR_MAG_CONST = 3 };
+#define IR_MAG_CONST_BOUND 10000.0
+
+/* ---- constructors and queries (a constructed value's magnitude is what
+ * its interval proves: IR_MAG_CONST within IR_MAG_CONST_BOUND, FINITE when
+ * no infinity can occur) */
 IrValue ir_value_bottom(void);
 IrValue ir_value_top(void);                        /* any real, NaN, ±inf */
 IrValue ir_value_int(int64_t lo, int64_t hi);      /* lo <= hi */
@@ -44,6 +68,9 @@ IrValue ir_value_const(double v);                  /* one value (NaN, ±inf incl
 /* Every value of dtype t: an integer type's range, bool 0..1, a float type
  * anything (finite: only finite values, no NaN -- an input's assumption). */
 IrValue ir_value_of_dtype(IrDType t, bool finite);
+/* An input or parameter of dtype t: every finite value of it, of the
+ * magnitude of the inputs (IR_MAG_LINEAR, no NaN). */
+IrValue ir_value_input(IrDType t);
 IrValue ir_value_join(IrValue a, IrValue b);
 bool ir_value_eq(IrValue a, IrValue b);
 /* Signs: -1 (< 0), 0 (unknown), ... as predicates. */
@@ -196,6 +223,36 @@ bool ir_value_same_expr(const IrExpr *a, const IrExpr *b, bool by_name);
  * same loops in an earlier nest (value_reduce.c)?  Then every value it
  * leaves in S is >= 1 (or NaN); the fixed point uses it. */
 bool ir_value_sum_exp_over_max(const IrProgram *p, const IrStmt *s);
+
+/* ---- magnitude relative to the inputs (value_mag.c) */
+/* The classes v's interval proves, joined (tightest) with those v has. */
+IrValue ir_value_mag_fit(IrValue v);
+/* The classes of v set to those its interval proves, alone (a value built
+ * field by field). */
+IrValue ir_value_mag_reset(IrValue v);
+/* Both sides at most class c (a recurrence that may grow with its trip
+ * count: at most IR_MAG_FINITE), then what the interval proves. */
+IrValue ir_value_mag_cap(IrValue v, int c);
+/* Of the order of the inputs: both sides IR_MAG_LINEAR or tighter, no NaN
+ * and not far below the inputs either (mag_scaled), for ordinary inputs
+ * (bottom: vacuously). */
+bool ir_value_moderate(IrValue v);
+/* May be +-inf for ordinary inputs (a side IR_MAG_ANY)? */
+bool ir_value_may_inf_ordinary(IrValue v);
+/* The node of e (statement type st, under vp) where property ok is lost:
+ * the first node, in post-order, whose value lacks ok while its operands'
+ * values have it (a leaf lacking it: a literal, a read).  NULL when e's
+ * value has ok. */
+const IrExpr *ir_value_lost_at(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e, IrDType st,
+                               bool (*ok)(IrValue v));
+/* Does a statement writing tensor t feed back into t through other
+ * statements' writes (t reads u, u reads t)?  in_cycle[t->id] (malloc'd,
+ * p->ntensors entries; NULL when out of memory). */
+bool *ir_value_cycles(const IrProgram *p);
+/* Is s a running max/min: every read of its own left side reaches the
+ * root through parentheses, max, min and if_then_else branches only (it
+ * does not grow with its trip count)? */
+bool ir_value_running_minmax(const IrStmt *s);
 
 /* ---- signs and culprits (value_sign.c): the passes' questions */
 /* The sign of a value, NaN left aside (as computed: a value that may

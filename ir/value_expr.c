@@ -93,6 +93,16 @@ static IrDType op_type(const IrValueEnv *env, const IrExpr *e) {
 
 static IrValue expr(const IrValueEnv *env, const IrExpr *e);
 
+/* An index value: LINEAR at worst (value_mag.c), CONST where its range
+   proves it. */
+static IrValue index_linear(IrValue v) {
+  if (v.bottom) return v;
+  if (v.mag_hi < IR_MAG_LINEAR) v.mag_hi = IR_MAG_LINEAR;
+  if (v.mag_lo < IR_MAG_LINEAR) v.mag_lo = IR_MAG_LINEAR;
+  v.mag_num = v.mag_scaled = true;
+  return v;
+}
+
 /* An operand converted to the operation's type. */
 static IrValue operand(const IrValueEnv *env, const IrExpr *e, IrDType t) {
   IrValue v = expr(env, e);
@@ -159,13 +169,18 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
   case E_INT: return env->st == DT_NONE ? ir_value_int(e->u.ilit.value, e->u.ilit.value) : ir_value_literal((double)e->u.ilit.value, t);
   case E_FLOAT: return ir_value_literal(e->u.flit.value, t);
   case E_INF: return ir_value_literal(INFINITY, t);
-  case E_INDEX:
+  case E_INDEX: {
+    IrValue v;
     if (!e->u.index.loop) {
-      IrValue v = ir_value_real(-INFINITY, INFINITY);
+      v = ir_value_real(-INFINITY, INFINITY);
       v.integral = true;
-      return v;
+    } else {
+      v = ir_value_convert(index_value(env, e->u.index.loop), t);
     }
-    return ir_value_convert(index_value(env, e->u.index.loop), t);
+    /* an index value is of the order of the program's extents: as the
+       inputs (value_mag.c) */
+    return index_linear(v);
+  }
   case E_PAREN: return expr(env, e->u.paren);
   case E_REF: {
     const IrTensor *tt = e->u.ref->tensor;
@@ -175,7 +190,7 @@ static IrValue expr1(const IrValueEnv *env, const IrExpr *e) {
       IrValue v = ir_value_real(-INFINITY, INFINITY);
       v.integral = tt && !ir_dtype_is_float(tt->dtype);
       v.may_nan = v.may_inf = !v.integral;
-      return v;
+      return ir_value_mag_reset(v);
     }
     return tt ? ir_value_of_dtype(tt->dtype, env->inputs_finite) : ir_value_top();
   }

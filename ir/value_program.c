@@ -12,6 +12,18 @@ static IrValue tensor_cb(void *user, const IrTensor *t) {
   return vp->tensors[t->id];
 }
 
+/* A read of an element before any store: anything (SPEC 9.3).  Such a read
+   is undefined, so the magnitude classes, which describe what a defined
+   program computes from ordinary inputs (value_mag.c), take nothing from it
+   (the tightest class, neutral in a join); its interval is the type's
+   every value, NaN and infinities included. */
+static IrValue undefined_read(IrDType t) {
+  IrValue v = ir_value_of_dtype(t, false);
+  v.mag_hi = v.mag_lo = IR_MAG_CONST;
+  v.mag_num = v.mag_scaled = true;
+  return v;
+}
+
 /* A statement reads its own left side, with an implicit initialisation
    (§9.5), as the identity at the start of a reduction, or what it wrote
    before; and a tensor no statement before it writes (a later statement
@@ -31,7 +43,7 @@ static IrValue stmt_cb(void *user, const IrTensor *t) {
   IrValue v = tensor_cb((void *)sr->vp, t);
   if (t == sr->self) return sr->reduce ? ir_value_join(v, sr->identity) : v;
   if (t->role != ROLE_IN && t->role != ROLE_PARAM && t->id >= 0 && t->id < sr->vp->n && sr->first[t->id] >= sr->stmt)
-    v = ir_value_join(v, ir_value_of_dtype(t->dtype, false));
+    v = ir_value_join(v, undefined_read(t->dtype));
   return v;
 }
 
@@ -49,6 +61,10 @@ static IrValue widen(IrValue old, IrValue nw, IrDType t) {
   if (down) nw.lo = full.lo, nw.ilo = full.ilo;
   if (up) nw.hi = full.hi, nw.ihi = full.ihi;
   if (down || up) nw.iok = nw.iok && full.iok;
+  /* a widened side is no tighter than its new bound proves (value_mag.c) */
+  IrValue proved = ir_value_mag_reset(nw);
+  if (down && proved.mag_lo < nw.mag_lo) nw.mag_lo = proved.mag_lo;
+  if (up && proved.mag_hi < nw.mag_hi) nw.mag_hi = proved.mag_hi;
   if (nw.lo <= 0 && nw.hi >= 0 && (down || up)) nw.may_zero = true;
   return nw;
 }
@@ -73,6 +89,17 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
   }
   for (int i = 0; i < p->ntensors; i++) first[i] = p->nstmts;
   for (int i = 0; i < p->nstmts; i++) sumexp[i] = ir_value_sum_exp_over_max(p, p->stmts[i]);
+  /* a recurrence may grow with its trip count (a sum of n inputs is n
+     times one), unless it is a running max/min: at most FINITE
+     (value_mag.c) */
+  bool *cycle = ir_value_cycles(p);
+  bool *grows = malloc(sizeof *grows * (size_t)(p->nstmts ? p->nstmts : 1));
+  for (int i = 0; grows && i < p->nstmts; i++) {
+    const IrStmt *s = p->stmts[i];
+    const IrTensor *t = s->lhs->tensor;
+    grows[i] = !cycle || (t && cycle[t->id]) || (s->self_ref && !ir_value_running_minmax(s));
+  }
+  free(cycle);
   for (int i = p->nstmts - 1; i >= 0; i--)
     if (p->stmts[i]->lhs->tensor) {
       written[p->stmts[i]->lhs->tensor->id] = true;
@@ -83,7 +110,7 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
     bool in = t->role == ROLE_IN || t->role == ROLE_PARAM;
     /* inputs: their dtype's values; never written and not an input
        (uninitialised): anything */
-    out->tensors[i] = in ? ir_value_of_dtype(t->dtype, inputs_finite)
+    out->tensors[i] = in ? (inputs_finite ? ir_value_input(t->dtype) : ir_value_of_dtype(t->dtype, false))
                          : written[i] ? ir_value_bottom() : ir_value_of_dtype(t->dtype, false);
   }
   /* a statement that reads its own left side without an implicit
@@ -92,7 +119,7 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
     const IrStmt *s = p->stmts[i];
     const IrTensor *t = s->lhs->tensor;
     if (t && s->self_ref && s->init != INIT_REDUCE && t->role != ROLE_IN && t->role != ROLE_PARAM)
-      out->tensors[t->id] = ir_value_of_dtype(t->dtype, false);
+      out->tensors[t->id] = undefined_read(t->dtype);
   }
   free(written);
   bool changed = true;
@@ -111,7 +138,9 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
         if (v.hi < 1) v.hi = 1;
         v.may_zero = false;
         v.iok = false;
+        v = ir_value_mag_fit(v);
       }
+      if (!grows || grows[i]) v = ir_value_mag_cap(v, IR_MAG_FINITE);
       IrValue old = out->tensors[t->id], nw = ir_value_join(old, v);
       if (ir_value_eq(old, nw)) continue;
       if (round >= WIDEN_AFTER) nw = widen(old, nw, st);
@@ -121,6 +150,7 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
   }
   free(first);
   free(sumexp);
+  free(grows);
   if (changed) /* no fixed point within the rounds: give up on what moves */
     for (int i = 0; i < p->nstmts; i++) {
       const IrTensor *t = p->stmts[i]->lhs->tensor;

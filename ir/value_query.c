@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "ir/mathlib.h"
+#include "ir/value_mag.h"
 
 double ir_value_mag(IrValue v) {
   if (v.bottom) return 0;
@@ -14,7 +15,7 @@ double ir_value_mag(IrValue v) {
   return fmax(fabs(v.lo), fabs(v.hi));
 }
 
-IrValue ir_value_pow_range(IrValue a, IrValue b, IrDType t) {
+static IrValue pow_range(IrValue a, IrValue b, IrDType t) {
   if (a.bottom || b.bottom) return ir_value_bottom();
   bool point = !b.may_nan && !b.may_inf && b.lo == b.hi;
   bool real = t == DT_NONE || ir_dtype_is_float(t);
@@ -43,6 +44,8 @@ IrValue ir_value_pow_range(IrValue a, IrValue b, IrDType t) {
   r.inexact = a.inexact || b.inexact;
   return t == DT_NONE ? r : ir_value_convert(r, t);
 }
+
+IrValue ir_value_pow_range(IrValue a, IrValue b, IrDType t) { return vm_pow(pow_range(a, b, t), a, b); }
 
 IrValue ir_value_binop(IrOp op, IrValue a, IrValue b, IrDType t) {
   switch (op) {

@@ -12,16 +12,17 @@
  * REC: X must be a term of P's top-level sum (`...±X±rest`, or `-X` first),
  * else the reference's text split changes the value; the shift needs k to
  * be a loop of the nest and X not written in it (so X_{..,k-1} is
- * defined); y may not be infinite (mathpat_values.c, mp_may_be_inf: inf-inf is
- * NaN), nor bring an index into an initialised reduction (mp_split_y);
+ * defined); y may not be infinite (mathpat_values.c, mp_may_be_inf, the value
+ * analysis's magnitude: inf-inf is NaN), nor bring an index into an initialised reduction (mp_split_y);
  * neither U-y nor y±rest may compute in an unsigned type (the shift's
  * literal 0 has the statement type); the statement type must be a float
  * (an integer one truncates the split's rounding); neither U-y, y±rest
  * nor the sum past X (which the split re-associates) may compute in an
  * integer type that may wrap (any but i64: may_wrap); unless
  * --unsafe-math, y and the exp's argument must be of moderate magnitude
- * (mp_immoderate: not computed with exp, log, powers, reductions, products
- * or quotients of non-constants), since exp(x-y) or exp(y) overflows in f32 beyond 88
+ * (mp_immoderate, the value analysis's magnitude: not computed with exp,
+ * log, powers, reductions, products of non-constants or quotients by what
+ * may be near 0 or beyond the inputs), since exp(x-y) or exp(y) overflows in f32 beyond 88
  * (the corpus's matmul-then-softmax programs give NaN); a nest with nested
  * nests is refused; unless --unsafe-math, the exp may not be inside a
  * divisor not proved >= 1/2, nor may the statement's result reach one

@@ -3,8 +3,8 @@
  * the prefix (running) forms `if_then_else(r-1<0,identity,T_{..,r-1})`,
  * the softmax chain `M=max(M,X)`, `S=S+exp(X-M)`, `Y=exp(X-M)/S` that
  * §4.14 and §4.18-§4.20 rewrite, the y candidates of the three splits
- * (§4.15-§4.17) and two conservative value analyses: "may be infinite"
- * and "provably positive".
+ * (§4.15-§4.17) and the value questions they ask the value analysis
+ * (ir/value.h): "may be infinite", "provably positive", "moderate".
  *
  * Prefix forms get no implicit initialisation (SPEC §9.5 rule 2: the first
  * right-side occurrence of T is T_{..,r-1}, not the left subscript), so
@@ -67,11 +67,12 @@ void mp_for_refs(IrNest *n, void (*fn)(IrRef *r, void *u), void *u);
 
 /* ------------------------------------------------------------ analyses */
 
-/* Conservative: can tensor `name` hold an infinity?  Inputs and parameters
- * are taken to be finite (REF's input generator); an intermediate may be
- * infinite when a statement writing it mentions `inf` or reads a tensor
- * that may be.  Returns NULL, or a phrase such as "its definition in nest
- * 19 contains inf". */
+/* Can tensor `name` hold an infinity for ordinary inputs (the value
+ * analysis, ir/value.h: a side of its magnitude IR_MAG_ANY -- inf, a
+ * division by what may be 0 or below 10^-4, exp of what is not of the
+ * order of the inputs, a power above 8, log of what may be 0)?  Inputs and
+ * parameters are finite (REF's input generator).  Returns NULL, or a phrase
+ * such as "its definition in nest 19 contains inf". */
 const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name);
 /* Is e computed, through the definitions of the tensors it reads other
  * than `self` (inputs and parameters end the search), from a right side
@@ -80,15 +81,14 @@ const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name);
  * or NULL. */
 const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *self,
                              bool (*has)(const IrExpr *rhs, void *u), void *u, int *nest);
-/* Conservative: can e be infinite (the algebra's divisor check)?  Inputs
- * and parameters are taken to be finite (REF's input generator), as are
- * sums and products of finite values (no overflow analysis) and literals
- * (the algebra refuses those not finite in their type).  e may be infinite when it or the definition of a
- * tensor it reads has inf, a division by a non-constant or by 0, a power
- * whose exponent is not a literal >= 0, log of a value not proved > 0
- * (mp_sign_expr), or exp of a value not of moderate size (mp_immoderate);
- * e's own quotients and integer powers, outside function arguments, are
- * the algebra's (X/(A/B) is X*B/A to it) and not counted.  The algebra
+/* Can e be infinite (the algebra's divisor check)?  e's own quotients and
+ * integer powers, outside function arguments, are the algebra's (X/(A/B)
+ * is X*B/A to it): their operands are asked, and an integer power beyond 8
+ * itself; every other operand is asked the value analysis
+ * (ir_value_may_inf_ordinary: literals, sums and products of finite values
+ * are finite; inf, a quotient by what may be 0 or below 10^-4, a power
+ * whose exponent is not a constant in [0, 8], log of what may be 0, exp of
+ * what is not of the order of the inputs may be infinite).  The algebra
  * passes refuse a divisor that may be infinite: X/inf = 0, but a common
  * denominator makes it inf/inf = NaN.  st: the type of e's statement.
  * Returns NULL, or a phrase such as "'D' is computed with a division by a
@@ -128,19 +128,21 @@ int mp_sign_expr(const IrProgram *p, const IrExpr *e, IrDType st);
 const char *mp_divisor_rule(PassCtx *pc, const IrProgram *p, const IrStmt *s, const IrExpr *node, const IrRef *ref,
                             const char *form);
 
-/* Of moderate magnitude: values of the order of the inputs' (inputs and
- * parameters are; so are literals up to 10000 in magnitude, index values, comparisons, and
- * erf, +, -, max, min, abs, if_then_else of moderate operands (erf is
- * bounded, but NaN where its argument is), sqrt of a
- * moderate operand proved >= 0 (mp_sign_expr), products and quotients with
- * a literal (not 0), copies, and max/min reductions and their prefix
- * forms).  Not moderate: exp, log, **, sqrt of what may be negative (NaN),
- * products of two non-literals, quotients by a non-literal or by 0, sums
- * and products over reductions, inf.  The three splits (§4.15-§4.17) require it of y: their
+/* Of moderate magnitude: of the order of the inputs, neither far above
+ * nor far below them, and no NaN, for ordinary inputs (the value
+ * analysis, ir_value_moderate, value_mag.c: inputs, literals up to 10^4,
+ * index values, comparisons; sums, max, min, abs, if_then_else branches of
+ * such; products with a constant; quotients by a nonzero constant; sqrt of
+ * such proved >= 0; erf of such; running max/min; a value the interval
+ * bounds by 10^4 and by 10^-4 from 0.  Not: exp, log, powers, products of
+ * two non-constants, quotients by what may be larger than the inputs or
+ * near 0, sums over reductions and recurrences, inf, literals above 10^4,
+ * what may be NaN).  The three splits (§4.15-§4.17) require it of y: their
  * identities fail in floating point when a term is huge (exp overflow;
  * catastrophic cancellation, which a later normalisation can amplify;
- * inf/inf -- the corpus has all three).  NULL if e is moderate, else a phrase saying why
- * not ("'F' is computed with exp").  st: the type of e's statement. */
+ * inf/inf) or tiny beside y (X+y-y keeps X to an ulp of y).  NULL if e is
+ * moderate, else a phrase saying why not ("'F' is computed with exp").
+ * st: the type of e's statement. */
 const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st);
 const char *mp_immoderate_tensor(PassCtx *pc, const IrProgram *p, const char *name);
 

@@ -1,8 +1,11 @@
 /* mathpat_values.c -- the value questions of the non-symbolic math
- * strategies (mathpat.h): may a tensor or expression be infinite, may a
- * divisor be, is a value positive, does a split reach a divisor, is a value
- * of moderate magnitude.  Moved out of mathpat.c (issue 39); signs and
- * the divisor rule's bound are the value analysis's (ir/value.h). */
+ * strategies (mathpat.h), all answered by the value analysis (ir/value.h,
+ * issue 39): may a tensor or expression be infinite, may a divisor be, is
+ * a value positive, does a split reach a divisor, is a value of moderate
+ * magnitude; and the phrases that say why not.  What remains here is the
+ * algebra's own structure (which operations of a divisor are the
+ * algebra's) and a search for a right side with some property
+ * (mp_computed_from). */
 #include "passes/mathpat.h"
 
 #include "ir/value.h"
@@ -13,23 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ may be infinite */
-
-static bool has_inf(const IrExpr *e) {
-  if (!e) return false;
-  switch (e->kind) {
-  case E_INF: return true;
-  case E_UNARY: return has_inf(e->u.unary.a);
-  case E_BINARY: return has_inf(e->u.bin.a) || has_inf(e->u.bin.b);
-  case E_PAREN: return has_inf(e->u.paren);
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (has_inf(e->u.call.args[i])) return true;
-    return false;
-  case E_CMP: /* a comparison yields 0 or 1 */
-  default: return false;
-  }
-}
+/* ------------------------------------------------------------ a right side with some property */
 
 enum { MP_MAX_DEPTH = 32 };
 
@@ -64,7 +51,7 @@ static void memo_put(MpMemo *m, const char *name, int val) {
   m->val[m->n++] = val;
 }
 
-/* A search for a right side with some property (has: inf, a huge literal)
+/* A search for a right side with some property (has: a huge literal)
  * among the definitions a tensor is computed from. */
 typedef struct InfSearch {
   const IrProgram *p;
@@ -76,11 +63,6 @@ typedef struct InfSearch {
   int nest;
   MpMemo clean; /* tensors from which none is reachable */
 } InfSearch;
-
-static bool has_inf_rhs(const IrExpr *rhs, void *u) {
-  (void)u;
-  return has_inf(rhs);
-}
 
 static bool inf_tensor(InfSearch *s, const char *name);
 
@@ -137,14 +119,6 @@ static bool inf_tensor(InfSearch *s, const char *name) {
   return found;
 }
 
-const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name) {
-  InfSearch s = {.p = p, .has = has_inf_rhs};
-  if (!inf_tensor(&s, name)) return NULL;
-  if (s.nest < 0) return pass_reason(pc, "its definition is too deep to analyse");
-  if (!strcmp(s.culprit, name)) return pass_reason(pc, "its definition in nest %d contains inf", s.nest);
-  return pass_reason(pc, "it is computed from '%s', whose definition in nest %d contains inf", s.culprit, s.nest);
-}
-
 const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *self,
                              bool (*has)(const IrExpr *rhs, void *u), void *u, int *nest) {
   InfSearch s = {.p = p, .has = has, .u = u};
@@ -153,145 +127,6 @@ const char *mp_computed_from(const IrProgram *p, const IrExpr *e, const char *se
   if (!r.found) return NULL;
   *nest = s.nest;
   return s.culprit;
-}
-
-/* ------------------------------------------------------------ a divisor that may be infinite */
-
-/* The largest exponent a divisor's powers may have. */
-#define MP_MAX_DIV_EXP 8
-
-typedef struct DivSearch {
-  PassCtx *pc;
-  const IrProgram *p;
-  const char *stack[MP_MAX_DEPTH];
-  int depth;
-  const char *why;    /* the construct */
-  const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
-  bool top;           /* in e's own + - * / and integer powers (the algebra's) */
-  IrDType st;         /* the type of the statement being searched */
-  MpMemo finite;      /* tensors found finite (reachability, as InfSearch) */
-} DivSearch;
-
-static bool div_expr(DivSearch *s, const IrExpr *e);
-static bool div_tensor(DivSearch *s, const char *name);
-
-static bool div_found(DivSearch *s, const char *why) {
-  if (!s->why) s->why = why;
-  return true;
-}
-
-/* A literal >= 0 (an exponent that keeps a finite base finite). */
-static bool nonneg_literal(const IrExpr *e) {
-  e = ir_expr_unparen(e);
-  return (e->kind == E_INT) || (e->kind == E_FLOAT && e->u.flit.value >= 0);
-}
-
-static bool literal(const IrExpr *e);
-static double literal_value(const IrExpr *e);
-
-static bool div_binary(DivSearch *s, const IrExpr *e) {
-  const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
-  switch (e->u.bin.op) {
-  case OP_DIV:
-    if (s->top) return div_expr(s, a) || div_expr(s, b); /* the algebra's own */
-    /* fall through */
-  case OP_FLOORDIV: case OP_MOD:
-    if (!literal(b) || literal_value(b) == 0) return div_found(s, "a division by a non-constant");
-    return div_expr(s, a);
-  case OP_POW: {
-    int64_t n; /* (top: the algebra's integer powers, alg_int_exponent) */
-    bool own = s->top && alg_int_exponent(b, &n);
-    if (!nonneg_literal(b) && !own) return div_found(s, "a power with a negative or non-constant exponent");
-    /* a moderate base (up to 10^4) to a power above 8 may overflow even
-       f32: (1-A)**1020.7 was inf, and together's common denominator
-       made inf/inf = NaN of 1/inf-1/A (fuzz_passes finding 41) */
-    if (fabs(own ? (double)n : literal_value(b)) > MP_MAX_DIV_EXP)
-      return div_found(s, "a power with an exponent above 8, which may overflow");
-    return div_expr(s, a);
-  }
-  default: return div_expr(s, a) || div_expr(s, b);
-  }
-}
-
-static bool div_expr(DivSearch *s, const IrExpr *e) {
-  switch (e->kind) {
-  case E_INF: return div_found(s, "inf");
-  case E_PAREN: return div_expr(s, e->u.paren);
-  case E_UNARY: return div_expr(s, e->u.unary.a);
-  case E_BINARY: return div_binary(s, e);
-  case E_REF: {
-    bool top = s->top;
-    s->top = false;
-    bool found = div_tensor(s, e->u.ref->name);
-    s->top = top;
-    return found;
-  }
-  case E_CALL: {
-    const IrExpr *x = e->u.call.nargs ? e->u.call.args[0] : NULL;
-    if (e->u.call.func == F_LOG && mp_sign_expr(s->p, x, s->st) != SIGN_POS)
-      return div_found(s, "log of a value that may be 0");
-    if (e->u.call.func == F_EXP && mp_immoderate(s->pc, s->p, x, s->st))
-      return div_found(s, "exp of a value that may be large");
-    bool top = s->top, found = false;
-    IrDType st = s->st;
-    s->top = false;
-    for (int i = 0; i < e->u.call.nargs && !found; i++) {
-      /* an if_then_else condition's literals and index values are i64 (SPEC 5.4) */
-      s->st = e->u.call.func == F_ITE && i == 0 ? DT_I64 : st;
-      found = div_expr(s, e->u.call.args[i]);
-    }
-    s->st = st;
-    s->top = top;
-    return found;
-  }
-  default: return false; /* literals (finite: the algebra checks them), indices, comparisons */
-  }
-}
-
-static bool div_in_nest(DivSearch *s, const IrNest *n, const char *name) {
-  for (int i = 0; i < n->nitems; i++) {
-    if (n->items[i].kind == ITEM_NEST) {
-      if (div_in_nest(s, n->items[i].u.nest, name)) return true;
-      continue;
-    }
-    const IrStmt *st = n->items[i].u.stmt;
-    if (strcmp(st->lhs->name, name)) continue;
-    const char *before = s->why;
-    IrDType outer = s->st;
-    s->st = rw_ref_dtype(st->lhs);
-    bool found = div_expr(s, st->rhs);
-    s->st = outer;
-    if (found) {
-      if (!before && !s->tensor) s->tensor = name;
-      return true;
-    }
-  }
-  return false;
-}
-
-static bool div_tensor(DivSearch *s, const char *name) {
-  const IrTensor *t = ir_find_tensor(s->p, name);
-  if (t && (t->role == ROLE_IN || t->role == ROLE_PARAM)) return false;
-  for (int i = 0; i < s->depth; i++)
-    if (!strcmp(s->stack[i], name)) return false; /* a cycle (a reduction) adds no infinity of its own */
-  if (memo_has(&s->finite, name)) return false;
-  if (s->depth == MP_MAX_DEPTH) {
-    s->tensor = name;
-    return div_found(s, "a definition too deep to analyse");
-  }
-  s->stack[s->depth++] = name;
-  bool found = false;
-  for (int k = 0; k < s->p->nnests && !found; k++) found = div_in_nest(s, s->p->nests[k], name);
-  s->depth--;
-  if (!found) memo_put(&s->finite, name, 0);
-  return found;
-}
-
-const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st) {
-  DivSearch s = {.pc = pc, .p = p, .top = true, .st = st};
-  if (!div_expr(&s, e)) return NULL;
-  if (s.tensor) return pass_reason(pc, "'%s' is computed with %s", s.tensor, s.why);
-  return pass_reason(pc, "it has %s", s.why);
 }
 
 /* ------------------------------------------------------------ positivity */
@@ -465,189 +300,171 @@ static const char *divisor_check(PassCtx *pc, const IrProgram *p, const IrStmt *
   return NULL;
 }
 
-/* ------------------------------------------------------------ moderate magnitude */
+/* ------------------------------------------------------------ magnitude: infinite, moderate */
 
-typedef struct ModSearch {
-  const IrProgram *p;
-  const char *stack[MP_MAX_DEPTH];
-  int depth;
-  const char *why;    /* the construct */
-  const char *tensor; /* the tensor whose definition has it (NULL: e itself) */
-  MpMemo ok;          /* tensors found moderate (a cycle fails, so none across one) */
-  IrDType st;         /* the type of the statement being searched */
-} ModSearch;
+/* The properties asked of the value analysis (value_mag.c): magnitudes
+ * relative to the inputs, for ordinary inputs (finite, of moderate size,
+ * generic).  Which property is asked decides the phrases. */
+typedef enum Ask { ASK_INF, ASK_DIVISOR, ASK_MODERATE } Ask;
 
-static bool mod_expr(ModSearch *s, const IrExpr *e);
-static bool mod_tensor(ModSearch *s, const char *name);
+static bool finite_ok(IrValue v) { return !ir_value_may_inf_ordinary(v); }
 
-/* A literal larger than this is not moderate (fuzz_passes: y = 1e8 made
-   1+y-y exactly 0 in f32). */
-#define MP_MODERATE_LITERAL 10000
-
-/* e without parentheses and unary minuses: a literal's node; *neg says
- * whether an odd number of minuses was stripped. */
-static const IrExpr *strip_sign(const IrExpr *e, bool *neg) {
-  *neg = false;
+/* Is e a literal (under unary minuses and parentheses) of value *v? */
+static bool literal(const IrExpr *e, double *v) {
+  bool neg = false;
   while (e->kind == E_PAREN || (e->kind == E_UNARY && e->u.unary.op == OP_NEG)) {
-    if (e->kind == E_UNARY) *neg = !*neg;
+    if (e->kind == E_UNARY) neg = !neg;
     e = e->kind == E_PAREN ? e->u.paren : e->u.unary.a;
   }
-  return e;
-}
-
-static bool literal(const IrExpr *e) {
-  bool neg;
-  e = strip_sign(e, &neg);
-  return e->kind == E_INT || e->kind == E_FLOAT;
-}
-
-/* The value of a literal (literal() holds). */
-static double literal_value(const IrExpr *e) {
-  bool neg;
-  e = strip_sign(e, &neg);
-  double v = e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
-  return neg ? -v : v;
-}
-
-static bool fail(ModSearch *s, const char *why) {
-  if (!s->why) s->why = why;
-  return false;
-}
-
-static bool mod_binary(ModSearch *s, const IrExpr *e) {
-  const IrExpr *a = e->u.bin.a, *b = e->u.bin.b;
-  switch (e->u.bin.op) {
-  case OP_ADD: case OP_SUB: return mod_expr(s, a) && mod_expr(s, b);
-  case OP_MUL:
-    if (!literal(a) && !literal(b)) return fail(s, "a product of two non-constants");
-    return mod_expr(s, a) && mod_expr(s, b);
-  case OP_DIV: case OP_FLOORDIV: case OP_MOD:
-    if (!literal(b)) return fail(s, "a division by a non-constant");
-    if (literal_value(b) == 0) return fail(s, "a division by zero");
-    return mod_expr(s, a);
-  case OP_POW: return fail(s, "a power");
-  default: return true; /* & and |: 0 or 1 */
-  }
-}
-
-static bool mod_call(ModSearch *s, const IrExpr *e) {
-  switch (e->u.call.func) {
-  case F_EXP: return fail(s, "exp");
-  case F_LOG: return fail(s, "log");
-  case F_ERF: /* bounded, but NaN where its argument is: X+y-y is NaN where X alone is not (fuzz_passes finding
-                 57: y the shifted erf((A**A+1)**3), NaN at A < 0) */
-    return mod_expr(s, e->u.call.args[0]);
-  case F_SQRT: /* NaN below 0: X+y-y is NaN where X alone is not (fuzz_passes) */
-    if (mp_sign_expr(s->p, e->u.call.args[0], s->st) == SIGN_UNKNOWN)
-      return fail(s, "sqrt of a value that may be negative");
-    return mod_expr(s, e->u.call.args[0]);
-  case F_ITE: return mod_expr(s, e->u.call.args[1]) && mod_expr(s, e->u.call.args[2]);
-  default:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (!mod_expr(s, e->u.call.args[i])) return false;
-    return true;
-  }
-}
-
-static bool mod_expr(ModSearch *s, const IrExpr *e) {
-  switch (e->kind) {
-  case E_INT:
-    if (e->u.ilit.value > MP_MODERATE_LITERAL || e->u.ilit.value < -MP_MODERATE_LITERAL)
-      return fail(s, "a literal above 10000 in magnitude");
-    return true;
-  case E_FLOAT:
-    if (fabs(e->u.flit.value) > MP_MODERATE_LITERAL) return fail(s, "a literal above 10000 in magnitude");
-    return true;
-  case E_INDEX: case E_CMP: return true;
-  case E_INF: return fail(s, "inf");
-  case E_PAREN: return mod_expr(s, e->u.paren);
-  case E_UNARY: return mod_expr(s, e->u.unary.a);
-  case E_BINARY: return mod_binary(s, e);
-  case E_CALL: return mod_call(s, e);
-  case E_REF: return mod_tensor(s, e->u.ref->name);
-  }
-  return false;
-}
-
-/* `max(T,e)`, `min(T,e)` or their prefix forms
- * `max(if_then_else(c,-inf,T_{..}),e)`: moderate when e is. */
-static bool mod_running(ModSearch *s, const IrStmt *st) {
-  const IrExpr *e = st->rhs;
-  if (e->kind != E_CALL || (e->u.call.func != F_MAX && e->u.call.func != F_MIN) || e->u.call.nargs != 2) return false;
-  const IrExpr *a = e->u.call.args[0];
-  if (a->kind == E_CALL && a->u.call.func == F_ITE && a->u.call.args[2]->kind == E_REF) {
-    const IrExpr *id = a->u.call.args[1];
-    if (id->kind == E_UNARY) id = id->u.unary.a;
-    if (id->kind != E_INF) return false;
-    a = a->u.call.args[2];
-  }
-  if (a->kind != E_REF || strcmp(a->u.ref->name, st->lhs->name)) return false;
-  return mod_expr(s, e->u.call.args[1]);
-}
-
-static bool mod_writes(ModSearch *s, const IrNest *n, const char *name, bool *any) {
-  for (int i = 0; i < n->nitems; i++) {
-    if (n->items[i].kind == ITEM_NEST) {
-      if (!mod_writes(s, n->items[i].u.nest, name, any)) return false;
-      continue;
-    }
-    const IrStmt *st = n->items[i].u.stmt;
-    if (strcmp(st->lhs->name, name)) continue;
-    *any = true;
-    IrDType outer = s->st;
-    s->st = rw_ref_dtype(st->lhs);
-    bool ok;
-    if (st->self_ref) {
-      if (!(ok = mod_running(s, st))) {
-        if (!s->why) s->tensor = name;
-        fail(s, "a reduction or recurrence");
-      }
-    } else {
-      const char *before = s->why;
-      if (!(ok = mod_expr(s, st->rhs)) && !before && !s->tensor) s->tensor = name;
-    }
-    s->st = outer;
-    if (!ok) return false;
-  }
+  if (e->kind != E_INT && e->kind != E_FLOAT) return false;
+  *v = e->kind == E_INT ? (double)e->u.ilit.value : e->u.flit.value;
+  if (neg) *v = -*v;
   return true;
 }
 
-static bool mod_tensor(ModSearch *s, const char *name) {
-  const IrTensor *t = ir_find_tensor(s->p, name);
-  if (t && (t->role == ROLE_IN || t->role == ROLE_PARAM)) return true;
-  for (int i = 0; i < s->depth; i++)
-    if (!strcmp(s->stack[i], name)) {
-      s->tensor = name;
-      return fail(s, "a recurrence");
+/* The construct at node n (where ir_value_lost_at found the property lost)
+ * in the words of the strategies' reasons; self: the tensor whose
+ * statement n is in (NULL: none). */
+static const char *construct(PassCtx *pc, const IrExpr *n, Ask ask, const IrTensor *self) {
+  double v;
+  switch (n->kind) {
+  case E_INF: return "inf";
+  case E_INT: case E_FLOAT: return "a literal above 10000 in magnitude";
+  case E_REF:
+    if (self && !strcmp(n->u.ref->name, self->name)) return "a reduction or recurrence";
+    return pass_reason(pc, "a read of '%s' before its definition or in a recurrence", n->u.ref->name);
+  case E_BINARY:
+    switch (n->u.bin.op) {
+    case OP_MUL: return "a product of two non-constants";
+    case OP_DIV: case OP_FLOORDIV: case OP_MOD:
+      return literal(n->u.bin.b, &v) && v == 0 ? "a division by zero" : "a division by a non-constant";
+    case OP_POW:
+      if (ask == ASK_MODERATE) return "a power";
+      if (!literal(n->u.bin.b, &v) || v < 0) return "a power with a negative or non-constant exponent";
+      if (v > 8) return "a power with an exponent above 8, which may overflow";
+      return "a power of a value that may be infinite";
+    case OP_ADD: case OP_SUB: return "a sum of infinities of both signs";
+    default: return "an operation on values that may be infinite";
     }
-  if (s->depth == MP_MAX_DEPTH) {
-    s->tensor = name;
-    return fail(s, "a definition too deep to analyse");
+  case E_CALL:
+    switch (n->u.call.func) {
+    case F_EXP: return ask == ASK_MODERATE ? "exp" : "exp of a value that may be large";
+    case F_LOG: return ask == ASK_MODERATE ? "log" : "log of a value that may be 0";
+    case F_SQRT: return "sqrt of a value that may be negative";
+    case F_ERF: return "erf of a value that may be NaN";
+    default: return pass_reason(pc, "%s of values that may be NaN", ir_func_name(n->u.call.func));
+    }
+  default: return "an operation whose value is not bounded";
   }
-  if (memo_has(&s->ok, name)) return true;
-  s->stack[s->depth++] = name;
-  bool any = false, ok = true;
-  for (int k = 0; k < s->p->nnests && ok; k++) ok = mod_writes(s, s->p->nests[k], name, &any);
-  s->depth--;
-  if (ok && !any) {
-    s->tensor = name;
-    return fail(s, "no definition");
-  }
-  if (ok) memo_put(&s->ok, name, 1);
-  return ok;
 }
 
-static const char *mod_phrase(PassCtx *pc, const ModSearch *s) {
-  if (s->tensor) return pass_reason(pc, "'%s' is computed with %s", s->tensor, s->why);
-  return pass_reason(pc, "it uses %s", s->why);
+/* Why e (in statement type st) lacks ok: "'T' is computed with <what>"
+ * (the tensor ir_value_culprit blames) or "<verb> <what>" (e's own
+ * construct). */
+static const char *why_not(PassCtx *pc, const IrProgram *p, const IrValueProgram *vp, const IrExpr *e, IrDType st,
+                           bool (*ok)(IrValue v), Ask ask, const char *verb) {
+  const IrStmt *s = NULL;
+  const IrTensor *c = ir_value_culprit(vp, p, e, ok, &s);
+  if (c && c->role != ROLE_IN && c->role != ROLE_PARAM) {
+    if (!s) return pass_reason(pc, "'%s' is computed with no definition that bounds it", c->name);
+    const IrExpr *n = ir_value_lost_at(vp, p, s->rhs, c->dtype, ok);
+    return pass_reason(pc, "'%s' is computed with %s", c->name, n ? construct(pc, n, ask, c) : "a recurrence");
+  }
+  const IrExpr *n = ir_value_lost_at(vp, p, e, st, ok);
+  return pass_reason(pc, "%s %s", verb, n ? construct(pc, n, ask, NULL) : "an unbounded operation");
+}
+
+static bool holds(const IrNest *n, const IrStmt *s) {
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_NEST ? holds(n->items[i].u.nest, s) : n->items[i].u.stmt == s) return true;
+  return false;
+}
+
+/* The top-level nest holding statement s, or -1. */
+static int nest_of(const IrProgram *p, const IrStmt *s) {
+  for (int k = 0; k < p->nnests; k++)
+    if (holds(p->nests[k], s)) return k;
+  return -1;
+}
+
+const char *mp_may_be_inf(PassCtx *pc, const IrProgram *p, const char *name) {
+  const IrTensor *t = ir_find_tensor(p, name);
+  IrValueProgram vp;
+  if (!t || !ir_value_program(p, true, &vp)) return pass_reason(pc, "its values cannot be analysed");
+  const char *why = NULL;
+  if (t->id < vp.n && ir_value_may_inf_ordinary(vp.tensors[t->id])) {
+    IrRef r = {.name = name, .tensor = (IrTensor *)t};
+    IrExpr e = {.kind = E_REF};
+    e.u.ref = &r;
+    const IrStmt *s = NULL;
+    const IrTensor *c = ir_value_culprit(&vp, p, &e, finite_ok, &s);
+    const IrExpr *n = s ? ir_value_lost_at(&vp, p, s->rhs, c->dtype, finite_ok) : NULL;
+    const char *what = n ? (n->kind == E_INF ? "contains inf" : pass_reason(pc, "has %s", construct(pc, n, ASK_INF, c)))
+                         : "is not bounded";
+    int k = s ? nest_of(p, s) : -1;
+    if (!c || !s) why = "its value is not bounded";
+    else if (c == t) why = pass_reason(pc, "its definition in nest %d %s", k, what);
+    else why = pass_reason(pc, "it is computed from '%s', whose definition in nest %d %s", c->name, k, what);
+  }
+  ir_value_program_free(&vp);
+  return why;
+}
+
+/* The first operand of e's own algebra (+ - * / and integer powers, outside
+ * function arguments: X/(A/B) is X*B/A to it) that may be infinite, or
+ * NULL; a power whose integer exponent is beyond 8 is itself one. */
+static const IrExpr *infinite_operand(const IrValueProgram *vp, const IrProgram *p, const IrExpr *e, IrDType st) {
+  switch (e->kind) {
+  case E_PAREN: return infinite_operand(vp, p, e->u.paren, st);
+  case E_UNARY: return infinite_operand(vp, p, e->u.unary.a, st);
+  case E_BINARY: {
+    IrOp op = e->u.bin.op;
+    int64_t n;
+    if (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV) {
+      const IrExpr *l = infinite_operand(vp, p, e->u.bin.a, st);
+      return l ? l : infinite_operand(vp, p, e->u.bin.b, st);
+    }
+    if (op == OP_POW && alg_int_exponent(e->u.bin.b, &n)) {
+      /* a moderate base (up to 10^4) to a power above 8 may overflow even
+         f32: (1-A)**1020.7 was inf, and together's common denominator
+         made inf/inf = NaN of 1/inf-1/A (fuzz_passes finding 41) */
+      if (n > 8 || n < -8) return e;
+      return infinite_operand(vp, p, e->u.bin.a, st);
+    }
+    break;
+  }
+  default: break;
+  }
+  return ir_value_may_inf_ordinary(ir_value_in(vp, p, e, st)) ? e : NULL;
+}
+
+const char *mp_expr_may_be_inf(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st) {
+  IrValueProgram vp;
+  if (!ir_value_program(p, true, &vp)) return "its values cannot be analysed";
+  const IrExpr *l = infinite_operand(&vp, p, e, st);
+  const char *why = NULL;
+  if (l && l->kind == E_BINARY && l->u.bin.op == OP_POW && !ir_value_may_inf_ordinary(ir_value_in(&vp, p, l, st)))
+    why = "it has a power with an exponent above 8, which may overflow";
+  else if (l)
+    why = why_not(pc, p, &vp, l, st, finite_ok, ASK_DIVISOR, "it has");
+  ir_value_program_free(&vp);
+  return why;
 }
 
 const char *mp_immoderate(PassCtx *pc, const IrProgram *p, const IrExpr *e, IrDType st) {
-  ModSearch s = {.p = p, .st = st};
-  return mod_expr(&s, e) ? NULL : mod_phrase(pc, &s);
+  IrValueProgram vp;
+  if (!ir_value_program(p, true, &vp)) return "its values cannot be analysed";
+  const char *why = NULL;
+  if (!ir_value_moderate(ir_value_in(&vp, p, e, st))) why = why_not(pc, p, &vp, e, st, ir_value_moderate, ASK_MODERATE, "it uses");
+  ir_value_program_free(&vp);
+  return why;
 }
 
 const char *mp_immoderate_tensor(PassCtx *pc, const IrProgram *p, const char *name) {
-  ModSearch s = {.p = p, .st = DT_F32};
-  return mod_tensor(&s, name) ? NULL : mod_phrase(pc, &s);
+  const IrTensor *t = ir_find_tensor(p, name);
+  if (!t) return pass_reason(pc, "'%s' is no tensor", name);
+  IrRef r = {.name = name, .tensor = (IrTensor *)t};
+  IrExpr e = {.kind = E_REF};
+  e.u.ref = &r;
+  return mp_immoderate(pc, p, &e, t->dtype);
 }

@@ -9,10 +9,12 @@
  * shift; mul also excludes nests whose text has `,0)` or `-`.
  * REC: X is an operand of the right side (not an index inside a
  * subscript); y may not be infinite, and unless --unsafe-math it must be
- * of moderate magnitude (mathpat_values.c, mp_immoderate: not computed with exp,
- * log, powers, reductions, products or quotients of non-constants -- a
- * huge y cancels X in X+y-y, and overflows to inf/inf in X/y*y, as in the
- * corpus's GELU); mul: the statement's type is a float type (integer
+ * of moderate magnitude (mathpat_values.c, mp_immoderate, the value
+ * analysis's magnitude: not computed with exp, log, powers, reductions,
+ * products of non-constants or quotients by what may be near 0 or beyond
+ * the inputs -- a huge y cancels X in X+y-y, and overflows to inf/inf in
+ * X/y*y, as in the corpus's GELU; a y far above a tiny X keeps it to an ulp
+ * of y); mul: the statement's type is a float type (integer
  * division would truncate) and y is provably nonzero (mp_positive_tensor:
  * sqrt(..+eps), softmax sums, ...: as computed, so not exp of an
  * unbounded argument, which underflows to 0) unless --unsafe-math; add: the

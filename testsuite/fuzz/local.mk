@@ -26,7 +26,8 @@ FUZZ_COMPILE = $(FUZZ_CC) $(STD_CFLAGS) -ffp-contract=off $(FUZZ_WARN) $(FUZZ_CF
 FUZZ_GEN_OBJ = testsuite/fuzz/gen-lexer.o testsuite/fuzz/gen-parser.o
 FUZZ_FRONT_SRC = parser/parse.c ir/ir.c ir/arena.c ir/diag.c ir/print.c \
 	ir/sema.c ir/shape.c ir/value.c ir/value_expr.c ir/value_program.c \
-	ir/value_reduce.c ir/value_query.c ir/init.c ir/verify.c ir/mathlib.c
+	ir/value_reduce.c ir/value_query.c ir/value_mag.c ir/value_sign.c ir/init.c \
+	ir/verify.c ir/mathlib.c
 FUZZ_FRONT_HDR = parser/leir.h parser/parse.h ir/ir.h ir/sema.h ir/value.h
 
 ## The interpreter and the passes: the library's sources, the LLVM back end
