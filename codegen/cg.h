@@ -110,6 +110,11 @@ const CgRed *cg_plan_red_of(const CgKernel *k, const IrStmt *s);
  * statements it does not rename (allocated in ctx->arena). */
 const IrProgram *cg_fuse_nests(LeirCtx *ctx, const IrProgram *p);
 
+/* The innermost iterations of a nest: the product of its loops' extents
+ * times its statements, inner nests' counted the same way (INT64_MAX when
+ * it overflows; host.c's iteration rule, slice.c's reuse bound). */
+int64_t cg_nest_work(const IrNest *n);
+
 /* ------------------------------------------------------------ the module */
 
 typedef struct CgModule {

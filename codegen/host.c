@@ -136,14 +136,14 @@ bool cg_emit_asm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out
 
 /* ------------------------------------------------------------ JIT */
 
-static int64_t nest_work(const IrNest *n) {
+int64_t cg_nest_work(const IrNest *n) {
   int64_t w = 1, inner = 0;
   for (int i = 0; i < n->nloops; i++) w = w > INT64_MAX / n->loops[i]->extent ? INT64_MAX : w * n->loops[i]->extent;
   for (int i = 0; i < n->nitems; i++) {
-    int64_t x = n->items[i].kind == ITEM_NEST ? nest_work(n->items[i].u.nest) : 1;
+    int64_t x = n->items[i].kind == ITEM_NEST ? cg_nest_work(n->items[i].u.nest) : 1;
     inner = inner > INT64_MAX - x ? INT64_MAX : inner + x;
   }
-  return w > INT64_MAX / inner ? INT64_MAX : w * inner;
+  return inner && w > INT64_MAX / inner ? INT64_MAX : w * inner;
 }
 
 /* The JIT with process symbols (memset, floor, ... may be called). */
@@ -230,7 +230,7 @@ CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions
      must weigh those, or a fused program falls back to the iteration rule */
   const IrProgram *fp = cg_fuse_nests(ctx, p);
   if (oo.par_min_work > 0 || hp->nk != fp->nnests || !cost_model_host_par(ctx, fp, hp->big))
-    for (int i = 0; i < hp->nk; i++) hp->big[i] = nest_work(plan.k[i].nest) >= min_work;
+    for (int i = 0; i < hp->nk; i++) hp->big[i] = cg_nest_work(plan.k[i].nest) >= min_work;
   cg_slice_chains(p, &plan, hp->clen, hp->chunk);
   for (int i = 0; i < hp->nk; i++) {
     char name[64];

@@ -129,17 +129,6 @@ static void walk_nest(Walk *w, const IrNest *n) {
 
 /* ------------------------------------------------------------ chains */
 
-/* The iterations of n's statements. */
-static int64_t work(const IrNest *n) {
-  int64_t w = 1, inner = 0;
-  for (int i = 0; i < n->nloops; i++) w = w > INT64_MAX / n->loops[i]->extent ? INT64_MAX : w * n->loops[i]->extent;
-  for (int i = 0; i < n->nitems; i++) {
-    int64_t x = n->items[i].kind == ITEM_NEST ? work(n->items[i].u.nest) : 1;
-    inner = inner > INT64_MAX - x ? INT64_MAX : inner + x;
-  }
-  return inner && w > INT64_MAX / inner ? INT64_MAX : w * inner;
-}
-
 /* Do kernels a..b (inclusive) chain?  *bytes: the bytes of the tensors
  * they write per iteration of the parallel loop. */
 static bool chains(const IrProgram *p, const CgPlan *plan, int a, int b, int64_t *bytes) {
@@ -166,7 +155,7 @@ static bool chains(const IrProgram *p, const CgPlan *plan, int a, int b, int64_t
       sum += ir_tensor_numel(p->tensors[i]) * ir_dtype_size(p->tensors[i]->dtype);
       elems += ir_tensor_numel(p->tensors[i]);
     }
-  for (int k = a; ok && k <= b; k++) ok = work(plan->k[k].nest) / CG_SLICE_REUSE <= elems;
+  for (int k = a; ok && k <= b; k++) ok = cg_nest_work(plan->k[k].nest) / CG_SLICE_REUSE <= elems;
   *bytes = ok ? sum / plan->k[a].par->extent : 0;
   free(pos);
   free(wk);
