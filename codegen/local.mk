@@ -12,9 +12,16 @@ libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/
 	codegen/fuse.c codegen/slice.h codegen/slice.c
 check_PROGRAMS += testsuite/unit/codegen_test
 testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
+	testsuite/unit/host_check.c testsuite/unit/host_check.h \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_codegen_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+check_PROGRAMS += testsuite/unit/host_sched_test
+testsuite_unit_host_sched_test_SOURCES = testsuite/unit/host_sched_test.c \
+	testsuite/unit/host_check.c testsuite/unit/host_check.h \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_host_sched_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_host_sched_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
 libleircore_la_SOURCES += codegen/emit.h codegen/emit_tir.c codegen/emit_text.c codegen/host_interp.c \
 	codegen/cuda_interp.c
 ## the code-size bound of unrolled loops (issue 41)

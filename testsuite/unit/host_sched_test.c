@@ -1,0 +1,298 @@
+/* host_sched_test.c -- unit tests of how the host JIT schedules a
+ * program's nests (issue 41), each against the interpreter bit for bit:
+ * consecutive nests fused into one (codegen/fuse.c), the pool rule over the
+ * fused nests (codegen/parallel.h), kernels run slice by slice over their
+ * parallel loop (codegen/slice.c), the thread count. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg.h"
+#include "codegen/codegen.h"
+#include "codegen/slice.h"
+#include "interp/interp.h"
+#include "testsuite/unit/host_check.h"
+#include "testsuite/unit/unit_prog.h"
+
+/* fuse.c: the nests of the host module after cg_fuse_nests. */
+static int fused_nests(const char *text) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  int n = cg_fuse_nests(&pr.ctx, pr.p)->nnests;
+  prog_free(&pr);
+  return n;
+}
+
+static void fill_fuse(InterpProg *ip) {
+  InterpBuf *a = interp_find(ip, "A");
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.4e38f, -1.0f, 65520.0f, 1e-8f};
+  for (int i = 0; i < a->numel; i++) ((float *)a->data)[i] = i < 11 ? v[i] : ((float *)a->data)[i];
+  InterpBuf *ix = interp_find(ip, "I");
+  for (int i = 0; ix && i < ix->numel; i++) ((int64_t *)ix->data)[i] = (i * 7) % 41;
+}
+
+/* Issue 41: consecutive elementwise nests over the same loops run as one
+ * nest on the host (codegen/fuse.c), with the interpreter's bits in every
+ * output and intermediate: Softsign's three nests (the second and third
+ * with other loop names), an f16 intermediate (rounded by its store), an
+ * element written by two statements of the group (E, read in between), a
+ * transposed write (F_{a,tx}) and NaN, infinities, -0, subnormals; on one
+ * thread and on the pool. */
+static void test_host_fuse(void **state) {
+  (void)state;
+  const char *t = "%in A : f32[4,40]\n%out E : f32[4,40]\n"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=abs(A^{f32,g}_{tx,a});];"
+                  "B^{4}_{tx=0}L^{40}_{c=0}[D^{f32,g}_{tx,c}=1+C^{f32,g}_{tx,c};];"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[E^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}/D^{f32,g}_{tx,a};];\n";
+  assert_int_equal(fused_nests(t), 1);
+  host_vs_interp(t, fill_fuse, 1);
+  host_vs_interp_par(t, fill_fuse, 2, false, 1);
+  const char *u = "%in A : f32[4,40]\n%out E : f32[4,40]\n%out G : f32[40,4]\n"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[H^{f16,g}_{tx,a}=A^{f32,g}_{tx,a}*3;E^{f32,g}_{tx,a}=H^{f16,g}_{tx,a};];"
+                  "B^{4}_{tx=0}L^{40}_{c=0}[F^{f32,g}_{c,tx}=E^{f32,g}_{tx,c}-H^{f16,g}_{tx,c};"
+                  "E^{f32,g}_{tx,c}=E^{f32,g}_{tx,c}*0.5+F^{f32,g}_{c,tx};];"
+                  "B^{4}_{tx=0}L^{40}_{a=0}[G^{f32,g}_{a,tx}=exp(F^{f32,g}_{a,tx})+E^{f32,g}_{tx,a}+a;];\n";
+  assert_int_equal(fused_nests(u), 1);
+  host_vs_interp(u, fill_fuse, 1);
+  host_vs_interp_par(u, fill_fuse, 2, false, 1);
+}
+
+/* The pool rule (codegen/parallel.h) weighs the nests the plan runs, the
+ * fused ones: HardTanh as two nests (max, then min) fuses into one whose
+ * 262144 cheap iterations a second core does not pay for (the iteration
+ * rule it fell back to before would put it on the pool); GELU's costly
+ * nests, fused the same way, go on the pool. */
+static int pool_nests(const char *text) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.nthreads = 2;
+  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
+  assert_non_null(hp);
+  int n = cg_host_pool_nests(hp);
+  cg_host_free(hp);
+  prog_free(&pr);
+  return n;
+}
+
+static void test_host_fuse_pool(void **state) {
+  (void)state;
+  const char *hardtanh = "%in A : f32[16,16384]\n%out C : f32[16,16384]\n"
+                         "B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=max(A^{f32,g}_{tx,a},-1.0);];"
+                         "B^{16}_{tx=0}L^{16384}_{a=0}[C^{f32,g}_{tx,a}=min(D^{f32,g}_{tx,a},1.0);];\n";
+  assert_int_equal(fused_nests(hardtanh), 1);
+  assert_int_equal(pool_nests(hardtanh), 0);
+  const char *gelu = "%in A : f32[16,16384]\n%out C : f32[16,16384]\n"
+                     "B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=1+erf(A^{f32,g}_{tx,a}/sqrt(2));];"
+                     "B^{16}_{tx=0}L^{16384}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*0.5*D^{f32,g}_{tx,a};];\n";
+  assert_int_equal(fused_nests(gelu), 1);
+  assert_int_equal(pool_nests(gelu), 1);
+}
+
+/* Nests fuse only while the group stays legal; the rest run as written,
+ * with the interpreter's bits: a shifted or neighbour read of a tensor the
+ * group writes, a reduction (Hingeloss: the three elementwise nests before
+ * it fuse), a guarded (data-dependent) read, another loop header, a write
+ * that does not cover every loop, a written tensor read lazily. */
+static void test_host_fuse_refused(void **state) {
+  (void)state;
+  const char *pre = "%in A : f32[4,41]\n%in I : i64[4,40]\n%out D : f32[4,40]\n%tmp C : f32[4,41]\n";
+  struct {
+    const char *body;
+    int nests;
+  } cases[] = {
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a+1};];", 2},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,(a+1)%40};];", 2},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a+1};];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=1-C^{f32,g}_{tx,a};];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=max(D^{f32,g}_{tx,a},0);];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[H^{f32,g}=H^{f32,g}+D^{f32,g}_{tx,a};];"
+       "B^{1}_{tx=0}[H^{f32,g}=H^{f32,g}/128;];", 3},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,I^{i64,g}_{tx,a}};];", 2},
+      /* a written tensor read in an if_then_else branch: not fused (fuse.c:
+         the branches' loads would become one load through a select) */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=if_then_else(A^{f32,g}_{tx,a}<0,C^{f32,g}_{tx,a},1);];", 2},
+      /* only read-only tensors in the branches: they fuse */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=if_then_else(C^{f32,g}_{tx,a}<0,A^{f32,g}_{tx,a},1)"
+       "+C^{f32,g}_{tx,a};];", 1},
+      /* the same read, provably in range: A is only read, they fuse */
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,I^{i64,g}_{tx,a}%41};];", 1},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "L^{4}_{c=0}L^{40}_{a=0}[D^{f32,g}_{c,a}=C^{f32,g}_{c,a}+1;];", 2},
+      {"B^{4}_{tx=0}L^{40}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+       "B^{4}_{tx=0}L^{40}_{a=0}[C^{f32,g}_{tx,0}=D^{f32,g}_{tx,a}+C^{f32,g}_{tx,0};];", 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char t[2048];
+    snprintf(t, sizeof t, "%s%s\n", pre, cases[i].body);
+    if (fused_nests(t) != cases[i].nests) fail_msg("case %zu: %d nests", i, fused_nests(t));
+    host_vs_interp(t, fill_fuse, 1);
+    host_vs_interp_par(t, fill_fuse, 2, false, 1);
+  }
+}
+
+/* slice.c: the chains of consecutive kernels run slice by slice (len per
+ * kernel: 1 alone, 0 inside a chain; chunk: iterations per slice). */
+static void expect_chains(const char *text, const int *len, const int64_t *chunk) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  CgPlan plan;
+  assert_true(cg_plan_build(&pr.ctx, pr.p, CG_TARGET_HOST, &plan));
+  int l[8];
+  int64_t c[8];
+  assert_true(plan.nkernels <= 8);
+  cg_slice_chains(pr.p, &plan, l, c);
+  for (int k = 0; k < plan.nkernels; k++) {
+    if (l[k] != len[k] || c[k] != chunk[k])
+      fail_msg("kernel %d: len %d chunk %lld, expected %d %lld", k, l[k], (long long)c[k], len[k], (long long)chunk[k]);
+  }
+  prog_free(&pr);
+}
+
+/* A padded copy and a max pooling over it (Max_Pooling_2D's shape, 264 KiB
+ * of D and 64 KiB of C per tx: 16 slices of 1). */
+#define SLICE_POOL                                                                                              \
+  "%in A : f32[16,4,128,128]\n%out C : f32[16,4,64,64]\n"                                                     \
+  "B^{16}_{tx=0}L^{4}_{a=0}L^{130}_{c=0}L^{130}_{d=0}[D^{f32,g}_{tx,a,c,d}=if_then_else(1<=c<129&1<=d<129,"     \
+  "A^{f32,g}_{tx,a,c-1,d-1},-inf);];"                                                                            \
+  "B^{16}_{tx=0}L^{4}_{a=0}L^{64}_{c=0}L^{64}_{d=0}L^{2}_{f=0}L^{2}_{g=0}[C^{f32,g}_{tx,a,c,d}="                 \
+  "max(C^{f32,g}_{tx,a,c,d},D^{f32,g}_{tx,a,c*2+f*1,d*2+g*1});];\n"
+
+#define SLICE_THREE                                                                                             \
+  "%in A : f32[16,16384]\n%out C : f32[16,16384]\n"                                                           \
+  "B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"                                         \
+  "B^{16}_{tx=0}L^{16384}_{a=0}[E^{f32,g}_{tx,a}=D^{f32,g}_{tx,16383-a}+1;];"                                   \
+  "B^{16}_{tx=0}L^{16384}_{a=0}[C^{f32,g}_{tx,a}=E^{f32,g}_{tx,a}*D^{f32,g}_{tx,a};];\n"
+
+/* reductions inside the slices: a sum over a, then a mean (Mean_reduction's
+ * shape; 2 x 64 KiB per tx: 4 slices of 4) */
+#define SLICE_MEAN                                                                                              \
+  "%in A : f32[16,16,16384]\n%out C : f32[16,16384]\n"                                                        \
+  "B^{16}_{tx=0}L^{16}_{a=0}L^{16384}_{c=0}[D^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}+A^{f32,g}_{tx,a,c};];"            \
+  "B^{16}_{tx=0}L^{16384}_{c=0}[C^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}/16;];\n"
+
+static void test_host_slice_chains(void **state) {
+  (void)state;
+  expect_chains(SLICE_POOL, (int[]){2, 0}, (int64_t[]){1, 0});
+  /* three kernels, the third reading the first's and the second's output:
+     3 x 64 KiB per tx, 2 per slice -> 8 slices of 2 */
+  expect_chains(SLICE_THREE, (int[]){3, 0, 0}, (int64_t[]){2, 0, 0});
+  expect_chains(SLICE_MEAN, (int[]){2, 0}, (int64_t[]){4, 0});
+  /* three slices only (SLICE_MEAN with 8192 columns: 6, 6, 4): alone */
+  expect_chains("%in A : f32[16,16,8192]\n%out C : f32[16,8192]\n"
+                "B^{16}_{tx=0}L^{16}_{a=0}L^{8192}_{c=0}[D^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}+A^{f32,g}_{tx,a,c};];"
+                "B^{16}_{tx=0}L^{8192}_{c=0}[C^{f32,g}_{tx,c}=D^{f32,g}_{tx,c}/16;];\n",
+                (int[]){1, 1}, (int64_t[]){0, 0});
+  /* too small for two slices: alone */
+  expect_chains("%in A : f32[16,64]\n%out C : f32[16,64]\n"
+                "B^{16}_{tx=0}L^{64}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+                "B^{16}_{tx=0}L^{64}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+1;];\n",
+                (int[]){1, 1}, (int64_t[]){0, 0});
+  /* refused: another tx's element (D at 15-tx), D transposed, a later
+     kernel writing what an earlier one reads elsewhere, no shared tensor,
+     two kernels with unproven references, other extents, a batched matrix
+     product (256 iterations per element it writes: CG_SLICE_REUSE) */
+  const char *refused[] = {
+      "%in A : f32[16,65536]\n%out C : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{15-tx,a}+1;];\n",
+      "%in A : f32[1024,1024]\n%out C : f32[1024,1024]\n"
+      "B^{1024}_{tx=0}L^{1024}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{1024}_{tx=0}L^{1024}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{a,tx}+1;];\n",
+      "%in A : f32[16,65536]\n%out C : f32[16,65536]\n%out E : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=E^{f32,g}_{0,a}+A^{f32,g}_{tx,a};];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[E^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+1;];\n",
+      "%in A : f32[16,65536]\n%out C : f32[16,65536]\n%out E : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[E^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}+1;];\n",
+      "%in A : f32[16,65536]\n%in I : i32[16]\n%out C : f32[16,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{I^{i32,g}_{tx},a}*2;];"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{I^{i32,g}_{tx},a};];\n",
+      "%in A : f32[16,65536]\n%out C : f32[8,65536]\n"
+      "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+      "B^{8}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+1;];\n",
+      "%in A : f32[16,256,256]\n%in C : f32[16,256,256]\n%out F : f32[16,256,256]\n"
+      "B^{16}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}[E^{f32,g}_{tx,a,c}=abs(C^{f32,g}_{tx,a,c});];"
+      "B^{16}_{tx=0}L^{256}_{a=0}L^{256}_{c=0}L^{256}_{d=0}[F^{f32,g}_{tx,a,c}=F^{f32,g}_{tx,a,c}+"
+      "A^{f32,g}_{tx,a,d}*E^{f32,g}_{tx,d,c};];\n",
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) expect_chains(refused[i], (int[]){1, 1}, (int64_t[]){0, 0});
+  /* one unproven kernel is allowed (the padded copy's guarded read) */
+  expect_chains("%in A : f32[16,65536]\n%in I : i32[16]\n%out C : f32[16,65536]\n"
+                "B^{16}_{tx=0}L^{65536}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{I^{i32,g}_{tx},a}*2;];"
+                "B^{16}_{tx=0}L^{65536}_{a=0}[C^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+1;];\n",
+                (int[]){2, 0}, (int64_t[]){1, 0});
+}
+
+/* Chained kernels give the interpreter's bits, on one thread and on the pool
+ * (every nest parallel: par_min_work 1), with specials in A. */
+static void fill_slice_specials(InterpProg *ip) {
+  const float v[] = {NAN, -0.0f, 0.0f, INFINITY, -INFINITY, 1e-40f, -1e-40f, 3.5f, -2.25f, 65504.0f, 1e30f, -7.0f};
+  set_f32(ip, "A", v, 12);
+}
+
+static void test_host_slice_runs(void **state) {
+  (void)state;
+  const char *progs[] = {
+      SLICE_POOL,
+      SLICE_THREE,
+      SLICE_MEAN,
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    host_vs_interp(progs[i], fill_slice_specials, 1);
+    host_vs_interp_par(progs[i], fill_slice_specials, 2, false, 1);
+    host_vs_interp_par(progs[i], fill_slice_specials, 3, false, 1);
+  }
+}
+
+/* The thread count never changes a result (codegen/pool.h, host.c). */
+static void test_host_threads(void **state) {
+  (void)state;
+  /* big enough to run in parallel; the result must not depend on it */
+  const char *t = "%in A : f32[256,64]\n%in C : f32[64,96]\n%out D : f32[256,96]\n%out E : f32[256]\n"
+                  "B^{256}_{tx=0}L^{96}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];"
+                  "P^{256}_{c=0}L^{96}_{a=0}[E^{f32,g}_{c}=max(E^{f32,g}_{c},D^{f32,g}_{c,a});];\n";
+  host_vs_interp(t, NULL, 1);
+  host_vs_interp(t, NULL, 4);
+  host_vs_interp(t, NULL, 0); /* the CPUs idle now (host.c, threads_now) */
+  /* every parallel nest on the pool, however small (the ranges are handed
+     out as threads come: codegen/pool.h), on more threads than CPUs and on
+     more ranges than iterations */
+  for (int nt = 2; nt <= 9; nt += 7) {
+    host_vs_interp_par(t, NULL, nt, false, 1);
+    host_vs_interp_par("%in A : f32[3,5]\n%out C : f32[3,5]\n%out D : f32[3]\n"
+                       "B^{3}_{tx=0}L^{5}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"
+                       "B^{3}_{tx=0}L^{5}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+C^{f32,g}_{tx,a};];\n",
+                       NULL, nt, false, 1);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_host_threads),
+      cmocka_unit_test(test_host_slice_chains),
+      cmocka_unit_test(test_host_slice_runs),
+      cmocka_unit_test(test_host_fuse),
+      cmocka_unit_test(test_host_fuse_pool),
+      cmocka_unit_test(test_host_fuse_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
