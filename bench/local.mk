@@ -94,13 +94,17 @@ bench_tvm_bench_SOURCES = bench/tvm_bench.c
 bench_tvm_bench_LDADD = libleircore.la
 EXTRA_DIST += bench/tvm_bench.py bench/tokens.py bench/tvm_compare.py
 TVM_VENV = $(abs_top_builddir)/testsuite/scratch/tvm-venv
+# each side of a short program runs for about 0.2 s (best of many runs, not
+# of 3: a 13 us program's best of 5 swings by 20-30 % on a shared machine)
+TVM_BENCH_FLAGS = --min-time 0.2
 .PHONY: bench-interop
 bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	@if [ ! -x '$(TVM_VENV)/bin/python' ]; then \
 	  echo "bench-interop: no TVM environment at $(TVM_VENV); run 'make check-interop' first"; exit 77; fi
 	@echo "== leirc vs TVM, host run time (bench/tvm_bench.py)"
 	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tvm_bench.py' '$(abs_top_builddir)/leirc' \
-	  '$(abs_top_builddir)/bench/tvm_bench' '$(abs_top_srcdir)' '$(abs_top_builddir)/bench/tvm-work'
+	  '$(abs_top_builddir)/bench/tvm_bench' '$(abs_top_srcdir)' '$(abs_top_builddir)/bench/tvm-work' \
+	  $(TVM_BENCH_FLAGS)
 	@echo "== tokens of LEIR, TIR and CUDA C (bench/tokens.py)"
 	@'$(TVM_VENV)/bin/python' -u '$(srcdir)/bench/tokens.py' '$(abs_top_builddir)/leirc' \
 	  '$(LEIR_CORPUS)'

@@ -18,7 +18,11 @@ the i-k-j order).  The transformed LEIR is written by `leirc -O ...
 steps are expressed in both.
 
 Usage: tvm_bench.py LEIRC TVM_BENCH TOP_SRCDIR WORKDIR [--max-iter N] [--reps R]
+                    [--min-time S] [--max-reps N] [--rounds K]
                     [--sgemm-O PIPELINE]... [--no-corpus] [--only REGEX] [--no-sgemm]
+--min-time S raises the reps of a program to fill about S seconds a side
+(at most --max-reps): best-of-5 of a 13 us program swings by 20-30 % on a
+shared 2-CPU machine.  --rounds K measures the three sides in turn K times.
 Prints a Markdown table: program, iterations, TVM s, leirc 1-thread s,
 leirc all-CPU s, TVM/leirc ratios; then the geometric means.
 """
@@ -71,14 +75,19 @@ def run_one(a, leir, decl, work, target):
     tens = [mk(np.require(ins[n] if isin else np.zeros(shape, dt), requirements="C"), dev)
             for n, shape, dt, isin in args]
     rt = lib.mod if hasattr(lib, "mod") else lib
-    tvm_s = min(rt.time_evaluator("main", dev, number=1, repeat=a.reps)(*tens).results)
+    reps = a.reps
+    if a.min_time > 0:  # enough runs that a short program's best is not one lucky or unlucky run
+        probe = min(rt.time_evaluator("main", dev, number=1, repeat=3)(*tens).results)
+        reps = max(reps, min(a.max_reps, int(math.ceil(a.min_time / max(probe, 1e-9)))))
     spec = "%s:%s:%s" % (leir, decl or "", work)
-    res = {}
-    for threads in (1, 0):
-        r = subprocess.run([a.tvm_bench, "--reps", str(a.reps), "--threads", str(threads), spec],
-                           capture_output=True, text=True)
-        f = r.stdout.split()
-        res[threads] = float(f[2]) if len(f) >= 3 and f[2] != "error" else float("nan")
+    tvm_s, res = float("inf"), {1: float("inf"), 0: float("inf")}
+    for _ in range(a.rounds):  # TVM, leirc on 1 thread, leirc on all CPUs, in turn; best of each
+        tvm_s = min(tvm_s, min(rt.time_evaluator("main", dev, number=1, repeat=reps)(*tens).results))
+        for threads in (1, 0):
+            r = subprocess.run([a.tvm_bench, "--reps", str(reps), "--threads", str(threads), spec],
+                               capture_output=True, text=True)
+            f = r.stdout.split()
+            res[threads] = min(res[threads], float(f[2]) if len(f) >= 3 and f[2] != "error" else float("nan"))
     return tvm_s, res[1], res[0]
 
 
@@ -90,6 +99,11 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--max-iter", type=float, default=1e8)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=0.0,
+                    help="seconds: run each side at least this long (more reps for short programs)")
+    ap.add_argument("--max-reps", type=int, default=100000, help="at most this many reps with --min-time")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure TVM, leirc 1 thread, leirc all CPUs in turn this many times; best of each")
     ap.add_argument("--sgemm-O", action="append", default=None)
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--only", default=None, help="regex: only corpus programs whose name matches")
@@ -112,9 +126,10 @@ def main():
         os.makedirs(a.workdir, exist_ok=True)
         subprocess.run([a.leirc, "-O", pipe, "--emit=leir", "--print-decls", "-o", out, sgemm], check=True)
         progs.append(("SGEMM 1024^3 -O " + pipe, out, None, 1024 ** 3))
-    print("TVM %s, target llvm -mcpu=%s; leirc host JIT; best of %d; %d CPUs" % (tvm.__version__,
-                                                                                 target.attrs.get("mcpu", "?"), a.reps,
-                                                                         os.cpu_count()))
+    print("TVM %s, target llvm -mcpu=%s; leirc host JIT; best of %d%s, %d round%s; %d CPUs; load %.2f"
+          % (tvm.__version__, target.attrs.get("mcpu", "?"), a.reps,
+             " (more to fill %g s)" % a.min_time if a.min_time > 0 else "", a.rounds,
+             "" if a.rounds == 1 else "s", os.cpu_count(), os.getloadavg()[0]))
     print("| program | iterations | TVM s | leirc 1 thread s | leirc all CPUs s | TVM / leirc 1t | TVM / leirc |")
     print("|---|---|---|---|---|---|---|")
     r1, rn = [], []
