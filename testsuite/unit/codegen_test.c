@@ -767,6 +767,20 @@ static void test_host_rerun_nozero(void **state) {
   rerun_same("%in A : f32[4]\n%out C : f32[8]\n"
              "B^{4}_{tx=0}[T^{f32,g}_{tx*2}=A^{f32,g}_{tx};];L^{8}_{a=0}[C^{f32,g}_{a}=T^{f32,g}_{a};];"
              "L^{8}_{a=0}[T^{f32,g}_{a}=5;];\n", w3, 8);
+  /* a §9.5 reduction that reads T only where it writes: not zeroed (the
+     identity is stored first); one that reads T elsewhere too (T[1] before
+     tx = 1 writes it; no reduction index, so the identity is stored at
+     every execution: T[0] = 0 + T[1] + 1, T[3] = 0 + T[0] + 4): zeroed */
+  const float w4[4] = {3, 6, 9, 12}, w5[4] = {2, 4, 6, 8}, w6[4] = {1, 2, 3, 5};
+  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
+             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx}*a;];"
+             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];\n", w4, 4);
+  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
+             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=max(T^{f32,g}_{tx},A^{f32,g}_{tx}*a);];"
+             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];\n", w5, 4);
+  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
+             "L^{4}_{tx=0}L^{2}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+T^{f32,g}_{(tx+1)%4}+A^{f32,g}_{tx};];"
+             "L^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];\n", w6, 4);
 }
 
 /* lower.c cg_maxmin's two forms in reductions: a long one over the
