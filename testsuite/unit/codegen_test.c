@@ -398,6 +398,33 @@ static void test_host_tree_orders(void **state) {
   assert_true(seq != tree[0]);
 }
 
+/* reduce.c thread_jam: the innermost thread loop unrolled and jammed over
+ * the fold loop (16, 8 or 4 threads' partials side by side) keeps every
+ * thread's fold order and the tree: the interpreter's bits for thread
+ * counts the jam divides (12, 16, 24, 48, 128) and not (13, 100), fold
+ * loops of 2 and 37, a - reduction into f64 elements, a max with a
+ * conversion and an if_then_else, and two thread loops. */
+static void test_host_tree_jam(void **state) {
+  (void)state;
+  const int ns[] = {12, 13, 16, 24, 48, 100, 128};
+  const int ls[] = {2, 37};
+  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+    for (size_t j = 0; j < sizeof ls / sizeof *ls; j++) {
+      char t[1024];
+      snprintf(t, sizeof t,
+               "%%in F : f32[%d,%d]\n%%out H : f32[]\n%%out G : f64[3]\n%%out K : f32[2]\n"
+               "B^{%d}_{tx=0}L^{%d}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];"
+               "L^{3}_{c=0}B^{%d}_{tx=0}L^{%d}_{a=0}[G^{f64,g}_{c}=G^{f64,g}_{c}-F^{f32,g}_{tx,a}*(c+1);];"
+               "L^{2}_{c=0}B^{%d}_{tx=0}L^{%d}_{a=0}[K^{f32,g}_{c}=max(K^{f32,g}_{c},"
+               "if_then_else(a%%3==c,F^{f32,g}_{tx,a},-F^{f32,g}_{tx,a}));];\n",
+               ns[i], ls[j], ns[i], ls[j], ns[i], ls[j], ns[i], ls[j]);
+      host_vs_interp(t, fill_tree_orders, 1);
+    }
+  host_vs_interp("%in F : f32[4,32,9]\n%out H : f32[]\n"
+                 "B^{4}_{ty=0}B^{32}_{tx=0}L^{9}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{ty,tx,a};];\n",
+                 fill_tree_orders, 1);
+}
+
 /* codegen/stage.c: a serial reduction with a costly operand runs in chunks
  * (the operands of a chunk vectorised into a buffer, then the fold in loop
  * order); bit-identical to the interpreter: chunk remainders (2500 = 2*1024
@@ -1512,6 +1539,7 @@ int main(void) {
       cmocka_unit_test(test_host_lazy_ite),
       cmocka_unit_test(test_host_tree_reductions),
       cmocka_unit_test(test_host_tree_orders),
+      cmocka_unit_test(test_host_tree_jam),
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
       cmocka_unit_test(test_powi_const),
