@@ -67,6 +67,28 @@
 # 83.1%.  `bench/sgemm.sh _build` (2 threads, load 7.1-7.7): the two
 # pipelines have no parallel loop and run one thread (CPU columns: packed
 # 67.7% / 85.6%, OpenBLAS's 2 threads 83.3%).
+# On Intel (4 Dec 2026, 04:56 UTC, `taskset -c 0 bench/sgemm.sh _build`): a
+# 2-CPU Intel Xeon KVM guest (TVM says emeraldrapids), LLVM host cpu
+# sapphirerapids, clock measured 3.00 GHz (cpuinfo 2.30), peak 32
+# flops/cycle without FMA, 64 with: 95.9 / 191.8 GFLOP/s; load 1.2-1.5 (a
+# fuzzer on the other CPU); OpenBLAS 0.3.21, SkylakeX kernel, one thread:
+#                         CPU time
+#                         GFLOP/CPU-s  % peak   / OpenBLAS
+#   as written  no FMA       9.15       9.5       0.060
+#   blocked     no FMA      35.7       37.2       0.235
+#   packed      no FMA      81.5       85.0       0.535
+#               FMA        108.0       56.3       0.709
+#   OpenBLAS    FMA        152.2       79.4       1
+# ceilings (same run): the 4x64 block by hand, mul + add on registers only
+# 92.4 GFLOP/s, packed operands in L1 89.3; the whole product by hand with
+# the packed pipeline's loops 83.2 without FMA, 159.1 with.  The packed
+# program is at 88% of the register-only mul + add block and 98% of the
+# same loops by hand.  Before 512-bit vectors were preferred on every
+# AVX-512 CPU (codegen/kernel.c; LLVM prefers 256 bits on Intel's) the JIT
+# used ymm registers only here: packed 45.8 / 56.4 GFLOP/s (0.31 / 0.38 of
+# OpenBLAS).  And before the clock was measured with register-register
+# adds (bench/cpu_clock.h) it read 14.97 GHz here: Golden Cove folds adds
+# of an immediate in the renamer.
 # The yardstick, printed last (bench/sgemm_ceiling.c, same run): the 4x64
 # block written by hand with intrinsics, packed operands, vmulps + vaddps
 # 28.4 flops/cycle from L1 or L2 (89% of peak), vfmadd231ps 31.9, mul + add

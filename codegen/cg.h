@@ -133,14 +133,18 @@ typedef struct CgModule {
   int jam_bytes;        /* host: the bytes of accumulators an unroll-and-jam
                            keeps in vector registers (cg_jam_bytes; 0: the
                            fixed count of lower.c's jam_count) */
+  bool vec512;          /* host: AVX-512, and 512-bit vectors preferred
+                           (cg_host_avx512; kernel.c cg_optimize) */
 } CgModule;
 
 /* Host: the bytes of accumulators an unroll-and-jam may keep in vector
- * registers on the machine of tm: half the vector register file, counted
- * at the width LLVM's vectoriser prefers there (AVX-512: 32 registers, 64
- * bytes on AMD's Zen cores, else 32 as LLVM prefers 256-bit vectors on
- * Intel's; AVX: 16 of 32 bytes; else 16 of 16).  0 for NVPTX. */
+ * registers on the machine of tm: half the vector register file at the
+ * width the host code uses (AVX-512: 32 registers of 64 bytes, 512-bit
+ * vectors preferred on every AVX-512 CPU, cg_host_avx512; AVX: 16 of 32
+ * bytes; else 16 of 16).  0 for NVPTX. */
 int cg_jam_bytes(LLVMTargetMachineRef tm);
+/* Does tm's host have AVX-512 with 512-bit registers? */
+bool cg_host_avx512(LLVMTargetMachineRef tm);
 
 /* Sets up types and the builder for a module already created in C. */
 void cg_module_init(CgModule *m, LeirCtx *ctx, const IrProgram *p, const CgOptions *o,

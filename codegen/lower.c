@@ -1027,7 +1027,7 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
     bytes += ir_dtype_size(s->lhs->tensor->dtype);
   }
   /* As many copies as the accumulators fill half the vector registers
-   * (cg_jam_bytes: 256 f32 on AVX-512 Zen, 64 on AVX2), a power of two,
+   * (cg_jam_bytes: 256 f32 on AVX-512, 64 on AVX2), a power of two,
    * at most half the outer loop and within JAM_MAX_SIZE: the jammed
    * copies of a short reduction (Tall_skinny_matrix_multiplication, 16
    * iterations) are that many independent chains, where JAM_COUNT's 16
