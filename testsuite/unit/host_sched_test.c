@@ -311,6 +311,37 @@ static void test_host_vector_width(void **state) {
   host_vs_interp(text, fill_fuse, 1);
 }
 
+/* kernel.c: no loop of the host code becomes a call of memcpy, memmove
+ * or memset (a padded copy's rows, a row zeroed by an identity store):
+ * the assembly calls none, and the results are the interpreter's. */
+static void test_host_no_mem_calls(void **state) {
+  (void)state;
+  const char *progs[] = {
+      "%in A : f32[16,32,128]\n%out C : f32[16,32,64]\n"
+      "B^{16}_{tx=0}L^{32}_{a=0}L^{130}_{c=0}[E^{f32,g}_{tx,a,c}=if_then_else(1<=c<129,A^{f32,g}_{tx,a,c-1},0);];"
+      "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}L^{4}_{d=0}[D^{f32,g}_{tx,a,c}=D^{f32,g}_{tx,a,c}+E^{f32,g}_{tx,a,c*2+d};];"
+      "B^{16}_{tx=0}L^{32}_{a=0}L^{64}_{c=0}[C^{f32,g}_{tx,a,c}=D^{f32,g}_{tx,a,c}/4;];\n",
+      "%in A : f32[256,16]\n%in C : f32[16,256]\n%out D : f32[256,256]\n"
+      "B^{256}_{tx=0}L^{256}_{a=0}L^{16}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n",
+      "%in A : f32[64,256]\n%out C : f32[64,256]\n"
+      "B^{64}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];\n",
+  };
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    Prog pr;
+    if (!prog_load(&pr, progs[i])) fail_msg("does not load: %s", pr.diag);
+    CgOptions o;
+    cg_options_init(&o);
+    o.target = CG_TARGET_HOST;
+    SBuf asm_text = {0};
+    assert_true(cg_emit_asm(&pr.ctx, pr.p, &o, &asm_text));
+    if (strstr(asm_text.s, "memcpy") || strstr(asm_text.s, "memmove") || strstr(asm_text.s, "memset"))
+      fail_msg("program %zu calls a mem function", i);
+    sbuf_free(&asm_text);
+    prog_free(&pr);
+    host_vs_interp(progs[i], fill_fuse, 1);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_threads),
@@ -320,6 +351,7 @@ int main(void) {
       cmocka_unit_test(test_host_fuse_pool),
       cmocka_unit_test(test_host_fuse_refused),
       cmocka_unit_test(test_host_vector_width),
+      cmocka_unit_test(test_host_no_mem_calls),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
