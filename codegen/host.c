@@ -436,8 +436,9 @@ static bool reads_only_at(const IrExpr *e, const IrTensor *t, const IrRef *at) {
  *    (`D=D+E`): an element's first update is the one where every
  *    enclosing loop but the left side's is at 0 (loops start at 0,
  *    extents are at least 1: SPEC §4, ir_verify), so every reduction
- *    index is 0 and the identity is stored before the element is read (issue 41: Average_Pooling_1D
- *    zeroed its 128 KiB window sums at every run, 13 % of its time);
+ *    index is 0 and the identity is stored before the element is read
+ *    (issue 41: Average_Pooling_1D zeroed its 128 KiB window sums at
+ *    every run, 13 % of its time);
  * and the nests after it run after it (fusion keeps their order of reads
  * and writes).  Otherwise false. */
 static bool written_first(const IrProgram *p, const IrTensor *t) {

@@ -214,16 +214,17 @@ bool cg_optimize(CgModule *m, LLVMTargetMachineRef tm, int level) {
                  "loop(loop-unroll-and-jam)),"
                : "",
            level > 3 ? 3 : level);
-  /* host with AVX-512: 512-bit vectors, which LLVM prefers on AMD's Zen
-     cores but not on Intel's (256: the clock drop of older cores);
-     Sapphire Rapids' packed SGEMM ran at 46 GFLOP/s with 256-bit vectors,
-     81 with 512 (issue 41; bench/sgemm.sh).  The order of every operation
-     stays as it was: the bits do not depend on the width. */
-  /* host: no loop becomes a call of memcpy, memmove or memset (LLVM's
-     loop idioms): the vectorised loop stores inline where the call paid
-     its dispatch for every padded row (Max_Pooling_1D spent a third of its
-     time in 512-byte memmoves, Average_Pooling_1D 1.2x and
-     Tall_skinny_matrix_multiplication 1.2x faster without; issue 41) */
+  /* Host (issue 41):
+     - with AVX-512, 512-bit vectors, which LLVM prefers on AMD's Zen cores
+       but not on Intel's (256: the clock drop of older cores); Sapphire
+       Rapids' packed SGEMM ran at 46 GFLOP/s with 256-bit vectors, 81 with
+       512 (bench/sgemm.sh).  The order of every operation stays as it was:
+       the bits do not depend on the width.
+     - no loop becomes a call of memcpy, memmove or memset (LLVM's loop
+       idioms): the vectorised loop stores inline where the call paid its
+       dispatch for every padded row (Max_Pooling_1D spent a third of its
+       time in 512-byte memmoves; Average_Pooling_1D and
+       Tall_skinny_matrix_multiplication 1.2x faster without). */
   if (m->target == CG_TARGET_HOST)
     for (LLVMValueRef fn = LLVMGetFirstFunction(m->M); fn; fn = LLVMGetNextFunction(fn)) {
       if (!LLVMCountBasicBlocks(fn)) continue;
