@@ -729,87 +729,6 @@ static void test_host_group_reduction(void **state) {
                  fill_group, 1);
 }
 
-/* host.c keeps a program's intermediates from run to run: each run starts
- * them at zero again (an accumulating intermediate gives the same output
- * every run). */
-static void test_host_rerun(void **state) {
-  (void)state;
-  Prog pr;
-  assert_true(prog_load(&pr, "%in A : f32[4,3]\n%out C : f32[4]\n"
-                             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx,a};];"
-                             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}*2;];\n"));
-  float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, c[4];
-  void *bufs[3] = {0};
-  for (int i = 0; i < pr.p->ntensors; i++)
-    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
-  assert_non_null(hp);
-  for (int run = 0; run < 3; run++) {
-    memset(c, 0, sizeof c);
-    assert_true(cg_host_run(hp, bufs));
-    const float want[4] = {12, 30, 48, 66};
-    assert_memory_equal(c, want, sizeof want);
-  }
-  cg_host_free(hp);
-  prog_free(&pr);
-}
-
-/* host.c written_first: an intermediate that a nest writes whole before
- * any read is not zeroed again at a rerun; one read before it is written
- * (in an earlier nest, or earlier in the same nest) or written in part still
- * is: every run gives the first run's results. */
-static void rerun_same(const char *text, const float *want, int nc) {
-  Prog pr;
-  assert_true(prog_load(&pr, text));
-  float a[4] = {1, 2, 3, 4}, c[8];
-  void *bufs[8] = {0};
-  for (int i = 0; i < pr.p->ntensors && i < 8; i++)
-    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
-  assert_non_null(hp);
-  for (int run = 0; run < 3; run++) {
-    memset(c, 0, sizeof c);
-    assert_true(cg_host_run(hp, bufs));
-    assert_memory_equal(c, want, (size_t)nc * sizeof *want);
-  }
-  cg_host_free(hp);
-  prog_free(&pr);
-}
-
-static void test_host_rerun_nozero(void **state) {
-  (void)state;
-  const float w1[4] = {3, 5, 7, 9}, z[4] = {0, 0, 0, 0}, w3[8] = {1, 0, 2, 0, 3, 0, 4, 0};
-  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
-             "B^{4}_{tx=0}[T^{f32,g}_{tx}=A^{f32,g}_{tx}*2;];B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}+1;];\n", w1, 4);
-  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
-             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];B^{4}_{tx=0}[T^{f32,g}_{tx}=A^{f32,g}_{tx};];\n", z, 4);
-  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
-             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};T^{f32,g}_{tx}=A^{f32,g}_{tx};];\n", z, 4);
-  rerun_same("%in A : f32[4]\n%out C : f32[8]\n"
-             "B^{4}_{tx=0}[T^{f32,g}_{tx*2}=A^{f32,g}_{tx};];L^{8}_{a=0}[C^{f32,g}_{a}=T^{f32,g}_{a};];"
-             "L^{8}_{a=0}[T^{f32,g}_{a}=5;];\n", w3, 8);
-  /* a §9.5 reduction that reads T only where it writes: not zeroed (the
-     identity is stored first); one that reads T elsewhere too (T[1] before
-     tx = 1 writes it; no reduction index, so the identity is stored at
-     every execution: T[0] = 0 + T[1] + 1, T[3] = 0 + T[0] + 4): zeroed */
-  const float w4[4] = {3, 6, 9, 12}, w5[4] = {2, 4, 6, 8}, w6[4] = {1, 2, 3, 5};
-  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
-             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx}*a;];"
-             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];\n", w4, 4);
-  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
-             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=max(T^{f32,g}_{tx},A^{f32,g}_{tx}*a);];"
-             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];\n", w5, 4);
-  rerun_same("%in A : f32[4]\n%out C : f32[4]\n"
-             "L^{4}_{tx=0}L^{2}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+T^{f32,g}_{(tx+1)%4}+A^{f32,g}_{tx};];"
-             "L^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx};];\n", w6, 4);
-}
-
 /* lower.c cg_maxmin's two forms in reductions: a long one over the
  * innermost loop (maxmin_chain: the shallow form) and a window of 4 (the
  * five-operation form), every rotation of the specials, -0/+0 pairs, NaN
@@ -1547,8 +1466,6 @@ int main(void) {
       cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_jam_short_reduction),
       cmocka_unit_test(test_host_group_reduction),
-      cmocka_unit_test(test_host_rerun),
-      cmocka_unit_test(test_host_rerun_nozero),
       cmocka_unit_test(test_host_maxmin_chain),
       cmocka_unit_test(test_host_maxmin_ordered),
       cmocka_unit_test(test_host_nests),
