@@ -286,45 +286,18 @@ static void test_host_threads(void **state) {
   }
 }
 
-/* host.c keeps a program's intermediates from run to run: each run starts
- * them at zero again (an accumulating intermediate gives the same output
- * every run). */
-static void test_host_rerun(void **state) {
-  (void)state;
-  Prog pr;
-  assert_true(prog_load(&pr, "%in A : f32[4,3]\n%out C : f32[4]\n"
-                             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx,a};];"
-                             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}*2;];\n"));
-  float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, c[4];
-  void *bufs[3] = {0};
-  for (int i = 0; i < pr.p->ntensors; i++)
-    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  CgHostProgram *hp = cg_host_compile(&pr.ctx, pr.p, &o);
-  assert_non_null(hp);
-  for (int run = 0; run < 3; run++) {
-    memset(c, 0, sizeof c);
-    assert_true(cg_host_run(hp, bufs));
-    const float want[4] = {12, 30, 48, 66};
-    assert_memory_equal(c, want, sizeof want);
-  }
-  cg_host_free(hp);
-  prog_free(&pr);
-}
-
-/* host.c written_first: an intermediate that a nest writes whole before
- * any read is not zeroed again at a rerun; one read before it is written
- * (in an earlier nest, or earlier in the same nest) or written in part still
- * is: every run gives the first run's results. */
-static void rerun_same(const char *text, const float *want, int nc) {
+/* Runs text three times on one compiled host program, the f32 input A
+ * (na elements, at most 16) given, and fails unless every run's first nc
+ * elements of the f32 output C are want. */
+static void rerun_with(const char *text, const float *a, int na, const float *want, int nc) {
   Prog pr;
   assert_true(prog_load(&pr, text));
-  float a[4] = {1, 2, 3, 4}, c[8];
+  float in[16], c[8];
+  assert_true(na <= 16 && nc <= 8);
+  memcpy(in, a, (size_t)na * sizeof *a);
   void *bufs[8] = {0};
   for (int i = 0; i < pr.p->ntensors && i < 8; i++)
-    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)a : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
+    bufs[i] = !strcmp(pr.p->tensors[i]->name, "A") ? (void *)in : !strcmp(pr.p->tensors[i]->name, "C") ? (void *)c : NULL;
   CgOptions o;
   cg_options_init(&o);
   o.target = CG_TARGET_HOST;
@@ -337,6 +310,27 @@ static void rerun_same(const char *text, const float *want, int nc) {
   }
   cg_host_free(hp);
   prog_free(&pr);
+}
+
+/* host.c keeps a program's intermediates from run to run: each run starts
+ * them at zero again (an accumulating intermediate gives the same output
+ * every run). */
+static void test_host_rerun(void **state) {
+  (void)state;
+  const float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, want[4] = {12, 30, 48, 66};
+  rerun_with("%in A : f32[4,3]\n%out C : f32[4]\n"
+             "B^{4}_{tx=0}L^{3}_{a=0}[T^{f32,g}_{tx}=T^{f32,g}_{tx}+A^{f32,g}_{tx,a};];"
+             "B^{4}_{tx=0}[C^{f32,g}_{tx}=T^{f32,g}_{tx}*2;];\n",
+             a, 12, want, 4);
+}
+
+/* host.c written_first: an intermediate that a nest writes whole before
+ * any read is not zeroed again at a rerun; one read before it is written
+ * (in an earlier nest, or earlier in the same nest) or written in part still
+ * is: every run gives the first run's results. */
+static void rerun_same(const char *text, const float *want, int nc) {
+  const float a[4] = {1, 2, 3, 4};
+  rerun_with(text, a, 4, want, nc);
 }
 
 static void test_host_rerun_nozero(void **state) {
