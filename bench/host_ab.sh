@@ -1,7 +1,8 @@
 #!/bin/sh
 # host_ab.sh -- host JIT run time of two leirc builds, side by side, on the
 # corpus programs given (one thread: bench/tvm_bench --threads 1, best of
-# REPS runs, A then B for each program, zero inputs), with the ratio A/B
+# REPS runs, A then B for each program, on `leirc --run`'s random inputs,
+# seed 0: bench/tvm_bench.c), with the ratio A/B
 # (above 1: B is faster) and the geometric mean; the load before and after.
 #
 #   bench/host_ab.sh BUILD_A BUILD_B PROGRAM.leir...     (REPS=5 by default)

@@ -1,6 +1,8 @@
 /* tvm_bench.c -- the leirc side of bench/tvm_bench.py: host run time of
  * leirc's JIT-compiled code for each program given, on the inputs in
- * DIR/in_NAME.npy when present (else zeros), best of REPS runs.
+ * DIR/in_NAME.npy when present, else on `leirc --run`'s random inputs
+ * (seed 0; interp/data.h), best of REPS runs.  (Not zeros: a max or min
+ * reduction over zeros ran 2x faster than over data.)
  *
  *   tvm_bench [--threads N] [--reps R] [--par-min-work W] PROGRAM.leir[:DECLS.json[:DIR]] ...
  *
@@ -21,6 +23,8 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
+#include "interp/data.h"
+#include "interp/interp.h"
 #include "ir/readfile.h"
 
 static double now(void) {
@@ -30,21 +34,23 @@ static double now(void) {
 }
 
 /* Fills buf (numel elements of t) from DIR/in_NAME.npy when it has the
- * right size. */
-static void load_input(const char *dir, const IrTensor *t, void *buf, size_t bytes) {
-  if (!dir) return;
+ * right size; false when there is no such file. */
+static bool load_input(const char *dir, const IrTensor *t, void *buf, size_t bytes) {
+  if (!dir) return false;
   char path[4096];
   snprintf(path, sizeof path, "%s/in_%s.npy", dir, t->name);
   size_t len = 0;
   char *raw = leir_read_file(path, &len);
-  if (!raw) return;
+  if (!raw) return false;
   /* .npy v1/v2: magic(6) ver(2) hlen(2|4) header data */
   size_t hl = raw[6] == 1 ? (size_t)(unsigned char)raw[8] | (size_t)(unsigned char)raw[9] << 8
                           : (size_t)(unsigned char)raw[8] | (size_t)(unsigned char)raw[9] << 8 |
                                 (size_t)(unsigned char)raw[10] << 16 | (size_t)(unsigned char)raw[11] << 24;
   size_t off = (raw[6] == 1 ? 10 : 12) + hl;
-  if (len >= off + bytes) memcpy(buf, raw + off, bytes);
+  bool ok = len >= off + bytes;
+  if (ok) memcpy(buf, raw + off, bytes);
   free(raw);
+  return ok;
 }
 
 static void bench_one(const char *spec, int reps, int threads, long long par_min_work) {
@@ -80,14 +86,22 @@ static void bench_one(const char *spec, int reps, int threads, long long par_min
   double tc = now() - t0;
   void **bufs = p ? calloc((size_t)p->ntensors + 1, sizeof *bufs) : NULL;
   bool ok = hp && bufs;
+  InterpProg *ip = NULL; /* the random inputs, made at the first input without a file */
   for (int i = 0; ok && i < p->ntensors; i++) {
     const IrTensor *t = p->tensors[i];
     if (t->role == ROLE_TMP) continue;
     size_t bytes = (size_t)ir_tensor_numel(t) * (size_t)ir_dtype_size(t->dtype);
     bufs[i] = calloc(bytes ? bytes : 1, 1);
     ok = bufs[i] != NULL;
-    if (ok && (t->role == ROLE_IN || t->role == ROLE_PARAM)) load_input(dir, t, bufs[i], bytes);
+    if (!ok || (t->role != ROLE_IN && t->role != ROLE_PARAM) || load_input(dir, t, bufs[i], bytes)) continue;
+    if (!ip) {
+      InterpOptions io = {0};
+      ok = (ip = interp_new(&ctx, p, &io)) != NULL;
+      if (ok) interp_random_inputs(ip, 0, NULL);
+    }
+    if (ok) memcpy(bufs[i], interp_buf(ip, i)->data, bytes);
   }
+  if (ip) interp_free(ip);
   double best = 1e300;
   for (int r = 0; ok && r < reps; r++) {
     double a = now();
