@@ -3,7 +3,8 @@
 corpus programs on one thread against two or more threads, side by side.
 
 For each corpus program (LEIR_CORPUS/programs/level*/NAME.leir, with its
-.decls.json; inputs zero), bench/tvm_bench runs it REPS times and keeps the
+.decls.json; `leirc --run`'s random inputs, seed 0: bench/tvm_bench.c; zeros
+before 4 Dec 2026), bench/tvm_bench runs it REPS times and keeps the
 best, in three configurations, interleaved per program so that the load
 of the machine hits all three alike, ROUNDS times over (the best of all):
 
