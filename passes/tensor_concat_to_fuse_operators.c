@@ -17,7 +17,10 @@
  * limits (REC: tx <= 1024); every item of a concatenated read and of the
  * output has a bounded range, and the tensors written there with the K
  * extents summed (the concat tensors, the fused output) have at most
- * IR_MAX_NUMEL elements (else the result would not analyse: fuzz_passes).
+ * IR_MAX_NUMEL elements (else the result would not analyse: fuzz_passes);
+ * a concatenated read that the statement makes lazily (inside
+ * if_then_else, right of a bool & or |) is provably in bounds, since the
+ * copy nests read it at every iteration (gx_lazy_read_unbounded).
  * Rewrite, with E1 the extents of nest i and shift(k) = k+E1 at K:
  *   H(i)[Z1_{s}=X1_{s};...]   H(i+1)[Z1_{shift(s)}=X2_{s};...]
  *   H(i) with K extents summed [O_{o}=expr(Z...)]
@@ -270,8 +273,13 @@ static const char *check(PassCtx *pc, PassCand *c) {
      apply runs on the copy); a pair's items have the same text and, off
      K, the same ranges */
   for (int r = 0; r < pl.pr.a.n; r++) {
-    const IrRef *x = pl.pr.a.v[r];
-    if (!is_self(pl.sa, x) && uses_k(&pl, x) && (why = fresh_shape(pc, &pl, x, "the concatenated copy"))) return why;
+    const IrRef *x = pl.pr.a.v[r], *y = pl.pr.b.v[r];
+    if (is_self(pl.sa, x) || !uses_k(&pl, x)) continue;
+    if ((why = fresh_shape(pc, &pl, x, "the concatenated copy"))) return why;
+    /* the copy nests read x and y at every iteration: not where the
+       statement reads them lazily and they may be out of bounds (the
+       right side of a bool &: fuzz_passes, 4 Dec 2026) */
+    if ((why = gx_lazy_read_unbounded(pc, pl.sa, x)) || (why = gx_lazy_read_unbounded(pc, pl.sb, y))) return why;
   }
   if ((why = fresh_shape(pc, &pl, pl.sa->lhs, "the fused output"))) return why;
   SBuf k = {0};
