@@ -360,29 +360,33 @@ static int threads_now(CgHostProgram *hp) {
   return hp->cur;
 }
 
-/* Does e (or a subscript in it) read tensor t? */
-static bool mentions_tensor(const IrExpr *e, const IrTensor *t) {
+/* Does e (or a subscript in it) read tensor t other than at the
+ * subscripts of `at` (NULL: anywhere)? */
+static bool reads_tensor_off(const IrExpr *e, const IrTensor *t, const IrRef *at) {
   if (!e) return false;
   switch (e->kind) {
-  case E_PAREN: return mentions_tensor(e->u.paren, t);
+  case E_PAREN: return reads_tensor_off(e->u.paren, t, at);
   case E_REF:
-    if (e->u.ref->tensor == t) return true;
+    if (e->u.ref->tensor == t && !(at && ir_ref_same_subscript(e->u.ref, at))) return true;
     for (int i = 0; i < e->u.ref->nsub; i++)
-      if (mentions_tensor(e->u.ref->sub[i], t)) return true;
+      if (reads_tensor_off(e->u.ref->sub[i], t, at)) return true;
     return false;
-  case E_UNARY: return mentions_tensor(e->u.unary.a, t);
-  case E_BINARY: return mentions_tensor(e->u.bin.a, t) || mentions_tensor(e->u.bin.b, t);
+  case E_UNARY: return reads_tensor_off(e->u.unary.a, t, at);
+  case E_BINARY: return reads_tensor_off(e->u.bin.a, t, at) || reads_tensor_off(e->u.bin.b, t, at);
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++)
-      if (mentions_tensor(e->u.cmp.operand[i], t)) return true;
+      if (reads_tensor_off(e->u.cmp.operand[i], t, at)) return true;
     return false;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++)
-      if (mentions_tensor(e->u.call.args[i], t)) return true;
+      if (reads_tensor_off(e->u.call.args[i], t, at)) return true;
     return false;
   default: return false;
   }
 }
+
+/* Does e (or a subscript in it) read tensor t? */
+static bool mentions_tensor(const IrExpr *e, const IrTensor *t) { return reads_tensor_off(e, t, NULL); }
 
 /* The statements of nest n that mention t (left side or right), and the
  * last of them. */
@@ -399,31 +403,6 @@ static int nest_mentions(const IrNest *n, const IrTensor *t, const IrStmt **last
     if (m) k++, *last = s;
   }
   return k;
-}
-
-/* Does every mention of t in e read it at the subscripts of `at` (the
- * statement's left side)? */
-static bool reads_only_at(const IrExpr *e, const IrTensor *t, const IrRef *at) {
-  if (!e) return true;
-  switch (e->kind) {
-  case E_PAREN: return reads_only_at(e->u.paren, t, at);
-  case E_REF:
-    if (e->u.ref->tensor == t && !ir_ref_same_subscript(e->u.ref, at)) return false;
-    for (int i = 0; i < e->u.ref->nsub; i++)
-      if (!reads_only_at(e->u.ref->sub[i], t, at)) return false;
-    return true;
-  case E_UNARY: return reads_only_at(e->u.unary.a, t, at);
-  case E_BINARY: return reads_only_at(e->u.bin.a, t, at) && reads_only_at(e->u.bin.b, t, at);
-  case E_CMP:
-    for (int i = 0; i < e->u.cmp.n; i++)
-      if (!reads_only_at(e->u.cmp.operand[i], t, at)) return false;
-    return true;
-  case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (!reads_only_at(e->u.call.args[i], t, at)) return false;
-    return true;
-  default: return true;
-  }
 }
 
 /* Is every element of t written before anything reads it, so that its
@@ -448,7 +427,7 @@ static bool written_first(const IrProgram *p, const IrTensor *t) {
     if (!k) continue;
     if (k != 1 || s->lhs->tensor != t || s->lhs->nsub != t->rank) return false;
     bool plain = s->init == INIT_NONE && s->redop == RED_NONE && !s->self_ref && !mentions_tensor(s->rhs, t);
-    if (!plain && !(s->init == INIT_REDUCE && reads_only_at(s->rhs, t, s->lhs))) return false;
+    if (!plain && !(s->init == INIT_REDUCE && !reads_tensor_off(s->rhs, t, s->lhs))) return false;
     for (int d = 0; d < t->rank; d++) {
       const IrExpr *x = ir_expr_unparen(s->lhs->sub[d]);
       if (x->kind != E_INDEX || x->u.index.loop->extent != t->shape[d]) return false;
