@@ -965,7 +965,6 @@ static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
  * strided elements (Average_Pooling_1D, Max_Pooling_1D 3x slower). */
 #define JAM_COUNT 16
 #define JAM_MIN_INNER 8
-#define JAM_MAX_SIZE 2048 /* weighted operations of the jammed body (unroll.h) */
 
 static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
   e = e && e->kind == E_PAREN ? e->u.paren : e;
@@ -1028,7 +1027,7 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
   }
   /* As many copies as the accumulators fill half the vector registers
    * (cg_jam_bytes: 256 f32 on AVX-512, 64 on AVX2), a power of two,
-   * at most half the outer loop and within JAM_MAX_SIZE: the jammed
+   * at most half the outer loop and within CG_JAM_MAX_SIZE: the jammed
    * copies of a short reduction (Tall_skinny_matrix_multiplication, 16
    * iterations) are that many independent chains, where JAM_COUNT's 16
    * were one vector's chain, latency bound (issue 41: 3x faster).  Only
@@ -1043,7 +1042,7 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
     const IrStmt *s = n->items[i].u.stmt;
     if (!unit_along(s->rhs, outer) || !unit_ref(s->lhs, outer)) return JAM_COUNT;
   }
-  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= JAM_MAX_SIZE &&
+  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= CG_JAM_MAX_SIZE &&
          outer->extent % (2 * jam) == 0)
     jam *= 2;
   return jam;

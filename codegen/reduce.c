@@ -165,15 +165,14 @@ static void gpu_tree(CgFn *f, const CgRed *r) {
  * MSELoss's sum over 128 threads of 4096 terms, 1.5x faster).  Only for
  * one fold loop (unroll-and-jam takes a loop with one loop inside), a
  * thread count the jam divides, and a jammed body within
- * THREAD_JAM_MAX_SIZE weighted operations (unroll.h; lower.c's JAM_MAX_SIZE). */
+ * CG_JAM_MAX_SIZE weighted operations (unroll.h), as lower.c's jam. */
 #define THREAD_JAM 16
-#define THREAD_JAM_MAX_SIZE 2048
 static int thread_jam(const CgFn *f, const CgRed *r) {
   int64_t n = r->thr[r->nthr - 1]->extent;
   if (r->nrl != 1 || r->rl[0]->extent < 2) return 0;
   double size = fold_size(f, r);
   for (int jam = THREAD_JAM; jam >= 4; jam /= 2)
-    if (n % jam == 0 && n >= 2 * jam && jam * size <= THREAD_JAM_MAX_SIZE) return jam;
+    if (n % jam == 0 && n >= 2 * jam && jam * size <= CG_JAM_MAX_SIZE) return jam;
   return 0;
 }
 
