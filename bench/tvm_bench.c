@@ -2,7 +2,8 @@
  * leirc's JIT-compiled code for each program given, on the inputs in
  * DIR/in_NAME.npy when present, else on `leirc --run`'s random inputs
  * (seed 0; interp/data.h), best of REPS runs.  (Not zeros: a max or min
- * reduction over zeros ran 2x faster than over data.)
+ * reduction over zeros ran 2x faster than over data.)  The buffers are
+ * 64-byte aligned (ir/buffer.h), as TVM's NDArrays and leirc's own are.
  *
  *   tvm_bench [--threads N] [--reps R] [--par-min-work W] PROGRAM.leir[:DECLS.json[:DIR]] ...
  *
@@ -25,6 +26,7 @@
 #include "codegen/codegen.h"
 #include "interp/data.h"
 #include "interp/interp.h"
+#include "ir/buffer.h"
 #include "ir/readfile.h"
 
 static double now(void) {
@@ -91,7 +93,7 @@ static void bench_one(const char *spec, int reps, int threads, long long par_min
     const IrTensor *t = p->tensors[i];
     if (t->role == ROLE_TMP) continue;
     size_t bytes = (size_t)ir_tensor_numel(t) * (size_t)ir_dtype_size(t->dtype);
-    bufs[i] = calloc(bytes ? bytes : 1, 1);
+    bufs[i] = ir_buffer_alloc(bytes); /* 64-byte aligned, as TVM's NDArrays */
     ok = bufs[i] != NULL;
     if (!ok || (t->role != ROLE_IN && t->role != ROLE_PARAM) || load_input(dir, t, bufs[i], bytes)) continue;
     if (!ip) {
@@ -112,7 +114,7 @@ static void bench_one(const char *spec, int reps, int threads, long long par_min
   if (ok) printf("leirc %s %.9f %.3f\n", s, best, tc);
   else printf("leirc %s error\n", s);
   fflush(stdout);
-  for (int i = 0; bufs && i < p->ntensors; i++) free(bufs[i]);
+  for (int i = 0; bufs && i < p->ntensors; i++) ir_buffer_free(bufs[i]);
   free(bufs);
   if (hp) cg_host_free(hp);
   free(text);

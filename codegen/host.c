@@ -17,6 +17,7 @@
 #include "codegen/parallel.h"
 #include "codegen/pool.h"
 #include "codegen/slice.h"
+#include "ir/buffer.h"
 #include "ir/memlimit.h"
 
 #include <llvm-c/Error.h>
@@ -465,7 +466,7 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
     if (all[i]) continue;
     if (hp->tmp[i]) {
       if (!hp->nozero[i]) memset(hp->tmp[i], 0, hp->bytes[i]); /* zero, as the interpreter starts them */
-    } else if (!(hp->tmp[i] = calloc(hp->bytes[i], 1))) {
+    } else if (!(hp->tmp[i] = ir_buffer_alloc(hp->bytes[i]))) { /* zeroed, 64-byte aligned */
       diag_error(hp->ctx, (IrLoc){0, 0}, "out of memory for intermediate '%s' (%zu bytes)", p->tensors[i]->name,
                  hp->bytes[i]);
       ok = false;
@@ -505,7 +506,7 @@ int cg_host_pool_nests(const CgHostProgram *hp) {
 void cg_host_free(CgHostProgram *hp) {
   if (!hp) return;
   cg_pool_free(hp->pool);
-  for (int i = 0; i < hp->ntmp; i++) free(hp->tmp[i]);
+  for (int i = 0; i < hp->ntmp; i++) ir_buffer_free(hp->tmp[i]);
   free(hp->tmp);
   free(hp->nozero);
   free(hp->bytes);

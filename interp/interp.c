@@ -1,6 +1,7 @@
 /* interp.c -- the interpreter's public entry points (interp.h): buffers,
  * runs, error messages. */
 #include "interp/vm.h"
+#include "ir/buffer.h"
 #include "ir/memlimit.h"
 
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static bool alloc_bufs(InterpProg *ip) {
     }
     b->numel = n;
     b->nbytes = (size_t)bytes;
-    b->data = calloc(1, b->nbytes ? b->nbytes : 1);
+    b->data = ir_buffer_alloc(b->nbytes); /* zeroed, 64-byte aligned (ir/buffer.h) */
     if (!b->data) {
       diag_error(ip->ctx, t->loc, "out of memory for tensor '%s' (%lld bytes)", t->name, (long long)bytes);
       return false;
@@ -112,7 +113,7 @@ void interp_free(InterpProg *ip) {
     free(ip->trees[i]->rows);
   }
   if (ip->bufs)
-    for (int i = 0; i < ip->nbufs; i++) free(ip->bufs[i].data);
+    for (int i = 0; i < ip->nbufs; i++) ir_buffer_free(ip->bufs[i].data);
   free(ip->bufs);
   free(ip->code);
   free(ip->init);

@@ -1,7 +1,8 @@
 /* memlimit_test.c -- --max-memory (ir/memlimit.h, issue 11 item 3): SIZE
  * parsing, the byte count of a program's tensors, the exact error, and the
  * interpreter refusing a program over the limit before it allocates
- * anything (a program of terabytes fails at once instead of being killed). */
+ * anything (a program of terabytes fails at once instead of being killed);
+ * and the tensors' storage (ir/buffer.h): zeroed and 64-byte aligned. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "interp/interp.h"
+#include "ir/buffer.h"
 #include "ir/memlimit.h"
 #include "testsuite/unit/unit_fx.h"
 
@@ -106,6 +108,36 @@ static void test_no_limit(void **state) {
   assert_string_equal(fx_diags(fx), "");
 }
 
+/* Every size gives a zeroed block at a 64-byte boundary, writable to its
+ * last byte (ASan checks the bounds). */
+static void test_buffer_alloc(void **state) {
+  (void)state;
+  static const size_t sizes[] = {0, 1, 7, 63, 64, 65, 4096, 131072, (size_t)3 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    size_t n = sizes[i] ? sizes[i] : 1;
+    unsigned char *p = ir_buffer_alloc(sizes[i]);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % 64, 0);
+    for (size_t k = 0; k < n; k++)
+      assert_int_equal(p[k], 0);
+    memset(p, 0xa5, n);
+    ir_buffer_free(p);
+  }
+  ir_buffer_free(NULL);
+  assert_null(ir_buffer_alloc(SIZE_MAX - 8));
+}
+
+/* The interpreter's buffers (what --run hands the host code) are aligned. */
+static void test_interp_buffers_aligned(void **state) {
+  Fx *fx = *state;
+  IrProgram *p = fx_load_ok(fx, small);
+  InterpProg *ip = interp_new(&fx->ctx, p, NULL);
+  assert_non_null(ip);
+  for (int i = 0; i < interp_ntensors(ip); i++)
+    assert_int_equal((uintptr_t)interp_buf(ip, i)->data % 64, 0);
+  interp_free(ip);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_parse_size),
@@ -114,6 +146,8 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_interp_limit, fx_setup, fx_teardown),
     cmocka_unit_test_setup_teardown(test_huge, fx_setup, fx_teardown),
     cmocka_unit_test_setup_teardown(test_no_limit, fx_setup, fx_teardown),
+    cmocka_unit_test(test_buffer_alloc),
+    cmocka_unit_test_setup_teardown(test_interp_buffers_aligned, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
