@@ -67,29 +67,40 @@
 # 83.1%.  `bench/sgemm.sh _build` (2 threads, load 7.1-7.7): the two
 # pipelines have no parallel loop and run one thread (CPU columns: packed
 # 67.7% / 85.6%, OpenBLAS's 2 threads 83.3%).
-# On Intel (4 Dec 2026, 04:56 UTC, `taskset -c 0 bench/sgemm.sh _build`): a
+# (These Zen 4 figures predate the 64-byte alignment of the buffers, below;
+# not re-run since: no Zen 4 machine.)
+# On Intel (4 Dec 2026, 10:39 UTC, `taskset -c 0 bench/sgemm.sh _build`): a
 # 2-CPU Intel Xeon KVM guest (TVM says emeraldrapids), LLVM host cpu
 # sapphirerapids, clock measured 3.00 GHz (cpuinfo 2.30), peak 32
-# flops/cycle without FMA, 64 with: 95.9 / 191.8 GFLOP/s; load 1.2-1.5 (a
+# flops/cycle without FMA, 64 with: 95.9 / 191.8 GFLOP/s; load 1.6-1.7 (a
 # fuzzer on the other CPU); OpenBLAS 0.3.21, SkylakeX kernel, one thread:
 #                         CPU time
 #                         GFLOP/CPU-s  % peak   / OpenBLAS
-#   as written  no FMA       9.15       9.5       0.060
-#   blocked     no FMA      35.7       37.2       0.235
-#   packed      no FMA      81.5       85.0       0.535
-#               FMA        108.0       56.3       0.709
-#   OpenBLAS    FMA        152.2       79.4       1
+#   as written  no FMA      10.4       10.9       0.070
+#   blocked     no FMA      42.2       44.0       0.282
+#               FMA         53.0       27.6       0.353
+#   packed      no FMA      81.5       85.0       0.543
+#               FMA        151.2       78.9       1.009
+#   OpenBLAS    FMA        149.9       78.2       1
 # ceilings (same run): the 4x64 block by hand, mul + add on registers only
-# 92.4 GFLOP/s, packed operands in L1 89.3; the whole product by hand with
-# the packed pipeline's loops 83.2 without FMA, 159.1 with.  The packed
-# program is at 88% of the register-only mul + add block and 98% of the
-# same loops by hand.  Before 512-bit vectors were preferred on every
-# AVX-512 CPU (codegen/kernel.c; LLVM prefers 256 bits on Intel's) the JIT
-# used ymm registers only here: packed 45.8 / 56.4 GFLOP/s (0.31 / 0.38 of
-# OpenBLAS).  And before the clock was measured with register-register
+# 92.4 GFLOP/s, packed operands in L1 89.3, in L2 89.2; the whole product by
+# hand with the packed pipeline's loops 83.2 without FMA, 158.6 with.  The
+# packed program is at 88% of the register-only mul + add block, 91% of
+# the block with its operands in L1, and 98% of the same loops by hand;
+# with FMA at 95% of the same loops by hand.  Two runs before and after
+# (10:38-10:39) gave packed 81.2 / 81.2 without FMA, 152.2 / 148.0 with,
+# OpenBLAS 147.8 / 144.9 (ratios 0.549 / 0.560 and 1.030 / 1.021).
+# Before leirc's buffers and sgemm_bench's were 64-byte aligned (ir/buffer.h;
+# glibc's calloc and malloc of 4 MiB return an address 16 bytes past a page,
+# so every zmm access of A, C, D and the packed E straddled two cache lines)
+# the same run gave packed 81.5 / 108.0 GFLOP/s (0.535 / 0.709 of
+# OpenBLAS), blocked 35.7 without FMA.  Before 512-bit vectors were preferred
+# on every AVX-512 CPU (codegen/kernel.c; LLVM prefers 256 bits on Intel's)
+# the JIT used ymm registers only here: packed 45.8 / 56.4 GFLOP/s (0.31 /
+# 0.38 of OpenBLAS).  And before the clock was measured with register-register
 # adds (bench/cpu_clock.h) it read 14.97 GHz here: Golden Cove folds adds
 # of an immediate in the renamer.
-# The yardstick, printed last (bench/sgemm_ceiling.c, same run): the 4x64
+# The yardstick, printed last (bench/sgemm_ceiling.c, the Zen 4 run): the 4x64
 # block written by hand with intrinsics, packed operands, vmulps + vaddps
 # 28.4 flops/cycle from L1 or L2 (89% of peak), vfmadd231ps 31.9, mul + add
 # on registers only 31.9 -- on Zen 4 a mul + add kernel that loads its

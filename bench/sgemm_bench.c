@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "ir/buffer.h"
 #include "ir/readfile.h"
 #include "bench/cpu_clock.h"
 
@@ -119,7 +120,7 @@ static bool leir_compile(const char *path, bool fp_contract, int nthreads, const
   out->compile_s = now() - t0;
   if (!out->hp) return false;
   out->bufs = calloc((size_t)p->ntensors, sizeof *out->bufs);
-  out->d = calloc((size_t)N * N, sizeof(float));
+  out->d = ir_buffer_alloc(sizeof(float) * N * N); /* zeroed, 64-byte aligned */
   out->bufs[ta->id] = (void *)a;
   out->bufs[tc->id] = (void *)c;
   out->bufs[td->id] = out->d;
@@ -141,7 +142,7 @@ static bool leir_run(Run *r) {
 static void leir_free(Run *r) {
   if (r->hp) cg_host_free(r->hp);
   free(r->bufs);
-  free(r->d);
+  ir_buffer_free(r->d);
   leir_ctx_free(&r->ctx);
 }
 
@@ -245,7 +246,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sgemm_bench: no %s\n", argv[1]);
     return 77;
   }
-  float *a = malloc(sizeof(float) * N * N), *c = malloc(sizeof(float) * N * N);
+  /* 64-byte aligned (ir/buffer.h), as leirc's own buffers */
+  float *a = ir_buffer_alloc(sizeof(float) * N * N), *c = ir_buffer_alloc(sizeof(float) * N * N);
   uint64_t s = 0x9e3779b97f4a7c15ull;
   for (int i = 0; i < N * N; i++) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
@@ -284,7 +286,7 @@ int main(int argc, char **argv) {
   Run *runs = calloc((size_t)nrun, sizeof *runs);
   for (int k = 0; k < nrun; k++)
     if (!leir_compile(argv[k / 2 + 1], k % 2, threads, a, c, &runs[k])) return 1;
-  float *d = malloc(sizeof(float) * N * N);
+  float *d = ir_buffer_alloc(sizeof(float) * N * N);
   Blas blas = {0};
   bool has_blas = blas_open(threads, a, c, d, &blas);
   /* side by side: every round runs each program once (one run only of a
@@ -338,8 +340,8 @@ int main(int argc, char **argv) {
   }
   for (int k = 0; k < nrun; k++) leir_free(&runs[k]);
   free(runs);
-  free(d);
-  free(a);
-  free(c);
+  ir_buffer_free(d);
+  ir_buffer_free(a);
+  ir_buffer_free(c);
   return 0;
 }
