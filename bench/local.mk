@@ -238,8 +238,11 @@ bench-candidates: bench/candidates_table$(EXEEXT)
 ## corpus is ~10^5 candidates: BENCH_PTXAS_FLAGS='--budget 3000 -j 2' stops
 ## early (code-growing strategies and the largest programs first) and says
 ## what fraction it measured; BENCH_PTXAS_FLAGS='--sample 1000 -j 2'
-## measures a uniform sample and bounds the share over 10 s.  Exit status 1
-## when a call passes 10 s.
+## measures a uniform sample and bounds the share over 10 s;
+## BENCH_PTXAS_FLAGS='--results F.tsv --resume' goes on where an earlier run
+## of the same code generator stopped (rows are written as measured), so the
+## whole corpus can be measured over several runs.  Exit status 1 when a
+## call passes 10 s.
 EXTRA_DIST += bench/ptxas_bench.py
 BENCH_PTXAS_FLAGS =
 .PHONY: bench-ptxas

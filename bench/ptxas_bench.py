@@ -17,6 +17,14 @@ program, largest plain PTX first, then the other strategies round robin
 over the programs (largest first), so that an early stop still covers
 every strategy and program.  --strategies limits it to some strategies.
 
+--results F.tsv writes one line per candidate as it is measured (a run
+that is stopped keeps what it measured); --resume with it reads F.tsv
+first, skips the candidates it holds and appends the others, and the
+summary covers them all: the whole corpus takes hours of ptxas on two CPUs,
+so it can be measured over several runs of the same code generator (the
+file starts with leirc's version and a digest of the plain PTX of every
+program; --resume refuses a file whose first line differs).
+
 --sample N measures N candidates drawn uniformly (without replacement,
 random.Random(--seed), default 1) from all of them instead: an unbiased
 estimate of the whole distribution when the whole does not fit in the time
@@ -27,11 +35,12 @@ otherwise).
 Usage (from the build tree):
   /usr/bin/python3 ../bench/ptxas_bench.py [--leirc ./leirc] [--corpus DIR]
       [--budget S] [--timeout 60] [-j 2] [--strategies a,b] [--results F.tsv]
-      [--sample N [--seed S]]
+      [--sample N [--seed S]] [--resume]
 Also `make bench-ptxas` (BENCH_PTXAS_FLAGS=...).
 """
 import argparse
 import glob
+import hashlib
 import math
 import os
 import random
@@ -90,11 +99,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=60, help="per call (leirc, ptxas)")
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--strategies", default="", help="comma-separated; default all")
-    ap.add_argument("--results", default="", help="write one TSV line per candidate")
+    ap.add_argument("--results", default="", help="write one TSV line per candidate, as measured")
+    ap.add_argument("--resume", action="store_true", help="with --results: skip and count its candidates")
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--sample", type=int, default=0, help="measure N candidates drawn uniformly (0: all, in order)")
     ap.add_argument("--seed", type=int, default=1, help="the draw of --sample")
     a = ap.parse_args()
+    if a.resume and not a.results:
+        ap.error("--resume needs --results F.tsv")
 
     progs = sorted(glob.glob(os.path.join(a.corpus, "programs", "*", "*.leir")))
     if not progs:
@@ -111,6 +123,7 @@ def main():
 
     # the candidates and each program's plain PTX size
     cands, base = {}, {}
+    plain = hashlib.sha256()  # the plain PTX of every program: which code generator made the rows
     for p in progs:
         r = subprocess.run([a.leirc, "--decls", decls(p), "--list-applicable", p], capture_output=True, text=True)
         sp = [s for s in r.stdout.splitlines() if s and (not only or s.split("(")[0] in only)]
@@ -118,6 +131,9 @@ def main():
         out = os.path.join(tmp, "base.ptx")
         r = subprocess.run([a.leirc, "--decls", decls(p), "--emit=ptx", "-o", out, p], capture_output=True)
         base[p] = os.path.getsize(out) if r.returncode == 0 and os.path.exists(out) else 0
+        if base[p]:
+            with open(out, "rb") as f:
+                plain.update(name(p).encode() + b"\0" + f.read())
     total = sum(len(v) for v in cands.values())
     order = sorted(progs, key=lambda p: (-base[p], p))
     work = []
@@ -146,6 +162,33 @@ def main():
     lock = threading.Lock()
     results = []
     stop = threading.Event()
+    head = "program\tspelling\temit\tptx_lines\tptx_bytes\tptxas\twall_s\tcpu_s\n"
+    version = subprocess.run([a.leirc, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
+    version = (f"# {version[0] if version else 'leirc ?'}; plain PTX of the {len(progs)} programs "
+               f"sha256 {plain.hexdigest()[:16]}\n")
+    out = None
+    if a.results:
+        if a.resume and os.path.exists(a.results):
+            with open(a.results) as f:
+                lines = f.readlines()
+            if lines[:2] != [version, head]:
+                sys.exit(f"ptxas_bench: {a.results} is not a results file of this leirc ({version.strip()})")
+            known = {name(p): p for p in progs}
+            for ln in lines[2:]:
+                c = ln.rstrip("\n").split("\t")
+                if len(c) != 8 or c[0] not in known:
+                    continue
+                results.append({"prog": c[0], "spelling": c[1], "emit": c[2], "ptx_lines": int(c[3]),
+                                "ptx_bytes": int(c[4]), "ptxas": c[5], "wall": float(c[6]), "cpu": float(c[7])})
+            done = {(r["prog"], r["spelling"]) for r in results}
+            work = [(p, s) for (p, s) in work if (name(p), s) not in done]
+            print(f"ptxas_bench: {len(results)} candidates measured before ({a.results}), {len(work)} to go",
+                  flush=True)
+            out = open(a.results, "a")
+        else:
+            out = open(a.results, "w")
+            out.write(version + head)
+            out.flush()
 
     def one(k, p, s):
         if stop.is_set() or (a.budget and time.monotonic() - t_start > a.budget):
@@ -167,6 +210,10 @@ def main():
             os.unlink(ptx)
         with lock:
             results.append(row)
+            if out:
+                out.write(f"{row['prog']}\t{row['spelling']}\t{row['emit']}\t{row['ptx_lines']}\t"
+                          f"{row['ptx_bytes']}\t{row['ptxas']}\t{row['wall']:.3f}\t{row['cpu']:.3f}\n")
+                out.flush()
             n = len(results)
             if n % 200 == 0:
                 print(f"  {n} measured, {time.monotonic() - t_start:.0f} s", flush=True)
@@ -182,12 +229,8 @@ def main():
     except OSError:
         pass
 
-    if a.results:
-        with open(a.results, "w") as f:
-            f.write("program\tspelling\temit\tptx_lines\tptx_bytes\tptxas\twall_s\tcpu_s\n")
-            for r in sorted(results, key=lambda r: (r["prog"], r["spelling"])):
-                f.write(f"{r['prog']}\t{r['spelling']}\t{r['emit']}\t{r['ptx_lines']}\t{r['ptx_bytes']}\t"
-                        f"{r['ptxas']}\t{r['wall']:.3f}\t{r['cpu']:.3f}\n")
+    if out:
+        out.close()
     timed = [r for r in results if r["ptxas"] in ("ok", "timeout")]
     walls = [r["wall"] for r in timed]
     cpus = [r["cpu"] for r in timed]
