@@ -490,28 +490,32 @@ typedef struct Affine {
   int64_t k;
 } Affine;
 
+/* Every coefficient and the constant stay within +-2^62 (AFFINE_MAX), so
+   that |x| and the products of injective_in are checked, never undefined. */
+#define AFFINE_MAX ((int64_t)1 << 62)
+
+static bool affine_bounded(int64_t *acc, int64_t add) {
+  return !__builtin_add_overflow(*acc, add, acc) && *acc <= AFFINE_MAX && *acc >= -AFFINE_MAX;
+}
+
 static bool affine_add(Affine *a, const IrLoop *l, int64_t c) {
   for (int i = 0; i < a->n; i++)
-    if (a->loop[i] == l) {
-      a->coef[i] += c;
-      return true;
-    }
+    if (a->loop[i] == l) return affine_bounded(&a->coef[i], c);
   if (a->n == 16) return false;
   a->loop[a->n] = l;
   a->coef[a->n++] = c;
   return true;
 }
 
-/* e * scale added to a; false if e is not affine (or coefficients grow
- * past 2^31). */
+/* e * scale added to a; false if e is not affine (or a scale grows past
+ * 2^31, or a coefficient or the constant past 2^62). */
 static bool affine_of(const IrExpr *e, int64_t scale, Affine *a) {
   e = ir_expr_unparen(e);
   if (!e || scale > INT32_MAX || scale < -INT32_MAX) return false;
   switch (e->kind) {
   case E_INT:
     if (e->u.ilit.value > INT32_MAX || e->u.ilit.value < -INT32_MAX) return false;
-    a->k += scale * e->u.ilit.value;
-    return true;
+    return affine_bounded(&a->k, scale * e->u.ilit.value); /* |product| < 2^62 */
   case E_INDEX: return e->u.index.loop && affine_add(a, e->u.index.loop, scale);
   case E_UNARY: return affine_of(e->u.unary.a, e->u.unary.op == OP_NEG ? -scale : scale, a);
   case E_BINARY: {
@@ -552,18 +556,18 @@ static int64_t iabs64(int64_t x) { return x < 0 ? -x : x; }
  * g*64+tx for g) or every other coefficient is a multiple of |c| times l's
  * extent (l is the low digit, g*64+tx for tx). */
 static bool injective_in(const Affine *a, const IrLoop *l) {
-  int64_t c = iabs64(coef_of(a, l));
+  int64_t c = iabs64(coef_of(a, l)); /* coefficients are within +-2^62 (affine_of) */
   if (!c) return false;
-  int64_t span = 0, step = c * l->extent;
-  bool high = true, low = true;
+  int64_t span = 0, step;
+  bool high = true, low = !__builtin_mul_overflow(c, l->extent, &step); /* step > 2^63: no multiple */
   for (int i = 0; i < a->n; i++) {
     if (a->loop[i] == l || !a->coef[i]) continue;
-    int64_t x = iabs64(a->coef[i]);
-    if (a->loop[i]->extent > 1) {
-      span += x * (a->loop[i]->extent - 1);
-      if (span >= c) high = false;
-    }
-    if (x % step) low = false;
+    int64_t x = iabs64(a->coef[i]), term;
+    if (a->loop[i]->extent > 1 &&
+        (__builtin_mul_overflow(x, a->loop[i]->extent - 1, &term) || __builtin_add_overflow(span, term, &span) ||
+         span >= c))
+      high = false;
+    if (low && x % step) low = false;
   }
   return high || low;
 }
