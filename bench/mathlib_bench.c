@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
+#include "ir/buffer.h"
 #include "ir/mathlib.h"
 
 static double now(void) {
@@ -164,7 +165,8 @@ int main(int argc, char **argv) {
   }
   if (n < 1) n = 1;
   if (reps < 1) reps = 1;
-  double *a = malloc((size_t)n * 8), *y = malloc((size_t)n * 8), *d = malloc((size_t)n * 8);
+  /* 64-byte aligned (ir/buffer.h), as leirc's own buffers */
+  double *a = ir_buffer_alloc((size_t)n * 8), *y = ir_buffer_alloc((size_t)n * 8), *d = ir_buffer_alloc((size_t)n * 8);
   if (!a || !y || !d) return 1;
   printf("element throughput, one thread, %lld elements, best of %d (Melem/s; JIT/glibc: ratio)\n", (long long)n,
          reps);
@@ -188,8 +190,8 @@ int main(int argc, char **argv) {
       printf("| %s | %s | %.0f | %.0f | %.0f | %.2f |\n", rname[r], f64 ? "f64" : "f32", j / 1e6, c / 1e6, g / 1e6,
              g > 0 ? j / g : 0);
     }
-  free(a);
-  free(y);
-  free(d);
+  ir_buffer_free(a);
+  ir_buffer_free(y);
+  ir_buffer_free(d);
   return 0;
 }
