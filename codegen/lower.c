@@ -967,7 +967,7 @@ static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
 #define JAM_MIN_INNER 8
 
 static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
-  e = e && e->kind == E_PAREN ? e->u.paren : e;
+  e = ir_expr_unparen(e); /* every level: D_{a,((c))} mentions c */
   if (!e) return false;
   switch (e->kind) {
   case E_INDEX: return e->u.index.loop == l;
