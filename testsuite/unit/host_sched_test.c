@@ -3,7 +3,8 @@
  * consecutive nests fused into one (codegen/fuse.c), the pool rule over the
  * fused nests (codegen/parallel.h), kernels run slice by slice over their
  * parallel loop (codegen/slice.c), the thread count, the vector width,
- * the intermediates kept from run to run (host.c). */
+ * the intermediates kept from run to run (host.c), trailing loops run as
+ * one (lower.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -418,6 +419,69 @@ static void test_host_no_mem_calls(void **state) {
   }
 }
 
+/* The loop bounds of the host module's loops (opt_level 0: every loop as
+ * lower.c makes it), "|r|35|" for a loop over a run-time range (the
+ * parallel loop's) and one of 35 iterations. */
+static void loop_bounds(const char *text, char *out, size_t n) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.opt_level = 0;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  size_t len = 0;
+  out[len++] = '|';
+  for (const char *q = strstr(b.s, "icmp slt i64 %i"); q; q = strstr(q + 1, "icmp slt i64 %i")) {
+    const char *c = strchr(q, ',');
+    assert_non_null(c);
+    if (c[2] == '%') /* a run-time bound: the parallel loop's range */
+      len += (size_t)snprintf(out + len, n - len, "r|");
+    else
+      len += (size_t)snprintf(out + len, n - len, "%ld|", strtol(c + 1, NULL, 10));
+    assert_true(len < n);
+  }
+  out[len] = '\0';
+  sbuf_free(&b);
+  prog_free(&pr);
+}
+
+/* lower.c, collapse_from: the trailing loops of a nest that only maps
+ * elements run as one loop when every reference has them as its trailing
+ * subscripts over dimensions of their extents (or does not mention them):
+ * 5x7 runs as 35 (G_{a} keeps a out), 3x5x7 as 105 (tx, the parallel
+ * loop, stays); an index used as a
+ * value, a shifted or a transposed read, a reduction keep the loops.  Every
+ * result is the interpreter's, on one thread and on two. */
+static void test_host_collapse(void **state) {
+  (void)state;
+  const char *pre = "%in A : f32[4,3,5,7]\n%in G : f32[3]\n%out C : f32[4,3,5,7]\n";
+  struct {
+    const char *body, *bounds;
+  } cases[] = {
+      {"B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f32,g}_{tx,a,c,d}=exp(A^{f32,g}_{tx,a,c,d})*G^{f32,g}_{a}"
+       "+C^{f32,g}_{tx,a,c,d};];", "|r|3|35|"},
+      {"B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[E^{f32,g}_{tx,a,c,d}=log(1+exp(A^{f32,g}_{tx,a,c,d}));];"
+       "B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f32,g}_{tx,a,((c)),d}=E^{f32,g}_{tx,a,c,d}*2;];", "|r|105|"},
+      {"B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f32,g}_{tx,a,c,d}=A^{f32,g}_{tx,a,c,d}+d;];", "|r|3|5|7|"},
+      {"B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f32,g}_{tx,a,c,d}=A^{f32,g}_{tx,a,c,(d+1)%7};];",
+       "|r|3|5|7|"},
+      {"B^{4}_{tx=0}L^{3}_{a=0}L^{7}_{c=0}L^{5}_{d=0}[C^{f32,g}_{tx,a,d,c}=A^{f32,g}_{tx,a,d,c};];", "|r|3|7|5|"},
+      {"B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f32,g}_{tx,a,c,d}=A^{f32,g}_{tx,a,c,d};];"
+       "B^{4}_{tx=0}L^{3}_{a=0}L^{5}_{c=0}L^{7}_{d=0}[C^{f32,g}_{tx,a,c,0}=C^{f32,g}_{tx,a,c,0}"
+       "+A^{f32,g}_{tx,a,c,d};];", "|r|105|r|3|5|7|"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char text[1024], got[256];
+    snprintf(text, sizeof text, "%s%s\n", pre, cases[i].body);
+    loop_bounds(text, got, sizeof got);
+    if (strcmp(got, cases[i].bounds)) fail_msg("case %zu: loops %s, expected %s", i, got, cases[i].bounds);
+    host_vs_interp(text, fill_fuse, 1);
+    host_vs_interp_par(text, fill_fuse, 2, false, 1);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_threads),
@@ -428,6 +492,7 @@ int main(void) {
       cmocka_unit_test(test_host_fuse_refused),
       cmocka_unit_test(test_host_vector_width),
       cmocka_unit_test(test_host_no_mem_calls),
+      cmocka_unit_test(test_host_collapse),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
   };
