@@ -95,8 +95,13 @@ bench_tvm_bench_LDADD = libleircore.la
 EXTRA_DIST += bench/tvm_bench.py bench/tokens.py bench/tvm_compare.py
 TVM_VENV = $(abs_top_builddir)/testsuite/scratch/tvm-venv
 # each side of a short program runs for about 0.2 s (best of many runs, not
-# of 3: a 13 us program's best of 5 swings by 20-30 % on a shared machine)
-TVM_BENCH_FLAGS = --min-time 0.2
+# of 3: a 13 us program's best of 5 swings by 20-30 % on a shared machine),
+# in 4 rounds that alternate TVM, one thread, all CPUs: with 2 rounds a
+# 35-45 us program's all-CPUs/one-thread ratio still read 1.17-1.21 once a
+# run on a 2-CPU guest, where alternating runs of the two modes span the
+# same 33-47 us (4 Dec); 77 programs take about 4 minutes once TVM's builds
+# are cached in bench/tvm-work.
+TVM_BENCH_FLAGS = --min-time 0.2 --rounds 4
 .PHONY: bench-interop
 bench-interop: bench/tvm_bench$(EXEEXT) leirc$(EXEEXT)
 	@if [ ! -x '$(TVM_VENV)/bin/python' ]; then \
