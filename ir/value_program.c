@@ -47,6 +47,43 @@ static IrValue stmt_cb(void *user, const IrTensor *t) {
   return v;
 }
 
+/* A read of tensor t in a top-level nest that runs before every nest
+   writing t (Ma = max(Mb,1) before Mb = Ma+Ma) sees what was there before:
+   anything (SPEC 9.3).  Such a read enters the tensor's own value, not
+   only the value of the statement that makes it: the passes ask about a
+   tensor wherever it is read ("is y nonzero"), and a read of E before
+   E = 1 can see anything, not only the 1 that E's writes store.  A read
+   in the nest of t's first write, before that statement (a loop-carried
+   read, defined where a guard keeps it from the first iteration), keeps
+   the writes' values, as the reading statement's own value does not. */
+typedef struct EarlyRead {
+  IrValueProgram *vp;
+  const IrTensor *self;
+  int stmt, nstmts;
+  const int *first, *top; /* by tensor id; by statement index (NULL: none) */
+} EarlyRead;
+
+static void early_read(IrExpr *e, void *user) {
+  const EarlyRead *er = user;
+  if (e->kind != E_REF) return;
+  const IrTensor *t = e->u.ref->tensor;
+  if (!t || t == er->self || t->role == ROLE_IN || t->role == ROLE_PARAM || t->id < 0 || t->id >= er->vp->n ||
+      er->first[t->id] < er->stmt)
+    return;
+  int f = er->first[t->id]; /* == nstmts when no statement writes t */
+  if (er->top && f < er->nstmts && er->top[f] == er->top[er->stmt]) return;
+  er->vp->tensors[t->id] = ir_value_join(er->vp->tensors[t->id], undefined_read(t->dtype));
+}
+
+static void number_nest(const IrNest *n, int k, int *top, int nstmts) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST)
+      number_nest(n->items[i].u.nest, k, top, nstmts);
+    else if (n->items[i].u.stmt->id >= 0 && n->items[i].u.stmt->id < nstmts)
+      top[n->items[i].u.stmt->id] = k;
+  }
+}
+
 IrValue ir_value_in_program(const IrValueProgram *vp, const IrExpr *e, IrDType st) {
   IrValueEnv env = {.tensor = tensor_cb, .user = (void *)vp, .inputs_finite = vp->inputs_finite, .st = st};
   return ir_value_expr(&env, e);
@@ -121,6 +158,17 @@ bool ir_value_program(const IrProgram *p, bool inputs_finite, IrValueProgram *ou
     if (t && s->self_ref && s->init != INIT_REDUCE && t->role != ROLE_IN && t->role != ROLE_PARAM)
       out->tensors[t->id] = undefined_read(t->dtype);
   }
+  int *top = malloc(sizeof *top * (size_t)(p->nstmts > 0 ? p->nstmts : 1));
+  for (int i = 0; top && i < p->nstmts; i++) top[i] = -1;
+  for (int k = 0; top && k < p->nnests; k++) number_nest(p->nests[k], k, top, p->nstmts);
+  for (int i = 0; i < p->nstmts; i++) {
+    const IrStmt *s = p->stmts[i];
+    /* without the nest numbers (no memory), every early read counts */
+    EarlyRead er = {out, s->lhs->tensor, i, p->nstmts, first, top};
+    for (int k = 0; k < s->lhs->nsub; k++) ir_walk_expr(s->lhs->sub[k], early_read, &er);
+    ir_walk_expr(s->rhs, early_read, &er);
+  }
+  free(top);
   free(written);
   bool changed = true;
   for (int round = 0; changed && round < MAX_ROUNDS; round++) {

@@ -109,24 +109,44 @@ static void test_relational(void **state) {
 }
 
 /* A read before any statement writes the tensor reads anything (SPEC 9.3):
- * Ra = Rb; Rb = Ra*2 proves nothing, max(Mb,1) is >= 1 whatever Mb is. */
+ * Ra = Rb; Rb = Ra*2 proves nothing, max(Mb,1) is >= 1 whatever Mb is, and
+ * Mb's value is not only what Mb = Ma+Ma stores (>= 2) but also what the
+ * read in Ma's nest, before any write, sees: anything; so is Eb's, read
+ * before Eb = 1 (fuzz_passes: multiplicative_split took y = Eb as nonzero).
+ * A read in the nest of the first write, before it (loop-carried, Na reads
+ * Nb of the previous iteration), keeps the writes' values: Nb >= 2. */
 static void test_read_before_write(void **state) {
   (void)state;
   Prog pr;
-  LOAD(&pr, "%in X : f32[4]\n%out F : f32[4]\n"
+  LOAD(&pr, "%in X : f32[4]\n%out F : f32[4,4]\n"
             "B^{4}_{tx=0}[Ma^{f32,g}_{tx}=max(Mb^{f32,g}_{tx},1);];"
             "B^{4}_{tx=0}[Mb^{f32,g}_{tx}=Ma^{f32,g}_{tx}+Ma^{f32,g}_{tx};];"
             "B^{4}_{tx=0}[Ra^{f32,g}_{tx}=Rb^{f32,g}_{tx};];"
             "B^{4}_{tx=0}[Rb^{f32,g}_{tx}=Ra^{f32,g}_{tx}*2;];"
-            "B^{4}_{tx=0}[F^{f32,g}_{tx}=Mb^{f32,g}_{tx}+Ra^{f32,g}_{tx}+X^{f32,g}_{tx};];\n");
+            "B^{4}_{tx=0}[G^{f32,g}_{tx}=Eb^{f32,g}_{tx}+X^{f32,g}_{tx};];"
+            "B^{4}_{tx=0}[Eb^{f32,g}_{tx}=1;];"
+            "B^{4}_{tx=0}L^{4}_{a=0}[Na^{f32,g}_{tx,a}=max(if_then_else(a<1,1,Nb^{f32,g}_{tx,a-1}),1);"
+            "Nb^{f32,g}_{tx,a}=Na^{f32,g}_{tx,a}+Na^{f32,g}_{tx,a};];"
+            "B^{4}_{tx=0}L^{4}_{a=0}[F^{f32,g}_{tx,a}=Mb^{f32,g}_{tx}+Ra^{f32,g}_{tx}+G^{f32,g}_{tx}/Eb^{f32,g}_{tx}+"
+            "Nb^{f32,g}_{tx,a};];\n");
   IrValueProgram vp;
   assert_true(ir_value_program(pr.p, true, &vp));
   assert_int_equal(sign_of(&vp, pr.p, "Ma"), IR_SIGN_POS);
-  assert_int_equal(sign_of(&vp, pr.p, "Mb"), IR_SIGN_POS);
+  IrValue mb = tensor_value(&vp, pr.p, "Mb");
+  assert_int_equal(ir_value_sign(mb), IR_SIGN_UNKNOWN);
+  assert_true(mb.may_zero && mb.may_nan && mb.may_inf);
   IrValue ra = tensor_value(&vp, pr.p, "Ra");
   assert_false(ra.bottom);
   assert_int_equal(ir_value_sign(ra), IR_SIGN_UNKNOWN);
   assert_true(ra.may_nan && ra.may_inf);
+  IrValue eb = tensor_value(&vp, pr.p, "Eb");
+  assert_true(eb.may_zero && eb.may_nan);
+  assert_int_equal(ir_value_sign(eb), IR_SIGN_UNKNOWN);
+  assert_int_equal(sign_of(&vp, pr.p, "Na"), IR_SIGN_POS);
+  IrValue nb = tensor_value(&vp, pr.p, "Nb");
+  assert_int_equal(ir_value_sign(nb), IR_SIGN_POS);
+  assert_false(nb.may_zero);
+  assert_true(nb.lo == 2);
   ir_value_program_free(&vp);
   prog_free(&pr);
 }
