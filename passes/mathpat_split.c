@@ -149,6 +149,14 @@ static const char *check_shift(PassCtx *pc, const IrProgram *p, int k, const IrS
     return pass_reason(pc, "y=shift: '%s' is written in nest %d, so its previous element may not be defined", x->name, k);
   const IrTensor *t = ir_find_tensor(p, x->name);
   if (t && t->dtype == DT_BOOL) return pass_reason(pc, "y=shift: '%s' is a bool tensor", x->name);
+  /* the shift reads x where nest k reads it: with no earlier nest writing
+     x, that read sees what was there before, anything (SPEC 9.3), though
+     the value analysis gives x the values its later writes store */
+  bool before = !t || t->role == ROLE_IN || t->role == ROLE_PARAM;
+  for (int j = 0; j < k && !before; j++) before = mp_writes(p->nests[j], x->name);
+  if (!before)
+    return pass_reason(pc, "y=shift: no nest before nest %d writes '%s', so its elements read here are not defined", k,
+                       x->name);
   const char *why = covers_output(pc, s, x, "y=shift");
   if (why) return why;
   const char *inf = mp_may_be_inf(pc, p, x->name);
