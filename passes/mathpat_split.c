@@ -150,10 +150,10 @@ static const char *check_shift(PassCtx *pc, const IrProgram *p, int k, const IrS
   const IrTensor *t = ir_find_tensor(p, x->name);
   if (t && t->dtype == DT_BOOL) return pass_reason(pc, "y=shift: '%s' is a bool tensor", x->name);
   /* the shift reads x where nest k reads it: with no earlier nest writing
-     x, that read sees what was there before, anything (SPEC 9.3), though
-     the value analysis gives x the values its later writes store */
-  bool before = !t || t->role == ROLE_IN || t->role == ROLE_PARAM;
-  for (int j = 0; j < k && !before; j++) before = mp_writes(p->nests[j], x->name);
+     x (nest k does not, above), that read sees what was there before,
+     anything (SPEC 9.3); said here by name, for additive_split too */
+  int w = mp_other_writer(p, x->name, k);
+  bool before = !t || t->role == ROLE_IN || t->role == ROLE_PARAM || (w >= 0 && w < k);
   if (!before)
     return pass_reason(pc, "y=shift: no nest before nest %d writes '%s', so its elements read here are not defined", k,
                        x->name);
