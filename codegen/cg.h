@@ -132,7 +132,7 @@ typedef struct CgModule {
   LLVMValueRef scratch; /* NVPTX: shared scratch of the reductions (or NULL) */
   int jam_bytes;        /* host: the bytes of accumulators an unroll-and-jam
                            keeps in vector registers (cg_jam_bytes; 0: the
-                           fixed count of lower.c's jam_count) */
+                           fixed count of lower_loops.c's jam_count) */
   bool vec512;          /* host: AVX-512, and 512-bit vectors preferred
                            (cg_host_avx512; kernel.c cg_optimize) */
 } CgModule;
@@ -190,7 +190,7 @@ typedef struct CgFn {
                                enclosing if_then_else's condition (or an
                                index-set split) proves in the code being
                                lowered */
-  int nsplit;               /* lower.c: index-set splits open here */
+  int nsplit;               /* lower_loops.c: index-set splits open here */
   const IrLoop *group;      /* lower.c: the loop lowered in groups into the
                                innermost body (cg_group_count), or NULL */
   LLVMValueRef group_base;  /* its first index of the group */
@@ -231,6 +231,12 @@ LLVMValueRef cg_first_iteration(CgFn *f, const IrStmt *s);
 void cg_bind(CgFn *f, const IrLoop *l, LLVMValueRef v);
 /* Is every subscript of r provably in range (no guard)? */
 bool cg_ref_in_bounds(const CgFn *f, const IrRef *r);
+/* Guard facts (lower.c): narrows g by the comparisons of the conjunction c
+ * that the code generator trusts (index OP literal); and a comparison
+ * chain of loop indices and literals decided by f's facts: 1 or 0, -1 when
+ * undecided. */
+void cg_cond_facts(IrValueGuards *g, const IrExpr *c);
+int cg_fold_cmp(const CgFn *f, const IrExpr *e);
 /* Lowers statement s where the builder is. */
 void cg_lower_stmt(CgFn *f, const IrStmt *s);
 /* stage.c: lowers the innermost serial loop li of n in staged form when its
@@ -238,6 +244,7 @@ void cg_lower_stmt(CgFn *f, const IrStmt *s);
  * done, nothing emitted). */
 bool cg_stage_reduction(CgFn *f, const IrNest *n, int li);
 void cg_unbind(CgFn *f, int n); /* pops back to n bindings */
+/* lower_loops.c: lowers the loops of n from li, then its body. */
 void cg_lower_loops(CgFn *f, const IrNest *n, int li);
 /* group.c: G when serial loop li of nest n (iterations first.. of it) may
  * run in groups of G iterations, their bodies side by side in the

@@ -154,8 +154,8 @@
 #define HOST_CORES 4.0
 #define HOST_NEST_S 50e-9
 #define HOST_PAR_S 10e-6
-#define HOST_JAM_MIN 32           /* codegen/lower.c 2 * JAM_COUNT */
-#define HOST_JAM 16.0             /* codegen/lower.c JAM_COUNT */
+#define HOST_JAM_MIN 32           /* codegen/lower_loops.c 2 * JAM_COUNT */
+#define HOST_JAM 16.0             /* codegen/lower_loops.c JAM_COUNT */
 #define HOST_FULL_UNROLL 32.0     /* innermost iterations LLVM unrolls fully */
 #define HOST_MIN_VEC 8.0         /* shorter loops are not vectorised */
 
@@ -529,7 +529,7 @@ static void host_stmt(Walk *w, const IrStmt *s, const IrNest *innermost_nest, St
   if (li >= 0 && lhs) {
     const IrLoop *in = w->chain[li];
     bool moves = !lhs->scat[li] && lhs->lstride[li] != 0;
-    /* the code generator's unroll-and-jam (codegen/lower.c jam_count) */
+    /* the code generator's unroll-and-jam (codegen/lower_loops.c jam_count) */
     bool jam = false;
     const IrNest *n = innermost_nest;
     if (!moves && li == d - 1 && d >= 2 && n && n->nloops >= 2 && n->loops[n->nloops - 1] == in &&

@@ -787,7 +787,7 @@ static void body(Cu *c, const IrNest *n) {
   }
 }
 
-/* The loops of nest n from li (lower.c cg_lower_loops, NVPTX modes). */
+/* The loops of nest n from li (lower_loops.c cg_lower_loops, NVPTX modes). */
 static void loops(Cu *c, const IrNest *n, int li) {
   if (li == n->nloops) {
     body(c, n);

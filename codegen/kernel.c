@@ -207,7 +207,7 @@ bool cg_optimize(CgModule *m, LLVMTargetMachineRef tm, int level) {
   if (level <= 0) return true;
   char pipeline[256];
   /* host: the loops in canonical form first, so that the unroll-and-jam
-     hints of lower.c (jam_count) can be honoured, then the usual pipeline */
+     hints of lower_loops.c (jam_count) can be honoured, then the usual pipeline */
   snprintf(pipeline, sizeof pipeline, "%sdefault<O%d>",
            m->target == CG_TARGET_HOST
                ? "function(sroa,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,loop-mssa(loop-rotate,licm),"

@@ -165,7 +165,7 @@ static void gpu_tree(CgFn *f, const CgRed *r) {
  * MSELoss's sum over 128 threads of 4096 terms, 1.5x faster).  Only for
  * one fold loop (unroll-and-jam takes a loop with one loop inside), a
  * thread count the jam divides, and a jammed body within
- * CG_JAM_MAX_SIZE weighted operations (unroll.h), as lower.c's jam. */
+ * CG_JAM_MAX_SIZE weighted operations (unroll.h), as lower_loops.c's jam. */
 #define THREAD_JAM 16
 static int thread_jam(const CgFn *f, const CgRed *r) {
   int64_t n = r->thr[r->nthr - 1]->extent;

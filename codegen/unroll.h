@@ -29,7 +29,7 @@
 #define CG_UNROLL_LOOP_WEIGHT 1024 /* a loop kept inside an unrolled body */
 #define CG_UNROLL_MAX_FULL 256    /* longer loops are never unrolled fully */
 #define CG_UNROLL_PARTIAL 8       /* copies per trip of a partial unroll */
-#define CG_JAM_MAX_SIZE 2048      /* a body jammed by the host's unroll-and-jam (lower.c jam_count, reduce.c thread_jam) */
+#define CG_JAM_MAX_SIZE 2048      /* a body jammed by the host's unroll-and-jam (lower_loops.c jam_count, reduce.c thread_jam) */
 
 /* Does the code generator treat loop l as one to unroll?  U loops, and V
  * loops on NVPTX (nvptx). */

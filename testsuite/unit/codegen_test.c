@@ -625,7 +625,7 @@ static void test_host_divmod_nonneg(void **state) {
   prog_free(&pr);
 }
 
-/* lower.c, jam_count: a short innermost reduction loop (a pooling window)
+/* lower_loops.c, jam_count: a short innermost reduction loop (a pooling window)
  * is not jammed: its strided loads become interleaved vector loads, no
  * gathers; the result is the interpreter's. */
 static void test_host_pool_window(void **state) {
@@ -647,7 +647,7 @@ static void test_host_pool_window(void **state) {
   prog_free(&pr);
 }
 
-/* lower.c, jam_count and peel_first: a short innermost reduction (16
+/* lower_loops.c, jam_count and peel_first: a short innermost reduction (16
  * iterations) under a long serial loop is jammed as many copies as fill
  * half the vector registers (cg_jam_bytes), at most 2048 weighted
  * operations, and its first iteration is peeled.  The sum of each element

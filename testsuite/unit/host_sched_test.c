@@ -447,7 +447,7 @@ static void loop_bounds(const char *text, char *out, size_t n) {
   prog_free(&pr);
 }
 
-/* lower.c, collapse_from: the trailing loops of a nest that only maps
+/* lower_loops.c, collapse_from: the trailing loops of a nest that only maps
  * elements run as one loop when every reference has them as its trailing
  * subscripts over dimensions of their extents (or does not mention them):
  * 5x7 runs as 35 (G_{a} keeps a out), 3x5x7 as 105 (tx, the parallel

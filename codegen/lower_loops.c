@@ -1,0 +1,526 @@
+/* lower_loops.c -- the loops of a nest, lowered to LLVM IR (lower.c's
+ * shared lowering, split by concern): counted loops with their llvm.loop
+ * hints (the unroll bound of codegen/unroll.h), the unroll-and-jam of
+ * serial loops over a unit-stride innermost loop, the peel of a first
+ * iteration, the host's index-set splitting on guard facts (lower.c
+ * cg_cond_facts, cg_fold_cmp) and the collapse of trailing loops of
+ * element-mapping nests into one (cg_lower_loops).
+ */
+#include "codegen/cg.h"
+#include "codegen/unroll.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <string.h>
+static LLVMMetadataRef md_str(CgModule *m, const char *s) { return LLVMMDStringInContext2(m->C, s, strlen(s)); }
+
+/* The llvm.loop node: a distinct self-referencing node with hints. */
+/* How far U loops (V on NVPTX) are unrolled: codegen/unroll.h, the
+ * code-size bound (a full unroll of thousands of iterations costs minutes
+ * of LLVM time, and a long unrolled body minutes of ptxas time). */
+static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent, int64_t copies) {
+  CgModule *m = f->m;
+  LLVMMetadataRef hint[2];
+  int n = 0;
+  if (jam > 1) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll_and_jam.count"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i32, (unsigned long long)jam, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  }
+  bool vec_host = kind == LOOP_V && m->target == CG_TARGET_HOST;
+  bool unroll = kind == LOOP_U || (kind == LOOP_V && m->target == CG_TARGET_NVPTX);
+  /* copies <= 0: not measured (no caller leaves a U loop so): the old rule */
+  int64_t c = copies > 0 ? copies : extent > CG_UNROLL_MAX_FULL ? CG_UNROLL_PARTIAL : extent;
+  if (unroll && c >= extent) {
+    LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.full");
+    hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
+  } else if (unroll && c >= 2) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll.count"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i32, (unsigned long long)c, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  } else if (unroll) { /* above the bound: the loop stays */
+    LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.disable");
+    hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
+  } else if (vec_host) {
+    LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.vectorize.enable"),
+                            LLVMValueAsMetadata(LLVMConstInt(m->i1, 1, 0))};
+    hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+  }
+  if (!n) return;
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(m->C, NULL, 0);
+  LLVMMetadataRef ops[3] = {tmp, hint[0], n > 1 ? hint[1] : NULL};
+  LLVMMetadataRef node = LLVMMDNodeInContext2(m->C, ops, (size_t)n + 1);
+  LLVMMetadataReplaceAllUsesWith(tmp, node);
+  LLVMSetMetadata(br, m->md_loop, LLVMMetadataAsValue(m->C, node));
+}
+
+LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef end, IrLoopKind kind) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+  lp->head = cg_block(f, "loop.head");
+  lp->body = cg_block(f, "loop.body");
+  lp->exit = cg_block(f, "loop.exit");
+  lp->end = end;
+  lp->kind = kind;
+  lp->jam = 0;
+  lp->copies = 0;
+  LLVMBuildBr(B, lp->head);
+  LLVMPositionBuilderAtEnd(B, lp->head);
+  lp->phi = LLVMBuildPhi(B, f->m->i64, "i");
+  LLVMAddIncoming(lp->phi, &start, &pre, 1);
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, lp->phi, end, ""), lp->body, lp->exit);
+  LLVMPositionBuilderAtEnd(B, lp->body);
+  f->barrier_last = false;
+  return lp->phi;
+}
+
+void cg_loop_end(CgFn *f, CgLoop *lp) {
+  LLVMBuilderRef B = f->m->B;
+  LLVMValueRef next = LLVMBuildAdd(B, lp->phi, cg_i64(f->m, 1), "");
+  LLVMSetNUW(next, 1);
+  LLVMSetNSW(next, 1);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
+  LLVMValueRef br = LLVMBuildBr(B, lp->head);
+  loop_hints(f, br, lp->kind, lp->jam,
+             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX, lp->copies);
+  LLVMAddIncoming(lp->phi, &next, &latch, 1);
+  LLVMPositionBuilderAtEnd(B, lp->exit);
+  f->barrier_last = false;
+}
+
+static CgLoopMode loop_mode(const CgFn *f, const IrLoop *l) {
+  if (f->m->target == CG_TARGET_NVPTX) {
+    if (l->kind == LOOP_B && l->hw != HW_NONE) return LM_HW;
+    for (int h = 0; h < f->k->nhost; h++)
+      if (f->k->nest->loops[h] == l) return LM_HOSTARG;
+    return LM_SERIAL;
+  }
+  return l == f->k->par ? LM_RANGE : LM_SERIAL;
+}
+
+/* Host: unroll-and-jam of loop li over the reduction loop just inside it,
+ * when that inner loop is the nest's last and every statement writes an
+ * element indexed by li's index and not by the inner one: then the jammed
+ * copies update distinct elements, each still in its own loop order (the
+ * result is unchanged), and the inner loop's loads of neighbouring
+ * elements along li become vectors (SGEMM as written: C[c,a]).  LLVM checks
+ * the legality again.  Not when the inner loop has JAM_MIN_INNER iterations
+ * or fewer (pooling windows, issue 41): LLVM unrolls it fully by itself and
+ * vectorises li with interleaved loads, where the jam gave gathers of the
+ * strided elements (Average_Pooling_1D, Max_Pooling_1D 3x slower). */
+#define JAM_COUNT 16
+#define JAM_MIN_INNER 8
+
+static bool mentions_loop(const IrExpr *e, const IrLoop *l) {
+  e = ir_expr_unparen(e); /* every level: D_{a,((c))} mentions c */
+  if (!e) return false;
+  switch (e->kind) {
+  case E_INDEX: return e->u.index.loop == l;
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (mentions_loop(e->u.ref->sub[i], l)) return true;
+    return false;
+  case E_UNARY: return mentions_loop(e->u.unary.a, l);
+  case E_BINARY: return mentions_loop(e->u.bin.a, l) || mentions_loop(e->u.bin.b, l);
+  default: return false;
+  }
+}
+
+static bool lhs_uses(const IrStmt *s, const IrLoop *l) {
+  for (int d = 0; d < s->lhs->nsub; d++)
+    if (mentions_loop(s->lhs->sub[d], l)) return true;
+  return false;
+}
+
+/* Does reference r move one element along loop l, or not at all (l only
+ * in its last subscript, as l itself)? */
+static bool unit_ref(const IrRef *r, const IrLoop *l) {
+  for (int d = 0; d < r->nsub; d++) {
+    const IrExpr *x = ir_expr_unparen(r->sub[d]);
+    if (d == r->nsub - 1 && x->kind == E_INDEX && x->u.index.loop == l) continue;
+    if (mentions_loop(x, l)) return false;
+  }
+  return true;
+}
+
+/* Is e sums, differences and products of references that move one
+ * element along l or none, and literals (no call, no comparison)? */
+static bool unit_along(const IrExpr *e, const IrLoop *l) {
+  e = ir_expr_unparen(e);
+  if (!e) return false;
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: return true;
+  case E_REF: return unit_ref(e->u.ref, l);
+  case E_UNARY: return unit_along(e->u.unary.a, l);
+  case E_BINARY:
+    return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL) &&
+           unit_along(e->u.bin.a, l) && unit_along(e->u.bin.b, l);
+  default: return false;
+  }
+}
+
+static int jam_count(const CgFn *f, const IrNest *n, int li) {
+  if (f->m->target != CG_TARGET_HOST || li + 2 != n->nloops || n->loops[li]->extent < 2 * JAM_COUNT) return 0;
+  const IrLoop *outer = n->loops[li], *inner = n->loops[li + 1];
+  if (inner->extent <= JAM_MIN_INNER) return 0;
+  int64_t bytes = 0; /* one element of every statement's left side */
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return 0;
+    const IrStmt *s = n->items[i].u.stmt;
+    if (!lhs_uses(s, outer) || lhs_uses(s, inner)) return 0;
+    bytes += ir_dtype_size(s->lhs->tensor->dtype);
+  }
+  /* As many copies as the accumulators fill half the vector registers
+   * (cg_jam_bytes: 256 f32 on AVX-512, 64 on AVX2), a power of two,
+   * at most half the outer loop and within CG_JAM_MAX_SIZE: the jammed
+   * copies of a short reduction (Tall_skinny_matrix_multiplication, 16
+   * iterations) are that many independent chains, where JAM_COUNT's 16
+   * were one vector's chain, latency bound (issue 41: 3x faster).  Only
+   * for sums of products of references that move one element along the
+   * outer loop (no gathers: Gemm_Gemm's G[a,c] was 2.5x slower with more
+   * copies; no if_then_else: cumsum 1.7x slower), and copies that divide
+   * the outer loop (Matmul_with_irregular_shapes' 642 was 3x slower);
+   * else JAM_COUNT. */
+  double size = cg_unroll_size(n, n->nloops, false, f->m->ctx->fp_contract);
+  int jam = JAM_COUNT;
+  for (int i = 0; i < n->nitems; i++) {
+    const IrStmt *s = n->items[i].u.stmt;
+    if (!unit_along(s->rhs, outer) || !unit_ref(s->lhs, outer)) return JAM_COUNT;
+  }
+  while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= CG_JAM_MAX_SIZE &&
+         outer->extent % (2 * jam) == 0)
+    jam *= 2;
+  return jam;
+}
+
+/* Host: the first iteration of a serial loop is peeled off (lowered once
+ * with the index 0, then the loop runs from 1) when the loop is the
+ * outermost reduction loop of a statement with a §9.5 implicit
+ * initialisation below it and has loops inside it: the `all reduction
+ * indices are 0` test then folds away in the loop proper, which leaves the
+ * inner loops free of control flow (vectorised, and their elements kept in
+ * registers across the reduction loop: SGEMM tiled with `c` outside `a`).
+ * An innermost reduction loop is peeled too when the serial loop around
+ * it is jammed more than JAM_COUNT copies (jam_count): the peeled iteration stores identity op
+ * value (0 + A*C, not A*C: -0 stays +0) before the loop, and the jammed
+ * chains lose a select each per iteration (Tall_skinny: a third of the
+ * vector operations).  Other innermost reduction loops are left alone. */
+static bool peel_stmt(const IrStmt *s, const IrNest *n, int li) {
+  if (s->init != INIT_REDUCE) return false;
+  bool in = false;
+  for (int r = 0; r < s->nred; r++) {
+    if (s->red[r] == n->loops[li]) in = true;
+    for (int o = 0; o < li; o++)
+      if (s->red[r] == n->loops[o]) return false; /* an outer one peels */
+  }
+  return in;
+}
+
+static bool peel_items(const IrNest *n, const IrNest *top, int li) {
+  for (int i = 0; i < n->nitems; i++)
+    if (n->items[i].kind == ITEM_STMT ? peel_stmt(n->items[i].u.stmt, top, li)
+                                      : peel_items(n->items[i].u.nest, top, li))
+      return true;
+  return false;
+}
+
+static bool peel_first(const CgFn *f, const IrNest *n, int li) {
+  return f->m->target == CG_TARGET_HOST && f->k->nred == 0 && n->loops[li]->extent >= 2 &&
+         (li + 1 < n->nloops || (li >= 1 && loop_mode(f, n->loops[li - 1]) == LM_SERIAL && jam_count(f, n, li - 1) > JAM_COUNT)) && peel_items(n, n, li);
+}
+
+static const CgRed *red_at(const CgFn *f, const IrLoop *l) {
+  for (int i = 0; i < f->k->nred; i++)
+    if (f->k->red[i].tloop == l && !f->k->red[i].general) return &f->k->red[i];
+  return NULL;
+}
+
+/* Opens (begin) or closes (!begin) the general tree reductions of loop l. */
+static void general_trees(CgFn *f, const IrLoop *l, bool begin) {
+  for (int i = 0; i < f->k->nred; i++) {
+    const CgRed *r = &f->k->red[i];
+    if (r->tloop != l || !r->general) continue;
+    if (begin) cg_tree_begin(f, r);
+    else cg_tree_flush(f, r);
+  }
+}
+
+/* Host: index-set splitting.  A serial loop l whose body holds an
+ * if_then_else with a condition `lo <= l <= hi` (guard facts: lower.c cg_cond_facts) runs
+ * as three loops, [0, lo), [lo, hi], (hi, extent), in that order (the same
+ * iterations in the same order), each with l's range as a fact: the
+ * comparisons on l fold (cg_fold_cmp), the branch goes, and the middle loop
+ * of a padded copy is a plain vectorisable copy.  Not for loops a
+ * reduction, a stage, a peel or a parallel range lowers; at most 3 splits
+ * nested (code size). */
+#define SPLIT_DEPTH 3
+
+static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]);
+
+static bool cond_split(const CgFn *f, const IrExpr *c, const IrLoop *l, int64_t *lo, int64_t *hi) {
+  c = ir_expr_unparen(c);
+  if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
+      c->u.bin.b->type == DT_BOOL)
+    return cond_split(f, c->u.bin.a, l, lo, hi) | cond_split(f, c->u.bin.b, l, lo, hi);
+  if (c->kind != E_CMP) return false;
+  IrValueGuards g; /* the facts of this comparison alone */
+  g.n = 0;
+  cg_cond_facts(&g, c);
+  bool any = false;
+  for (int i = 0; i < g.n && !any; i++) any = g.loop[i] == l;
+  int64_t glo, ghi;
+  ir_value_loop_range(&g, l, &glo, &ghi);
+  if (any) {
+    if (glo > *lo) *lo = glo;
+    if (ghi < *hi) *hi = ghi;
+  }
+  (void)f;
+  return any;
+}
+
+static bool find_split(const CgFn *f, const IrExpr *e, const IrLoop *l, int64_t cut[2]) {
+  if (!e) return false;
+  switch (e->kind) {
+  case E_PAREN: return find_split(f, e->u.paren, l, cut);
+  case E_UNARY: return find_split(f, e->u.unary.a, l, cut);
+  case E_BINARY: return find_split(f, e->u.bin.a, l, cut) || find_split(f, e->u.bin.b, l, cut);
+  case E_CALL:
+    if (e->u.call.func == F_ITE) {
+      int64_t lo = 0, hi = l->extent - 1;
+      if (cond_split(f, e->u.call.args[0], l, &lo, &hi) && (lo > 0 || hi < l->extent - 1)) {
+        cut[0] = lo < 0 ? 0 : lo > l->extent ? l->extent : lo;
+        cut[1] = hi + 1 < cut[0] ? cut[0] : hi + 1 > l->extent ? l->extent : hi + 1;
+        return true;
+      }
+    }
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (find_split(f, e->u.call.args[i], l, cut)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static bool split_items(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t cut[2]) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_STMT) {
+      if (find_split(f, n->items[i].u.stmt->rhs, l, cut)) return true;
+    } else if (split_items(f, n->items[i].u.nest, l, cut)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2]) {
+  if (f->m->target != CG_TARGET_HOST || f->nsplit >= SPLIT_DEPTH || f->k->nred || peel_first(f, n, li)) return false;
+  const IrLoop *l = n->loops[li];
+  for (int i = 0; i < f->guards.n; i++)
+    if (f->guards.loop[i] == l) return false; /* split already */
+  return split_items(f, n, l, cut);
+}
+
+/* ------------------------------------------------------------ collapse */
+
+/* Host: the trailing loops li..n-1 of a nest that only maps elements run
+ * as ONE loop over the product of their extents (collapse_from).  The
+ * condition: every statement is a plain store (no reduction loop), every
+ * reference either does not mention those loops or has them, in order, as
+ * its trailing subscripts (bare indices of type i64) over trailing
+ * dimensions of exactly those extents, and they appear nowhere else (not
+ * as values, not in other subscripts).  Then every reference's element is
+ * (row-major) its prefix times the product plus one flat index, visited in
+ * the same order: the loops but the last are bound to 0 and the last to
+ * the flat index, each offset is computed as before and equals the
+ * original one, and the result is unchanged bit for bit.  LLVM vectorises
+ * the long loop where a 30-trip innermost loop got 4 lanes and a scalar
+ * remainder (Conv2d_Mish_Mish's elementwise nests, 16x30x30: 2.1x). */
+static bool in_tail(const IrNest *n, int li, const IrLoop *l) {
+  for (int j = li; j < n->nloops; j++)
+    if (n->loops[j] == l) return true;
+  return false;
+}
+
+static bool collapse_expr_ok(const IrNest *n, int li, const IrExpr *e);
+
+static bool collapse_ref_ok(const IrNest *n, int li, const IrRef *r) {
+  int m = n->nloops - li, tail = 0;
+  for (int d = 0; d < r->nsub; d++) {
+    const IrExpr *x = ir_expr_unparen(r->sub[d]);
+    if (x && x->kind == E_INDEX && in_tail(n, li, x->u.index.loop)) {
+      int j = d - (r->nsub - m); /* its place among the trailing subscripts */
+      if (j < 0 || n->loops[li + j] != x->u.index.loop || r->tensor->shape[d] != x->u.index.loop->extent ||
+          x->type != DT_I64)
+        return false;
+      tail++;
+    } else if (!collapse_expr_ok(n, li, r->sub[d])) {
+      return false;
+    }
+  }
+  return tail == 0 || tail == m;
+}
+
+static bool collapse_expr_ok(const IrNest *n, int li, const IrExpr *e) {
+  e = ir_expr_unparen(e);
+  if (!e) return true;
+  switch (e->kind) {
+  case E_INDEX: return !in_tail(n, li, e->u.index.loop);
+  case E_REF: return collapse_ref_ok(n, li, e->u.ref);
+  case E_UNARY: return collapse_expr_ok(n, li, e->u.unary.a);
+  case E_BINARY: return collapse_expr_ok(n, li, e->u.bin.a) && collapse_expr_ok(n, li, e->u.bin.b);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (!collapse_expr_ok(n, li, e->u.cmp.operand[i])) return false;
+    return true;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (!collapse_expr_ok(n, li, e->u.call.args[i])) return false;
+    return true;
+  default: return true;
+  }
+}
+
+/* The first loop of the collapsible tail (at least two loops), or -1. */
+static int collapse_from(const CgFn *f, const IrNest *n) {
+  if (f->m->target != CG_TARGET_HOST || f->k->nred || f->group || n != f->k->nest) return -1;
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return -1;
+    const IrStmt *s = n->items[i].u.stmt;
+    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE) return -1;
+  }
+  int best = -1;
+  int64_t total = n->nloops ? n->loops[n->nloops - 1]->extent : 0;
+  for (int li = n->nloops - 2; li >= 0; li--) {
+    const IrLoop *l = n->loops[li];
+    if ((l->kind != LOOP_L && l->kind != LOOP_B) || l == f->k->par || __builtin_mul_overflow(total, l->extent, &total))
+      break;
+    if (n->loops[li + 1]->kind != LOOP_L && n->loops[li + 1]->kind != LOOP_B) break;
+    bool ok = true; /* (on the host every dimension of a tensor is kept: plan.c) */
+    for (int i = 0; ok && i < n->nitems; i++)
+      ok = collapse_ref_ok(n, li, n->items[i].u.stmt->lhs) && collapse_expr_ok(n, li, n->items[i].u.stmt->rhs);
+    if (!ok) break;
+    best = li;
+  }
+  return best;
+}
+
+static void lower_collapsed(CgFn *f, const IrNest *n, int li) {
+  int nb = f->nbind;
+  int64_t total = 1;
+  for (int j = li; j < n->nloops; j++) {
+    total *= n->loops[j]->extent; /* no overflow: collapse_from */
+    if (j + 1 < n->nloops) cg_bind(f, n->loops[j], cg_i64(f->m, 0));
+  }
+  CgLoop lp;
+  cg_bind(f, n->loops[n->nloops - 1], cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, total), LOOP_L));
+  cg_lower_body(f, n);
+  cg_unbind(f, nb);
+  cg_loop_end(f, &lp);
+}
+
+void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
+  if (li == n->nloops) {
+    for (int j = 0; f->group && j < f->group_n; j++) { /* a group's bodies (group.c) */
+      int nb = f->nbind;
+      LLVMValueRef x = LLVMBuildAdd(f->m->B, f->group_base, cg_i64(f->m, j), "");
+      LLVMSetNUW(x, 1);
+      LLVMSetNSW(x, 1);
+      cg_bind(f, f->group, x);
+      cg_lower_body(f, n);
+      cg_unbind(f, nb);
+    }
+    if (!f->group) cg_lower_body(f, n);
+    return;
+  }
+  const IrLoop *l = n->loops[li];
+  const CgRed *r = red_at(f, l);
+  if (r) {
+    cg_reduce_region(f, r);
+    return;
+  }
+  int nb = f->nbind;
+  CgLoop lp;
+  if (li == collapse_from(f, n)) {
+    lower_collapsed(f, n, li);
+    return;
+  }
+  general_trees(f, l, true);
+  switch (loop_mode(f, l)) {
+  case LM_HW: { /* bound at the kernel's entry */
+    int a = (int)l->hw - 1;
+    bool saved = f->hw_scope[a];
+    f->hw_scope[a] = true;
+    cg_lower_loops(f, n, li + 1);
+    f->hw_scope[a] = saved;
+    return;
+  }
+  case LM_HOSTARG:
+    cg_lower_loops(f, n, li + 1);
+    return;
+  case LM_RANGE:
+    cg_bind(f, l, cg_loop_begin(f, &lp, f->lo, f->hi, l->kind));
+    /* a run-time range: never unrolled fully */
+    lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract);
+    if (lp.copies > CG_UNROLL_PARTIAL) lp.copies = CG_UNROLL_PARTIAL;
+    break;
+  case LM_SERIAL: {
+    if (cg_stage_reduction(f, n, li)) {
+      general_trees(f, l, false);
+      return;
+    }
+    int64_t cut[2];
+    if (split_points(f, n, li, cut)) {
+      int64_t b[4] = {0, cut[0], cut[1], l->extent};
+      int nfact = f->guards.n;
+      f->nsplit++;
+      for (int i = 0; i < 3; i++) {
+        if (b[i] >= b[i + 1]) continue;
+        ir_value_guard_push(&f->guards, l, b[i], b[i + 1] - 1);
+        cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, b[i]), cg_i64(f->m, b[i + 1]), l->kind));
+        lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract); /* the whole loop's bound */
+        cg_lower_loops(f, n, li + 1);
+        cg_unbind(f, nb);
+        cg_loop_end(f, &lp);
+        f->guards.n = nfact;
+      }
+      f->nsplit--;
+      general_trees(f, l, false);
+      return;
+    }
+    int64_t first = 0;
+    if (peel_first(f, n, li)) { /* iteration 0 on its own */
+      cg_bind(f, l, cg_i64(f->m, 0));
+      cg_lower_loops(f, n, li + 1);
+      cg_unbind(f, nb);
+      first = 1;
+    }
+    int g = cg_group_count(f, n, li, first);
+    if (g) { /* groups of g iterations (group.c), then the rest */
+      LLVMBuilderRef B = f->m->B;
+      int64_t groups = (l->extent - first) / g;
+      LLVMValueRef base = LLVMBuildMul(B, cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, groups), l->kind),
+                                       cg_i64(f->m, g), "");
+      LLVMSetNUW(base, 1);
+      LLVMSetNSW(base, 1);
+      base = LLVMBuildAdd(B, base, cg_i64(f->m, first), "");
+      LLVMSetNUW(base, 1);
+      LLVMSetNSW(base, 1);
+      cg_bind(f, l, base);
+      f->group = l;
+      f->group_base = base;
+      f->group_n = g;
+      cg_lower_loops(f, n, li + 1);
+      f->group = NULL;
+      cg_unbind(f, nb);
+      cg_loop_end(f, &lp);
+      first += groups * g;
+    }
+    cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
+    lp.jam = jam_count(f, n, li);
+    lp.copies = cg_unroll_copies(n, li, f->m->target == CG_TARGET_NVPTX, f->m->ctx->fp_contract);
+    break;
+  }
+  }
+  cg_lower_loops(f, n, li + 1);
+  cg_unbind(f, nb);
+  cg_loop_end(f, &lp);
+  general_trees(f, l, false);
+}
