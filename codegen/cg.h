@@ -16,6 +16,7 @@
 
 #include "config.h" /* LEIR_LLVM_MAJOR */
 #include "codegen/codegen.h"
+#include "codegen/facts.h"
 #include "ir/range.h"
 #include "ir/value.h"
 
@@ -186,7 +187,7 @@ typedef struct CgFn {
   const IrExpr *stage_x;    /* stage.c: cg_expr gives stage_v for this operand */
   LLVMValueRef stage_v;
   LLVMValueRef stage_buf[2]; /* stage.c: its float, double buffer (one each per function) */
-  IrValueGuards guards;     /* lower.c: the bounds of loop indices that an
+  IrValueGuards guards;     /* facts.h: the bounds of loop indices that an
                                enclosing if_then_else's condition (or an
                                index-set split) proves in the code being
                                lowered */
@@ -231,12 +232,6 @@ LLVMValueRef cg_first_iteration(CgFn *f, const IrStmt *s);
 void cg_bind(CgFn *f, const IrLoop *l, LLVMValueRef v);
 /* Is every subscript of r provably in range (no guard)? */
 bool cg_ref_in_bounds(const CgFn *f, const IrRef *r);
-/* Guard facts (lower.c): narrows g by the comparisons of the conjunction c
- * that the code generator trusts (index OP literal); and a comparison
- * chain of loop indices and literals decided by f's facts: 1 or 0, -1 when
- * undecided. */
-void cg_cond_facts(IrValueGuards *g, const IrExpr *c);
-int cg_fold_cmp(const CgFn *f, const IrExpr *e);
 /* Lowers statement s where the builder is. */
 void cg_lower_stmt(CgFn *f, const IrStmt *s);
 /* stage.c: lowers the innermost serial loop li of n in staged form when its

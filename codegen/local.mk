@@ -7,7 +7,7 @@ testsuite_unit_mathlib_emit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_mathlib_emit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## the LLVM back ends: one lowering, NVPTX and host (JIT) target layers
 libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
-	codegen/lower_loops.c codegen/reduce.c codegen/stage.c codegen/kernel.c codegen/nvptx.c codegen/host.c \
+	codegen/lower_loops.c codegen/facts.h codegen/facts.c codegen/reduce.c codegen/stage.c codegen/kernel.c codegen/nvptx.c codegen/host.c \
 	codegen/pool.h codegen/pool.c codegen/parallel.h codegen/unroll.h codegen/unroll.c codegen/group.c \
 	codegen/fuse.c codegen/slice.h codegen/slice.c
 check_PROGRAMS += testsuite/unit/codegen_test

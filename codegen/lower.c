@@ -431,73 +431,12 @@ LLVMValueRef cg_index_value(CgFn *f, const IrLoop *l) {
 
 /* ------------------------------------------------------------ bounds */
 
-/* Guard facts.  In the then-branch of if_then_else(C, X, Y) C holds, so a
- * comparison of a loop index with a literal in a conjunction C bounds that
- * index there: in if_then_else(1<=c<129, A[c-1], 0) (a padded copy) c-1 is
- * in [0, 127], and A's subscript needs no check.  The value analysis
- * (ir/value.h) narrows the loop ranges (f->guards) and computes the ranges
- * under them; the code generator trusts only the comparisons whose typed
- * evaluation is the exact one that analysis assumes: an E_CMP chain whose
- * every link is `index OP literal` or `literal OP index` (OP one of < <= >
- * >= ==; the literal in [0, 2^31), so signed and unsigned comparison agree,
- * the index being in [0, extent)), conjunctions (&) of such, parentheses.
- * Anything else adds no fact. */
-static bool wide_int(IrDType t) { return t == DT_I32 || t == DT_I64 || t == DT_U32 || t == DT_U64; }
-
-static bool trusted_link(const IrExpr *p, IrOp op, const IrExpr *q) {
-  p = ir_expr_unparen(p), q = ir_expr_unparen(q);
-  if (p->kind == E_INT && q->kind == E_INDEX) { /* k OP i */
-    const IrExpr *t = p;
-    p = q, q = t;
-  }
-  if (p->kind != E_INDEX || q->kind != E_INT || !wide_int(p->type) || !wide_int(q->type)) return false;
-  int64_t k = q->u.ilit.value;
-  return k >= 0 && k < ((int64_t)1 << 31) && op != OP_NE;
-}
-
-/* Narrows g by the trusted comparisons of the conjunction c. */
-void cg_cond_facts(IrValueGuards *g, const IrExpr *c) {
-  c = ir_expr_unparen(c);
-  if (c->kind == E_BINARY && c->u.bin.op == OP_AND && c->type == DT_BOOL && c->u.bin.a->type == DT_BOOL &&
-      c->u.bin.b->type == DT_BOOL) {
-    cg_cond_facts(g, c->u.bin.a);
-    cg_cond_facts(g, c->u.bin.b);
-  } else if (c->kind == E_CMP) {
-    for (int i = 0; i + 1 < c->u.cmp.n; i++)
-      if (!trusted_link(c->u.cmp.operand[i], c->u.cmp.op[i], c->u.cmp.operand[i + 1])) return;
-    IrValueEnv env = {.st = DT_NONE, .guards = g};
-    ir_value_guard(&env, c, true);
-  }
-}
-
-/* The value of an index expression (exact arithmetic: the analysis' index
- * arithmetic, ir_expr_range's) under the guard facts. */
-static IrValue fact_value(const CgFn *f, const IrExpr *e) {
-  IrValueGuards g = f->guards;
-  IrValueEnv env = {.st = DT_NONE, .guards = &g};
-  return ir_value_expr(&env, e);
-}
-
-/* A comparison chain of loop indices and literals only (no side effect) of
- * wide integer types that the facts decide: 1 (true) or 0; -1 when
- * undecided. */
-int cg_fold_cmp(const CgFn *f, const IrExpr *e) {
-  for (int i = 0; i < e->u.cmp.n; i++) {
-    const IrExpr *o = ir_expr_unparen(e->u.cmp.operand[i]);
-    if ((o->kind != E_INDEX && o->kind != E_INT) || !wide_int(o->type)) return -1;
-  }
-  IrValue v = fact_value(f, e);
-  if (v.bottom || !v.iok || v.inexact || v.ilo != v.ihi) return -1;
-  return v.ilo != 0;
-}
+/* Guard facts (facts.h): f->guards, the bounds of loop indices that an
+ * enclosing if_then_else or an index-set split gives. */
 
 /* i1: it is a valid index of dimension d; NULL when that is known. */
 static LLVMValueRef in_bounds(CgFn *f, const IrExpr *item, LLVMValueRef it, int64_t extent) {
-  if (ir_expr_in_bounds(item, extent)) return NULL;
-  if (f->guards.n) {
-    IrValue v = fact_value(f, item);
-    if (ir_value_int_exact(v) && v.ilo >= 0 && v.ihi < extent) return NULL;
-  }
+  if (cg_facts_in_bounds(&f->guards, item, extent)) return NULL;
   return LLVMBuildICmp(f->m->B, LLVMIntULT, it, cg_i64(f->m, extent), "");
 }
 
@@ -854,7 +793,7 @@ LLVMValueRef cg_expr(CgFn *f, const IrExpr *e) {
   case E_UNARY: return unary_expr(f, e);
   case E_BINARY: return binary_expr(f, e);
   case E_CMP: {
-    int v = f->guards.n ? cg_fold_cmp(f, e) : -1;
+    int v = cg_facts_fold_cmp(&f->guards, e);
     if (v >= 0) return LLVMConstInt(f->m->i1, (unsigned long long)v, 0);
     return cmp_chain(f, e, 0, cg_expr(f, e->u.cmp.operand[0]));
   }

@@ -2,9 +2,9 @@
  * shared lowering, split by concern): counted loops with their llvm.loop
  * hints (the unroll bound of codegen/unroll.h), the unroll-and-jam of
  * serial loops over a unit-stride innermost loop, the peel of a first
- * iteration, the host's index-set splitting on guard facts (lower.c
- * cg_cond_facts, cg_fold_cmp) and the collapse of trailing loops of
- * element-mapping nests into one (cg_lower_loops).
+ * iteration, the host's index-set splitting on guard facts (facts.h) and
+ * the collapse of trailing loops of element-mapping nests into one
+ * (cg_lower_loops).
  */
 #include "codegen/cg.h"
 #include "codegen/unroll.h"
@@ -245,11 +245,11 @@ static void general_trees(CgFn *f, const IrLoop *l, bool begin) {
 }
 
 /* Host: index-set splitting.  A serial loop l whose body holds an
- * if_then_else with a condition `lo <= l <= hi` (guard facts: lower.c cg_cond_facts) runs
- * as three loops, [0, lo), [lo, hi], (hi, extent), in that order (the same
- * iterations in the same order), each with l's range as a fact: the
- * comparisons on l fold (cg_fold_cmp), the branch goes, and the middle loop
- * of a padded copy is a plain vectorisable copy.  Not for loops a
+ * if_then_else with a condition `lo <= l <= hi` (guard facts, facts.h)
+ * runs as three loops, [0, lo), [lo, hi], (hi, extent), in that order
+ * (the same iterations in the same order), each with l's range as a fact:
+ * the comparisons on l fold (cg_facts_fold_cmp), the branch goes, and the
+ * middle loop of a padded copy is a plain vectorisable copy.  Not for loops a
  * reduction, a stage, a peel or a parallel range lowers; at most 3 splits
  * nested (code size). */
 #define SPLIT_DEPTH 3
