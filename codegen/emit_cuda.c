@@ -44,6 +44,8 @@ typedef struct Cu {
   bool need[NCHUNKS];  /* helper chunks used so far */
   bool barrier_last;   /* the last thing printed was __syncthreads() */
   bool hw_scope[6];    /* the B loop of this axis encloses the code */
+  IrValueGuards guards; /* facts.h: what enclosing if_then_else conditions
+                           prove of loop indices (lower.c's f->guards) */
 } Cu;
 
 /* ------------------------------------------------------------ text */
@@ -312,8 +314,9 @@ static void expr_bool(Cu *c, SBuf *b, const IrExpr *e) {
 
 /* The flat element offset of r (cg_offset): row-major over the dimensions
  * the plan keeps (shared/local tensors lose those named by a hardware
- * index); items not provably in range are checked and an access out of
- * bounds goes to element 0, as on the PTX path. */
+ * index); items not provably in range (by themselves or under the guard
+ * facts, as on the PTX path) are checked and an access out of bounds goes
+ * to element 0, as on the PTX path. */
 static void offset(Cu *c, SBuf *b, const IrRef *r) {
   const IrTensor *t = r->tensor;
   const CgTensorInfo *ti = &c->plan->t[t->id];
@@ -323,7 +326,7 @@ static void offset(Cu *c, SBuf *b, const IrRef *r) {
     if (ti->keep && !ti->keep[d]) continue;
     SBuf it = {0};
     expr_as(c, &it, r->sub[d], DT_I64);
-    if (!ir_expr_in_bounds(r->sub[d], t->shape[d]))
+    if (!cg_facts_in_bounds(&c->guards, r->sub[d], t->shape[d]))
       sbuf_printf(&ok, "%s(uint64_t)(%s) < %lldull", ok.len ? " && " : "", it.s, (long long)t->shape[d]);
     if (nkept == 0) {
       sbuf_puts(&off, it.s);
@@ -457,7 +460,10 @@ static void call_expr(Cu *c, SBuf *b, const IrExpr *e) {
     sbuf_putc(b, '(');
     expr_bool(c, b, e->u.call.args[0]);
     sbuf_puts(b, " ? ");
+    int nfact = c->guards.n; /* the condition holds in the then-branch */
+    cg_cond_facts(&c->guards, e->u.call.args[0]);
     expr_as(c, b, e->u.call.args[1], t);
+    c->guards.n = nfact;
     sbuf_puts(b, " : ");
     expr_as(c, b, e->u.call.args[2], t);
     sbuf_putc(b, ')');
