@@ -916,7 +916,7 @@ static void test_host_oob(void **state) {
   assert_string_equal(first, "t.leir:6:14: error: out-of-bounds read of A: shape is [8]\n");
 }
 
-/* lower.c guard facts: in the then-branch of if_then_else(1<=c<9, ...) the
+/* Guard facts (codegen/facts.h): in the then-branch of if_then_else(1<=c<9, ...) the
  * read A[c-1] needs no bounds check (padded copies, pooling); the results
  * are the interpreter's bit for bit, specials included; the facts are
  * those of a conjunction of index-literal comparisons only, and only in
