@@ -315,8 +315,8 @@ static void expr_bool(Cu *c, SBuf *b, const IrExpr *e) {
 /* The flat element offset of r (cg_offset): row-major over the dimensions
  * the plan keeps (shared/local tensors lose those named by a hardware
  * index); items not provably in range (by themselves or under the guard
- * facts, as on the PTX path) are checked and an access out of bounds goes
- * to element 0, as on the PTX path. */
+ * facts) are checked and an access out of bounds goes to element 0, as on
+ * the PTX path. */
 static void offset(Cu *c, SBuf *b, const IrRef *r) {
   const IrTensor *t = r->tensor;
   const CgTensorInfo *ti = &c->plan->t[t->id];
