@@ -7,7 +7,10 @@
  * L1 (64 steps, 16 KiB of C) and in L2 (1024 steps, 256 KiB), the same
  * arithmetic without any load or broadcast (registers only), and the whole
  * 1024^3 product with the packed pipeline's loops around the block (best
- * of 5 by CPU time; what the generated code is to be compared with).
+ * of 5 by CPU time; what the generated code is to be compared with), and
+ * those loops again with every operand kept in the caches (what is left is
+ * the loop structure's cost; the rest of the difference is the memory
+ * hierarchy's).
  *
  *   sgemm_ceiling           (taskset -c 0 for one core)
  *
@@ -122,6 +125,32 @@ AVX512 static float regs_muladd(const Operands *o, int k, int passes) {
 WHOLE(whole_muladd, MULADD)
 WHOLE(whole_fma, FMA)
 
+/* The same loops and instructions with every operand kept in the caches:
+ * panel 0 of e and A's rows 0..3 for every block, and 8 blocks of d (4
+ * rows by 2 panels) in turn.  What it gains over whole_muladd is what
+ * moving the operands through the memory hierarchy costs (the panels of
+ * e, A's rows, d's blocks); what it still loses to the block on L2
+ * operands is the loop structure's (each block's d loaded and stored, the
+ * stream of e restarting). */
+AVX512 static void resident_muladd(const float *a, const float *e, float *d) {
+  for (int g = 0; g < 16; g++)
+    for (int h = 0; h < 256; h++) {
+      __m512 acc[16];
+      float *dt = d + (size_t)(h & 3) * 4 * 1024 + (g & 1) * 64;
+      for (int i = 0; i < 16; i++) acc[i] = _mm512_loadu_ps(dt + (i / 4) * 1024 + (i % 4) * 16);
+      const float *ep = e, *ap = a;
+      for (int s = 0; s < 1024; s++) {
+        __m512 c0 = _mm512_loadu_ps(ep + s * 64), c1 = _mm512_loadu_ps(ep + s * 64 + 16),
+               c2 = _mm512_loadu_ps(ep + s * 64 + 32), c3 = _mm512_loadu_ps(ep + s * 64 + 48);
+        ROW(MULADD, 0, _mm512_set1_ps(ap[s]))
+        ROW(MULADD, 1, _mm512_set1_ps(ap[1024 + s]))
+        ROW(MULADD, 2, _mm512_set1_ps(ap[2048 + s]))
+        ROW(MULADD, 3, _mm512_set1_ps(ap[3072 + s]))
+      }
+      for (int i = 0; i < 16; i++) _mm512_storeu_ps(dt + (i / 4) * 1024 + (i % 4) * 16, acc[i]);
+    }
+}
+
 /* CPU time of the process (sgemm_bench.c: what a loaded machine leaves). */
 static double cpu_now(void) {
   struct timespec ts;
@@ -178,7 +207,8 @@ int main(void) {
     const char *name;
     void (*fn)(const float *, const float *, float *);
   } whole[] = {{"1024^3, packed pipeline's loops, vmulps+vaddps", whole_muladd},
-               {"1024^3, packed pipeline's loops, vfmadd231ps", whole_fma}};
+               {"1024^3, packed pipeline's loops, vfmadd231ps", whole_fma},
+               {"1024^3, same loops, all cached, vmulps+vaddps", resident_muladd}};
   for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
     double best = 1e30;
     for (int r = 0; r < 5; r++) {
