@@ -95,12 +95,11 @@
 # of the register-only block (92.1); the packed pipeline's loops by hand
 # 83.0 (90.1%); the same loops with every operand kept in the caches
 # (sgemm_ceiling's "all cached") 87.4 (94.9%).  So about 5 points are the
-# memory hierarchy's (the panels of the packed C, A's rows, D's blocks:
-# hand variants that kept any one of them cached gained about 1 point
-# each; a reduction blocked by 256 lost 7), about 4 the loop structure's
-# (D's block loaded and stored, the panel's stream restarting every 1024
-# steps), and 1 the copy into the packed C (0.30 ms of 26.6).  FMA: 151.5
-# against OpenBLAS's 149.5 (1.013).
+# memory hierarchy's (the panels of the packed C, A's rows, D's blocks),
+# about 5 the loop structure's (D's block loaded and stored, the panel's
+# stream restarting every 1024 steps), and about 1 what the generated
+# program adds to the hand loops (mostly the copy into the packed C).
+# FMA: 151.5 against OpenBLAS's 149.5 (1.013).
 # Before leirc's buffers and sgemm_bench's were 64-byte aligned (ir/buffer.h;
 # glibc's calloc and malloc of 4 MiB return an address 16 bytes past a page,
 # so every zmm access of A, C, D and the packed E straddled two cache lines)
