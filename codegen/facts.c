@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "codegen/facts.h"
+#include "ir/range.h"
 
 static bool wide_int(IrDType t) { return t == DT_I32 || t == DT_I64 || t == DT_U32 || t == DT_U64; }
 

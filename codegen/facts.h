@@ -17,7 +17,6 @@
 #ifndef LEIR_CG_FACTS_H
 #define LEIR_CG_FACTS_H
 
-#include "ir/range.h"
 #include "ir/value.h"
 
 /* Narrows g by the trusted comparisons of the conjunction c. */
