@@ -38,7 +38,12 @@
  *     is finite) is an algebra bug and stays a finding; where the original
  *     is inf or NaN already (a division by zero), a class T step, like
  *     -ffinite-math-only, may give anything (cancelling x/x turns 1/0 = inf
- *     into 0/0 = NaN, and 0/0 into 1).  Where f64
+ *     into 0/0 = NaN, and 0/0 into 1), and so may it where the original
+ *     computes an infinity or NaN on the way that a later operation makes
+ *     finite: a NaN or infinity of the step's in place of a finite output
+ *     is excused when a tensor the widened original computes holds one
+ *     (orig_nonfinite; G = C/(C==1), H = (G+D+1)**4 = inf, E = A/H = 0, and
+ *     H expanded is inf-inf = NaN: passmgr.exp's divzero.leir).  Where f64
  *     is not enough either (an expanded (C+1)**3 with C within 1e-5 of -1
  *     cancels in f64 too), the widened pair is checked on three fresh input
  *     sets instead, drawn as usual and divided by 8, 16 and 32 (|x| < 1.25,
@@ -181,15 +186,32 @@ static bool widen_buf(const InterpBuf *from, InterpBuf *to) {
  * is; an expanded product with a literal of 2e10 still cancels to 1e-6 in
  * f64, an expanded (C+1)**3 near C = -1 further); where x is not finite,
  * anything (a class T step may assume finite math: cancelling tx/tx makes
- * 0/0 at tx=0 1).  Other dtypes: bit-equal. */
+ * 0/0 at tx=0 1); where y is not finite, anything when the original
+ * computed an infinity or NaN on the way (orig_nonfinite: A/inf = 0 turned
+ * into A/NaN).  Other dtypes: bit-equal. */
 static bool wide_elem_agree(const InterpBuf *x, const InterpBuf *y, const InterpBuf *nx, const InterpBuf *ny,
-                            int64_t k, double noise) {
+                            int64_t k, double noise, bool nonfinite_before) {
   if (x->t->dtype != DT_F64 || !ir_dtype_is_float(nx->t->dtype)) {
     size_t w = ir_dtype_size(x->t->dtype);
     return !memcmp((const char *)x->data + k * w, (const char *)y->data + k * w, w);
   }
   double a = elem(x, k), b = elem(y, k), d = fabs(a - b), nd = fabs(elem(nx, k) - elem(ny, k));
-  return !isfinite(a) || d <= 1e-6 * (fabs(a) + 1) || (isfinite(nd) && d <= 0x1p-8 * nd) || d <= 16 * noise;
+  return !isfinite(a) || (nonfinite_before && !isfinite(b)) || d <= 1e-6 * (fabs(a) + 1) ||
+         (isfinite(nd) && d <= 0x1p-8 * nd) || d <= 16 * noise;
+}
+
+/* Does the widened original x, after its run, hold an infinity or NaN in a
+ * tensor it computes (an output or a temporary)?  Then it divided by zero
+ * or overflowed f64 on the way, and a class T step may turn what a later
+ * operation made finite again (A/inf = 0) into a NaN: see the header. */
+static bool orig_nonfinite(InterpProg *x) {
+  for (int i = 0; i < interp_ntensors(x); i++) {
+    const InterpBuf *b = interp_buf(x, i);
+    if ((b->t->role != ROLE_OUT && b->t->role != ROLE_TMP) || b->t->dtype != DT_F64) continue;
+    for (int64_t k = 0; k < b->numel; k++)
+      if (!isfinite(((const double *)b->data)[k])) return true;
+  }
+  return false;
 }
 
 /* The f64 rounding noise of the widened pair at each output element (all
@@ -318,6 +340,7 @@ static bool same_in_f64(Fz *f, const IrProgram *p, const IrProgram *q, uint64_t 
   }
   if (ok && m && m->n != total) abort();
   double *noise = ok ? rounding_noise(&wp, pw, &wq, qw, x, y, total) : NULL;
+  bool nonfinite = ok && orig_nonfinite(x);
   for (int i = 0; ok && i < interp_ntensors(x); i++) {
     InterpBuf *bx = interp_buf(x, i);
     if (bx->t->role != ROLE_OUT) continue;
@@ -325,7 +348,7 @@ static bool same_in_f64(Fz *f, const IrProgram *p, const IrProgram *q, uint64_t 
     ok = by && ba && bb && bx->nbytes == by->nbytes && bx->t->dtype == by->t->dtype && ba->numel == bx->numel &&
          bb->numel == bx->numel;
     for (int64_t k = 0; ok && k < bx->numel; k++, at++) {
-      if (wide_elem_agree(bx, by, ba, bb, k, noise ? noise[at] : 0)) continue;
+      if (wide_elem_agree(bx, by, ba, bb, k, noise ? noise[at] : 0, nonfinite)) continue;
       differ++;
       if (m) m->count[at]++;
       else ok = false;
