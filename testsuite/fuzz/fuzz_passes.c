@@ -38,7 +38,7 @@
  *     is finite) is an algebra bug and stays a finding; where the original
  *     is inf or NaN already (a division by zero), a class T step, like
  *     -ffinite-math-only, may give anything (cancelling x/x turns 1/0 = inf
- *     into 0/0 = NaN, and 0/0 into 1), and so may it where the original
+ *     into 0/0 = NaN, and 0/0 into 1); so it may where the original
  *     computes an infinity or NaN on the way that a later operation makes
  *     finite: a NaN or infinity of the step's in place of a finite output
  *     is excused when a tensor the widened original computes holds one
