@@ -102,15 +102,18 @@ AVX512 static float regs_muladd(const Operands *o, int k, int passes) {
 /* The whole 1024^3 product with the loop structure of sgemm.sh's packed
  * pipeline: for each of the 16 panels g of the packed C (e[g][1024][64]),
  * for each of the 256 blocks of 4 rows h, the 4x64 block of d loaded,
- * updated over the 1024 steps (A's 4 rows read in place) and stored. */
-#define WHOLE(NAME, OP)                                                                                      \
+ * updated over the 1024 steps (A's 4 rows read in place) and stored.
+ * The masks pick which panel of e (g & EG), which 4 rows of A (h & AH) and
+ * which block of d (rows h & DH, panel g & DG) an iteration uses: all of
+ * them for the product itself. */
+#define WHOLE(NAME, OP, EG, AH, DH, DG)                                                                      \
   AVX512 static void NAME(const float *a, const float *e, float *d) {                                        \
     for (int g = 0; g < 16; g++)                                                                             \
       for (int h = 0; h < 256; h++) {                                                                        \
         __m512 acc[16];                                                                                      \
-        float *dt = d + (size_t)h * 4 * 1024 + g * 64;                                                       \
+        float *dt = d + (size_t)(h & (DH)) * 4 * 1024 + (g & (DG)) * 64;                                     \
         for (int i = 0; i < 16; i++) acc[i] = _mm512_loadu_ps(dt + (i / 4) * 1024 + (i % 4) * 16);          \
-        const float *ep = e + (size_t)g * 1024 * 64, *ap = a + (size_t)h * 4 * 1024;                         \
+        const float *ep = e + (size_t)(g & (EG)) * 1024 * 64, *ap = a + (size_t)(h & (AH)) * 4 * 1024;       \
         for (int s = 0; s < 1024; s++) {                                                                     \
           __m512 c0 = _mm512_loadu_ps(ep + s * 64), c1 = _mm512_loadu_ps(ep + s * 64 + 16),                  \
                  c2 = _mm512_loadu_ps(ep + s * 64 + 32), c3 = _mm512_loadu_ps(ep + s * 64 + 48);             \
@@ -122,9 +125,8 @@ AVX512 static float regs_muladd(const Operands *o, int k, int passes) {
         for (int i = 0; i < 16; i++) _mm512_storeu_ps(dt + (i / 4) * 1024 + (i % 4) * 16, acc[i]);          \
       }                                                                                                      \
   }
-WHOLE(whole_muladd, MULADD)
-WHOLE(whole_fma, FMA)
-
+WHOLE(whole_muladd, MULADD, 15, 255, 255, 15)
+WHOLE(whole_fma, FMA, 15, 255, 255, 15)
 /* The same loops and instructions with every operand kept in the caches:
  * panel 0 of e and A's rows 0..3 for every block, and 8 blocks of d (4
  * rows by 2 panels) in turn.  What it gains over whole_muladd is what
@@ -132,24 +134,7 @@ WHOLE(whole_fma, FMA)
  * e, A's rows, d's blocks); what it still loses to the block on L2
  * operands is the loop structure's (each block's d loaded and stored, the
  * stream of e restarting). */
-AVX512 static void resident_muladd(const float *a, const float *e, float *d) {
-  for (int g = 0; g < 16; g++)
-    for (int h = 0; h < 256; h++) {
-      __m512 acc[16];
-      float *dt = d + (size_t)(h & 3) * 4 * 1024 + (g & 1) * 64;
-      for (int i = 0; i < 16; i++) acc[i] = _mm512_loadu_ps(dt + (i / 4) * 1024 + (i % 4) * 16);
-      const float *ep = e, *ap = a;
-      for (int s = 0; s < 1024; s++) {
-        __m512 c0 = _mm512_loadu_ps(ep + s * 64), c1 = _mm512_loadu_ps(ep + s * 64 + 16),
-               c2 = _mm512_loadu_ps(ep + s * 64 + 32), c3 = _mm512_loadu_ps(ep + s * 64 + 48);
-        ROW(MULADD, 0, _mm512_set1_ps(ap[s]))
-        ROW(MULADD, 1, _mm512_set1_ps(ap[1024 + s]))
-        ROW(MULADD, 2, _mm512_set1_ps(ap[2048 + s]))
-        ROW(MULADD, 3, _mm512_set1_ps(ap[3072 + s]))
-      }
-      for (int i = 0; i < 16; i++) _mm512_storeu_ps(dt + (i / 4) * 1024 + (i % 4) * 16, acc[i]);
-    }
-}
+WHOLE(resident_muladd, MULADD, 0, 0, 3, 1)
 
 /* CPU time of the process (sgemm_bench.c: what a loaded machine leaves). */
 static double cpu_now(void) {
