@@ -75,13 +75,7 @@ static int verify_with_inputs(const DrvOptions *o, LeirCtx *ctx, const IrProgram
   if (interp_compare_progs(a, b, &co, &d) != 0) {
     rc = d.failed == 2 ? 1 : 2;
   } else if (d.verdict == CMP_DIFFER) {
-    char at[256];
-    interp_format_coords(at, sizeof at, d.tensor, d.index);
-    diag_error(ctx, (IrLoc){0, 0},
-               "step '%s' (class %c) changed the result: output '%s' at %s (flat %lld, seed %llu): %s before, "
-               "%s after (%llu ulp apart)",
-               name, cls, d.tensor->name, at, (long long)d.index, (unsigned long long)d.seed, d.a_text, d.b_text,
-               (unsigned long long)d.ulp);
+    interp_report_step_diff(ctx, name, cls, &d);
     rc = 1;
   }
   interp_free(a);

@@ -302,12 +302,11 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     return -1;
   }
   if (rc < 0) {
-    char at[256];
+    char at[256], dist[64];
     interp_format_coords(at, sizeof at, d.tensor, d.index);
-    *text = arena_printf(&ctx->arena,
-                         "failed: class %s: output '%s' differs at %s (seed %llu): %s before, %s after (%llu ulp)",
+    *text = arena_printf(&ctx->arena, "failed: class %s: output '%s' differs at %s (seed %llu): %s before, %s after (%s)",
                          pass_class_name(cls), d.tensor->name, at, (unsigned long long)d.seed, d.a_text, d.b_text,
-                         (unsigned long long)d.ulp);
+                         interp_diff_distance(dist, sizeof dist, &d));
     return -1;
   }
   const char *by = jit || bf->jit ? " (host JIT)" : "";

@@ -1,6 +1,8 @@
 /* check.c -- comparing two programs on the same inputs (check.h). */
 #include "interp/check.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,13 +232,7 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
                     d.failed == 1 ? "the program before it fails to run" : "an input file does not fit");
     rc = d.failed == 2 ? 1 : 2;
   } else if (d.verdict == CMP_DIFFER) {
-    char at[256];
-    interp_format_coords(at, sizeof at, d.tensor, d.index);
-    diag_error(ctx, (IrLoc){0, 0},
-               "step '%s' (class %c) changed the result: output '%s' at %s (flat %lld, seed %llu): %s before, "
-               "%s after (%llu ulp apart)",
-               name, cls, d.tensor->name, at, (long long)d.index, (unsigned long long)d.seed, d.a_text, d.b_text,
-               (unsigned long long)d.ulp);
+    interp_report_step_diff(ctx, name, cls, &d);
     rc = 1;
   }
   interp_free(a);
@@ -244,16 +240,33 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
   return rc;
 }
 
+const char *interp_diff_distance(char *out, size_t n, const InterpDiff *d) {
+  if (!ir_dtype_is_float(d->dtype)) snprintf(out, n, "differ by %llu", (unsigned long long)d->ulp);
+  else if (isnan(d->cmp.a_value) != isnan(d->cmp.b_value)) snprintf(out, n, "only one is NaN");
+  else snprintf(out, n, "%llu ulp apart", (unsigned long long)d->ulp);
+  return out;
+}
+
+void interp_report_step_diff(LeirCtx *ctx, const char *name, char cls, const InterpDiff *d) {
+  char at[256], dist[64];
+  interp_format_coords(at, sizeof at, d->tensor, d->index);
+  diag_error(ctx, (IrLoc){0, 0},
+             "step '%s' (class %c) changed the result: output '%s' at %s (flat %lld, seed %llu): %s before, "
+             "%s after (%s)",
+             name, cls, d->tensor->name, at, (long long)d->index, (unsigned long long)d->seed, d->a_text, d->b_text,
+             interp_diff_distance(dist, sizeof dist, d));
+}
+
 void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b) {
   sbuf_printf(out, "%s\n", cmp_verdict_name(d->verdict));
   if (!d->have) return;
   char at[256];
   interp_format_coords(at, sizeof at, d->tensor, d->index);
-  sbuf_printf(out, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (",
+  char dist[64];
+  sbuf_printf(out, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (%s)\n",
               d->verdict == CMP_DIFFER ? "first mismatch" : "first difference", d->tensor->name, at,
-              (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b);
-  if (ir_dtype_is_float(d->dtype)) sbuf_printf(out, "%llu ulp apart)\n", (unsigned long long)d->ulp);
-  else sbuf_printf(out, "differ by %llu)\n", (unsigned long long)d->ulp);
+              (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b,
+              interp_diff_distance(dist, sizeof dist, d));
 }
 
 int interp_compare_programs(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,

@@ -87,6 +87,18 @@ int interp_compare_ran_with(InterpProg *a, InterpProg *b, uint64_t seed, CmpTole
  * the programs named a and b. */
 void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b);
 
+/* How far apart the two values of d are, for a message: "8 ulp apart"
+ * (floats), "only one is NaN" (floats, one side NaN), "differ by 3"
+ * (integers and bool).  Written to out (n bytes, 64 is enough); returns
+ * out. */
+const char *interp_diff_distance(char *out, size_t n, const InterpDiff *d);
+
+/* The error --verify reports for a step that changed the result (d from a
+ * comparison with verdict CMP_DIFFER):
+ *   step 'NAME' (class C) changed the result: output 'D' at [1,2] (flat 5,
+ *   seed 0): 1.5 before, 1 after (4194304 ulp apart) */
+void interp_report_step_diff(LeirCtx *ctx, const char *name, char cls, const InterpDiff *d);
+
 /* "[i,j,k]": the multi-dimensional index of flat index k of tensor t. */
 void interp_format_coords(char *out, size_t n, const IrTensor *t, int64_t k);
 
