@@ -257,16 +257,20 @@ void interp_report_step_diff(LeirCtx *ctx, const char *name, char cls, const Int
              interp_diff_distance(dist, sizeof dist, d));
 }
 
-void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b) {
-  sbuf_printf(out, "%s\n", cmp_verdict_name(d->verdict));
-  if (!d->have) return;
-  char at[256];
+void interp_diff_where(SBuf *out, const InterpDiff *d, const char *a, const char *b) {
+  char at[256], dist[64];
   interp_format_coords(at, sizeof at, d->tensor, d->index);
-  char dist[64];
-  sbuf_printf(out, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (%s)\n",
+  sbuf_printf(out, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (%s)",
               d->verdict == CMP_DIFFER ? "first mismatch" : "first difference", d->tensor->name, at,
               (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b,
               interp_diff_distance(dist, sizeof dist, d));
+}
+
+void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b) {
+  sbuf_printf(out, "%s\n", cmp_verdict_name(d->verdict));
+  if (!d->have) return;
+  interp_diff_where(out, d, a, b);
+  sbuf_putc(out, '\n');
 }
 
 int interp_compare_programs(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrProgram *pb,

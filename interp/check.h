@@ -87,6 +87,13 @@ int interp_compare_ran_with(InterpProg *a, InterpProg *b, uint64_t seed, CmpTole
  * the programs named a and b. */
 void interp_diff_text(SBuf *out, const InterpDiff *d, const char *a, const char *b);
 
+/* The line of interp_diff_text that locates the difference (d->have), with
+ * no newline:
+ *   first mismatch: output 'D' at [0,0] (flat 0, seed 0): -465.596771 in
+ *   a.leir, -370.052185 in b.leir (3130805 ulp apart)
+ * ("first difference" when the verdict is close). */
+void interp_diff_where(SBuf *out, const InterpDiff *d, const char *a, const char *b);
+
 /* How far apart the two values of d are, for a message: "8 ulp apart"
  * (floats), "only one is NaN" (floats, one side NaN), "differ by 3"
  * (integers and bool).  Written to out (n bytes, 64 is enough); returns

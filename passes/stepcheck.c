@@ -669,12 +669,11 @@ static IrProgram *load_after(LeirCtx *ctx, const IrProgram *before, const char *
 /* ------------------------------------------------------------ running */
 
 static const char *diff_text(LeirCtx *ctx, const InterpDiff *d, const char *a, const char *b) {
-  char at[256], dist[64];
-  interp_format_coords(at, sizeof at, d->tensor, d->index);
-  interp_diff_distance(dist, sizeof dist, d);
-  return arena_printf(&ctx->arena, "%s: output '%s' at %s (flat %lld, seed %llu): %s in %s, %s in %s (%s)",
-                      d->verdict == CMP_DIFFER ? "first mismatch" : "first difference", d->tensor->name, at,
-                      (long long)d->index, (unsigned long long)d->seed, d->a_text, a, d->b_text, b, dist);
+  SBuf s = {0};
+  interp_diff_where(&s, d, a, b);
+  const char *text = arena_strdup(&ctx->arena, s.s ? s.s : "");
+  sbuf_free(&s);
+  return text;
 }
 
 /* Runs both; the reason they could not be compared, or NULL with out->cmp
