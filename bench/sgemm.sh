@@ -28,12 +28,19 @@
 # Packed ($packed): the same 4x64 register tile over a packed copy of C,
 # E[16 panels][1024][64] (layout_transformation reshape1, then
 # set_storage_layout transpose; class E, every output bit-identical), so
-# that a panel streams contiguously from L2; A's 4 rows stream in place:
+# that a panel streams contiguously from L2; A's 4 rows stream in place;
+# the panels go in 4 groups of 4 (split g, then g inside h): each block of
+# A's rows, read from memory for the group's first panel, is used for the
+# other three from the caches (a 1 MiB group of E in L2):
 #   reorder(nest=0,loop1=a,loop2=c),
 #   layout_transformation(nest=0,tensor=C,kind=reshape1,item=1,factor=16),
 #   split(nest=1,loop=a,factor=16),set_storage_layout(tensor=E,kind=transpose,perm=1.0.2),
 #   split(nest=1,loop=tx,factor=256),reorder(nest=1,loop1=tx,loop2=g),
-#   reorder(nest=1,loop1=h,loop2=g)
+#   reorder(nest=1,loop1=h,loop2=g),split(nest=1,loop=g,factor=4),
+#   reorder(nest=1,loop1=g,loop2=h)
+# (Until 5 Dec 2026 without the last two steps, panel by panel: every
+# block of A's rows against one panel, then the next; 0.6-1.0% slower in
+# the runs below.)
 # Its hot loop (leirc --emit=asm) is the kernel one would write by hand: 4
 # vbroadcastss of A, 4 zmm loads of E, 16 vmulps + 16 vaddps into 16
 # accumulators (16 vfmadd231ps with --fp-contract=on), E's pointer bumped
@@ -100,6 +107,26 @@
 # stream restarting every 1024 steps), and about 1 what the generated
 # program adds to the hand loops (mostly the copy into the packed C).
 # FMA: 151.5 against OpenBLAS's 149.5 (1.013).
+# (The figures above, 2 to 4 Dec, are of the panel-by-panel pipeline,
+# compiled by sgemm_bench at LLVM level 3; leirc itself compiles at 2,
+# which sgemm_bench uses since 5 Dec: the same speed for this pipeline.)
+# 5 Dec 2026, 03:01-03:02 UTC, `taskset -c 0 bench/sgemm.sh _build`, three
+# runs in a row, CPU 1 idle, load 0.85-0.92, the same Intel guest (clock
+# measured 3.00-3.20 GHz): packed no FMA 82.7 / 82.4 / 83.5 GFLOP/CPU-s;
+# with FMA 155.9 / 154.3 / 156.0 against OpenBLAS's 151.0 / 152.2 / 154.3
+# (1.032 / 1.014 / 1.011).  The no-FMA peak, measured two ways in the same
+# runs: the register-only block's best of 2000 runs of 20 us, 92.4 / 92.8
+# / 92.2 (the packed program at 89.5 / 88.8 / 90.5%), and the same block
+# run as long as the product and timed as it is (2*1024^3 flops, best of 5
+# by CPU time; sgemm_ceiling's "registers only, 2*1024^3 flops", new),
+# 89.0 / 89.9 / 88.9 (the packed program at 92.9 / 91.6 / 93.9%).  The
+# short runs' figure is the luckiest window of a shared core: 85.7 to 98.7
+# in the fourteen runs of sgemm_ceiling between 02:52 and 03:02 UTC,
+# against 88.9 to 90.3 for the long one in the eight that had it.  The packed pipeline's loops by hand (now with the groups
+# of panels): 84.0 / 85.8 / 84.8, the generated program at 96-98% of them;
+# panel by panel by hand 83.2 / 83.9 / 83.1.  Before and after the groups
+# (`bench/sgemm.sh _build -O OLD -O NEW`, twice, 03:02 UTC): 82.4 -> 83.2
+# and 82.0 -> 82.6 without FMA, 152.3 -> 157.6 and 155.6 -> 157.2 with.
 # Before leirc's buffers and sgemm_bench's were 64-byte aligned (ir/buffer.h;
 # glibc's calloc and malloc of 4 MiB return an address 16 bytes past a page,
 # so every zmm access of A, C, D and the packed E straddled two cache lines)
@@ -135,7 +162,7 @@ bench=$build/bench/sgemm_bench
 prog=$here/examples/sgemm1024.leir
 # the register-blocked pipeline and the packed one (see the header)
 blocked='reorder(nest=0,loop1=a,loop2=c),split(nest=0,loop=tx,factor=256),split(nest=0,loop=a,factor=16),reorder(nest=0,loop1=tx,loop2=h),reorder(nest=0,loop1=g,loop2=h)'
-packed='reorder(nest=0,loop1=a,loop2=c),layout_transformation(nest=0,tensor=C,kind=reshape1,item=1,factor=16),split(nest=1,loop=a,factor=16),set_storage_layout(tensor=E,kind=transpose,perm=1.0.2),split(nest=1,loop=tx,factor=256),reorder(nest=1,loop1=tx,loop2=g),reorder(nest=1,loop1=h,loop2=g)'
+packed='reorder(nest=0,loop1=a,loop2=c),layout_transformation(nest=0,tensor=C,kind=reshape1,item=1,factor=16),split(nest=1,loop=a,factor=16),set_storage_layout(tensor=E,kind=transpose,perm=1.0.2),split(nest=1,loop=tx,factor=256),reorder(nest=1,loop1=tx,loop2=g),reorder(nest=1,loop1=h,loop2=g),split(nest=1,loop=g,factor=4),reorder(nest=1,loop1=g,loop2=h)'
 
 if ! ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so'; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
