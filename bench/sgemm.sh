@@ -41,6 +41,14 @@
 # (Until 5 Dec 2026 without the last two steps, panel by panel: every
 # block of A's rows against one panel, then the next; 0.6-1.0% slower in
 # the runs below.)
+# A 16x16 register tile instead (reshape1 factor=64, split a factor=64,
+# split tx factor=64, the same reorders: 16 zmm accumulators, 16 broadcasts
+# and one load a step) ran at 0.52 GFLOP/s until 5 Dec 2026: LLVM kept the
+# loop of its 16 rows and vectorised it, with gathers of A and gathers and
+# scatters of D at every step.  The code generator now unrolls the rows
+# of such a tile fully (codegen/lower_loops.c, tile_rows): 74.5 GFLOP/CPU-s
+# without FMA, 100.5 with (`taskset -c 0 bench/sgemm.sh _build -O ...`,
+# 03:56 UTC, load 1.1-1.3; the 4x64 tile's code is byte-identical).
 # Its hot loop (leirc --emit=asm) is the kernel one would write by hand: 4
 # vbroadcastss of A, 4 zmm loads of E, 16 vmulps + 16 vaddps into 16
 # accumulators (16 vfmadd231ps with --fp-contract=on), E's pointer bumped

@@ -146,6 +146,11 @@ typedef struct CgModule {
 int cg_jam_bytes(LLVMTargetMachineRef tm);
 /* Does tm's host have AVX-512 with 512-bit registers? */
 bool cg_host_avx512(LLVMTargetMachineRef tm);
+/* The value of an integer subscript item e with loop l at v and every
+ * other loop at 0 (floor // and %, as the code does); false when e is not
+ * arithmetic on indices and literals (an indirect read) or overflows
+ * (costmodel.c; lower_loops.c's register tiles). */
+bool cg_eval_index(const IrExpr *e, const IrLoop *l, int64_t v, int64_t *out);
 
 /* Sets up types and the builder for a module already created in C. */
 void cg_module_init(CgModule *m, LeirCtx *ctx, const IrProgram *p, const CgOptions *o,
@@ -259,6 +264,8 @@ typedef struct CgLoop {
   int jam;              /* host: unroll-and-jam count hint (0: none) */
   int64_t copies;       /* U (NVPTX: V) loops: cg_unroll_copies (0: not
                            measured, set after cg_loop_begin) */
+  bool tile;            /* host: the rows of a register tile, unrolled
+                           fully (lower_loops.c tile_rows) */
 } CgLoop;
 LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef end,
                            IrLoopKind kind);

@@ -211,21 +211,18 @@ static bool mentions(const IrExpr *e, const IrLoop *l) {
   }
 }
 
-/* The value of an integer subscript item with loop l at v and every other
- * loop at 0 (floor // and %, as the code does); false when the item is not
- * arithmetic on indices and literals (an indirect read). */
-static bool eval_item(const IrExpr *e, const IrLoop *l, int64_t v, int64_t *out) {
+bool cg_eval_index(const IrExpr *e, const IrLoop *l, int64_t v, int64_t *out) {
   int64_t a, b;
   switch (e->kind) {
   case E_INT: *out = e->u.ilit.value; return true;
   case E_INDEX: *out = e->u.index.loop == l ? v : 0; return true;
-  case E_PAREN: return eval_item(e->u.paren, l, v, out);
+  case E_PAREN: return cg_eval_index(e->u.paren, l, v, out);
   case E_UNARY:
-    if (!eval_item(e->u.unary.a, l, v, &a) || a == INT64_MIN) return false;
+    if (!cg_eval_index(e->u.unary.a, l, v, &a) || a == INT64_MIN) return false;
     *out = e->u.unary.op == OP_NEG ? -a : a;
     return true;
   case E_BINARY:
-    if (!eval_item(e->u.bin.a, l, v, &a) || !eval_item(e->u.bin.b, l, v, &b)) return false;
+    if (!cg_eval_index(e->u.bin.a, l, v, &a) || !cg_eval_index(e->u.bin.b, l, v, &b)) return false;
     switch (e->u.bin.op) { /* an overflow counts as "not arithmetic" */
     case OP_ADD: return !__builtin_add_overflow(a, b, out);
     case OP_SUB: return !__builtin_sub_overflow(a, b, out);
@@ -354,8 +351,8 @@ static void add_ref(Walk *w, const IrRef *r, bool write) {
     for (int d = t->rank - 1; d >= 0 && n > 1; d--) {
       if (d < r->nsub && (!keep || keep[d])) {
         int64_t v0, v1, vn;
-        if (eval_item(r->sub[d], l, 0, &v0) && eval_item(r->sub[d], l, 1, &v1) &&
-            eval_item(r->sub[d], l, n - 1, &vn)) {
+        if (cg_eval_index(r->sub[d], l, 0, &v0) && cg_eval_index(r->sub[d], l, 1, &v1) &&
+            cg_eval_index(r->sub[d], l, n - 1, &vn)) {
           s += (double)(vn - v0) / (double)(n - 1) * rs;
           ls += (double)(v1 - v0) * rs;
         } else if (mentions(r->sub[d], l)) {

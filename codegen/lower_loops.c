@@ -17,7 +17,8 @@ static LLVMMetadataRef md_str(CgModule *m, const char *s) { return LLVMMDStringI
 /* How far U loops (V on NVPTX) are unrolled: codegen/unroll.h, the
  * code-size bound (a full unroll of thousands of iterations costs minutes
  * of LLVM time, and a long unrolled body minutes of ptxas time). */
-static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent, int64_t copies) {
+static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent, int64_t copies,
+                       bool tile) {
   CgModule *m = f->m;
   LLVMMetadataRef hint[2];
   int n = 0;
@@ -39,6 +40,9 @@ static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64
     hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
   } else if (unroll) { /* above the bound: the loop stays */
     LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.disable");
+    hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
+  } else if (tile) {
+    LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.full");
     hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
   } else if (vec_host) {
     LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.vectorize.enable"),
@@ -63,6 +67,7 @@ LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef
   lp->kind = kind;
   lp->jam = 0;
   lp->copies = 0;
+  lp->tile = false;
   LLVMBuildBr(B, lp->head);
   LLVMPositionBuilderAtEnd(B, lp->head);
   lp->phi = LLVMBuildPhi(B, f->m->i64, "i");
@@ -81,7 +86,7 @@ void cg_loop_end(CgFn *f, CgLoop *lp) {
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
   LLVMValueRef br = LLVMBuildBr(B, lp->head);
   loop_hints(f, br, lp->kind, lp->jam,
-             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX, lp->copies);
+             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX, lp->copies, lp->tile);
   LLVMAddIncoming(lp->phi, &next, &latch, 1);
   LLVMPositionBuilderAtEnd(B, lp->exit);
   f->barrier_last = false;
@@ -142,18 +147,43 @@ static bool unit_ref(const IrRef *r, const IrLoop *l) {
   return true;
 }
 
+/* Does reference r move one element along l, or not at all, as far as
+ * its element offset at l's first two and last two values tells (every
+ * other loop at 0, cg_eval_index)?  No when the last step differs from the
+ * first or a subscript of l is read through another tensor.  Subscripts
+ * like (g*64+a)%64 count: this decides a hint for speed only (the register
+ * tiles), never a result. */
+static bool unit_step(const IrRef *r, const IrLoop *l) {
+  const int64_t n = l->extent, at[4] = {0, 1, n - 2, n - 1};
+  int64_t off[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; k++) {
+    int64_t rs = 1;
+    for (int d = r->tensor->rank - 1; d >= 0; d--) {
+      int64_t v = 0;
+      if (d < r->nsub && !cg_eval_index(r->sub[d], l, at[k], &v)) {
+        if (mentions_loop(r->sub[d], l)) return false;
+        v = 0; /* read from a tensor, not of l: the same at every value of l */
+      }
+      if (__builtin_mul_overflow(v, rs, &v) || __builtin_add_overflow(off[k], v, &off[k])) return false;
+      if (__builtin_mul_overflow(rs, r->tensor->shape[d], &rs)) return false;
+    }
+  }
+  int64_t step = off[1] - off[0];
+  return n >= 2 && (step == 0 || step == 1) && off[3] - off[2] == step && off[3] - off[0] == step * (n - 1);
+}
+
 /* Is e sums, differences and products of references that move one
- * element along l or none, and literals (no call, no comparison)? */
-static bool unit_along(const IrExpr *e, const IrLoop *l) {
+ * element along l or none (ref_ok), and literals (no call, no comparison)? */
+static bool unit_along(const IrExpr *e, const IrLoop *l, bool (*ref_ok)(const IrRef *, const IrLoop *)) {
   e = ir_expr_unparen(e);
   if (!e) return false;
   switch (e->kind) {
   case E_INT: case E_FLOAT: return true;
-  case E_REF: return unit_ref(e->u.ref, l);
-  case E_UNARY: return unit_along(e->u.unary.a, l);
+  case E_REF: return ref_ok(e->u.ref, l);
+  case E_UNARY: return unit_along(e->u.unary.a, l, ref_ok);
   case E_BINARY:
     return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL) &&
-           unit_along(e->u.bin.a, l) && unit_along(e->u.bin.b, l);
+           unit_along(e->u.bin.a, l, ref_ok) && unit_along(e->u.bin.b, l, ref_ok);
   default: return false;
   }
 }
@@ -184,12 +214,47 @@ static int jam_count(const CgFn *f, const IrNest *n, int li) {
   int jam = JAM_COUNT;
   for (int i = 0; i < n->nitems; i++) {
     const IrStmt *s = n->items[i].u.stmt;
-    if (!unit_along(s->rhs, outer) || !unit_ref(s->lhs, outer)) return JAM_COUNT;
+    if (!unit_along(s->rhs, outer, unit_ref) || !unit_ref(s->lhs, outer)) return JAM_COUNT;
   }
   while (2 * jam * bytes <= f->m->jam_bytes && 4 * jam <= outer->extent && 2 * jam * size <= CG_JAM_MAX_SIZE &&
          outer->extent % (2 * jam) == 0)
     jam *= 2;
   return jam;
+}
+
+/* Host: the rows of a register tile.  Loop li, the second to last of its
+ * nest, of at most TILE_ROWS_MAX iterations, when every statement of the
+ * nest reduces over a loop outside li (its elements accumulate across
+ * that loop), writes an element indexed by li and by the innermost loop,
+ * and moves one element at a time along the innermost loop (no gathers),
+ * and the tile's elements fill at most half the vector registers
+ * (cg_jam_bytes): li is unrolled fully, so that LLVM vectorises the
+ * innermost loop and keeps the tile in registers across the reduction.
+ * LLVM unrolls such a loop by itself up to about 8 rows (SGEMM's 4x64 and
+ * 8x32 tiles); one of 16 rows (a 16x16 tile) it kept, and vectorised it
+ * instead: gathers of A, gathers and scatters of D at every step of the
+ * reduction, 170 times slower than the 4x64 tile (issue 41).  The order
+ * of every operation is unchanged. */
+#define TILE_ROWS_MAX 32
+
+static bool tile_rows(const CgFn *f, const IrNest *n, int li) {
+  if (f->m->target != CG_TARGET_HOST || !f->m->jam_bytes || li < 1 || li + 2 != n->nloops) return false;
+  const IrLoop *row = n->loops[li], *col = n->loops[li + 1];
+  if ((row->kind != LOOP_L && row->kind != LOOP_B) || row->extent < 2 || row->extent > TILE_ROWS_MAX) return false;
+  if (col->kind != LOOP_L && col->kind != LOOP_B && col->kind != LOOP_V) return false;
+  int64_t bytes = 0;
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return false;
+    const IrStmt *s = n->items[i].u.stmt;
+    if (!lhs_uses(s, row) || !lhs_uses(s, col) || !unit_step(s->lhs, col) || !unit_along(s->rhs, col, unit_step))
+      return false;
+    bool outside = false;
+    for (int r = 0; r < s->nred; r++)
+      for (int o = 0; o < li; o++) outside |= s->red[r] == n->loops[o];
+    if (!outside) return false;
+    bytes += row->extent * col->extent * ir_dtype_size(s->lhs->tensor->dtype);
+  }
+  return bytes <= f->m->jam_bytes;
 }
 
 /* Host: the first iteration of a serial loop is peeled off (lowered once
@@ -515,6 +580,7 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     }
     cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
     lp.jam = jam_count(f, n, li);
+    lp.tile = tile_rows(f, n, li);
     lp.copies = cg_unroll_copies(n, li, f->m->target == CG_TARGET_NVPTX, f->m->ctx->fp_contract);
     break;
   }
