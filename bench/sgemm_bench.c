@@ -118,7 +118,8 @@ static bool leir_compile(const char *path, bool fp_contract, int nthreads, const
      at (--run, --tune, the server): what a user gets.  This benchmark
      asked for 3 until 5 Dec 2026, which no leirc command uses; there the
      8x32 register tile of the packed pipeline ran at 4.5 GFLOP/s against
-     83 at level 2 (the 4x64 tile: the same at both). */
+     83 at level 2 (the 4x64 tile: the same at both), before the rows of
+     such tiles were unrolled fully (codegen/lower_loops.c, tile_rows). */
   o.nthreads = nthreads;
   out->hp = cg_host_compile(ctx, p, &o);
   out->compile_s = now() - t0;
