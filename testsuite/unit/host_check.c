@@ -27,6 +27,18 @@ char cmp_kind(IrDType t) {
   return ir_dtype_is_unsigned_int(t) ? 'u' : 'i';
 }
 
+void host_llvm_o0(const char *text, SBuf *out) {
+  Prog pr;
+  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  o.opt_level = 0;
+  *out = (SBuf){0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, out));
+  prog_free(&pr);
+}
+
 /* Runs text in the interpreter and on the host (with nthreads threads) on
  * the same inputs (random from seed, then `fill` applied) and checks every
  * output and intermediate bit for bit. */

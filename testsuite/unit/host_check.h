@@ -24,6 +24,11 @@ void host_vs_interp_par(const char *text, FillFn fill, int nthreads, bool fc, in
 void host_vs_interp_mode(const char *text, FillFn fill, int nthreads, bool fc);
 void host_vs_interp(const char *text, FillFn fill, int nthreads);
 
+/* The host module of text as LLVM IR, unoptimised (opt_level 0: every
+ * loop and hint as codegen/lower*.c make them), into *out (sbuf_free it);
+ * fails the test when text does not load or compile. */
+void host_llvm_o0(const char *text, SBuf *out);
+
 /* Sets the first n elements of the f32 tensor name. */
 void set_f32(InterpProg *ip, const char *name, const float *v, int n);
 

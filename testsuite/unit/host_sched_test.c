@@ -423,14 +423,8 @@ static void test_host_no_mem_calls(void **state) {
  * lower.c makes it), "|r|35|" for a loop over a run-time range (the
  * parallel loop's) and one of 35 iterations. */
 static void loop_bounds(const char *text, char *out, size_t n) {
-  Prog pr;
-  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  o.opt_level = 0;
-  SBuf b = {0};
-  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  SBuf b;
+  host_llvm_o0(text, &b);
   size_t len = 0;
   out[len++] = '|';
   for (const char *q = strstr(b.s, "icmp slt i64 %i"); q; q = strstr(q + 1, "icmp slt i64 %i")) {
@@ -444,7 +438,6 @@ static void loop_bounds(const char *text, char *out, size_t n) {
   }
   out[len] = '\0';
   sbuf_free(&b);
-  prog_free(&pr);
 }
 
 /* lower_loops.c, collapse_from: the trailing loops of a nest that only maps
@@ -485,14 +478,8 @@ static void test_host_collapse(void **state) {
 /* How many loops of the host module (opt_level 0: as lower_loops.c makes
  * them) carry the hint llvm.loop.unroll.full. */
 static int full_unroll_hints(const char *text) {
-  Prog pr;
-  if (!prog_load(&pr, text)) fail_msg("does not load: %s", pr.diag);
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  o.opt_level = 0;
-  SBuf b = {0};
-  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  SBuf b;
+  host_llvm_o0(text, &b);
   int n = 0;
   const char *full = strstr(b.s, " = !{!\"llvm.loop.unroll.full\"}");
   if (full) { /* the hint's node, !K, and the loops' nodes that list it */
@@ -513,7 +500,6 @@ static int full_unroll_hints(const char *text) {
     }
   }
   sbuf_free(&b);
-  prog_free(&pr);
   return n;
 }
 
