@@ -168,8 +168,11 @@ static bool unit_step(const IrRef *r, const IrLoop *l) {
       if (__builtin_mul_overflow(rs, r->tensor->shape[d], &rs)) return false;
     }
   }
-  int64_t step = off[1] - off[0];
-  return n >= 2 && (step == 0 || step == 1) && off[3] - off[2] == step && off[3] - off[0] == step * (n - 1);
+  int64_t step, last, span;
+  if (n < 2 || __builtin_sub_overflow(off[1], off[0], &step) || __builtin_sub_overflow(off[3], off[2], &last) ||
+      __builtin_sub_overflow(off[3], off[0], &span))
+    return false;
+  return (step == 0 || step == 1) && last == step && span == step * (n - 1);
 }
 
 /* Is e sums, differences and products of references that move one
