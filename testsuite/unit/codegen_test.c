@@ -562,21 +562,14 @@ static void test_powi_const(void **state) {
                   "F^{f64,g}_{tx}=A^{f32,g}_{tx}**3;];\n";
   host_vs_interp(t, NULL, 1);
   host_vs_interp(t, fill_specials, 1);
-  Prog pr;
-  assert_true(prog_load(&pr, t));
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  o.opt_level = 0;
-  SBuf b = {0};
-  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  SBuf b;
+  host_llvm_o0(t, &b);
   assert_non_null(strstr(b.s, "@leir.powf.i3("));
   assert_non_null(strstr(b.s, "@leir.powf.i-6("));
   assert_null(strstr(b.s, "@leir.powf.i7("));
   assert_non_null(strstr(b.s, "@leir.powf("));
   assert_non_null(strstr(b.s, "@leir.pow("));
   sbuf_free(&b);
-  prog_free(&pr);
 }
 
 /* Occurrences of needle in s. */
@@ -602,27 +595,18 @@ static void test_host_divmod_nonneg(void **state) {
                   "E^{i32,g}_{tx,1}=tx//(C^{i32,g}_{tx}%7+1);];\n";
   host_vs_interp(t, NULL, 1);
   host_vs_interp(u, NULL, 1);
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  o.opt_level = 0;
-  Prog pr;
-  assert_true(prog_load(&pr, t));
-  SBuf b = {0};
-  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  SBuf b;
+  host_llvm_o0(t, &b);
   assert_int_equal(count_str(b.s, " = udiv "), 2); /* tx//4, (tx*3+1)//5 */
   assert_int_equal(count_str(b.s, " = urem "), 2); /* tx%4, (tx*3+1)%5 */
   assert_null(strstr(b.s, " = sdiv "));
   assert_null(strstr(b.s, " = srem "));
   sbuf_free(&b);
-  prog_free(&pr);
-  assert_true(prog_load(&pr, u));
-  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  host_llvm_o0(u, &b);
   assert_null(strstr(b.s, " = udiv "));
   assert_null(strstr(b.s, " = urem "));
   assert_int_equal(count_str(b.s, " = sdiv "), 4); /* (tx-32)//8, (tx-32)%8, C%7, tx//(...) */
   sbuf_free(&b);
-  prog_free(&pr);
 }
 
 /* lower_loops.c, jam_count: a short innermost reduction loop (a pooling window)
@@ -687,17 +671,13 @@ static void test_host_jam_short_reduction(void **state) {
   int jb = cg_jam_bytes(tm), want = 16;
   LLVMDisposeTargetMachine(tm);
   while (2 * want * 4 <= jb && 4 * want <= 512 && 2 * want * 6 <= 2048) want *= 2;
-  CgOptions o;
-  cg_options_init(&o);
-  o.target = CG_TARGET_HOST;
-  o.opt_level = 0;
-  SBuf b = {0};
-  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  prog_free(&pr);
+  SBuf b;
+  host_llvm_o0(t, &b);
   char hint[96];
   snprintf(hint, sizeof hint, "!{!\"llvm.loop.unroll_and_jam.count\", i32 %d}", want);
   assert_non_null(strstr(b.s, hint));
   sbuf_free(&b);
-  prog_free(&pr);
 }
 
 /* group.c: a serial reduction loop over an innermost loop that picks the
@@ -851,18 +831,11 @@ static void test_host_maxmin_ordered(void **state) {
        "B^{4}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];\n", true, false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    Prog pr;
-    assert_true(prog_load(&pr, cases[i].text));
-    CgOptions o;
-    cg_options_init(&o);
-    o.target = CG_TARGET_HOST;
-    o.opt_level = 0;
-    SBuf b = {0};
-    assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+    SBuf b;
+    host_llvm_o0(cases[i].text, &b);
     assert_int_equal(strstr(b.s, "fcmp uno") != NULL, cases[i].general);
     assert_int_equal(strstr(b.s, "%join") != NULL, cases[i].join);
     sbuf_free(&b);
-    prog_free(&pr);
   }
 }
 
