@@ -246,9 +246,13 @@ bench-candidates: bench/candidates_table$(EXEEXT)
 ## measures a uniform sample and bounds the share over 10 s;
 ## BENCH_PTXAS_FLAGS='--results F.tsv --resume' goes on where an earlier run
 ## of the same code generator stopped (rows are written as measured), so the
-## whole corpus can be measured over several runs.  Exit status 1 when a
-## call passes 10 s.
-EXTRA_DIST += bench/ptxas_bench.py
+## whole corpus can be measured over several runs.
+## BENCH_PTXAS_FLAGS='--by-program $SRC/bench/ptxas-programs.tsv -j 2' measures
+## program by program and keeps one line per finished program in that
+## committed file (a later run, in a later session, skips the programs it
+## holds for the same plain PTX); '--report $SRC/bench/ptxas-programs.tsv'
+## prints its distribution.  Exit status 1 when a call passes 10 s.
+EXTRA_DIST += bench/ptxas_bench.py bench/ptxas-programs.tsv
 BENCH_PTXAS_FLAGS =
 .PHONY: bench-ptxas
 bench-ptxas: leirc$(EXEEXT)

@@ -25,6 +25,20 @@ so it can be measured over several runs of the same code generator (the
 file starts with leirc's version and a digest of the plain PTX of every
 program; --resume refuses a file whose first line differs).
 
+--by-program SUMMARY.tsv measures the corpus program by program (in name
+order, every candidate of a program before the next program) and, when a
+program's candidates are all measured, writes one line for it to
+SUMMARY.tsv: the commit of the sources, a digest of the program's plain PTX,
+counts, the slowest candidate, counts over 1 s by strategy and a histogram
+of ptxas's wall time in 10 ms steps.  A later run skips the programs that
+SUMMARY.tsv holds for the same plain PTX, so the summary (small enough to
+commit, bench/ptxas-programs.tsv) carries the measurement of the whole
+corpus over several sessions; with --results/--resume a program stopped
+half way goes on where it stopped.  --report SUMMARY.tsv prints the
+distribution over the programs it holds (exact counts and maximum,
+quantiles to 10 ms), the commits that measured them and the programs left,
+and measures nothing.
+
 --sample N measures N candidates drawn uniformly (without replacement,
 random.Random(--seed), default 1) from all of them instead: an unbiased
 estimate of the whole distribution when the whole does not fit in the time
@@ -35,7 +49,8 @@ otherwise).
 Usage (from the build tree):
   /usr/bin/python3 ../bench/ptxas_bench.py [--leirc ./leirc] [--corpus DIR]
       [--budget S] [--timeout 60] [-j 2] [--strategies a,b] [--results F.tsv]
-      [--sample N [--seed S]] [--resume]
+      [--sample N [--seed S]] [--resume] [--by-program SUMMARY.tsv]
+  /usr/bin/python3 ../bench/ptxas_bench.py --report SUMMARY.tsv
 Also `make bench-ptxas` (BENCH_PTXAS_FLAGS=...).
 """
 import argparse
@@ -90,6 +105,144 @@ def quantile(xs, q):
     return xs[k]
 
 
+SUMMARY_HEAD = ("# ptxas_bench.py --by-program: `ptxas -arch=sm_90` wall seconds over the one-step candidates "
+                "of one corpus program a line; hist_*: 'v:n' = n candidates took v*10 ms (rounded)\n")
+SUMMARY_COLS = ["program", "commit", "plain_ptx", "date", "candidates", "emitted", "refused", "ptxas_ok",
+                "ptxas_fail", "timeouts", "max_s", "slowest", "over_1s", "over_10s", "over_1s_by_strategy",
+                "hist_all", "hist_growing"]
+
+
+def hist_text(walls):
+    """'v:n,...' for the walls rounded to 10 ms, ascending; '-' for none."""
+    h = {}
+    for w in walls:
+        v = int(round(w * 100))
+        h[v] = h.get(v, 0) + 1
+    return ",".join(f"{v}:{n}" for v, n in sorted(h.items())) or "-"
+
+
+def hist_parse(text, into):
+    """Adds the counts of a hist_text string to the dict into (10 ms steps -> count)."""
+    if text == "-":
+        return
+    for item in text.split(","):
+        v, n = item.split(":")
+        into[int(v)] = into.get(int(v), 0) + int(n)
+
+
+def hist_quantile(h, q):
+    """The q-quantile, in seconds, of a histogram in 10 ms steps (the nearest rank, as quantile())."""
+    n = sum(h.values())
+    if not n:
+        return float("nan")
+    k = max(0, min(n - 1, int(round(q * (n - 1)))))
+    for v in sorted(h):
+        if k < h[v]:
+            return v / 100
+        k -= h[v]
+    return max(h) / 100
+
+
+def read_summary(path):
+    """{program: {column: text}} from a --by-program file; {} when there is none."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if len(lines) < 2 or lines[0] + "\n" != SUMMARY_HEAD or lines[1].split("\t") != SUMMARY_COLS:
+        sys.exit(f"ptxas_bench: {path} is not a --by-program summary of this script")
+    rows = {}
+    for ln in lines[2:]:
+        c = ln.split("\t")
+        if len(c) != len(SUMMARY_COLS):
+            sys.exit(f"ptxas_bench: {path}: a line with {len(c)} columns, not {len(SUMMARY_COLS)}: {ln[:60]}")
+        rows[c[0]] = dict(zip(SUMMARY_COLS, c))
+    return rows
+
+
+def write_summary(path, rows):
+    """Writes the rows sorted by program, through a temporary file (a stopped run leaves a whole file)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(SUMMARY_HEAD + "\t".join(SUMMARY_COLS) + "\n")
+        for prog in sorted(rows):
+            f.write("\t".join(rows[prog][k] for k in SUMMARY_COLS) + "\n")
+    os.replace(tmp, path)
+
+
+def summary_row(prog, commit, plain, rows):
+    """The summary line of one program from its candidates' result rows."""
+    timed = [r for r in rows if r["ptxas"] in ("ok", "timeout")]
+    walls = [r["wall"] for r in timed]
+    slow = max(timed, key=lambda r: r["wall"], default=None)
+    fam = {}
+    for r in timed:
+        if r["wall"] > 1:
+            f = r["spelling"].split("(")[0]
+            fam[f] = fam.get(f, 0) + 1
+    return {"program": prog, "commit": commit, "plain_ptx": plain,
+            "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "candidates": str(len(rows)),
+            "emitted": str(sum(r["emit"] == "ok" for r in rows)),
+            "refused": str(sum(r["emit"] != "ok" for r in rows)),
+            "ptxas_ok": str(sum(r["ptxas"] == "ok" for r in rows)),
+            "ptxas_fail": str(sum(r["ptxas"] == "fail" for r in rows)),
+            "timeouts": str(sum(r["ptxas"] == "timeout" or r["emit"] == "timeout" for r in rows)),
+            "max_s": f"{slow['wall']:.3f}" if slow else "-", "slowest": slow["spelling"] if slow else "-",
+            "over_1s": str(sum(w > 1 for w in walls)), "over_10s": str(sum(w > 10 for w in walls)),
+            "over_1s_by_strategy": ",".join(f"{k}:{v}" for k, v in sorted(fam.items())) or "-",
+            "hist_all": hist_text(walls),
+            "hist_growing": hist_text(r["wall"] for r in timed if r["spelling"].split("(")[0] in GROWING)}
+
+
+def report(path, corpus):
+    """Prints the distribution over the programs of a --by-program summary; 1 when a call passed 10 s."""
+    rows = read_summary(path)
+    if not rows:
+        sys.exit(f"ptxas_bench: {path}: no programs")
+    progs = sorted(os.path.relpath(p, os.path.join(corpus, "programs"))[:-5]
+                   for p in glob.glob(os.path.join(corpus, "programs", "*", "*.leir")))
+    left = [p for p in progs if p not in rows]
+    col = {k: sum(int(r[k]) for r in rows.values()) for k in
+           ("candidates", "emitted", "refused", "ptxas_ok", "ptxas_fail", "timeouts", "over_1s", "over_10s")}
+    commits = sorted({r["commit"] for r in rows.values()})
+    dates = sorted(r["date"] for r in rows.values())
+    print(f"{path}: {len(rows)} programs" + (f" of the corpus's {len(progs)}" if progs else "")
+          + f", {col['candidates']} one-step candidates; measured {dates[0]} to {dates[-1]} "
+          f"at {', '.join(commits)}")
+    print(f"leirc: {col['emitted']} PTX written, {col['refused']} not (an error or a timeout); ptxas: "
+          f"{col['ptxas_ok']} ok, {col['ptxas_fail']} failed; calls timed out (leirc or ptxas): {col['timeouts']}")
+    hall, hgrow = {}, {}
+    for r in rows.values():
+        hist_parse(r["hist_all"], hall)
+        hist_parse(r["hist_growing"], hgrow)
+    hrest = {v: n - hgrow.get(v, 0) for v, n in hall.items() if n - hgrow.get(v, 0)}
+    fam = {}
+    for r in rows.values():
+        if r["over_1s_by_strategy"] != "-":
+            for item in r["over_1s_by_strategy"].split(","):
+                f, n = item.split(":")
+                fam[f] = fam.get(f, 0) + int(n)
+    slow = max(rows.values(), key=lambda r: float(r["max_s"]) if r["max_s"] != "-" else -1.0)
+    print("ptxas wall seconds (quantiles and group maxima to 10 ms; the overall maximum and the counts exact):")
+    print("| candidates | n | median | p90 | p99 | max | over 1 s | over 10 s |")
+    print("|---|---|---|---|---|---|---|---|")
+    ngrow1 = sum(fam.get(g, 0) for g in GROWING)
+    for label, h, over1, mx in (("all", hall, col["over_1s"], slow["max_s"]),
+                                (f"code-growing ({', '.join(GROWING)})", hgrow, ngrow1, None),
+                                ("the others", hrest, col["over_1s"] - ngrow1, None)):
+        n = sum(h.values())
+        over10 = col["over_10s"] if mx else sum(c for v, c in h.items() if v > 1000)
+        mxs = mx if mx else (f"{max(h) / 100:.2f}" if h else "-")
+        print(f"| {label} | {n} | {hist_quantile(h, .5):.2f} | {hist_quantile(h, .9):.2f} | "
+              f"{hist_quantile(h, .99):.2f} | {mxs} | {over1} | {over10} |")
+    print("over 1 s by strategy: " + (", ".join(f"{k} {v}" for k, v in sorted(fam.items(), key=lambda x: -x[1]))
+                                      or "none"))
+    print(f"slowest: {slow['max_s']} s, {slow['program']} {slow['slowest']}")
+    if left:
+        print(f"programs left: {len(left)} ({', '.join(left[:5])}{', ...' if len(left) > 5 else ''})")
+    return 1 if col["over_10s"] or col["timeouts"] else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--leirc", default="./leirc")
@@ -104,9 +257,17 @@ def main():
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--sample", type=int, default=0, help="measure N candidates drawn uniformly (0: all, in order)")
     ap.add_argument("--seed", type=int, default=1, help="the draw of --sample")
+    ap.add_argument("--by-program", default="", metavar="SUMMARY.tsv",
+                    help="program by program; one line per finished program (skips those it holds)")
+    ap.add_argument("--report", default="", metavar="SUMMARY.tsv",
+                    help="print the distribution over a --by-program summary; measure nothing")
     a = ap.parse_args()
     if a.resume and not a.results:
         ap.error("--resume needs --results F.tsv")
+    if a.report:
+        return report(a.report, a.corpus)
+    if a.by_program and (a.sample or a.strategies):
+        ap.error("--by-program measures every candidate of a program: not with --sample or --strategies")
 
     progs = sorted(glob.glob(os.path.join(a.corpus, "programs", "*", "*.leir")))
     if not progs:
@@ -122,7 +283,7 @@ def main():
         return os.path.relpath(p, os.path.join(a.corpus, "programs"))[:-5]
 
     # the candidates and each program's plain PTX size
-    cands, base = {}, {}
+    cands, base, pdig = {}, {}, {}
     plain = hashlib.sha256()  # the plain PTX of every program: which code generator made the rows
     for p in progs:
         r = subprocess.run([a.leirc, "--decls", decls(p), "--list-applicable", p], capture_output=True, text=True)
@@ -131,9 +292,12 @@ def main():
         out = os.path.join(tmp, "base.ptx")
         r = subprocess.run([a.leirc, "--decls", decls(p), "--emit=ptx", "-o", out, p], capture_output=True)
         base[p] = os.path.getsize(out) if r.returncode == 0 and os.path.exists(out) else 0
+        pdig[p] = "-"
         if base[p]:
             with open(out, "rb") as f:
-                plain.update(name(p).encode() + b"\0" + f.read())
+                data = f.read()
+            plain.update(name(p).encode() + b"\0" + data)
+            pdig[p] = hashlib.sha256(data).hexdigest()[:16]
     total = sum(len(v) for v in cands.values())
     order = sorted(progs, key=lambda p: (-base[p], p))
     work = []
@@ -152,6 +316,18 @@ def main():
         rest[p] = inter
     for i in range(max((len(v) for v in rest.values()), default=0)):
         work += [(p, rest[p][i]) for p in order if i < len(rest[p])]
+    summary, todo = {}, {}
+    if a.by_program:
+        summary = read_summary(a.by_program)
+        stale = [k for k, r in summary.items() if not any(name(p) == k and pdig[p] == r["plain_ptx"] for p in progs)]
+        for k in stale:
+            del summary[k]
+        work = [(p, s) for p in progs if name(p) not in summary for s in cands[p]]
+        todo = {name(p): p for p in progs if name(p) not in summary}
+        print(f"ptxas_bench: {len(summary)} programs measured before ({a.by_program}), {len(todo)} to go"
+              + (f"; {len(stale)} to measure again (their plain PTX changed)" if stale else ""), flush=True)
+    commit = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "describe", "--always",
+                             "--dirty", "--abbrev=12"], capture_output=True, text=True).stdout.strip() or "-"
     if a.sample:
         every = sorted(((p, s) for p in progs for s in cands[p]), key=lambda w: (name(w[0]), w[1]))
         work = random.Random(a.seed).sample(every, min(a.sample, len(every)))
@@ -182,6 +358,7 @@ def main():
                                 "ptx_bytes": int(c[4]), "ptxas": c[5], "wall": float(c[6]), "cpu": float(c[7])})
             done = {(r["prog"], r["spelling"]) for r in results}
             work = [(p, s) for (p, s) in work if (name(p), s) not in done]
+            results = [r for r in results if not todo or r["prog"] in todo]
             print(f"ptxas_bench: {len(results)} candidates measured before ({a.results}), {len(work)} to go",
                   flush=True)
             out = open(a.results, "a")
@@ -191,6 +368,27 @@ def main():
             out.flush()
 
     lost = []  # (program, spelling, exception): not measured, not written (a resume retries them)
+
+    def finish(prog):
+        """With --by-program: writes prog's summary line once all its candidates are measured (lock held)."""
+        p = todo.get(prog)
+        if p is None:
+            return
+        rows = byprog.get(prog, [])
+        if len(rows) < len(cands[p]):
+            return
+        summary[prog] = summary_row(prog, commit, pdig[p], rows)
+        write_summary(a.by_program, summary)
+        del todo[prog]
+        print(f"  {prog}: {len(rows)} candidates, max {summary[prog]['max_s']} s "
+              f"({len(summary)} programs done, {len(todo)} to go)", flush=True)
+
+    byprog = {}
+    for r in results:
+        byprog.setdefault(r["prog"], []).append(r)
+    if a.by_program:
+        for prog in list(todo):
+            finish(prog)  # all its candidates in the --resume file
 
     def one(k, p, s):
         if stop.is_set() or (a.budget and time.monotonic() - t_start > a.budget):
@@ -219,10 +417,12 @@ def main():
             os.unlink(ptx)
         with lock:
             results.append(row)
+            byprog.setdefault(row["prog"], []).append(row)
             if out:
                 out.write(f"{row['prog']}\t{row['spelling']}\t{row['emit']}\t{row['ptx_lines']}\t"
                           f"{row['ptx_bytes']}\t{row['ptxas']}\t{row['wall']:.3f}\t{row['cpu']:.3f}\n")
                 out.flush()
+            finish(row["prog"])
             n = len(results)
             if n % 200 == 0:
                 print(f"  {n} measured, {time.monotonic() - t_start:.0f} s", flush=True)
