@@ -195,7 +195,8 @@ def summary_row(prog, commit, plain, rows):
 
 
 def report(path, corpus):
-    """Prints the distribution over the programs of a --by-program summary; 1 when a call passed 10 s."""
+    """Prints the distribution over the programs of a --by-program summary; 1 when a call passed 10 s, timed
+    out or ptxas failed."""
     rows = read_summary(path)
     if not rows:
         sys.exit(f"ptxas_bench: {path}: no programs")
@@ -237,10 +238,11 @@ def report(path, corpus):
               f"{hist_quantile(h, .99):.2f} | {mxs} | {over1} | {over10} |")
     print("over 1 s by strategy: " + (", ".join(f"{k} {v}" for k, v in sorted(fam.items(), key=lambda x: -x[1]))
                                       or "none"))
-    print(f"slowest: {slow['max_s']} s, {slow['program']} {slow['slowest']}")
+    if slow["max_s"] != "-":
+        print(f"slowest: {slow['max_s']} s, {slow['program']} {slow['slowest']}")
     if left:
         print(f"programs left: {len(left)} ({', '.join(left[:5])}{', ...' if len(left) > 5 else ''})")
-    return 1 if col["over_10s"] or col["timeouts"] else 0
+    return 1 if col["over_10s"] or col["timeouts"] or col["ptxas_fail"] else 0
 
 
 def main():
