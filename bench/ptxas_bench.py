@@ -245,6 +245,21 @@ def report(path, corpus):
     return 1 if col["over_10s"] or col["timeouts"] or col["ptxas_fail"] else 0
 
 
+def source_commit(where, summary):
+    """The commit of the sources (12 digits), '-dirty' when tracked files other than the summary file being
+    written differ from it; '-' outside a git checkout."""
+    git = ["git", "-C", where]
+    head = subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0 or not head.stdout.strip():
+        return "-"
+    top = subprocess.run(git + ["rev-parse", "--show-toplevel"], capture_output=True, text=True).stdout.strip()
+    pathspec = [":/"]
+    if summary and top and os.path.abspath(summary).startswith(top + os.sep):
+        pathspec.append(":(exclude,top)" + os.path.relpath(os.path.abspath(summary), top))
+    dirty = subprocess.run(git + ["diff", "--quiet", "HEAD", "--"] + pathspec, capture_output=True).returncode
+    return head.stdout.strip() + ("-dirty" if dirty else "")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--leirc", default="./leirc")
@@ -328,8 +343,7 @@ def main():
         todo = {name(p): p for p in progs if name(p) not in summary}
         print(f"ptxas_bench: {len(summary)} programs measured before ({a.by_program}), {len(todo)} to go"
               + (f"; {len(stale)} to measure again (their plain PTX changed)" if stale else ""), flush=True)
-    commit = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "describe", "--always",
-                             "--dirty", "--abbrev=12"], capture_output=True, text=True).stdout.strip() or "-"
+    commit = source_commit(os.path.dirname(os.path.abspath(__file__)), a.by_program)
     if a.sample:
         every = sorted(((p, s) for p in progs for s in cands[p]), key=lambda w: (name(w[0]), w[1]))
         work = random.Random(a.seed).sample(every, min(a.sample, len(every)))
