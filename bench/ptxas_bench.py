@@ -31,7 +31,9 @@ program's candidates are all measured, writes one line for it to
 SUMMARY.tsv: the commit of the sources, a digest of the program's plain PTX,
 counts, the slowest candidate, counts over 1 s by strategy and a histogram
 of ptxas's wall time in 10 ms steps.  A later run skips the programs that
-SUMMARY.tsv holds for the same plain PTX, so the summary (small enough to
+SUMMARY.tsv holds for the same plain PTX (and keeps the lines of programs
+that --corpus does not hold, so a run over a part of the corpus adds to the
+file), so the summary (small enough to
 commit, bench/ptxas-programs.tsv) carries the measurement of the whole
 corpus over several sessions; with --results/--resume a program stopped
 half way goes on where it stopped.  --report SUMMARY.tsv prints the
@@ -336,7 +338,9 @@ def main():
     summary, todo = {}, {}
     if a.by_program:
         summary = read_summary(a.by_program)
-        stale = [k for k, r in summary.items() if not any(name(p) == k and pdig[p] == r["plain_ptx"] for p in progs)]
+        # a line whose program is in the corpus with other plain PTX is measured again; a line of a program this
+        # corpus does not hold (--corpus naming a part of it) stays
+        stale = [name(p) for p in progs if name(p) in summary and summary[name(p)]["plain_ptx"] != pdig[p]]
         for k in stale:
             del summary[k]
         work = [(p, s) for p in progs if name(p) not in summary for s in cands[p]]

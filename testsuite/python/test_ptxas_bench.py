@@ -74,7 +74,8 @@ def setup(leirc: str, corpus: pathlib.Path, top_srcdir: pathlib.Path, tmp_path: 
 
 
 def test_summary_resume_and_report(setup: Setup) -> None:
-    """Measured, stopped and resumed, skipped, measured again when its PTX changes, reported."""
+    """Measured, stopped and resumed, skipped, measured again when its PTX changes, kept when --corpus is a
+    part, reported."""
     top, leirc, mini, counts, tmp = setup
     ok = str(_fake_ptxas(tmp, 0))
     summary, rows = tmp / "summary.tsv", tmp / "rows.tsv"
@@ -123,6 +124,18 @@ def test_summary_resume_and_report(setup: Setup) -> None:
             in r.stdout)
     assert f"measured {counts[PROGRAMS[1]]} of {total} candidates" in r.stdout
     assert _summary(summary)[PROGRAMS[1]]["plain_ptx"] == first[PROGRAMS[1]]["plain_ptx"]
+
+    # a corpus of one of the two programs: the other's line stays
+    part = tmp / "part"
+    (part / "programs" / "level1").mkdir(parents=True)
+    for suffix in (".leir", ".decls.json"):
+        name = PROGRAMS[0] + suffix
+        (part / "programs" / name).symlink_to((mini / "programs" / name).resolve())
+    before = summary.read_text()
+    r = _bench(top, leirc, part, "--ptxas", ok, "--by-program", str(summary))
+    assert r.returncode == 0, r.stderr
+    assert f"2 programs measured before ({summary}), 0 to go" in r.stdout
+    assert summary.read_text() == before
 
     r = _bench(top, leirc, mini, "--report", str(summary))
     assert r.returncode == 0, r.stderr
