@@ -31,12 +31,11 @@ program's candidates are all measured, writes one line for it to
 SUMMARY.tsv: the commit of the sources, a digest of the program's plain PTX,
 counts, the slowest candidate, counts over 1 s by strategy and a histogram
 of ptxas's wall time in 10 ms steps.  A later run skips the programs that
-SUMMARY.tsv holds for the same plain PTX (and keeps the lines of programs
-that --corpus does not hold, so a run over a part of the corpus adds to the
-file), so the summary (small enough to
-commit, bench/ptxas-programs.tsv) carries the measurement of the whole
-corpus over several sessions; with --results/--resume a program stopped
-half way goes on where it stopped.  --report SUMMARY.tsv prints the
+SUMMARY.tsv holds for the same plain PTX and keeps the lines of programs
+that --corpus does not hold (a run over a part of the corpus adds to the
+file), so the summary, small enough to commit (bench/ptxas-programs.tsv),
+carries the measurement of the whole corpus over several sessions; with
+--results/--resume a program stopped half way goes on where it stopped.  --report SUMMARY.tsv prints the
 distribution over the programs it holds (exact counts and maximum,
 quantiles to 10 ms), the commits that measured them and the programs left,
 and measures nothing.
