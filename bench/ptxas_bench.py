@@ -35,10 +35,10 @@ SUMMARY.tsv holds for the same plain PTX and keeps the lines of programs
 that --corpus does not hold (a run over a part of the corpus adds to the
 file), so the summary, small enough to commit (bench/ptxas-programs.tsv),
 carries the measurement of the whole corpus over several sessions; with
---results/--resume a program stopped half way goes on where it stopped.  --report SUMMARY.tsv prints the
-distribution over the programs it holds (exact counts and maximum,
-quantiles to 10 ms), the commits that measured them and the programs left,
-and measures nothing.
+--results/--resume a program stopped half way goes on where it stopped.
+--report SUMMARY.tsv prints the distribution over the programs it holds
+(exact counts and maximum, quantiles to 10 ms), the commits that measured
+them and the programs left, and measures nothing.
 
 --sample N measures N candidates drawn uniformly (without replacement,
 random.Random(--seed), default 1) from all of them instead: an unbiased
