@@ -117,7 +117,8 @@ typedef struct DrvOptions {
   bool werror;
   bool no_caret;
   bool unsafe_math; /* --unsafe-math */
-  bool fp_contract; /* --fp-contract=on (ir/contract.h) */
+  bool fp_contract; /* --fp-contract=on (ir/contract.h); with --compare, A's mode */
+  int fp_contract_b; /* --compare --fp-contract=A,B: B's mode (0 off, 1 on); -1: as A */
   DrvMode mode;           /* --run, --compare */
   DrvRunOptions run;
   DrvPassOptions passes;  /* -O, --list-passes, ... */

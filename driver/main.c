@@ -126,7 +126,9 @@ static const char usage_text[] =
   "                        rounded once, identically in the interpreter, on\n"
   "                        the host and in PTX (fma.rn); default off (SPEC\n"
   "                        13.3). Results of the two modes are class T\n"
-  "                        against each other, never bit-equal\n"
+  "                        against each other, never bit-equal; with\n"
+  "                        --compare, =A,B (e.g. on,off) runs A.leir in\n"
+  "                        mode A and B.leir in mode B\n"
   "\n"
   "Tuning (search the candidates of --list-applicable; see man leirc, TUNING):\n"
   "      --tune[=S]        search for the fastest program reachable by legal\n"
@@ -359,6 +361,26 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* --fp-contract=on|off, or A,B (with --compare: A's mode, then B's); *b is
+ * -1 for a single mode. */
+static bool parse_fp_contract(const char *s, bool *a, int *b) {
+  const char *comma = strchr(s, ',');
+  size_t n = comma ? (size_t)(comma - s) : strlen(s);
+  bool first;
+  if (n == 2 && !strncmp(s, "on", 2)) first = true;
+  else if (n == 3 && !strncmp(s, "off", 3)) first = false;
+  else return false;
+  int second = -1;
+  if (comma) {
+    if (!strcmp(comma + 1, "on")) second = 1;
+    else if (!strcmp(comma + 1, "off")) second = 0;
+    else return false;
+  }
+  *a = first;
+  *b = second;
+  return true;
+}
+
 static bool parse_emit(const char *s, DrvEmit *e) {
   static const struct { const char *name; DrvEmit e; } kinds[] = {
     {"leir", EMIT_LEIR}, {"llvm", EMIT_LLVM}, {"asm", EMIT_ASM}, {"ptx", EMIT_PTX}, {"tir", EMIT_TIR},
@@ -503,9 +525,9 @@ int main(int argc, char **argv) {
     case OPT_VERIFY: o.passes.verify = true; break;
     case OPT_UNSAFE_MATH: unsafe_math = true; break;
     case OPT_FP_CONTRACT:
-      if (!strcmp(optarg, "on")) o.fp_contract = true;
-      else if (!strcmp(optarg, "off")) o.fp_contract = false;
-      else return usage_error("--fp-contract must be on or off, not '%s'", optarg);
+      if (!parse_fp_contract(optarg, &o.fp_contract, &o.fp_contract_b))
+        return usage_error("--fp-contract must be on or off (with --compare, also A,B such as on,off), not '%s'",
+                           optarg);
       break;
     case OPT_GPU_ARCH:
       if (!cg_parse_gpu_arch(optarg, &o.gpu_sm, archerr, sizeof archerr)) return usage_error("%s", archerr);
@@ -611,6 +633,8 @@ int main(int argc, char **argv) {
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
+  if (o.fp_contract_b >= 0 && o.mode != MODE_COMPARE)
+    return usage_error("%s", "--fp-contract=A,B (a mode for each program) needs --compare");
   if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
   if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)

@@ -21,6 +21,7 @@ void drv_run_defaults(DrvOptions *o) {
   o->run.tolerance = CMP_DEFAULT;
   o->run.max_steps = INTERP_DEFAULT_MAX_STEPS;
   o->run.max_memory = leir_default_max_memory();
+  o->fp_contract_b = -1;
 }
 
 bool drv_add_input(DrvOptions *o, char *spec) {
@@ -136,6 +137,12 @@ json_t *drv_compare_json(const InterpDiff *d, const DrvOptions *o, const char *a
   json_object_set_new(j, "first_seed", json_integer((json_int_t)o->run.seed));
   json_object_set_new(j, "a", json_string(a));
   json_object_set_new(j, "b", json_string(b));
+  if (o->fp_contract_b >= 0) { /* --fp-contract=A,B: each program's mode */
+    json_t *m = json_object();
+    json_object_set_new(m, "a", json_string(o->fp_contract ? "on" : "off"));
+    json_object_set_new(m, "b", json_string(o->fp_contract_b ? "on" : "off"));
+    json_object_set_new(j, "fp_contract", m);
+  }
   if (d->have) {
     json_t *x = json_object();
     json_object_set_new(x, "output", json_string(d->tensor->name));
@@ -192,6 +199,7 @@ int drv_compare(const DrvOptions *o, const char *a, const char *b) {
   LeirCtx ca, cb;
   drv_ctx_setup(&ca, o);
   drv_ctx_setup(&cb, o);
+  if (o->fp_contract_b >= 0) cb.fp_contract = o->fp_contract_b; /* --fp-contract=A,B */
   IrProgram *pa = load(&ca, o, a);
   IrProgram *pb = load(&cb, o, b);
   int rc = pa && pb ? compare_loaded(&ca, pa, &cb, pb, o, a, b) : 2;
