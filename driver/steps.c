@@ -295,6 +295,18 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
                : "the program after the step fails in the interpreter";
   else
     rc = d.verdict == CMP_DIFFER ? -1 : 1;
+  bool fused = false; /* --fp-contract=on: class T when only what fuses changed */
+  if (rc < 0 && !what && cls == PASS_E) {
+    bool jr = jit || bf->jit;
+    InterpCompareOpts co = {1, o->run.seed, (CmpTolerance)o->run.tolerance, {false, jr ? 0 : drv_interp_budget(o)},
+                            0, NULL, NULL};
+    InterpDiff f;
+    if (interp_fused_step_check(ctx, before, after, &co, jr ? drv_jit_runner : NULL, ctx, &f) == 1) {
+      d = f;
+      fused = true;
+      rc = d.verdict == CMP_DIFFER ? -1 : 1;
+    }
+  }
   const char *msg = capture_end(ctx, &cap);
   if (b) interp_free(b);
   if (what) {
@@ -305,11 +317,13 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     char at[256], dist[64];
     interp_format_coords(at, sizeof at, d.tensor, d.index);
     *text = arena_printf(&ctx->arena, "failed: class %s: output '%s' differs at %s (seed %llu): %s before, %s after (%s)",
-                         pass_class_name(cls), d.tensor->name, at, (unsigned long long)d.seed, d.a_text, d.b_text,
-                         interp_diff_distance(dist, sizeof dist, &d));
+                         fused ? "T" : pass_class_name(cls), d.tensor->name, at, (unsigned long long)d.seed, d.a_text,
+                         d.b_text, interp_diff_distance(dist, sizeof dist, &d));
     return -1;
   }
-  const char *by = jit || bf->jit ? " (host JIT)" : "";
+  const char *by = "";
+  if (jit || bf->jit) by = fused ? " (host JIT; bit-equal without --fp-contract)" : " (host JIT)";
+  else if (fused) by = " (bit-equal without --fp-contract)";
   if (d.verdict == CMP_EQUAL)
     *text = arena_printf(&ctx->arena, "bit-equal on seed %llu%s", (unsigned long long)o->run.seed, by);
   else

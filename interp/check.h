@@ -145,4 +145,21 @@ int interp_check_step(LeirCtx *ctx, const IrProgram *before, const IrProgram *af
 int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,
                              const char *step_name, const InterpCheckOptions *opt, const InterpCheckInputs *in);
 
+/* A class E step under --fp-contract=on (ctx->fp_contract, SPEC §13.3).
+ * The step keeps the unfused result bit for bit, but it may change which
+ * a*b+c fuse (compute_inline writes T = a*b into T + c, which then fuses),
+ * and a fused program against an unfused one is class T.  For a class E
+ * step whose fused results differed: compares `before` and `after` with
+ * fusion off, exactly, and, when they are bit-identical, again with fusion
+ * on under co->tol (the class T tolerance), on co's seeds and inputs in the
+ * interpreter or, with `run`, on the random inputs of co->seed with both
+ * programs run by run(arg, .).  Returns
+ *   1  the step is exact without fusion; *d is the fused comparison under
+ *      co->tol (its verdict says whether the step passes as class T);
+ *   0  the step changes the unfused result too (a class E failure);
+ *  -1  not applicable (fusion is off) or a program failed to compile or run
+ *      (the caller keeps its own verdict; *d is untouched in both). */
+int interp_fused_step_check(LeirCtx *ctx, const IrProgram *before, const IrProgram *after,
+                            const InterpCompareOpts *co, InterpRunner run, void *arg, InterpDiff *d);
+
 #endif /* LEIR_INTERP_CHECK_H */

@@ -684,6 +684,63 @@ static void test_convert_monotone(void **state) {
     }
 }
 
+/* --fp-contract=on: a class E step that changes what fuses (here an inlined
+ * T = X*Y into T + Z) is exact without fusion and class T with it
+ * (interp_fused_step_check); a step that is wrong without fusion stays a
+ * class E failure, and a fused difference beyond the class T tolerance is
+ * reported as class T. */
+static void test_check_step_fused(void **state) {
+  (void)state;
+  LeirCtx ctx;
+  leir_ctx_init(&ctx);
+  char *diag = NULL;
+  size_t len = 0;
+  ctx.diag_out = open_memstream(&diag, &len);
+  ctx.quiet_caret = true;
+  const char *hdr = "%in X : f32[64]\n%in Y : f32[64]\n%in Z : f32[64]\n%out D : f32[64]\n";
+  char a[512], b[512], w[512], c[512], d[512];
+  snprintf(a, sizeof a,
+           "%sL^{64}_{i=0}[T^{f32,g}_{i}=X^{f32,g}_{i}*Y^{f32,g}_{i};];"
+           "L^{64}_{i=0}[D^{f32,g}_{i}=T^{f32,g}_{i}+Z^{f32,g}_{i};];", hdr);
+  snprintf(b, sizeof b, "%sL^{64}_{i=0}[D^{f32,g}_{i}=X^{f32,g}_{i}*Y^{f32,g}_{i}+Z^{f32,g}_{i};];", hdr);
+  snprintf(w, sizeof w, "%sL^{64}_{i=0}[D^{f32,g}_{i}=X^{f32,g}_{i}*Y^{f32,g}_{i}-Z^{f32,g}_{i};];", hdr);
+  /* fused, X*X-X*X is the rounding error of X*X, scaled far beyond 1e-6 */
+  snprintf(c, sizeof c,
+           "%sL^{64}_{i=0}[T^{f32,g}_{i}=X^{f32,g}_{i}*X^{f32,g}_{i};];"
+           "L^{64}_{i=0}[D^{f32,g}_{i}=(T^{f32,g}_{i}-T^{f32,g}_{i})*10000000000.0+Y^{f32,g}_{i}+Z^{f32,g}_{i};];",
+           hdr);
+  snprintf(d, sizeof d,
+           "%sL^{64}_{i=0}[D^{f32,g}_{i}=(X^{f32,g}_{i}*X^{f32,g}_{i}-X^{f32,g}_{i}*X^{f32,g}_{i})*10000000000.0"
+           "+Y^{f32,g}_{i}+Z^{f32,g}_{i};];", hdr);
+  IrProgram *pa = parse(&ctx, a), *pb = parse(&ctx, b), *pw = parse(&ctx, w), *pc = parse(&ctx, c),
+            *pd = parse(&ctx, d);
+  /* unfused: the inlining and the cancellation are exact, the sign change is not */
+  assert_int_equal(interp_check_step(&ctx, pa, pb, 'E', 2, "inline", NULL), 0);
+  assert_int_equal(interp_check_step(&ctx, pc, pd, 'E', 2, "cancel", NULL), 0);
+  assert_int_equal(interp_check_step(&ctx, pa, pw, 'E', 2, "wrong", NULL), 1);
+  /* fused: the inlined X*Y+Z is one fma, so the bits differ (class T) */
+  ctx.fp_contract = true;
+  InterpCompareOpts co = {2, 0, CMP_EXACT, {false, 0}, 0, NULL, NULL};
+  InterpProg *ia = interp_new(&ctx, pa, &co.run), *ib = interp_new(&ctx, pb, &co.run);
+  InterpDiff diff;
+  assert_int_equal(interp_compare_progs(ia, ib, &co, &diff), 0);
+  assert_int_equal(diff.verdict, CMP_DIFFER);
+  interp_free(ia);
+  interp_free(ib);
+  assert_int_equal(interp_check_step(&ctx, pa, pb, 'E', 2, "inline", NULL), 0);
+  assert_true(ctx.fp_contract);
+  assert_int_equal(interp_check_step(&ctx, pa, pw, 'E', 2, "wrong", NULL), 1);
+  assert_int_equal(interp_check_step(&ctx, pc, pd, 'E', 2, "cancel", NULL), 1);
+  assert_true(ctx.fp_contract);
+  fflush(ctx.diag_out);
+  assert_non_null(strstr(diag, "t.leir: error: step 'wrong' (class E) changed the result: output 'D' at [0]"));
+  assert_non_null(strstr(diag, "t.leir: error: step 'cancel' (class T) changed the result: output 'D' at ["));
+  assert_null(strstr(diag, "'inline'"));
+  fclose(ctx.diag_out);
+  free(diag);
+  leir_ctx_free(&ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_init_no_reduction_index),
@@ -709,6 +766,7 @@ int main(void) {
     cmocka_unit_test(test_npy_roundtrip),
     cmocka_unit_test(test_random_inputs),
     cmocka_unit_test(test_check_step),
+    cmocka_unit_test(test_check_step_fused),
     cmocka_unit_test(test_compare_ran_with),
     cmocka_unit_test(test_signature),
     cmocka_unit_test(test_convert_monotone),
