@@ -75,14 +75,7 @@ static int verify_with_inputs(const DrvOptions *o, LeirCtx *ctx, const IrProgram
   if (interp_compare_progs(a, b, &co, &d) != 0) {
     rc = d.failed == 2 ? 1 : 2;
   } else if (d.verdict == CMP_DIFFER) {
-    char c = cls; /* under --fp-contract=on, class T when only what fuses changed */
-    InterpCompareOpts ct = co;
-    ct.tol = (CmpTolerance)o->run.tolerance;
-    if (cls == 'E' && interp_fused_step_check(ctx, before, after, &ct, NULL, NULL, &d) == 1) c = 'T';
-    if (d.verdict == CMP_DIFFER) {
-      interp_report_step_diff(ctx, name, c, &d);
-      rc = 1;
-    }
+    rc = interp_step_differed(ctx, before, after, &co, (CmpTolerance)o->run.tolerance, cls, name, &d);
   }
   interp_free(a);
   interp_free(b);

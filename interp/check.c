@@ -232,18 +232,22 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
                     d.failed == 1 ? "the program before it fails to run" : "an input file does not fit");
     rc = d.failed == 2 ? 1 : 2;
   } else if (d.verdict == CMP_DIFFER) {
-    char c = cls;
-    InterpCompareOpts ct = co;
-    ct.tol = CMP_DEFAULT;
-    if (cls == 'E' && interp_fused_step_check(ctx, before, after, &ct, NULL, NULL, &d) == 1) c = 'T';
-    if (d.verdict == CMP_DIFFER) {
-      interp_report_step_diff(ctx, name, c, &d);
-      rc = 1;
-    }
+    rc = interp_step_differed(ctx, before, after, &co, CMP_DEFAULT, cls, name, &d);
   }
   interp_free(a);
   interp_free(b);
   return rc;
+}
+
+int interp_step_differed(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, const InterpCompareOpts *co,
+                         CmpTolerance tol_t, char cls, const char *name, InterpDiff *d) {
+  char c = cls;
+  InterpCompareOpts ct = *co;
+  ct.tol = tol_t;
+  if (cls == 'E' && interp_fused_step_check(ctx, before, after, &ct, NULL, NULL, d) == 1) c = 'T';
+  if (d->verdict != CMP_DIFFER) return 0;
+  interp_report_step_diff(ctx, name, c, d);
+  return 1;
 }
 
 /* ------------------------------------------------------------ fused mode */

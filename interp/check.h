@@ -162,4 +162,12 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
 int interp_fused_step_check(LeirCtx *ctx, const IrProgram *before, const IrProgram *after,
                             const InterpCompareOpts *co, InterpRunner run, void *arg, InterpDiff *d);
 
+/* The end of a step check whose comparison under co (cls's tolerance, in
+ * the interpreter) found *d differing: a class E step under --fp-contract=on
+ * is judged again as class T under tol_t (interp_fused_step_check).  Returns
+ * 0 when the step passes that way, else 1 after reporting the difference
+ * (interp_report_step_diff, with the class it was judged as). */
+int interp_step_differed(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, const InterpCompareOpts *co,
+                         CmpTolerance tol_t, char cls, const char *name, InterpDiff *d);
+
 #endif /* LEIR_INTERP_CHECK_H */
