@@ -519,6 +519,19 @@ static void test_random_inputs(void **state) {
 
 /* ------------------------------------------------------------ check hook */
 
+/* A context whose diagnostics go to *diag (no carets), and its end. */
+static void ctx_to_memory(LeirCtx *ctx, char **diag, size_t *len) {
+  leir_ctx_init(ctx);
+  ctx->diag_out = open_memstream(diag, len);
+  ctx->quiet_caret = true;
+}
+
+static void ctx_free_memory(LeirCtx *ctx, char *diag) {
+  fclose(ctx->diag_out);
+  free(diag);
+  leir_ctx_free(ctx);
+}
+
 static IrProgram *parse(LeirCtx *ctx, const char *text) {
   leir_ctx_set_source(ctx, "t.leir", text, strlen(text));
   IrProgram *p = ps_parse(ctx);
@@ -530,11 +543,9 @@ static IrProgram *parse(LeirCtx *ctx, const char *text) {
 static void test_check_step(void **state) {
   (void)state;
   LeirCtx ctx;
-  leir_ctx_init(&ctx);
   char *diag = NULL;
   size_t len = 0;
-  ctx.diag_out = open_memstream(&diag, &len);
-  ctx.quiet_caret = true;
+  ctx_to_memory(&ctx, &diag, &len);
   const char *hdr = "%in A : f32[4,8]\n%out D : f32[4]\n";
   char a[512], b[512], c[512];
   snprintf(a, sizeof a, "%sB^{4}_{tx=0}L^{8}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];", hdr);
@@ -565,9 +576,7 @@ static void test_check_step(void **state) {
   assert_int_equal(interp_check_step_inputs(&ctx, pa, pb, 'E', 1, "split", NULL, &in), 2);
   unlink(path);
   rmdir(dir);
-  fclose(ctx.diag_out);
-  free(diag);
-  leir_ctx_free(&ctx);
+  ctx_free_memory(&ctx, diag);
 }
 
 /* interp_compare_ran_with: another engine for the second program (here the
@@ -588,11 +597,9 @@ static bool counting_runner(void *arg, InterpProg *ip) {
 static void test_compare_ran_with(void **state) {
   (void)state;
   LeirCtx ctx;
-  leir_ctx_init(&ctx);
   char *diag = NULL;
   size_t len = 0;
-  ctx.diag_out = open_memstream(&diag, &len);
-  ctx.quiet_caret = true;
+  ctx_to_memory(&ctx, &diag, &len);
   const char *hdr = "%in A : f32[4,8]\n%out D : f32[4]\n";
   char a[512], b[512];
   snprintf(a, sizeof a, "%sB^{4}_{tx=0}L^{8}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];", hdr);
@@ -628,9 +635,7 @@ static void test_compare_ran_with(void **state) {
   interp_free(ia);
   interp_free(ib);
   interp_free(ic);
-  fclose(ctx.diag_out);
-  free(diag);
-  leir_ctx_free(&ctx);
+  ctx_free_memory(&ctx, diag);
 }
 
 static void test_signature(void **state) {
@@ -649,9 +654,7 @@ static void test_signature(void **state) {
   assert_string_equal(diag, "t.leir: error: input 'A' is f32[4] in a.leir but f32[5] in b.leir\n"
                             "t.leir: error: 'G' is an input of a.leir (f32[4]) but not an argument of b.leir\n"
                             "t.leir: error: 'E' is an output of b.leir (f32[4]) but not an argument of a.leir\n");
-  fclose(ctx.diag_out);
-  free(diag);
-  leir_ctx_free(&ctx);
+  ctx_free_memory(&ctx, diag);
 }
 
 /* ir_dtype_convert_monotone (the passes' rule for which max/min reductions
@@ -692,11 +695,9 @@ static void test_convert_monotone(void **state) {
 static void test_check_step_fused(void **state) {
   (void)state;
   LeirCtx ctx;
-  leir_ctx_init(&ctx);
   char *diag = NULL;
   size_t len = 0;
-  ctx.diag_out = open_memstream(&diag, &len);
-  ctx.quiet_caret = true;
+  ctx_to_memory(&ctx, &diag, &len);
   const char *hdr = "%in X : f32[64]\n%in Y : f32[64]\n%in Z : f32[64]\n%out D : f32[64]\n";
   char a[512], b[512], w[512], c[512], d[512];
   snprintf(a, sizeof a,
@@ -736,9 +737,7 @@ static void test_check_step_fused(void **state) {
   assert_non_null(strstr(diag, "t.leir: error: step 'wrong' (class E) changed the result: output 'D' at [0]"));
   assert_non_null(strstr(diag, "t.leir: error: step 'cancel' (class T) changed the result: output 'D' at ["));
   assert_null(strstr(diag, "'inline'"));
-  fclose(ctx.diag_out);
-  free(diag);
-  leir_ctx_free(&ctx);
+  ctx_free_memory(&ctx, diag);
 }
 
 int main(void) {
