@@ -526,9 +526,10 @@ static void ctx_to_memory(LeirCtx *ctx, char **diag, size_t *len) {
   ctx->quiet_caret = true;
 }
 
-static void ctx_free_memory(LeirCtx *ctx, char *diag) {
+/* fclose stores the final buffer in *diag, so *diag is read after it. */
+static void ctx_free_memory(LeirCtx *ctx, char **diag) {
   fclose(ctx->diag_out);
-  free(diag);
+  free(*diag);
   leir_ctx_free(ctx);
 }
 
@@ -576,7 +577,7 @@ static void test_check_step(void **state) {
   assert_int_equal(interp_check_step_inputs(&ctx, pa, pb, 'E', 1, "split", NULL, &in), 2);
   unlink(path);
   rmdir(dir);
-  ctx_free_memory(&ctx, diag);
+  ctx_free_memory(&ctx, &diag);
 }
 
 /* interp_compare_ran_with: another engine for the second program (here the
@@ -635,7 +636,7 @@ static void test_compare_ran_with(void **state) {
   interp_free(ia);
   interp_free(ib);
   interp_free(ic);
-  ctx_free_memory(&ctx, diag);
+  ctx_free_memory(&ctx, &diag);
 }
 
 static void test_signature(void **state) {
@@ -654,7 +655,7 @@ static void test_signature(void **state) {
   assert_string_equal(diag, "t.leir: error: input 'A' is f32[4] in a.leir but f32[5] in b.leir\n"
                             "t.leir: error: 'G' is an input of a.leir (f32[4]) but not an argument of b.leir\n"
                             "t.leir: error: 'E' is an output of b.leir (f32[4]) but not an argument of a.leir\n");
-  ctx_free_memory(&ctx, diag);
+  ctx_free_memory(&ctx, &diag);
 }
 
 /* ir_dtype_convert_monotone (the passes' rule for which max/min reductions
@@ -737,7 +738,7 @@ static void test_check_step_fused(void **state) {
   assert_non_null(strstr(diag, "t.leir: error: step 'wrong' (class E) changed the result: output 'D' at [0]"));
   assert_non_null(strstr(diag, "t.leir: error: step 'cancel' (class T) changed the result: output 'D' at ["));
   assert_null(strstr(diag, "'inline'"));
-  ctx_free_memory(&ctx, diag);
+  ctx_free_memory(&ctx, &diag);
 }
 
 int main(void) {
