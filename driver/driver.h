@@ -220,6 +220,12 @@ uint64_t drv_jit_budget(const DrvOptions *o);
 DrvEngine drv_engine_for(const DrvOptions *o, uint64_t work);
 uint64_t drv_verify_limit(const DrvOptions *o);
 bool drv_jit_runner(void *ctx, struct InterpProg *ip);
+/* interp_fused_step_check (interp/check.h) of a --emit-steps, --eval or
+ * --tune pair on the random inputs of --seed, under tol (a CmpTolerance):
+ * in the interpreter within drv_interp_budget, or with jit on the host JIT. */
+struct InterpDiff;
+int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, int tol,
+                         bool jit, struct InterpDiff *d);
 
 /* driver/jobs.c: -j N.  Computes items 0..n-1 over nw forked worker
  * processes: fn(arg, i, out, diag) writes item i's output and diagnostics

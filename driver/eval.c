@@ -107,11 +107,8 @@ static bool seconds_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, do
  * with it (interp_fused_step_check). */
 static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
                           bool jit) {
-  InterpCompareOpts co = {1, o->run.seed, (CmpTolerance)o->run.tolerance, {false, jit ? 0 : drv_interp_budget(o)}, 0,
-                          NULL, NULL};
   InterpDiff d;
-  return interp_fused_step_check(ctx, before, after, &co, jit ? drv_jit_runner : NULL, ctx, &d) == 1 &&
-         d.verdict != CMP_DIFFER;
+  return drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit, &d) == 1 && d.verdict != CMP_DIFFER;
 }
 
 /* --target=host, a pair over the interpreter's budget and within the host

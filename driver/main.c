@@ -362,21 +362,20 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* The n characters at s: 1 for "on", 0 for "off", else -1. */
+static int on_off(const char *s, size_t n) {
+  if (n == 2 && !strncmp(s, "on", 2)) return 1;
+  if (n == 3 && !strncmp(s, "off", 3)) return 0;
+  return -1;
+}
+
 /* --fp-contract=on|off, or A,B (with --compare: A's mode, then B's); *b is
  * -1 for a single mode. */
 static bool parse_fp_contract(const char *s, bool *a, int *b) {
   const char *comma = strchr(s, ',');
-  size_t n = comma ? (size_t)(comma - s) : strlen(s);
-  bool first;
-  if (n == 2 && !strncmp(s, "on", 2)) first = true;
-  else if (n == 3 && !strncmp(s, "off", 3)) first = false;
-  else return false;
-  int second = -1;
-  if (comma) {
-    if (!strcmp(comma + 1, "on")) second = 1;
-    else if (!strcmp(comma + 1, "off")) second = 0;
-    else return false;
-  }
+  int first = on_off(s, comma ? (size_t)(comma - s) : strlen(s));
+  int second = comma ? on_off(comma + 1, strlen(comma + 1)) : -1;
+  if (first < 0 || (comma && second < 0)) return false;
   *a = first;
   *b = second;
   return true;

@@ -297,11 +297,8 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     rc = d.verdict == CMP_DIFFER ? -1 : 1;
   bool fused = false; /* --fp-contract=on: class T when only what fuses changed */
   if (rc < 0 && !what && cls == PASS_E) {
-    bool jr = jit || bf->jit;
-    InterpCompareOpts co = {1, o->run.seed, (CmpTolerance)o->run.tolerance, {false, jr ? 0 : drv_interp_budget(o)},
-                            0, NULL, NULL};
     InterpDiff f;
-    if (interp_fused_step_check(ctx, before, after, &co, jr ? drv_jit_runner : NULL, ctx, &f) == 1) {
+    if (drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit || bf->jit, &f) == 1) {
       d = f;
       fused = true;
       rc = d.verdict == CMP_DIFFER ? -1 : 1;

@@ -241,12 +241,10 @@ static bool outputs_agree(TuneEval *te, InterpProg *ip, char cls, const char **w
 }
 
 /* --fp-contract=on: a class E candidate that changes only what fuses
- * passes as class T (interp_fused_step_check, on the host JIT). */
+ * passes as class T (drv_fused_step_check, on the host JIT). */
 static bool fused_class_t(TuneEval *te, const IrProgram *q) {
-  InterpCompareOpts co = {1, te->o->run.seed, CMP_DEFAULT, {false, 0}, 0, NULL, NULL};
   InterpDiff d;
-  return interp_fused_step_check(te->ctx, te->orig, q, &co, drv_jit_runner, te->ctx, &d) == 1 &&
-         d.verdict != CMP_DIFFER;
+  return drv_fused_step_check(te->ctx, te->o, te->orig, q, CMP_DEFAULT, true, &d) == 1 && d.verdict != CMP_DIFFER;
 }
 
 /* ------------------------------------------------------------ interface */

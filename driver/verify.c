@@ -11,6 +11,7 @@
 #include "driver/driver.h"
 
 #include "codegen/codegen.h"
+#include "interp/check.h"
 
 uint64_t drv_interp_budget(const DrvOptions *o) {
   return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
@@ -33,3 +34,9 @@ uint64_t drv_verify_limit(const DrvOptions *o) {
 }
 
 bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return cg_run_host_interp(ctx, ip); }
+
+int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, int tol,
+                         bool jit, InterpDiff *d) {
+  InterpCompareOpts co = {1, o->run.seed, (CmpTolerance)tol, {false, jit ? 0 : drv_interp_budget(o)}, 0, NULL, NULL};
+  return interp_fused_step_check(ctx, before, after, &co, jit ? drv_jit_runner : NULL, ctx, d);
+}
