@@ -633,14 +633,22 @@ int main(int argc, char **argv) {
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
+  /* options that do not go together (the -O pipeline is freed first) */
+  const char *clash = NULL;
   if (o.fp_contract_b >= 0 && o.mode != MODE_COMPARE)
-    return usage_error("%s", "--fp-contract=A,B (a mode for each program) needs --compare");
-  if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
-    return usage_error("%s", "--print-cost does not combine with --compare or --emit-steps");
-  if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)
-    return usage_error("%s", "--tune=policy needs --policy=CMD");
-  if (o.tune.policy && !o.tune.enabled) return usage_error("%s", "--policy needs --tune");
-  if (o.tune.verify_all && !o.tune.enabled) return usage_error("%s", "--verify-all needs --tune");
+    clash = "--fp-contract=A,B (a mode for each program) needs --compare";
+  else if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
+    clash = "--print-cost does not combine with --compare or --emit-steps";
+  else if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)
+    clash = "--tune=policy needs --policy=CMD";
+  else if (o.tune.policy && !o.tune.enabled)
+    clash = "--policy needs --tune";
+  else if (o.tune.verify_all && !o.tune.enabled)
+    clash = "--verify-all needs --tune";
+  if (clash) {
+    drv_pass_free(&o);
+    return usage_error("%s", clash);
+  }
   if (serve) {
     if (optind < argc || o.mode != MODE_COMPILE || o.tune.enabled || o.steps.path || o.passes.list_passes)
       return usage_error("%s", "--serve takes no input file and no --run, --compare, --tune or --emit-steps");
