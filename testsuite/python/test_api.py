@@ -359,13 +359,20 @@ def test_run_is_bit_identical_to_leirc(leirc: str, path: pathlib.Path, tmp_path:
     assert_bit_identical(p.run(inputs, target="host"), want)
 
 
-def corpus_runs() -> list[pathlib.Path]:
+def corpus_runs() -> list:
+    """One parameter per corpus run (its manifest), named LEVEL/WORKLOAD.
+
+    The ids are given with the values, not by a function: without the corpus
+    the list is empty, and pytest would call an ids function with its
+    placeholder for an empty parameter set (a collection error, issue 60).
+    """
     from conftest import CORPUS
 
-    return sorted(CORPUS.glob("data/*/*/manifest.json"))
+    return [pytest.param(m, id=f"{m.parent.parent.name}/{m.parent.name}")
+            for m in sorted(CORPUS.glob("data/*/*/manifest.json"))]
 
 
-@pytest.mark.parametrize("manifest", corpus_runs(), ids=lambda m: f"{m.parent.parent.name}/{m.parent.name}")
+@pytest.mark.parametrize("manifest", corpus_runs())
 def test_run_corpus_is_bit_identical_to_leirc(leirc: str, corpus: pathlib.Path, manifest: pathlib.Path,
                                                tmp_path: pathlib.Path) -> None:
     man = json.loads(manifest.read_text())
