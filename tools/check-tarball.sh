@@ -3,7 +3,7 @@
 # corpus is anywhere near it (issue 60): a user who downloads leirc has no
 # ../shared/corpus, and the tests that read the corpus must skip, not fail.
 #
-#   tools/check-tarball.sh TARBALL            (e.g. _build/leirc-0.1.0.tar.gz)
+#   tools/check-tarball.sh TARBALL            (e.g. _build/leirc-0.1.0.tar.xz)
 #
 # Unpacks TARBALL into a fresh temporary folder, configures it with
 # LEIR_CORPUS unset (so the default, ../shared/corpus beside the unpacked
@@ -15,7 +15,7 @@ tarball=${1:?usage: tools/check-tarball.sh TARBALL}
 case $tarball in /*) ;; *) tarball=$(pwd)/$tarball ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/leirc-tarball.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-tar -xzf "$tarball" -C "$tmp"
+tar -xf "$tarball" -C "$tmp"
 src=$(echo "$tmp"/leirc-*)
 [ -d "$src" ] || { echo "check-tarball: $tarball holds no leirc-VERSION folder"; exit 1; }
 [ ! -e "$tmp/shared" ] || { echo "check-tarball: $tmp/shared exists"; exit 1; }
