@@ -49,6 +49,24 @@ def leirc_inputs(imp, d: pathlib.Path) -> dict[str, pathlib.Path]:
     return {n: d / f"{imp.roles[n]}_{n}.npy" for n in imp.arrays}
 
 
+def reference_scaled(inputs: tuple) -> tuple:
+    """The reference's verification inputs (SPEC §13.4): a floating-point tensor whose
+    max |x| < 10 and with no zero element is multiplied by 10."""
+    return tuple(t * 10 if isinstance(t, torch.Tensor) and t.is_floating_point()
+                 and float(t.abs().max()) < 10 and bool(t.all()) else t for t in inputs)
+
+
+def check_run(leirc: str, imp, d: pathlib.Path, what: str, written: bool = False) -> None:
+    """``imp``'s program and data in ``d`` (written there unless ``written``) run by
+    ``leirc --run``: every output matches PyTorch's under the reference rule."""
+    prog = d / f"{imp.name}.leir" if written else imp.write(d)
+    run_leirc(leirc, prog, leirc_inputs(imp, d), d / "out")
+    for out, want in imp.outputs.items():
+        got = np.load(d / "out" / f"{out}.npy")
+        ok, why = reference_ok(got, want, imp.text)
+        assert ok, f"{what}: output {out} differs from PyTorch: {why}"
+
+
 def test_zoo_size() -> None:
     assert len(MODELS) >= 40
 
@@ -71,11 +89,11 @@ def test_steptp_zoo_model(name: str, leirc: str, tmp_path: pathlib.Path) -> None
         assert array.shape == written.shape == decls[leir_name][1], leir_name
     for leir_name, array in imp.outputs.items():
         assert array.shape == decls[leir_name][1], leir_name
-    run_leirc(leirc, data / f"{name}.leir", leirc_inputs(imp, data), tmp_path / "out")
-    for out, want in imp.outputs.items():
-        got = np.load(tmp_path / "out" / f"{out}.npy")
-        ok, why = reference_ok(got, want, imp.text)
-        assert ok, f"{name}: output {out} differs from PyTorch: {why}"
+    check_run(leirc, imp, data, name, written=True)  # what leirc-import wrote
+    # the reference's own verification inputs: the same program, still matching
+    scaled = from_torch(model, reference_scaled(inputs), name=name)
+    assert scaled.text == imp.text
+    check_run(leirc, scaled, tmp_path / "scaled", f"{name} (inputs scaled by 10)")
 
 
 # -- half precision: the authors' dtype default -------------------------------------------
