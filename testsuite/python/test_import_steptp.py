@@ -278,8 +278,10 @@ def test_flip_forms(leirc: str, tmp_path: pathlib.Path) -> None:
     assert imp.torch_ops == ["flip", "fliplr", "add", "flipud", "flip", "mul", "sub"]
     prog = imp.write(tmp_path)
     run_leirc(leirc, prog, leirc_inputs(imp, tmp_path), tmp_path / "out")
+    run_leirc(leirc, prog, leirc_inputs(imp, tmp_path), tmp_path / "host", "--target=host")
     (out,) = imp.outputs
     assert np.array_equal(np.load(tmp_path / "out" / f"{out}.npy"), imp.outputs[out])
+    assert np.array_equal(np.load(tmp_path / "host" / f"{out}.npy"), imp.outputs[out])
 
 
 # -- the convention's errors ---------------------------------------------------------------
