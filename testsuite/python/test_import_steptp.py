@@ -203,6 +203,11 @@ def test_cli_no_train(tmp_path: pathlib.Path) -> None:
     assert (tmp_path / "t.leir").read_text() != (tmp_path / "e.leir").read_text()
 
 
+def test_load_model_file_exported() -> None:
+    import leir.torch_import
+    assert leir.torch_import.load_model_file is load_model_file
+
+
 def test_kernelbench_default_stays_eval() -> None:
     model, _ = load_model_file(ZOO.parent / "zoo" / "Conv2d_BatchNorm_Scaling.py")
     assert not model.training

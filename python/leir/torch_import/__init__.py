@@ -15,8 +15,9 @@ from typing import Any, Sequence
 
 from .data import Imported
 from .errors import TorchImportError
+from .kernelbench import load_model_file
 
-__all__ = ["from_torch", "Imported", "TorchImportError", "DTYPES"]
+__all__ = ["from_torch", "load_model_file", "Imported", "TorchImportError", "DTYPES"]
 
 DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 
