@@ -344,6 +344,13 @@ BAD = {
     "params_not_a_function": (
         SHAPES + "get_default_model_params_shapes = [8, 4]\n" + MODEL + INPUTS,
         "{path}: 'get_default_model_params_shapes' is not a function"),
+    "forward_arity": (
+        "def get_default_input_shapes():\n    return [[2, 3], [4, 5]]\n" + PARAMS + MODEL
+        + INPUTS,
+        "{path}: Model.forward() takes 1 input, get_real_inputs() returns 2"),
+    "inputs_not_a_list": (
+        SHAPES + PARAMS + MODEL + "def get_real_inputs(*shapes, dtype=None):\n    return 3\n",
+        "{path}: get_real_inputs() returns int, not a list of inputs"),
     "no_inputs_function": (
         SHAPES + PARAMS + MODEL,
         "{path}: no function 'get_inputs'"),

@@ -174,4 +174,11 @@ def load_model_file(path: str | pathlib.Path, cls: str = "Model", inputs: str | 
         model.eval()
     if isinstance(example, torch.Tensor):
         example = [example]
+    if not isinstance(example, (list, tuple)):
+        raise TorchImportError(f"{path}: {inputs}() returns {type(example).__name__}, "
+                               "not a list of inputs")
+    forward = _Signature(model.forward)
+    if not forward.accepts(len(example)):
+        raise TorchImportError(f"{path}: {type(model).__name__}.forward() takes "
+                               f"{forward.takes('input')}, {inputs}() returns {len(example)}")
     return model, tuple(example)
