@@ -15,8 +15,9 @@ from typing import Any, Sequence
 
 from .data import Imported
 from .errors import TorchImportError
+from .kernelbench import load_model_file
 
-__all__ = ["from_torch", "Imported", "TorchImportError", "DTYPES"]
+__all__ = ["from_torch", "load_model_file", "Imported", "TorchImportError", "DTYPES"]
 
 DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 
@@ -49,8 +50,16 @@ def from_torch(module: Any, example_inputs: Sequence[Any] | Any, *, name: str | 
         run_module = copy.deepcopy(module).to(tdt)
         run_inputs = tuple(t.to(tdt) if isinstance(t, torch.Tensor) and t.is_floating_point()
                            else t for t in inputs)
-    gm = trace(module, inputs)
-    lowering = Lowerer(gm, module, inputs, tdt).run()
+    # Tracing runs the module: a training-mode BatchNorm would update its running
+    # statistics; the caller's module is left as it was given.
+    buffers = [(b, b.detach().clone()) for b in module.buffers()]
+    try:
+        gm = trace(module, inputs)
+        lowering = Lowerer(gm, module, inputs, tdt).run()
+    finally:
+        with torch.no_grad():
+            for b, saved in buffers:
+                b.copy_(saved)
     header = []
     arrays: dict[str, Any] = {}
     roles: dict[str, str] = {}

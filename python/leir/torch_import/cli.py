@@ -1,4 +1,5 @@
-"""``leirc-import``: a KernelBench-style PyTorch model file → a LEIR program (and its data)."""
+"""``leirc-import``: a PyTorch model file (KernelBench's convention or the Step-TP authors')
+→ a LEIR program (and its data)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,24 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="leirc-import",
-        description="Import a PyTorch model (a KernelBench-style file: a Model class and "
-                    "get_inputs(), with get_init_inputs() or get_model() when present) "
-                    "as a LEIR program.")
+        description="Import a PyTorch model as a LEIR program.  MODEL.py follows "
+                    "KernelBench's convention (a Model class and get_inputs(), with "
+                    "get_init_inputs() or get_model() when present) or the Step-TP "
+                    "authors' (get_default_input_shapes() and "
+                    "get_default_model_params_shapes() feeding get_model(*params, dtype=) "
+                    "and get_real_inputs(*shapes, dtype=), built in float32).")
     parser.add_argument("model", metavar="MODEL.py")
     parser.add_argument("--class", dest="cls", default="Model", metavar="NAME",
                         help="the nn.Module class (default Model)")
-    parser.add_argument("--inputs", default="get_inputs", metavar="FUNC",
-                        help="the function returning the example inputs (default get_inputs)")
+    parser.add_argument("--inputs", default=None, metavar="FUNC",
+                        help="the function returning the example inputs (default "
+                             "get_real_inputs in a Step-TP file that has it, else get_inputs)")
     parser.add_argument("--dtype", choices=["f32", "f16", "bf16"], default=None,
                         help="convert the model and its inputs to this dtype first")
-    parser.add_argument("--train", action="store_true",
-                        help="import the model in training mode (batch-norm batch statistics)")
+    parser.add_argument("--train", action=argparse.BooleanOptionalAction, default=None,
+                        help="import the model in training mode (batch-norm batch statistics) "
+                             "or, --no-train, in eval mode (default: eval mode for a "
+                             "KernelBench file, the mode the file builds for a Step-TP file)")
     parser.add_argument("--seed", type=int, default=0, help="torch.manual_seed before building")
     parser.add_argument("-o", "--output", required=True, metavar="OUT.leir")
     parser.add_argument("--data-dir", metavar="DIR",

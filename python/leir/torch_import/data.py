@@ -28,7 +28,8 @@ def to_numpy(tensor: Any, code: str) -> np.ndarray:
 
 def bf16_to_float32(bits: np.ndarray) -> np.ndarray:
     """Raw bfloat16 bits (``uint16``) as float32 values."""
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    wide = np.left_shift(np.array(bits, dtype=np.uint32, ndmin=1), 16)
+    return wide.view(np.float32).reshape(np.shape(bits))  # a 0-d array stays 0-d
 
 
 @dataclass

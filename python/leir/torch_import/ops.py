@@ -748,6 +748,20 @@ def permute(cx: Lowerer, x: Value, perm: list[int]) -> Value:
     return out
 
 
+def flip(cx: Lowerer, x: Value, dims: Any) -> Value:
+    """torch.flip: one copy nest reading index ``n-1-i`` on each flipped dimension
+    (``C_{tx,a}=A_{tx,5-a}``); a reverse cumulative sum is flip, cumsum, flip."""
+    if isinstance(dims, int):
+        dims = [dims]
+    flipped = set(norm_dims(list(dims), x.rank))
+    out = cx.out()
+    lp = Loops(x.shape)
+    items = [f"{x.shape[d] - 1}-{i}" if d in flipped and x.shape[d] > 1 else i
+             for d, i in enumerate(lp.idx)]
+    cx.emit(lp.nest(_stmt(out, lp.idx, x.ref(items))))
+    return out
+
+
 def transpose_h(cx: Lowerer, x: Value, d0: int = 0, d1: int = 1) -> Value:
     perm = list(range(x.rank))
     if x.rank < 2:
@@ -1306,6 +1320,8 @@ FUNCTIONS: dict[Any, Handler] = {
     torch.squeeze: lambda cx, x, *a: reshape(cx, x), torch.unsqueeze: lambda cx, x, *a: reshape(cx, x),
     torch.transpose: transpose_h, torch.t: lambda cx, x: transpose_h(cx, x, 0, 1),
     torch.permute: lambda cx, x, dims: permute(cx, x, list(dims)),
+    torch.flip: lambda cx, x, dims: flip(cx, x, dims),
+    torch.fliplr: lambda cx, x: flip(cx, x, [1]), torch.flipud: lambda cx, x: flip(cx, x, [0]),
     torch.cat: lambda cx, tensors, dim=0: cat(cx, list(tensors), dim),
     torch.concat: lambda cx, tensors, dim=0: cat(cx, list(tensors), dim),
     torch.stack: lambda cx, tensors, dim=0: cat(cx, list(tensors), dim, stack=True),
@@ -1338,6 +1354,9 @@ METHODS: dict[str, Handler] = {
     "reshape_as": lambda cx, x, *a: reshape(cx, x),
     "permute": lambda cx, x, *dims: permute(cx, x, list(_shape_args(dims))),
     "transpose": transpose_h, "t": lambda cx, x: transpose_h(cx, x, 0, 1),
+    "flip": lambda cx, x, *dims, **kw: flip(cx, x, kw["dims"] if "dims" in kw
+                                            else _shape_args(dims)),
+    "fliplr": FUNCTIONS[torch.fliplr], "flipud": FUNCTIONS[torch.flipud],
     "split": lambda cx, x, size, dim=0: split_h(cx, x, size, dim),
     "chunk": lambda cx, x, chunks, dim=0: split_h(cx, x, chunks, dim, chunks=True),
     "expand": expand_h, "expand_as": expand_h, "repeat": None,
