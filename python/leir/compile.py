@@ -231,33 +231,50 @@ class CompiledModule:
         self.imported = imported
         self.how = how
         self._compiled = compiled
-        self._torch = torch
         tensors = compiled.tensors
-        self._ntensors = len(tensors)
         by_name = {t.name: i for i, t in enumerate(tensors)}
         # forward's arguments: (name, slot in the buffer list or -1, the
         # tensor's dtype and shape, or the constant compiled in)
-        self._args: list[tuple[str, int, Any, tuple[int, ...], str, Any]] = []
+        self._args: list[tuple[str, int, Any, Any, str, Any]] = []
         for (arg, leir_name), example in zip(imported.arguments, example_inputs):
             if leir_name is None:
-                self._args.append((arg, -1, None, (), "", example))
+                self._args.append((arg, -1, None, None, "", example))
                 continue
             t = tensors[by_name[leir_name]]
             tdtype = getattr(torch, _TORCH_DTYPES[t.dtype])
-            self._args.append((arg, by_name[leir_name], tdtype, tuple(t.shape), t.dtype, None))
-        # parameters: bound now (frozen), C-contiguous arrays kept alive here
+            self._args.append((arg, by_name[leir_name], tdtype, torch.Size(t.shape), t.dtype, None))
+        self._nargs = len(self._args)
+        # parameters: bound now (frozen), C-contiguous arrays kept alive here,
+        # their addresses in the template every call's buffer list starts from
+        self._buffer_type = ctypes.c_void_p * max(len(tensors), 1)
+        self._template = self._buffer_type()
         self._params: list[np.ndarray] = []
-        self._fixed: list[tuple[int, int]] = []
         for name_, role in imported.roles.items():
             if role != "param":
                 continue
             a = np.ascontiguousarray(imported.arrays[name_])
             self._params.append(a)
-            self._fixed.append((by_name[name_], a.ctypes.data))
-        self._outputs = [(i, tuple(t.shape), getattr(torch, _TORCH_DTYPES[t.dtype]))
-                         for i, t in enumerate(tensors) if t.role == "out"]
+            self._template[by_name[name_]] = a.ctypes.data if a.nbytes else ctypes.addressof(_EMPTY)
+        # outputs: torch.empty_like of a one-element tensor expanded to the
+        # shape gives a new contiguous tensor faster than torch.empty
+        self._outputs: list[tuple[int, Any]] = []
+        for i, t in enumerate(tensors):
+            if t.role != "out":
+                continue
+            dtype = getattr(torch, _TORCH_DTYPES[t.dtype])
+            like = (torch.empty([1] * len(t.shape), dtype=dtype).expand(t.shape) if t.shape
+                    else torch.empty((), dtype=dtype))
+            probe = torch.empty_like(like)
+            if not probe.is_contiguous() or probe.numel() == 0:
+                like = torch.empty(t.shape, dtype=dtype)  # empty_like of it: contiguous
+            self._outputs.append((i, like))
         self._returns = imported.returns
-        self._buffer_type = ctypes.c_void_p * max(self._ntensors, 1)
+        self._empty_like = torch.empty_like
+        self._tensor_type = torch.Tensor
+        ctx = compiled._ctx
+        self._lock = ctx._lock
+        self._run = ctx._L.leir_compiled_run
+        self._handle = compiled._handle
 
     def __repr__(self) -> str:
         return f"<leir.CompiledModule {self.name} ({self.how})>"
@@ -265,39 +282,44 @@ class CompiledModule:
     def _error(self, message: str, arg: str) -> TensorError:
         return TensorError(f"leir.compile: {self.name}: argument '{arg}': {message}", arg)
 
+    def _check(self, value: Any, arg: str, dtype: Any, shape: Any, code: str) -> Any:
+        """The tensor to read for an argument that is not a contiguous CPU
+        tensor of the right dtype and shape: an error, or a copy."""
+        if not isinstance(value, self._tensor_type):
+            raise self._error(f"expected a tensor {code}{list(shape)}, got {type(value).__name__}", arg)
+        if value.dtype is not dtype or value.shape != shape:
+            raise self._error(f"expected {dtype} of shape {_shape(shape)}, "
+                              f"got {value.dtype} of shape {_shape(value.shape)}", arg)
+        if not value.is_cpu:
+            raise self._error(f"expected a CPU tensor, got one on {value.device}", arg)
+        return value.contiguous()  # the one copy: a layout the code cannot read
+
     def __call__(self, *args: Any) -> Any:
-        torch = self._torch
-        if len(args) != len(self._args):
-            raise TypeError(f"leir.compile: {self.name} takes {len(self._args)} arguments, "
+        if len(args) != self._nargs:
+            raise TypeError(f"leir.compile: {self.name} takes {self._nargs} arguments, "
                             f"{len(args)} given")
-        buffers = self._buffer_type()
-        keep: list[Any] = []
+        buffers = self._buffer_type.from_buffer_copy(self._template)
+        copies = []  # contiguous copies, alive until the run is over
         for value, (arg, slot, dtype, shape, code, constant) in zip(args, self._args):
             if slot < 0:
                 if value is not constant and value != constant:
                     raise self._error(f"compiled for {constant!r}, got {value!r}", arg)
                 continue
-            if not isinstance(value, torch.Tensor):
-                raise self._error(f"expected a tensor {code}{list(shape)}, got {type(value).__name__}",
-                                  arg)
-            if value.dtype != dtype or tuple(value.shape) != shape:
-                raise self._error(f"expected {dtype} of shape {_shape(shape)}, "
-                                  f"got {value.dtype} of shape {_shape(value.shape)}", arg)
-            if value.device.type != "cpu":
-                raise self._error(f"expected a CPU tensor, got one on {value.device}", arg)
-            if not value.is_contiguous():
-                value = value.contiguous()  # the one copy: a layout the code cannot read
-            keep.append(value)
-            buffers[slot] = value.data_ptr() if value.numel() else ctypes.addressof(_EMPTY)
-        for slot, ptr in self._fixed:
-            buffers[slot] = ptr
+            if type(value) is not self._tensor_type or value.dtype is not dtype \
+                    or value.shape != shape or not value.is_cpu or not value.is_contiguous():
+                value = self._check(value, arg, dtype, shape, code)
+                copies.append(value)
+            buffers[slot] = value.data_ptr() or ctypes.addressof(_EMPTY)
+        empty_like = self._empty_like
         outs = []
-        for slot, shape, dtype in self._outputs:
-            o = torch.empty(shape, dtype=dtype)
+        for slot, like in self._outputs:
+            o = empty_like(like)
             outs.append(o)
-            buffers[slot] = o.data_ptr() if o.numel() else ctypes.addressof(_EMPTY)
-        self._compiled.run_pointers(buffers)  # one run at a time: the Compiled's lock
-        del keep
+            buffers[slot] = o.data_ptr() or ctypes.addressof(_EMPTY)
+        with self._lock:
+            st = self._run(self._handle, buffers)
+            if st:
+                raise self._compiled._ctx._error(st, "leir_compiled_run")
         if self._returns == "tensor":
             return outs[0]
         return tuple(outs) if self._returns == "tuple" else outs
@@ -354,16 +376,22 @@ def torch_backend(gm: Any, example_inputs: Sequence[Any]) -> Any:
     """The ``torch.compile`` backend ``"leir"``: the FX graph ``gm`` compiled
     by :func:`compile` when the importer takes it, else ``gm.forward``
     (PyTorch runs it).  Graphs that need gradients (grad mode on and an
-    input or parameter that requires grad), take symbolic sizes, or whose
-    inputs are not plain CPU tensors are left to PyTorch too."""
+    input or parameter that requires grad), have symbolic sizes, or take
+    anything but CPU tensors are left to PyTorch too.  The result has the
+    graph's contract: it returns a tuple (or list) of tensors."""
     import torch
 
     from .torch_import import TorchImportError
 
-    inputs = list(example_inputs)
-    if not all(isinstance(t, torch.Tensor) and type(t) is torch.Tensor and t.device.type == "cpu"
-               for t in inputs):
-        return gm.forward
+    inputs = []
+    for t in example_inputs:
+        if not isinstance(t, torch.Tensor) or t.device.type != "cpu" \
+                or not all(isinstance(n, int) for n in t.shape):  # symbolic sizes
+            return gm.forward
+        if type(t) is not torch.Tensor and not isinstance(t, torch.nn.Parameter):
+            # a subclass (FakeTensor: no values): its shape and dtype are what matter
+            t = torch.zeros(tuple(t.shape), dtype=t.dtype)
+        inputs.append(t)
     if torch.is_grad_enabled() and (any(t.requires_grad for t in inputs)
                                     or any(p.requires_grad for p in gm.parameters())):
         return gm.forward
