@@ -184,6 +184,17 @@ def test_option_errors_exact() -> None:
                             "verify_all, seed, unsafe_math)")
 
 
+def test_tuner_error_exact(tmp_path: pathlib.Path, leirc: str) -> None:
+    """leirc's refusal is passed on, and nothing is cached."""
+    model, inputs = small()
+    with pytest.raises(leir.LeirError) as e:
+        leir.compile(model, inputs, tune={"search": "nope", "budget": 2}, cache_dir=tmp_path)
+    assert str(e.value) == (f"leir.compile: {os.environ.get('LEIRC') or leirc} --tune=nope --budget=2 failed "
+                            "(exit status 2):\nleirc: --tune must be greedy, beam, bfs, dfs, mcts or "
+                            "policy, not 'nope'\nTry 'leirc --help' for more information.\n")
+    assert _cache_files(tmp_path) == []
+
+
 def test_unsupported_operator_is_the_importers_message(tmp_path: pathlib.Path) -> None:
     src = tmp_path / "fftmodel.py"
     src.write_text(textwrap.dedent("""\
