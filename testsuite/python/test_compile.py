@@ -408,6 +408,15 @@ def test_torch_backend_fx_graph() -> None:
     assert leir.torch_backend(hm, [torch.randn(8)]) == hm.forward
     xg = torch.randn(4, 4, requires_grad=True)
     assert leir.torch_backend(gm, [xg, y]) == gm.forward  # gradients: PyTorch's
+    # fake example inputs (no values), as Dynamo may give them: shapes and dtypes suffice
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        fakes = [torch.randn(4, 4), torch.randn(4, 4)]
+    fn = leir.torch_backend(gm, fakes)
+    assert hasattr(fn, "leir_compiled")
+    (out,) = fn(x, y)
+    assert reference_ok(out.numpy(), (torch.sigmoid(x) + y).numpy(), "f32")[0]
 
 
 @pytest.mark.skipif(not hasattr(torch, "compile"),
