@@ -32,12 +32,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
 from .core import Compiled, Context, LeirError, Program, TensorError
-
-if TYPE_CHECKING:
-    import torch
 
 __all__ = ["compile", "CompiledModule", "torch_backend", "register_torch_backend",
            "TUNE_OPTIONS", "CACHE_FORMAT", "default_cache_dir"]
@@ -437,5 +434,5 @@ def _register_if_torch_loaded() -> None:
     if torch is not None and hasattr(torch, "compile"):
         try:
             register_torch_backend()
-        except Exception:  # noqa: BLE001 - a registry of another version: torch.compile(backend=leir.torch_backend) still works
-            pass
+        except Exception:  # noqa: BLE001
+            pass  # a registry of another version: backend=leir.torch_backend still works

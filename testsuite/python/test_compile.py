@@ -249,7 +249,8 @@ def test_tune_cache_across_processes(tmp_path: pathlib.Path) -> None:
         from test_compile import small, FAST_TUNE
         model, (x,) = small()
         f = leir.compile(model, (x,), tune=FAST_TUNE, cache_dir={str(cache)!r})
-        print(f.how, f.program.header_text == {entry["tuned"]!r}, torch.equal(f(x), torch.load({str(tmp_path / "y.pt")!r})))
+        y = torch.load({str(tmp_path / "y.pt")!r})
+        print(f.how, f.program.header_text == {entry["tuned"]!r}, torch.equal(f(x), y))
     """)
     torch.save(f(x), tmp_path / "y.pt")
     env = dict(os.environ, LEIRC=str(tmp_path / "no-such-leirc"))
