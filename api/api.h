@@ -22,6 +22,7 @@ struct leir_context {
   int tolerance;           /* "tolerance": a CmpTolerance */
   int gpu_sm;              /* "gpu_arch" */
   leir_program *programs;  /* the live handles, to free with the context */
+  leir_compiled *compiled; /* the live compiled programs, likewise */
 };
 
 struct leir_program {
@@ -49,5 +50,8 @@ bool api_owns(leir_context *lc, const leir_program *p, const char *fn);
 /* A malloc'd copy of sb's text (sb freed); NULL with a diagnostic if out of
  * memory. */
 char *api_take(leir_context *lc, SBuf *sb);
+
+/* struct leir_compiled is api/run.c's; the context frees those left. */
+void api_compiled_free_all(leir_context *lc);
 
 #endif

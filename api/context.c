@@ -32,6 +32,7 @@ leir_context *leir_context_new(void) {
 
 void leir_context_free(leir_context *lc) {
   if (!lc) return;
+  api_compiled_free_all(lc);
   while (lc->programs) leir_program_free(lc->programs);
   diag_list_clear(&lc->diags);
   leir_ctx_free(&lc->ctx);

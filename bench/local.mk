@@ -226,6 +226,16 @@ EXTRA_DIST += bench/import_bench.py
 bench-import:
 	PYTHONPATH='$(abs_top_srcdir)/python' $(PYTHON) '$(srcdir)/bench/import_bench.py'
 
+## Issue 60: leir.compile's Python overhead per call against Program.run and
+## Compiled.run, and the first compilation against a cached tuning.  Needs
+## PyTorch; not part of `make bench`.  Exits 1 when the overhead is 20 us or more.
+EXTRA_DIST += bench/compile_bench.py
+.PHONY: bench-compile-python
+bench-compile-python: leirc$(EXEEXT) libleir.la
+	PYTHONPATH='$(abs_top_srcdir)/python' LEIR_LIBDIR='$(abs_top_builddir)/.libs' \
+	  LEIRC='$(abs_top_builddir)/leirc$(EXEEXT)' \
+	  nice $(PYTHON) '$(srcdir)/bench/compile_bench.py' --zoo '$(srcdir)/testsuite/python/zoo'
+
 ## Issue 39: candidates and legal candidates per strategy over the corpus,
 ## with a digest of the legal spellings (compare two builds line by line).
 EXTRA_PROGRAMS += bench/candidates_table

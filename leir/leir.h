@@ -41,11 +41,12 @@
 extern "C" {
 #endif
 
-#define LEIR_API_VERSION 1
+#define LEIR_API_VERSION 2
 
 typedef struct leir_context leir_context;
 typedef struct leir_program leir_program;
 typedef struct leir_candidates leir_candidates;
+typedef struct leir_compiled leir_compiled;
 
 typedef enum leir_status {
   LEIR_OK = 0,
@@ -183,6 +184,20 @@ const char *leir_verdict_name(leir_verdict v);    /* "legal", "equivalent", ... 
  * no CUDA driver is found. */
 leir_status leir_program_run(leir_context *ctx, const leir_program *p, const char *target,
                              void *const *buffers);
+
+/* (API level 2) Compiles p once, to run many times with leir_compiled_run:
+ * the code leir_program_run(ctx, p, target, ...) runs, without compiling it
+ * again at each run.  target: "host" (the LLVM JIT).  NULL with a
+ * diagnostic on error.  It lives until leir_compiled_free or the end of its
+ * context, also after leir_program_free(p). */
+leir_compiled *leir_program_compile(leir_context *ctx, const leir_program *p, const char *target);
+/* Runs it on buffers as leir_program_run takes them, except that every
+ * buffer must be given (no random inputs) and is used in place (no copy):
+ * %out buffers are zero-filled, then written.  Each buffer is aligned to
+ * its element size.  Diagnostics go to the context of the compile; like
+ * the context, one leir_compiled is not to be used by two threads at once. */
+leir_status leir_compiled_run(leir_compiled *c, void *const *buffers);
+void leir_compiled_free(leir_compiled *c); /* NULL is a no-op */
 
 /* --compare: run both on the same inputs (the context's seed) and compare
  * every output.  *verdict_out: "equal", "close" or "differ"; *message_out

@@ -15,9 +15,17 @@ Quick start::
     q = p.apply(best)
     out = q.run({"A": a, "C": c})["D"]        # NumPy arrays in and out
 
+From PyTorch (needs torch)::
+
+    f = leir.compile(model, (x,))             # imported, JIT-compiled once
+    y = f(x)                                  # torch tensors in and out
+
 Main names: :class:`Program` (``parse``, ``load``, ``text``, ``tensors``,
-``candidates``, ``apply``, ``check_step``, ``compare``, ``run``, ``emit``,
-``ptx``, ``cost``, ``measure``), :class:`Context` (options: seed,
+``candidates``, ``apply``, ``check_step``, ``compare``, ``run``,
+``compile``, ``emit``, ``ptx``, ``cost``, ``measure``), :class:`Compiled`
+(a program compiled once: ``run``), :func:`compile` (a PyTorch module as a
+callable running the compiled program; :func:`register_torch_backend`
+registers ``torch.compile``'s backend ``"leir"`` where torch >= 2.0), :class:`Context` (options: seed,
 max_steps, max_memory, tolerance, unsafe_math, gpu_arch; one default per
 thread), :class:`LeirError` (``.diagnostics``; ``str()`` is leirc's
 rendered diagnostics).  :mod:`leir.env` has ``StepEnv``, a Gymnasium
@@ -41,6 +49,7 @@ from __future__ import annotations
 from ._lib import LibraryNotFound, available as library_available, library_path
 from .core import (
     Candidate,
+    Compiled,
     Comparison,
     Context,
     Diagnostic,
@@ -59,6 +68,11 @@ from .core import (
 __all__ = [
     "__version__",
     "Program",
+    "Compiled",
+    "compile",
+    "CompiledModule",
+    "register_torch_backend",
+    "torch_backend",
     "Candidate",
     "StepResult",
     "Comparison",
@@ -79,6 +93,15 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# leir.compile (issue 60): imports neither torch nor numpy until called.  The
+# function is bound after the submodule, so ``leir.compile`` is the function
+# (the module stays importable as ``leir.compile`` through sys.modules).
+from .compile import CompiledModule, register_torch_backend, torch_backend  # noqa: E402
+from .compile import _register_if_torch_loaded  # noqa: E402
+from .compile import compile  # noqa: E402,A004
+
+_register_if_torch_loaded()
 
 
 def library_version() -> str:

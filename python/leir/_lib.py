@@ -1,4 +1,4 @@
-"""The ctypes binding of libleir (``leir/leir.h``, API level 1).
+"""The ctypes binding of libleir (``leir/leir.h``, API level 2).
 
 This module only loads the shared library and declares the C types and
 the prototype (``argtypes`` and ``restype``) of every function of the
@@ -35,7 +35,7 @@ from ctypes import (
 )
 
 #: The API level of leir/leir.h this binding was written for.
-API_VERSION = 1
+API_VERSION = 2
 #: The soname of the library.
 SONAME = "libleir.so.0"
 #: LEIR_MAX_RANK of the header.
@@ -121,6 +121,7 @@ class StepResult(Structure):
 ctx_p = c_void_p  # leir_context *
 prog_p = c_void_p  # leir_program *
 cands_p = c_void_p  # leir_candidates *
+compiled_p = c_void_p  # leir_compiled *
 
 # name: (restype, argtypes) -- every function of leir/leir.h, in its order.
 PROTOTYPES: dict[str, tuple[object, list[object]]] = {
@@ -146,6 +147,9 @@ PROTOTYPES: dict[str, tuple[object, list[object]]] = {
     "leir_step_result_clear": (None, [POINTER(StepResult)]),
     "leir_verdict_name": (c_char_p, [c_int]),
     "leir_program_run": (c_int, [ctx_p, prog_p, c_char_p, POINTER(c_void_p)]),
+    "leir_program_compile": (compiled_p, [ctx_p, prog_p, c_char_p]),
+    "leir_compiled_run": (c_int, [compiled_p, POINTER(c_void_p)]),
+    "leir_compiled_free": (None, [compiled_p]),
     "leir_compare": (c_int, [ctx_p, prog_p, prog_p, POINTER(c_char_p), POINTER(c_void_p)]),
     "leir_program_emit": (c_void_p, [ctx_p, prog_p, c_char_p]),
     "leir_program_cost": (c_int, [ctx_p, prog_p, c_char_p, POINTER(c_double)]),

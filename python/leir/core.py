@@ -27,6 +27,7 @@ __all__ = [
     "Context",
     "default_context",
     "Program",
+    "Compiled",
     "Tensor",
     "Candidate",
     "StepResult",
@@ -772,6 +773,13 @@ class Program:
         del keep
         return outputs
 
+    def compile(self, target: str = "host") -> Compiled:
+        """The program compiled once for ``target`` (``"host"``: the LLVM
+        JIT), to run many times without compiling again
+        (:meth:`Compiled.run`); :class:`LeirError` with the library's
+        diagnostic for another target."""
+        return Compiled(self, target)
+
     # -- code
 
     def emit(self, kind: str) -> str:
@@ -827,6 +835,79 @@ class Program:
 
 
 _EMPTY = ctypes.c_char()  # the buffer of a tensor with no element
+
+
+def _free_compiled(ctx: Context, handle: int) -> None:
+    with ctx._lock:  # never called inside a call of ctx: see Compiled
+        ctx._L.leir_compiled_free(handle)
+
+
+class Compiled:
+    """A :class:`Program` compiled once (``leir_program_compile``), run many
+    times on arrays the caller owns.
+
+    Its own :class:`Context` (a copy of the program's options) serialises
+    its runs: several threads may call one object (one run at a time), and
+    objects compiled from one program run in parallel.  ``tensors`` are the
+    program's arguments in order.
+    """
+
+    __slots__ = ("_ctx", "_handle", "tensors", "target", "__weakref__")
+
+    def __init__(self, program: Program, target: str = "host") -> None:
+        ctx = Context()
+        for key, value in program.context.options.items():
+            ctx.set_option(key, value)
+        own = Program.parse(program.header_text, name=program.name, context=ctx)
+        btarget = _encode(target, "target")
+        with ctx._call() as (L, h):
+            c = L.leir_program_compile(h, own._handle, btarget)
+            if not c:
+                raise ctx._error(_lib.ERROR, "leir_program_compile")
+        self._ctx = ctx
+        self._handle: int = c
+        self.tensors: tuple[Tensor, ...] = own.tensors
+        self.target = target
+        # the context outlives this object: the finalizer holds it
+        weakref.finalize(self, _free_compiled, ctx, c).atexit = False
+
+    def run_pointers(self, buffers: ctypes.Array[ctypes.c_void_p]) -> None:
+        """Runs on raw buffers, one per tensor of :attr:`tensors` (each
+        that tensor's ``nbytes``, C order, aligned to its element size;
+        outputs are written), with no check: the caller keeps them alive
+        and right.  :class:`LeirError` with the library's diagnostic when
+        the run fails (an out-of-bounds access, memory)."""
+        ctx = self._ctx
+        with ctx._lock:
+            st = ctx._L.leir_compiled_run(self._handle, buffers)
+            if st != _lib.OK:
+                raise ctx._error(st, "leir_compiled_run")
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """As :meth:`Program.run` on ``target``, every ``%in`` and
+        ``%param`` given (no random data; :class:`TensorError` naming one
+        that is missing); C-contiguous arrays are used in place."""
+        import numpy as np
+
+        given = dict(inputs)
+        for name in given:
+            if not any(t.name == name and t.role != "out" for t in self.tensors):
+                raise TensorError(f"run: the program has no input '{name}'", name)
+        keep: list[np.ndarray] = []
+        outputs: dict[str, np.ndarray] = {}
+        buffers = (ctypes.c_void_p * max(len(self.tensors), 1))()
+        for i, t in enumerate(self.tensors):
+            if t.role == "out":
+                a = outputs[t.name] = np.empty(t.shape, dtype=t.numpy_dtype)
+            elif t.name in given:
+                a = _input_array(t, given[t.name])
+            else:
+                raise TensorError(f"run: input '{t.name}' is not given", t.name)
+            keep.append(a)
+            buffers[i] = a.ctypes.data if a.nbytes else ctypes.addressof(_EMPTY)
+        self.run_pointers(buffers)
+        del keep
+        return outputs
 
 
 def _shape_text(dtype: str, shape: Sequence[int]) -> str:

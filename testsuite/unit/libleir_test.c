@@ -85,7 +85,7 @@ static void test_version(void **state) {
   (void)state;
   assert_string_equal(leir_version(), EXPECT_VERSION);
   assert_int_equal(leir_api_version(), LEIR_API_VERSION);
-  assert_int_equal(LEIR_API_VERSION, 1);
+  assert_int_equal(LEIR_API_VERSION, 2);
 }
 
 static void test_options(void **state) {
@@ -481,6 +481,52 @@ static void test_run(void **state) {
   leir_context_free(ctx);
 }
 
+/* leir_program_compile: compiled once, run many times in place; the same
+ * bits as leir_program_run's "host" (and so the interpreter's). */
+static void test_compiled(void **state) {
+  (void)state;
+  leir_context *ctx = leir_context_new();
+  leir_program *p = parse_matmul(ctx);
+  static float a[64 * 32], c[32 * 48], d_run[64 * 48], d_comp[64 * 48];
+  for (size_t i = 0; i < 64 * 32; i++) a[i] = (float)(i % 13) * 0.25f - 1.0f;
+  for (size_t i = 0; i < 32 * 48; i++) c[i] = (float)(i % 7) * 0.5f - 1.5f;
+  void *bufs[3] = {a, c, d_run};
+  assert_int_equal(leir_program_run(ctx, p, "host", bufs), LEIR_OK);
+  leir_compiled *k = leir_program_compile(ctx, p, "host");
+  assert_non_null(k);
+  leir_program_free(p); /* the compiled code outlives the handle */
+  bufs[2] = d_comp;
+  for (int round = 0; round < 3; round++) {
+    memset(d_comp, 0x7f, sizeof d_comp); /* outputs are zeroed first */
+    assert_int_equal(leir_compiled_run(k, bufs), LEIR_OK);
+    assert_memory_equal(d_run, d_comp, sizeof d_comp);
+  }
+  /* its inputs are read in place: every D element is 32 for all-ones */
+  for (size_t i = 0; i < 64 * 32; i++) a[i] = 1.0f;
+  for (size_t i = 0; i < 32 * 48; i++) c[i] = 1.0f;
+  assert_int_equal(leir_compiled_run(k, bufs), LEIR_OK);
+  for (size_t i = 0; i < 64 * 48; i++) assert_true(d_comp[i] == 32.0f);
+
+  /* bad arguments */
+  void *no_in[3] = {NULL, c, d_comp};
+  assert_int_equal(leir_compiled_run(k, no_in), LEIR_EINVAL);
+  assert_string_equal(only_diag(ctx), "libleir: error: leir_compiled_run: the buffer of 'A' is NULL\n");
+  assert_int_equal(leir_compiled_run(k, NULL), LEIR_EINVAL);
+  assert_string_equal(only_diag(ctx), "libleir: error: leir_compiled_run: the buffer array is NULL\n");
+  assert_int_equal(leir_compiled_run(NULL, bufs), LEIR_EINVAL);
+  p = parse_matmul(ctx);
+  assert_null(leir_program_compile(ctx, p, "cuda"));
+  assert_string_equal(only_diag(ctx), "libleir: error: leir_program_compile: unknown target 'cuda' (host)\n");
+  assert_null(leir_program_compile(ctx, p, NULL));
+  assert_null(leir_program_compile(ctx, NULL, "host"));
+  assert_null(leir_program_compile(NULL, p, "host"));
+  leir_compiled_free(NULL);
+  leir_compiled_free(k);
+  /* one left to the context to free (LeakSanitizer in the sanitizer build) */
+  assert_non_null(leir_program_compile(ctx, p, "host"));
+  leir_context_free(ctx);
+}
+
 static void test_compare(void **state) {
   (void)state;
   leir_context *ctx = leir_context_new();
@@ -683,7 +729,7 @@ int main(void) {
     cmocka_unit_test(test_load),           cmocka_unit_test(test_tensors),
     cmocka_unit_test(test_candidates),     cmocka_unit_test(test_apply),
     cmocka_unit_test(test_run),            cmocka_unit_test(test_run_fp_contract),
-    cmocka_unit_test(test_compare),
+    cmocka_unit_test(test_compiled),       cmocka_unit_test(test_compare),
     cmocka_unit_test(test_emit),           cmocka_unit_test(test_cost_and_measure),
     cmocka_unit_test(test_check_step),     cmocka_unit_test(test_warnings_kept),
   };

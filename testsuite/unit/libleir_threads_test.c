@@ -3,7 +3,9 @@
  *
  * A worker parses two programs, lists their candidates, applies every
  * fifth one, runs each result on the interpreter and on the host JIT
- * (random inputs of the context's seed), prints its canonical text, emits
+ * (random inputs of the context's seed) and compiled once
+ * (leir_program_compile, run twice on fixed inputs, bit-equal to
+ * leir_program_run's "host"), prints its canonical text, emits
  * its PTX and asks the cost model; it folds everything it sees
  * (spellings, classes, texts, output bytes, PTX, estimates) into
  * one hash per round.  The hashes are first computed by one thread alone,
@@ -67,6 +69,45 @@ static void run(leir_context *ctx, const leir_program *p, const char *target, Wo
   free(sz);
 }
 
+/* Compiles p once and runs it twice on fixed inputs (every argument is f32
+ * here); both runs and leir_program_run's "host" must agree bit for bit. */
+static void run_compiled(leir_context *ctx, const leir_program *p, Work *w, uint64_t *h) {
+  size_t n = leir_program_ntensors(p);
+  void **bufs = calloc(n, sizeof *bufs);
+  void **again = calloc(n, sizeof *again);
+  leir_tensor_info *ti = calloc(n, sizeof *ti);
+  for (size_t i = 0; i < n; i++) {
+    if (leir_program_tensor(p, i, &ti[i]) != LEIR_OK) w->failures++;
+    bufs[i] = calloc(1, ti[i].nbytes + 4);
+    again[i] = bufs[i];
+    if (ti[i].role == LEIR_OUT) {
+      again[i] = malloc(ti[i].nbytes + 4);
+      memset(again[i], 0x55, ti[i].nbytes); /* zeroed by the run */
+    } else {
+      float *f = bufs[i];
+      for (size_t j = 0; j < ti[i].nbytes / sizeof *f; j++) f[j] = (float)((j * 7) % 11) * 0.25f - 1.0f;
+    }
+  }
+  leir_compiled *c = leir_program_compile(ctx, p, "host");
+  if (!c || leir_compiled_run(c, bufs) != LEIR_OK || leir_compiled_run(c, again) != LEIR_OK) w->failures++;
+  leir_compiled_free(c);
+  for (size_t i = 0; i < n; i++) {
+    if (ti[i].role != LEIR_OUT) continue;
+    if (memcmp(bufs[i], again[i], ti[i].nbytes)) w->failures++;
+    mix(h, bufs[i], ti[i].nbytes);
+  }
+  if (leir_program_run(ctx, p, "host", again) != LEIR_OK) w->failures++;
+  for (size_t i = 0; i < n; i++)
+    if (ti[i].role == LEIR_OUT && memcmp(bufs[i], again[i], ti[i].nbytes)) w->failures++;
+  for (size_t i = 0; i < n; i++) {
+    if (again[i] != bufs[i]) free(again[i]);
+    free(bufs[i]);
+  }
+  free(bufs);
+  free(again);
+  free(ti);
+}
+
 static void one_round(leir_context *ctx, Work *w, uint64_t *h) {
   for (int k = 0; k < NPROG; k++) {
     leir_program *p = leir_program_parse(ctx, "t.leir", programs[k], NULL);
@@ -95,6 +136,7 @@ static void one_round(leir_context *ctx, Work *w, uint64_t *h) {
       leir_free(t);
       run(ctx, q, "interp", w, h);
       run(ctx, q, "host", w, h);
+      run_compiled(ctx, q, w, h);
       char *ptx = leir_program_emit(ctx, q, "ptx");
       if (!ptx) w->failures++;
       else mix_str(h, ptx);

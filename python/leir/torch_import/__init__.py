@@ -81,7 +81,8 @@ def from_torch(module: Any, example_inputs: Sequence[Any] | Any, *, name: str | 
     text = "\n".join(header) + "\n" + "".join(lowering.nests) + "\n"
     ops = [_op_label(n) for n in gm.graph.nodes
            if n.op in ("call_function", "call_method", "call_module")]
-    return Imported(name or type(module).__name__, text, arrays, outputs, roles, dtypes, ops)
+    return Imported(name or type(module).__name__, text, arrays, outputs, roles, dtypes, ops,
+                    list(lowering.arguments), lowering.returns)
 
 
 def _run_torch(module: Any, inputs: tuple[Any, ...]) -> list[Any]:

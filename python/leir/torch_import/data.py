@@ -38,7 +38,10 @@ class Imported:
 
     ``text``: the program with its ``%in``/``%param``/``%out`` header; ``arrays``: the data
     of every ``%in`` and ``%param`` by LEIR name; ``outputs``: PyTorch's result for every
-    ``%out``; ``roles`` and ``dtypes``: each name's role and LEIR dtype code."""
+    ``%out``; ``roles`` and ``dtypes``: each name's role and LEIR dtype code; ``arguments``:
+    forward's arguments in order, ``(name, LEIR name)`` (``None`` for one that is no tensor:
+    a constant of the program); ``returns``: what forward returns (``"tensor"``, ``"tuple"``
+    or ``"list"`` of the ``%out`` tensors in order)."""
 
     name: str
     text: str
@@ -47,6 +50,8 @@ class Imported:
     roles: dict[str, str] = field(default_factory=dict)
     dtypes: dict[str, str] = field(default_factory=dict)
     torch_ops: list[str] = field(default_factory=list)
+    arguments: list[tuple[str, str | None]] = field(default_factory=list)
+    returns: str = "tensor"
 
     def write(self, directory: str | pathlib.Path) -> pathlib.Path:
         """Write ``NAME.leir``, one ``ROLE_NAME.npy`` per tensor and ``manifest.json`` (the

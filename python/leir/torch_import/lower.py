@@ -42,6 +42,9 @@ class Lowering:
     params: list[Declared] = field(default_factory=list)
     outputs: list[Value] = field(default_factory=list)
     output_nodes: list[torch.fx.Node] = field(default_factory=list)
+    # forward's arguments in order: (name, LEIR name; None for one that is no tensor)
+    arguments: list[tuple[str, str | None]] = field(default_factory=list)
+    returns: str = "tensor"  # what forward returns: "tensor", "tuple" or "list"
 
 
 class Lowerer:
@@ -67,6 +70,8 @@ class Lowerer:
         graph = self.gm.graph
         out_node = next(n for n in graph.nodes if n.op == "output")
         outs = out_node.args[0]
+        self.result.returns = ("tuple" if isinstance(outs, tuple) else
+                               "list" if isinstance(outs, list) else "tensor")
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
         for node in outs:
             if not isinstance(node, torch.fx.Node):
@@ -218,8 +223,10 @@ class Lowerer:
         for node, tensor in zip(placeholders, self.example_inputs):
             if not isinstance(tensor, torch.Tensor):
                 self.values[node] = tensor
+                self.result.arguments.append((str(node.target), None))
                 continue
             value = Value(self.reserved[node], tuple(tensor.shape), self.code(tensor.dtype))
+            self.result.arguments.append((str(node.target), value.name))
             self.values[node] = value
             self.result.inputs.append(Declared(value, tensor, "input"))
         for node in self.gm.graph.nodes:
