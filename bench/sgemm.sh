@@ -9,10 +9,17 @@
 # it -- leirc as it compiles by default (no FMA) and with --fp-contract=on,
 # OpenBLAS (FMA) -- and the load before and after.
 #
-#   bench/sgemm.sh [BUILDDIR] [-O PIPELINE]...
+#   bench/sgemm.sh [BUILDDIR] [-O PIPELINE]... [--tuned[=SECONDS] [LEIRC-ARG]...]
 #   taskset -c 0 bench/sgemm.sh [BUILDDIR] [-O PIPELINE]...     one thread
 #
-# Without -O, the two pipelines below ($blocked, $packed).  Programs are
+# Without -O, the two pipelines below ($blocked, $packed).  --tuned[=S]
+# (last; default 300 s) also times what `leirc --tune --fp-contract=on
+# --time-limit=S --budget=100000` finds on its own from the as-written
+# program (issue 58: the schedule sketches, then beam; LEIRC-ARGs after it
+# go to that leirc, e.g. --tune=sketch or --seed=N), with its --trace
+# (the best program's steps, the search's summary) printed, beside the
+# pipelines given
+# (none given with --tuned: $packed alone, for reference).  Programs are
 # timed side by side (sgemm_bench: every round runs each once, best of
 # SGEMM_REPS rounds, default 5), by the wall clock and by the process's
 # CPU time: on this shared machine the wall clock measures mostly the load,
@@ -189,10 +196,11 @@ threads=$(nproc)
 OPENBLAS_NUM_THREADS=$threads
 export OPENBLAS_NUM_THREADS
 
-# without -O: the two pipelines of the header
-if [ $# -eq 0 ]; then
-  set -- -O "$blocked" -O "$packed"
-fi
+# without -O: the two pipelines of the header (with --tuned: $packed)
+case "${1:-}" in
+  "") set -- -O "$blocked" -O "$packed" ;;
+  --tuned*) set -- -O "$packed" "$@" ;;
+esac
 progs=$prog
 n=0
 while [ $# -ge 2 ] && [ "$1" = "-O" ]; do
@@ -203,6 +211,24 @@ while [ $# -ge 2 ] && [ "$1" = "-O" ]; do
   progs="$progs $out"
   shift 2
 done
+# --tuned[=SECONDS]: what leirc --tune finds on its own
+case "${1:-}" in
+  --tuned|--tuned=*)
+    secs=300
+    [ "$1" = "--tuned" ] || secs=${1#--tuned=}
+    shift
+    out=${TMPDIR:-/tmp}/sgemm1024.tuned.leir
+    trace=${TMPDIR:-/tmp}/sgemm1024.tuned.jsonl
+    echo "== load: $(uptime)"
+    echo "== leirc --tune --fp-contract=on --time-limit=$secs --budget=100000 $* (trace $trace)"
+    t0=$(date +%s)
+    "$leirc" --tune --fp-contract=on --time-limit="$secs" --budget=100000 --trace="$trace" "$@" \
+      --emit=leir --print-decls -o "$out" "$prog"
+    echo "== tuned in $(($(date +%s) - t0)) s -> $out"
+    cat "$trace"
+    progs="$progs $out"
+    ;;
+esac
 echo "== load: $(uptime)"
 # the vector width of the float arithmetic leirc's JIT emits (its assembly)
 for p in $progs; do

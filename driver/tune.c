@@ -150,6 +150,7 @@ typedef struct Tune {
   int sketch_limit;        /* evaluations the sketches may reach */
   double sketch_deadline;  /* and the time (0: none) */
   PtrVec sketched;         /* the instances' last programs, costed */
+  PtrVec instances;        /* SketchRec*: every instance judged, in order */
   const char *search_name; /* the trace's "search" */
   int nmatches;            /* nests a sketch rule matched (-1: not tried) */
   SearchStats sk;
@@ -722,6 +723,12 @@ static Node *mid_node(Tune *t, Node *n, const SketchStep *s) {
   return m;
 }
 
+/* An instance as --trace writes it. */
+typedef struct SketchRec {
+  const char *desc, *pipeline;
+  Node *node; /* its last program's node (NULL: dropped) */
+} SketchRec;
+
 static bool sketch_out(Tune *t) {
   return t->evaluations >= t->sketch_limit || (t->sketch_deadline > 0 && now_s() >= t->sketch_deadline);
 }
@@ -730,12 +737,23 @@ static bool sketch_out(Tune *t) {
  * root, its last program verified and costed as try_step does. */
 static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *desc, double *cost) {
   Tune *t = user;
-  (void)desc;
   if (must_stop(t) || sketch_out(t)) return SEARCH_STOP;
   Node *n = t->root;
-  for (int i = 0; i + 1 < steps->n; i++) n = mid_node(t, n, steps->v[i]);
+  SBuf b = {0};
+  for (int i = 0; i < steps->n; i++) {
+    const SketchStep *st = steps->v[i];
+    sbuf_printf(&b, "%s%s", i ? "," : "", st->spelling);
+    if (i + 1 < steps->n) n = mid_node(t, n, st);
+  }
+  SketchRec *rec = arena_alloc(&t->ctx->arena, sizeof *rec);
+  rec->desc = desc;
+  rec->pipeline = arena_strdup(&t->ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
   const SketchStep *last = steps->v[steps->n - 1];
+  int before = t->evaluations;
   Node *m = try_step(t, n, last->cand, last->prog, program_text(t->ctx, last->prog));
+  if (t->evaluations > before || m) ptrvec_push(&t->ctx->arena, &t->instances, rec);
+  rec->node = m;
   if (!m) return must_stop(t) ? SEARCH_STOP : SEARCH_DROPPED;
   ptrvec_push(&t->ctx->arena, &t->sketched, m);
   *cost = m->cost;
@@ -845,6 +863,18 @@ static bool write_trace(Tune *t, double wall) {
     diag_error(t->ctx, (IrLoc){0, 0}, "cannot write the trace '%s'", t->o->tune.trace);
     return false;
   }
+  for (int i = 0; i < t->instances.n; i++) { /* every sketch instance judged */
+    const SketchRec *r = t->instances.v[i];
+    json_t *j = json_object();
+    json_object_set_new(j, "sketch", json_integer(i + 1));
+    json_object_set_new(j, "instance", json_string(r->desc));
+    json_object_set_new(j, "pipeline", json_string(r->pipeline));
+    json_object_set_new(j, "cost_s", r->node ? json_real(r->node->cost) : json_null());
+    char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    fprintf(f, "%s\n", s2 ? s2 : "{}");
+    free(s2);
+    json_decref(j);
+  }
   int depth = t->best->depth;
   Node **path = calloc((size_t)depth + 1, sizeof *path);
   int i = depth;
@@ -886,6 +916,7 @@ static bool write_trace(Tune *t, double wall) {
     json_object_set_new(j, "sketch_instances", json_integer(t->sk.instances));
     json_object_set_new(j, "sketch_refused", json_integer(t->sk.refused));
     json_object_set_new(j, "sketch_costed", json_integer(t->sk.costed));
+    if (t->sk.first_refusal) json_object_set_new(j, "sketch_first_refusal", json_string(t->sk.first_refusal));
   }
   json_object_set_new(j, "evaluations", json_integer(t->evaluations));
   json_object_set_new(j, "failed_verifications", json_integer(t->wrong));

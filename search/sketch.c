@@ -147,7 +147,7 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
   for (int64_t cols = vec; cols <= mt->nj && 2 * cols * mt->elem <= tile; cols += vec) {
     if (mt->nj % cols) continue;
     int64_t panels = mt->nj / cols;
-    bool transposed = mt->bj > mt->bk;
+    bool transposed = mt->bj < mt->bk; /* B[..,j,k] */
     for (int64_t rows = 2; rows <= SKETCH_ROWS_MAX && rows * cols * mt->elem <= tile; rows++) {
       if (mt->ni % rows) continue;
       for (int pack = 1; pack >= 0; pack--) {

@@ -139,7 +139,10 @@ void search_sketch_run(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *ms,
     refused = 0;
     double cost = 0;
     SearchVerdict v = fn(user, &steps, search_sketch_describe(ctx, ms, n, c), &cost);
-    if (v == SEARCH_STOP) return;
+    if (v == SEARCH_STOP) { /* not judged */
+      st->instances--;
+      return;
+    }
     if (v == SEARCH_COSTED) {
       st->costed++;
       keep_best(&s, c, cost);
