@@ -79,7 +79,7 @@ static const char *fmt(LeirCtx *ctx, const char *f, ...) {
 
 /* Does nest n match (see search.h)?  Fills *mt, or returns the reason it
  * does not (NULL: matched). */
-static const char *match_nest(LeirCtx *ctx, const IrProgram *p, int ni, SketchMatch *mt) {
+static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
   const IrNest *n = p->nests[ni];
   if (n->nitems != 1 || n->items[0].kind != ITEM_STMT) return "not one statement";
   for (int i = 0; i < n->nloops; i++)
@@ -130,8 +130,6 @@ static const char *match_nest(LeirCtx *ctx, const IrProgram *p, int ni, SketchMa
     mt->b_input = rb->tensor && (rb->tensor->role == ROLE_IN || rb->tensor->role == ROLE_PARAM) &&
                   rb->tensor->rank == rb->nsub;
     mt->elem = ir_dtype_size(d->tensor->dtype);
-    (void)ctx;
-    (void)p;
     return NULL;
   }
   return "not D[..,i,j] += A[..,i,k] * B[..,k,j] (or B[..,j,k])";
@@ -190,7 +188,7 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
   int found = 0;
   for (int i = 0; i < p->nnests; i++) {
     SketchMatch mt;
-    const char *r = match_nest(ctx, p, i, &mt);
+    const char *r = match_nest(p, i, &mt);
     if (r) continue;
     if (!options(ctx, &mt, m)) {
       if (!reason)
