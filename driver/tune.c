@@ -811,7 +811,12 @@ static double remeasure(Tune *t, const IrProgram *p) {
 static void confirm(Tune *t) {
   PtrVec all = {0};
   collect(t->root, &all, t->ctx);
-  for (int i = 0; i < t->sketched.n; i++) ptrvec_push(&t->ctx->arena, &all, t->sketched.v[i]);
+  for (int i = 0; i < t->sketched.n; i++) { /* below the root's mid nodes: the
+                                               sketches' programs and what
+                                               beam found from them */
+    ptrvec_push(&t->ctx->arena, &all, t->sketched.v[i]);
+    collect(t->sketched.v[i], &all, t->ctx);
+  }
   if (!all.n) return;
   qsort(all.v, (size_t)all.n, sizeof *all.v, rank_qsort);
   t->confirmed = true;
