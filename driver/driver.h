@@ -55,10 +55,16 @@ typedef struct DrvPassOptions {
 
 /* --tune (driver/tune.c). */
 #define TUNE_MAX_LOOKAHEAD 3
-typedef enum DrvTuneStrategy { TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS, TUNE_POLICY } DrvTuneStrategy;
+/* TUNE_SKETCH: the schedule sketches of search/ (search/search.h); TUNE_AUTO
+ * (the default): with --cost=measure on the host and a sketch rule that
+ * matches, the sketches on half the budget and time, then beam from the
+ * best program on the rest; else beam. */
+typedef enum DrvTuneStrategy {
+  TUNE_GREEDY, TUNE_BEAM, TUNE_BFS, TUNE_DFS, TUNE_MCTS, TUNE_POLICY, TUNE_SKETCH, TUNE_AUTO
+} DrvTuneStrategy;
 typedef struct DrvTuneOptions {
   bool enabled;              /* --tune[=STRATEGY] */
-  DrvTuneStrategy strategy;  /* default beam */
+  DrvTuneStrategy strategy;  /* default auto */
   int budget;                /* --budget N: programs verified and costed (default 64) */
   int beam_width;            /* --beam-width W (default 4) */
   int max_depth;             /* --max-depth D (default 8) */
@@ -72,6 +78,9 @@ typedef struct DrvTuneOptions {
   double policy_timeout;     /* --policy-timeout SECONDS (default 10) */
   bool verify_all;           /* --verify-all: with --cost=model, verify every
                                 program costed, not only those kept */
+  int vector_bytes;          /* --vector-bytes N: the vector registers the
+                                sketches fit their tiles to (16, 32, 64;
+                                0 = the host's) */
 } DrvTuneOptions;
 
 /* --emit-steps (driver/steps.c). */

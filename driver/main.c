@@ -134,9 +134,18 @@ static const char usage_text[] =
   "Tuning (search the candidates of --list-applicable; see man leirc, TUNING):\n"
   "      --tune[=S]        search for the fastest program reachable by legal\n"
   "                        steps from FILE (after -O) and write it like the\n"
-  "                        program (-o, --emit); S: greedy, beam (default),\n"
-  "                        bfs, dfs, mcts (UCT, choices seeded by --seed) or\n"
-  "                        policy (needs --policy).\n"
+  "                        program (-o, --emit); S: auto (default), sketch,\n"
+  "                        greedy, beam, bfs, dfs, mcts (UCT, choices seeded\n"
+  "                        by --seed) or policy (needs --policy).\n"
+  "                        sketch: schedule sketches, rules that turn a\n"
+  "                        matmul-like nest into a register-tiled one over a\n"
+  "                        packed copy of its operand, each an ordinary\n"
+  "                        sequence of steps, with sampled factors (seeded\n"
+  "                        by --seed); no rule matching, beam instead (a\n"
+  "                        note). auto: with --cost=measure on the host,\n"
+  "                        the sketches on half of --budget and\n"
+  "                        --time-limit, then beam from the best program;\n"
+  "                        else beam.\n"
   "                        Cost: --cost=measure (the median run time on\n"
   "                        --target, host by default, or the GPU) or model.\n"
   "                        Every kept program is verified against FILE on\n"
@@ -157,6 +166,9 @@ static const char usage_text[] =
   "                        and take those steps too when they promise 5%\n"
   "                        or more (default 2, at most 3; 0 = off)\n"
   "      --time-limit=SECONDS  stop the search after this wall time\n"
+  "      --vector-bytes=N  the vector registers the sketches fit their\n"
+  "                        register tiles to: 16, 32 or 64 bytes (default:\n"
+  "                        the host JIT's, 64 with AVX-512, 32 with AVX)\n"
   "      --policy=CMD      an external policy (started once with /bin/sh -c\n"
   "                        CMD; JSON lines, see man leirc, POLICY PROTOCOL)\n"
   "                        chooses and orders the steps tried from each\n"
@@ -287,7 +299,8 @@ enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT, OPT_VERIFY_ALL };
 /* --check-step (driver/checkstep_cli.c), --eval (driver/eval.c) */
 enum { OPT_CHECK_STEP = 2304, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 /* --tune (driver/tune.c) */
-enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD };
+enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD,
+       OPT_VECTOR_BYTES };
 /* the pass options (driver/passes_cli.c) */
 enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
        OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH, OPT_FP_CONTRACT };
@@ -346,6 +359,7 @@ static const struct option long_opts[] = {
   {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
   {"expand", required_argument, NULL, OPT_EXPAND},
   {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
+  {"vector-bytes", required_argument, NULL, OPT_VECTOR_BYTES},
   {"serve", no_argument, NULL, OPT_SERVE},
   {"policy", required_argument, NULL, OPT_POLICY},
   {"policy-timeout", required_argument, NULL, OPT_POLICY_TIMEOUT},
@@ -535,7 +549,7 @@ int main(int argc, char **argv) {
     case OPT_TUNE:
       o.tune.enabled = true;
       if (optarg && !drv_tune_parse_strategy(optarg, &o.tune.strategy))
-        return usage_error("--tune must be greedy, beam, bfs, dfs, mcts or policy, not '%s'", optarg);
+        return usage_error("--tune must be auto, sketch, greedy, beam, bfs, dfs, mcts or policy, not '%s'", optarg);
       break;
     case OPT_BUDGET: case OPT_BEAM_WIDTH: case OPT_MAX_DEPTH: {
       uint64_t n;
@@ -549,6 +563,11 @@ int main(int argc, char **argv) {
       break;
     }
     case OPT_TRACE: o.tune.trace = optarg; break;
+    case OPT_VECTOR_BYTES:
+      if (strcmp(optarg, "16") && strcmp(optarg, "32") && strcmp(optarg, "64"))
+        return usage_error("--vector-bytes must be 16, 32 or 64, not '%s'", optarg);
+      o.tune.vector_bytes = atoi(optarg);
+      break;
     case OPT_EXPAND: {
       uint64_t n;
       if (!leir_parse_u64(optarg, &n) || n > 1000000) {

@@ -47,12 +47,13 @@
 #include "driver/policy.h"
 #include "interp/rng.h"
 #include "passes/pass.h"
+#include "search/search.h"
 
-static const char *const strategy_names[] = {"greedy", "beam", "bfs", "dfs", "mcts", "policy"};
+static const char *const strategy_names[] = {"greedy", "beam", "bfs", "dfs", "mcts", "policy", "sketch", "auto"};
 enum { NSTRATEGIES = sizeof strategy_names / sizeof strategy_names[0] };
 
 void drv_tune_defaults(DrvOptions *o) {
-  o->tune.strategy = TUNE_BEAM;
+  o->tune.strategy = TUNE_AUTO;
   o->tune.budget = 64;
   o->tune.beam_width = 4;
   o->tune.max_depth = 8;
@@ -98,6 +99,9 @@ struct Node {
   /* verification (--cost=model verifies lazily, see ensure()) */
   bool verified;        /* passed it (the root: trivially) */
   bool bad;             /* failed it: dropped */
+  bool mid;             /* a step inside a sketch instance: checked and
+                           applied by the pass manager, neither run nor
+                           costed (the instance's last program is) */
 };
 
 /* A candidate step of a node, applied (not yet verified or costed). */
@@ -140,6 +144,16 @@ typedef struct Tune {
                               costed by the model unverified, and verified
                               by ensure() when kept */
   PtrVec all;              /* every node costed, in creation order */
+  /* the sketches (search/search.h) */
+  int base_depth;          /* --max-depth counts from this depth (the beam
+                              after the sketches starts below them) */
+  int sketch_limit;        /* evaluations the sketches may reach */
+  double sketch_deadline;  /* and the time (0: none) */
+  PtrVec sketched;         /* the instances' last programs, costed */
+  PtrVec instances;        /* SketchRec*: every instance judged, in order */
+  const char *search_name; /* the trace's "search" */
+  int nmatches;            /* nests a sketch rule matched (-1: not tried) */
+  SearchStats sk;
 } Tune;
 
 static double now_s(void) {
@@ -298,7 +312,7 @@ static bool policy_order(Tune *t, Node *n);
 static void list_cands(Tune *t, Node *n) {
   if (n->listed) return;
   n->listed = true;
-  if (n->depth >= t->o->tune.max_depth) return;
+  if (n->depth - t->base_depth >= t->o->tune.max_depth) return;
   PtrVec legal = {0};
   for (int i = 0; i < pass_table_size; i++) pass_enumerate_legal(t->ctx, n->p, &pass_table[i], &legal);
   bool rank_by_model = !(t->o->cost == COST_MODEL) && t->o->tune.expand > 0;
@@ -547,10 +561,10 @@ static void greedy(Tune *t) {
   }
 }
 
-static void beam(Tune *t) {
+static void beam(Tune *t, Node *start) {
   int w = t->o->tune.beam_width;
   Node **front = arena_alloc(&t->ctx->arena, sizeof *front);
-  front[0] = t->root;
+  front[0] = start;
   int nf = 1;
   for (int d = 0;; d++) {
     if (d >= t->o->tune.max_depth) {
@@ -691,6 +705,82 @@ static void mcts(Tune *t) {
   }
 }
 
+/* ------------------------------------------------------------ sketches */
+
+/* A step inside a sketch instance: a node neither run nor costed, not a
+ * kid of its parent (the searches never expand it). */
+static Node *mid_node(Tune *t, Node *n, const SketchStep *s) {
+  Node *m = arena_alloc(&t->ctx->arena, sizeof *m);
+  m->p = s->prog;
+  m->parent = n;
+  m->spelling = s->spelling;
+  m->pass = s->cand->pass->name;
+  m->step_cls = s->cand->cls == PASS_T ? 'T' : 'E';
+  m->cls = n->cls == 'T' || m->step_cls == 'T' ? 'T' : 'E';
+  m->depth = n->depth + 1;
+  m->cost = INFINITY;
+  m->verified = m->mid = m->listed = m->done = true;
+  return m;
+}
+
+/* An instance as --trace writes it. */
+typedef struct SketchRec {
+  const char *desc, *pipeline;
+  Node *node; /* its last program's node (NULL: dropped) */
+} SketchRec;
+
+static bool sketch_out(Tune *t) {
+  return t->evaluations >= t->sketch_limit || (t->sketch_deadline > 0 && now_s() >= t->sketch_deadline);
+}
+
+/* search_sketch_run's judge: the instance's steps as nodes below the
+ * root, its last program verified and costed as try_step does. */
+static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *desc, double *cost) {
+  Tune *t = user;
+  if (must_stop(t) || sketch_out(t)) return SEARCH_STOP;
+  Node *n = t->root;
+  SBuf b = {0};
+  for (int i = 0; i < steps->n; i++) {
+    const SketchStep *st = steps->v[i];
+    sbuf_printf(&b, "%s%s", i ? "," : "", st->spelling);
+    if (i + 1 < steps->n) n = mid_node(t, n, st);
+  }
+  SketchRec *rec = arena_alloc(&t->ctx->arena, sizeof *rec);
+  rec->desc = desc;
+  rec->pipeline = arena_strdup(&t->ctx->arena, b.s ? b.s : "");
+  sbuf_free(&b);
+  const SketchStep *last = steps->v[steps->n - 1];
+  int before = t->evaluations;
+  Node *m = try_step(t, n, last->cand, last->prog, program_text(t->ctx, last->prog));
+  if (t->evaluations > before || m) ptrvec_push(&t->ctx->arena, &t->instances, rec);
+  rec->node = m;
+  if (!m) return must_stop(t) ? SEARCH_STOP : SEARCH_DROPPED;
+  ptrvec_push(&t->ctx->arena, &t->sketched, m);
+  *cost = m->cost;
+  return SEARCH_COSTED;
+}
+
+/* The sketches (search/search.h) on the evaluations up to limit and the
+ * time up to deadline (0: none); false when no rule matches (why: the
+ * reason). */
+static bool sketches(Tune *t, int limit, double deadline, const char **why) {
+  SearchMachine m;
+  if (t->o->tune.vector_bytes ? !search_machine_of_bytes(t->o->tune.vector_bytes, &m)
+                              : !search_host_machine(t->ctx, &m)) {
+    *why = "no host target";
+    return false;
+  }
+  PtrVec ms = {0};
+  t->nmatches = search_sketch_matches(t->ctx, t->root->p, &m, &ms, why);
+  if (!t->nmatches) return false;
+  t->sketch_limit = limit;
+  t->sketch_deadline = deadline;
+  search_sketch_run(t->ctx, t->root->p, (SketchMatch *const *)ms.v, ms.n, t->o->run.seed, 0, sketch_eval, t, &t->sk);
+  if (!t->stop && t->sk.exhausted && t->o->tune.strategy == TUNE_SKETCH) t->stop = STOP_EXHAUSTED;
+  if (!t->stop && t->o->tune.strategy == TUNE_SKETCH) t->stop = sketch_out(t) ? STOP_BUDGET : STOP_EXHAUSTED;
+  return true;
+}
+
 /* ------------------------------------------------------------ confirmation */
 
 static void collect(Node *n, PtrVec *all, LeirCtx *ctx) {
@@ -721,6 +811,12 @@ static double remeasure(Tune *t, const IrProgram *p) {
 static void confirm(Tune *t) {
   PtrVec all = {0};
   collect(t->root, &all, t->ctx);
+  for (int i = 0; i < t->sketched.n; i++) { /* below the root's mid nodes: the
+                                               sketches' programs and what
+                                               beam found from them */
+    ptrvec_push(&t->ctx->arena, &all, t->sketched.v[i]);
+    collect(t->sketched.v[i], &all, t->ctx);
+  }
   if (!all.n) return;
   qsort(all.v, (size_t)all.n, sizeof *all.v, rank_qsort);
   t->confirmed = true;
@@ -732,6 +828,7 @@ static void confirm(Tune *t) {
   double best_cost = orig;
   for (int i = 0; i < all.n && i < TUNE_CONFIRM; i++) {
     Node *n = all.v[i];
+    if (n->mid || !isfinite(n->cost)) continue;
     double c = remeasure(t, n->p);
     if (c < best_cost) {
       best = n;
@@ -771,6 +868,18 @@ static bool write_trace(Tune *t, double wall) {
     diag_error(t->ctx, (IrLoc){0, 0}, "cannot write the trace '%s'", t->o->tune.trace);
     return false;
   }
+  for (int i = 0; i < t->instances.n; i++) { /* every sketch instance judged */
+    const SketchRec *r = t->instances.v[i];
+    json_t *j = json_object();
+    json_object_set_new(j, "sketch", json_integer(i + 1));
+    json_object_set_new(j, "instance", json_string(r->desc));
+    json_object_set_new(j, "pipeline", json_string(r->pipeline));
+    json_object_set_new(j, "cost_s", r->node ? json_real(r->node->cost) : json_null());
+    char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    fprintf(f, "%s\n", s2 ? s2 : "{}");
+    free(s2);
+    json_decref(j);
+  }
   int depth = t->best->depth;
   Node **path = calloc((size_t)depth + 1, sizeof *path);
   int i = depth;
@@ -782,9 +891,10 @@ static bool write_trace(Tune *t, double wall) {
     json_object_set_new(j, "spelling", json_string(n->spelling));
     json_object_set_new(j, "strategy", json_string(n->pass));
     json_object_set_new(j, "class", json_string(n->step_cls == 'T' ? "T" : "E"));
-    json_object_set_new(j, "cost_s", json_real(n->cost));
-    json_object_set_new(j, "speedup", json_real((t->confirmed ? t->search_orig_cost : t->orig_cost) / n->cost));
-    json_object_set_new(j, "verified", json_true());
+    json_object_set_new(j, "cost_s", n->mid ? json_null() : json_real(n->cost));
+    json_object_set_new(j, "speedup",
+                        n->mid ? json_null() : json_real((t->confirmed ? t->search_orig_cost : t->orig_cost) / n->cost));
+    json_object_set_new(j, "verified", json_boolean(!n->mid));
     char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
     fprintf(f, "%s\n", s2 ? s2 : "{}");
     free(s2);
@@ -793,7 +903,7 @@ static bool write_trace(Tune *t, double wall) {
   free(path);
   json_t *j = json_object();
   json_object_set_new(j, "summary", json_true());
-  json_object_set_new(j, "search", json_string(strategy_names[t->o->tune.strategy]));
+  json_object_set_new(j, "search", json_string(t->search_name));
   json_object_set_new(j, "cost", json_string((t->o->cost == COST_MODEL) ? "model" : "measure"));
   json_object_set_new(j, "target", json_string(t->o->target == TARGET_CUDA ? "cuda" : "host"));
   json_object_set_new(j, "steps", json_integer(depth));
@@ -805,6 +915,13 @@ static bool write_trace(Tune *t, double wall) {
     json_object_set_new(j, "confirmed", json_true());
     json_object_set_new(j, "search_original_cost_s", json_real(t->search_orig_cost));
     json_object_set_new(j, "search_best_cost_s", json_real(t->search_best_cost));
+  }
+  if (t->nmatches >= 0) { /* the sketches ran */
+    json_object_set_new(j, "sketch_nests", json_integer(t->nmatches));
+    json_object_set_new(j, "sketch_instances", json_integer(t->sk.instances));
+    json_object_set_new(j, "sketch_refused", json_integer(t->sk.refused));
+    json_object_set_new(j, "sketch_costed", json_integer(t->sk.costed));
+    if (t->sk.first_refusal) json_object_set_new(j, "sketch_first_refusal", json_string(t->sk.first_refusal));
   }
   json_object_set_new(j, "evaluations", json_integer(t->evaluations));
   json_object_set_new(j, "failed_verifications", json_integer(t->wrong));
@@ -851,15 +968,43 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   root->verified = true;
   t.root = t.best = root;
   t.lazy = o->cost == COST_MODEL && !o->tune.verify_all;
+  t.nmatches = -1;
+  t.search_name = strategy_names[o->tune.strategy];
   seen_add(&t, program_text(ctx, p));
   progress(&t);
   switch (o->tune.strategy) {
   case TUNE_GREEDY: greedy(&t); break;
-  case TUNE_BEAM: beam(&t); break;
+  case TUNE_BEAM: beam(&t, t.root); break;
   case TUNE_BFS: bfs(&t); break;
   case TUNE_DFS: dfs(&t); break;
   case TUNE_MCTS: mcts(&t); break;
   case TUNE_POLICY: policy_walk(&t); break;
+  case TUNE_SKETCH: {
+    const char *why = NULL;
+    if (!sketches(&t, o->tune.budget, 0, &why)) {
+      diag_note(ctx, (IrLoc){0, 0}, "--tune=sketch: no sketch rule matches (%s); the beam search runs instead", why);
+      t.search_name = strategy_names[TUNE_BEAM];
+      beam(&t, t.root);
+    }
+    break;
+  }
+  case TUNE_AUTO: {
+    /* measured on the host: the sketches first (half the budget and the
+       time), then beam from the best program */
+    t.search_name = strategy_names[TUNE_BEAM];
+    const char *why = NULL;
+    if (o->cost == COST_MEASURE && o->target != TARGET_CUDA && !t.pol) {
+      int half = o->tune.budget / 2 > 0 ? o->tune.budget / 2 : 1;
+      double deadline = o->tune.time_limit > 0 ? t.t0 + o->tune.time_limit / 2 : 0;
+      if (sketches(&t, half, deadline, &why)) t.search_name = "sketch+beam";
+      else t.nmatches = -1; /* as beam alone */
+    }
+    if (!t.stop) {
+      t.base_depth = t.best->depth;
+      beam(&t, t.best);
+    }
+    break;
+  }
   }
   if (t.lazy) final_best(&t);
   if (o->cost != COST_MODEL && t.best != t.root) confirm(&t);
