@@ -136,7 +136,7 @@ dist=$stage/$name.dist-info
   echo "Summary: leirc, the compiler for LEIR tensor programs, and its Python API (libleir through ctypes)"
   echo "License: MIT"
   echo "Platform: Linux x86_64"
-  echo "Requires-Python: >=3.9"
+  echo "Requires-Python: >=3.11"
   echo "Requires-Dist: numpy"
   echo "Provides-Extra: torch"
   echo "Requires-Dist: torch; extra == \"torch\""

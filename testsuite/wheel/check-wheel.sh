@@ -125,6 +125,10 @@ in_venv "$va" python -c 'import leir; leir.library_version(); print(open("/proc/
   awk '$NF ~ /libleir\.so\.0$/ { print $NF }' | sort -u >maps.out
 printf '%s\n' "$site/leir/libleir.so.0" >maps.want
 same maps.want maps.out "the process maps the bundled libleir.so.0 only"
+# no LLVM, nothing of the build tree, nothing missing among the libraries they load
+ldd "$site/leir/bin/leirc" "$site/leir/libleir.so.0" >ldd.out 2>&1
+if grep -E 'LLVM|llvm|not found|'"$top_builddir" ldd.out; then ko "ldd of the installed leirc, libleir.so.0"
+else ok "the installed leirc and libleir.so.0 load no LLVM and nothing of the build tree"; fi
 [ "$(in_venv "$va" sh -c 'command -v leirc')" = "$va/bin/leirc" ] && ok "leirc on PATH is the venv's entry point" ||
   ko "leirc on PATH"
 
