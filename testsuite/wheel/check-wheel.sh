@@ -125,10 +125,14 @@ in_venv "$va" python -c 'import leir; leir.library_version(); print(open("/proc/
   awk '$NF ~ /libleir\.so\.0$/ { print $NF }' | sort -u >maps.out
 printf '%s\n' "$site/leir/libleir.so.0" >maps.want
 same maps.want maps.out "the process maps the bundled libleir.so.0 only"
-# no LLVM, nothing of the build tree, nothing missing among the libraries they load
+# every library they load is the wheel's own or one of the system's that the
+# manylinux policy allows (no LLVM, nothing of the build tree, nothing missing)
 ldd "$site/leir/bin/leirc" "$site/leir/libleir.so.0" >ldd.out 2>&1
-if grep -E 'LLVM|llvm|not found|'"$top_builddir" ldd.out; then ko "ldd of the installed leirc, libleir.so.0"
-else ok "the installed leirc and libleir.so.0 load no LLVM and nothing of the build tree"; fi
+awk -v site="$site/" '/=>/ && index($3, site) != 1 && $1 !~ /^(libc|libm|libdl|librt|libpthread|libz|libstdc\+\+|libgcc_s)\.so\.[0-9]+$/' \
+  ldd.out >ldd.bad
+if [ -s ldd.bad ] || grep -q 'not found' ldd.out || ! grep -q "=> $site/leir" ldd.out; then
+  cat ldd.out; ko "ldd of the installed leirc, libleir.so.0"
+else ok "the installed leirc and libleir.so.0 load only the wheel's libraries and glibc, libstdc++, zlib"; fi
 [ "$(in_venv "$va" sh -c 'command -v leirc')" = "$va/bin/leirc" ] && ok "leirc on PATH is the venv's entry point" ||
   ko "leirc on PATH"
 
