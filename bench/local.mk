@@ -262,9 +262,10 @@ bench-ptxas: leirc$(EXEEXT)
 	    --corpus '$(LEIR_CORPUS)' $(BENCH_PTXAS_FLAGS); \
 	else echo "bench-ptxas: no ptxas on PATH: skipped"; fi
 
-## Issue 60: the wheel's size with LLVM's static libraries linked in (what
-## `make wheel` ships) and with libLLVM-19.so grafted by auditwheel, and the
-## time of `make wheel` (bench/wheel_size.sh).  Not part of `make bench`.
+## Issue 60: the wheel's size with LLVM's static libraries linked into one
+## library shared by libleir.so.0 and leirc (what `make wheel` ships), into
+## each of them, and with libLLVM-19.so grafted by auditwheel, and the time
+## of `make wheel` (bench/wheel_size.sh).  Not part of `make bench`.
 EXTRA_DIST += bench/wheel_size.sh
 .PHONY: bench-wheel
 bench-wheel: libleir.la leirc$(EXEEXT)

@@ -1,18 +1,21 @@
 #!/bin/sh
-# wheel_size.sh -- the wheel's size with LLVM linked statically (what `make
-# wheel` ships) and with libLLVM-19.so grafted by auditwheel (issue 60):
-# builds both, one after the other, in the build tree BUILD, and prints for
-# each the wheel's bytes, the installed bytes (the members' sizes added up),
-# the largest members and the wall time of the build.  `make wheel` is left
-# with the static wheel.  Not part of `make bench` (two wheel builds: a few
-# minutes on a shared machine; the first also makes the tools' virtualenv).
+# wheel_size.sh -- the wheel's size three ways (issue 60; LEIR_WHEEL_LLVM of
+# tools/make-wheel.sh): LLVM's static libraries linked into one library that
+# libleir.so.0 and leirc share (static: what `make wheel` ships), into each
+# of them (static-copies), and libLLVM-19.so grafted by auditwheel (shared).
+# Builds the three, one after the other, in the build tree BUILD, and prints
+# for each the wheel's bytes, the installed bytes (the members' sizes added
+# up), the largest members and the wall time of `make wheel`.  `make wheel`
+# is left with the static wheel.  Not part of `make bench` (three wheel
+# builds: minutes on a shared machine; the first also makes the tools'
+# virtualenv).
 #
 #   sh bench/wheel_size.sh BUILD          (make -C BUILD bench-wheel)
 set -eu
 build=$(cd "$1" && pwd)
 cd "$build"
-echo "== wheel size, LLVM static vs shared ($(uname -m), $(nproc) cpus, load: $(cut -d' ' -f1-3 /proc/loadavg))"
-for mode in shared static; do
+echo "== wheel size, LLVM static (one shared core), static-copies, shared ($(uname -m), $(nproc) cpus, load: $(cut -d' ' -f1-3 /proc/loadavg))"
+for mode in shared static-copies static; do
   t0=$(date +%s.%N)
   LEIR_WHEEL_LLVM=$mode make -s wheel >"wheel-$mode.log" 2>&1 || { cat "wheel-$mode.log"; exit 1; }
   t1=$(date +%s.%N)

@@ -1,8 +1,8 @@
 ## The wheel (issue 60): `make wheel` builds wheel/leir-VERSION-py3-none-
 ## manylinux_2_NN_x86_64.whl in the build tree (tools/make-wheel.sh says
 ## what it holds and how): the package leir, libleir.so.0 and leirc relinked
-## from this build's objects with LLVM's static libraries, the man pages and
-## the schemas.  It needs PyPI (pip) once for its tools (wheel, auditwheel:
+## from this build's objects over one library of the compiler and LLVM's
+## static libraries (leir/libleircore.so.0), the man pages and the schemas.  It needs PyPI (pip) once for its tools (wheel, auditwheel:
 ## a virtualenv in wheel/venv) and patchelf.  `make check-wheel` builds it,
 ## installs it into fresh virtualenvs and compares what it does with this
 ## build tree (testsuite/wheel/check-wheel.sh).  Neither is part of `make

