@@ -83,7 +83,7 @@ system_libs() {
            [ "$("$CC" -print-file-name="lib$n.a")" != "lib$n.a" ]; then
           echo "$l"
         else
-          so=$(/sbin/ldconfig -p | awk -v re="^lib$n[.]so[.][0-9]+\$" '$1 ~ re { print $1; exit }')
+          so=$(/sbin/ldconfig -p | awk -v re="^lib${n}[.]so[.][0-9]+\$" '$1 ~ re { print $1; exit }')
           [ -n "$so" ] || die "LLVM needs $l, which is not installed"
           echo "-l:$so"
         fi ;;
@@ -93,7 +93,7 @@ system_libs() {
 }
 
 if [ "$llvm_mode" != shared ]; then
-  # shellcheck disable=SC2046
+  # shellcheck disable=SC2086
   llvm_libs="-Wl,--gc-sections $("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --link-static --libs $llvm_components) $(system_libs | tr '\n' ' ') -lstdc++"
 else
   llvm_libs="$("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --link-shared --libs)"
@@ -107,13 +107,16 @@ mkdir -p "$stage/leir/bin" "$stage/$name.dist-info" "$out/dist"
 # -- the binaries: the build's objects, libleirrt's and the core linked again
 # with LLVM; libleir exports only the symbols of api/libleir.sym (.libs/libleir.ver).
 echo "make-wheel: linking libleir.so.0 and leirc (LLVM: $llvm_mode)"
+# shellcheck disable=SC2086
 rt_objects=$(pic_objects $RT_OBJECTS | tr '\n' ' ')
+# shellcheck disable=SC2086
 api_objects=$(pic_objects $LIBLEIR_OBJECTS | tr '\n' ' ')
 syslibs="-Wl,--as-needed $JANSSON_LIBS $llvm_libs $LIBS -ldl -lpthread"
 if [ "$llvm_mode" = static ]; then
   # libleircore.so.0 exports every global symbol the core and the runtime
   # define (libleir's and leirc's objects call them), none of LLVM's; its
   # own calls bind within it (-Bsymbolic-functions).
+  # shellcheck disable=SC2086
   nm -g --defined-only .libs/libleircore.a $rt_objects 2>/dev/null |
     awk 'NF == 3 && $2 ~ /^[BDGRSTVW]$/ { print $3 }' | LC_ALL=C sort -u >"$out/core.syms"
   [ -s "$out/core.syms" ] || die "no symbols in .libs/libleircore.a"
@@ -124,11 +127,11 @@ if [ "$llvm_mode" = static ]; then
     -Wl,-Bsymbolic-functions -Wl,--whole-archive .libs/libleircore.a -Wl,--no-whole-archive \
     $rt_objects $syslibs
   core="-L$stage/leir -l:libleircore.so.0"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2016
   $CC $CFLAGS $LDFLAGS -shared -s -o "$stage/leir/libleir.so.0" -Wl,-rpath,'$ORIGIN' \
     -Wl,-soname,libleir.so.0 -Wl,--version-script=.libs/libleir.ver -Wl,--no-undefined \
     $api_objects $core $LIBS
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2016
   $CC $CFLAGS $LDFLAGS -s -o "$stage/leir/bin/leirc" -Wl,-rpath,'$ORIGIN/..' \
     $LEIRC_OBJECTS $core -Wl,--as-needed $JANSSON_LIBS $LIBS
 else
@@ -153,7 +156,7 @@ for f in $MAN_PAGES; do
   mkdir -p "$stage/leir/share/man/man${page##*.}"
   cp "$srcdir/$f" "$stage/leir/share/man/man${page##*.}/$page"
   # plain text for those without man(1)
-  MANWIDTH=80 MAN_KEEP_FORMATTING= LC_ALL=C.UTF-8 man -l -E UTF-8 -P cat "$srcdir/$f" 2>/dev/null |
+  MANWIDTH=80 LC_ALL=C.UTF-8 man -l -E UTF-8 -P cat "$srcdir/$f" 2>/dev/null |
     col -bx >"$stage/leir/share/doc/$page.txt"
   [ -s "$stage/leir/share/doc/$page.txt" ] || die "man -l $f wrote nothing"
 done

@@ -22,6 +22,8 @@
 # Environment: top_srcdir, top_builddir (absolute), PYTHON (the Python the
 # virtualenvs are made from: Debian's /usr/bin/python3), PACKAGE_VERSION;
 # WHEEL_PIP_ARGS: extra arguments for the installing pip (e.g. --find-links).
+# (`A && ok ... || ko ...` throughout: ok and ko always succeed.)
+# shellcheck disable=SC2015
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}" "${PACKAGE_VERSION:?}" "${PYTHON:=/usr/bin/python3}"
 : "${WHEEL_PIP_ARGS:=}"
@@ -196,7 +198,7 @@ EOF
 mkdir -p rt/wheel rt/tree
 if in_venv "$va" python roundtrip.py "$top_srcdir" rt/wheel >rt.wheel.log 2>&1 &&
    tree_python roundtrip.py "$top_srcdir" rt/tree >rt.tree.log 2>&1; then
-  n=$(ls rt/tree | wc -l)
+  n=$(find rt/tree -type f | wc -l)
   if [ "$n" -gt 10 ] && diff -r rt/tree rt/wheel >/dev/null; then
     ok "Program.run (interp, host, after a step) and .ptx(): $n files byte-identical"
   else ko "Program.run round trip differs"; diff -rq rt/tree rt/wheel | head; fi
