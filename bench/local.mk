@@ -271,3 +271,12 @@ bench-ptxas: leirc$(EXEEXT)
 	  uptime; nice /usr/bin/python3 '$(srcdir)/bench/ptxas_bench.py' --leirc ./leirc$(EXEEXT) \
 	    --corpus '$(LEIR_CORPUS)' $(BENCH_PTXAS_FLAGS); \
 	else echo "bench-ptxas: no ptxas on PATH: skipped"; fi
+
+## Issue 60: the wheel's size with LLVM's static libraries linked into one
+## library shared by libleir.so.0 and leirc (what `make wheel` ships), into
+## each of them, and with libLLVM-19.so grafted by auditwheel, and the time
+## of `make wheel` (bench/wheel_size.sh).  Not part of `make bench`.
+EXTRA_DIST += bench/wheel_size.sh
+.PHONY: bench-wheel
+bench-wheel: libleir.la leirc$(EXEEXT)
+	@$(SHELL) '$(srcdir)/bench/wheel_size.sh' .

@@ -2,8 +2,8 @@
 ## site-packages by `make install`.  From the build tree, without
 ## installing: PYTHONPATH=$(top_srcdir)/python (testsuite/check.sh does this).
 leirpydir = $(pythondir)/leir
-leirpy_PYTHON = python/leir/__init__.py python/leir/_lib.py python/leir/core.py \
-	python/leir/env.py python/leir/compile.py
+leirpy_PYTHON = python/leir/__init__.py python/leir/_lib.py python/leir/_cli.py \
+	python/leir/core.py python/leir/env.py python/leir/compile.py
 EXTRA_DIST += python/README.md
 
 ## The PyTorch front end (issue 36): leir.from_torch and leirc-import.

@@ -38,7 +38,9 @@ patterns (:func:`bf16_to_float32`, :func:`float32_to_bf16`;
 
 Where libleir comes from: ``$LEIR_LIBDIR/libleir.so.0`` when
 ``LEIR_LIBDIR`` is set (the build tree: ``LEIR_LIBDIR=_build/.libs``),
-else the system's loader (installed).  From the build tree use the package
+else the package's own copy (the wheel of ``make wheel`` bundles
+``leir/libleir.so.0`` and ``leir/bin/leirc``), else the system's loader
+(installed).  From the build tree use the package
 with ``PYTHONPATH=python``; ``make install`` installs it.  ``import leir``
 works without the library; the first call that needs it raises
 :class:`LibraryNotFound`.

@@ -7,10 +7,13 @@ public: use :mod:`leir`.
 
 Where the library comes from: ``$LEIR_LIBDIR/libleir.so.0`` when the
 environment variable ``LEIR_LIBDIR`` is set (the build tree's ``.libs``
-folder; ``make check`` sets it), else whatever the system's dynamic loader
-finds for ``libleir.so.0`` (an installed library).  The library is loaded
-on first use, so ``import leir`` works without it; :func:`lib` raises
-:class:`LibraryNotFound` when it cannot be loaded.
+folder; ``make check`` sets it), else the package's own copy
+(``leir/libleir.so.0``, which the wheel of ``make wheel`` bundles), else
+whatever the system's dynamic loader finds for ``libleir.so.0`` (an
+installed library).  The library is loaded on first use, so ``import leir``
+works without it; :func:`lib` raises :class:`LibraryNotFound` when it
+cannot be loaded.  :func:`leirc_path` finds the wheel's bundled ``leirc``
+(``leir/bin/leirc``) the same way.
 
 Every ``char *`` that the library hands over to the caller is declared
 ``c_void_p`` here, so that its address survives for ``leir_free``;
@@ -162,12 +165,32 @@ _lib: ctypes.CDLL | None = None
 _error: str | None = None
 
 
+#: The folder of this package (where a wheel puts libleir.so.0 and bin/leirc).
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def bundled_library() -> str | None:
+    """The package's own ``libleir.so.0`` (a wheel's), or None when it has none."""
+    path = os.path.join(PACKAGE_DIR, SONAME)
+    return path if os.path.isfile(path) else None
+
+
 def library_path() -> str:
-    """The file name :func:`lib` loads: under ``$LEIR_LIBDIR``, else the soname."""
+    """The file name :func:`lib` loads: under ``$LEIR_LIBDIR``, else the
+    package's own copy (:func:`bundled_library`), else the soname (the
+    system's loader searches for it)."""
     libdir = os.environ.get("LEIR_LIBDIR")
     if libdir:
         return os.path.join(libdir, SONAME)
-    return SONAME
+    return bundled_library() or SONAME
+
+
+def leirc_path() -> str | None:
+    """The ``leirc`` executable bundled with the package (``leir/bin/leirc``,
+    a wheel's), or None when the package has none (a build tree's or an
+    installed package: their ``leirc`` is the one on ``PATH``)."""
+    path = os.path.join(PACKAGE_DIR, "bin", "leirc")
+    return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
 def _declare(cdll: ctypes.CDLL) -> None:
@@ -202,7 +225,7 @@ def lib() -> ctypes.CDLL:
                     raise LibraryNotFound(f"{path}: API level {level}, this binding needs {API_VERSION}")
             except OSError as e:
                 _error = f"cannot load libleir ({path}): {e}"
-                if not os.environ.get("LEIR_LIBDIR"):
+                if not os.environ.get("LEIR_LIBDIR") and path == SONAME:
                     _error += "; set LEIR_LIBDIR to the folder of libleir.so.0"
                 raise LibraryNotFound(_error) from None
             _lib = cdll
