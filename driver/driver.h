@@ -30,7 +30,9 @@ typedef struct DrvRunOptions {
   const char **input_paths;
   uint64_t seed;            /* --seed N (default 0) */
   int seeds;                /* --seeds K (default 1) */
-  int tolerance;            /* --tolerance: a CmpTolerance (default CMP_DEFAULT) */
+  int tolerance;            /* --tolerance: a CmpTolerance (default CMP_DEFAULT;
+                               --eval: CMP_REFERENCE) */
+  bool tolerance_given;     /* --tolerance given */
   bool json;                /* --json */
   const char *output_dir;   /* --output-dir DIR (NULL: "." unless --print-outputs) */
   bool poison;              /* --poison */

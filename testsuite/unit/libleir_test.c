@@ -601,9 +601,9 @@ static void test_cost_and_measure(void **state) {
 static void test_check_step(void **state) {
   (void)state;
   static const char *const names[] = {"legal", "equivalent", "not equivalent", "does not parse", "invalid",
-                                      "unchanged"};
-  for (int v = 0; v < 6; v++) assert_string_equal(leir_verdict_name((leir_verdict)v), names[v]);
-  assert_null(leir_verdict_name((leir_verdict)6));
+                                      "unchanged", "not run"};
+  for (int v = 0; v < 7; v++) assert_string_equal(leir_verdict_name((leir_verdict)v), names[v]);
+  assert_null(leir_verdict_name((leir_verdict)7));
 
   leir_context *ctx = leir_context_new();
   leir_program *p = parse_matmul(ctx);

@@ -203,11 +203,12 @@ static char *damage(LeirCtx *ctx, const IrProgram *after, Damage kind) {
 
 typedef struct Tally {
   int records, before_fails;
-  int by_verdict[6];
+  int by_verdict[7];
   int legal_reference_only; /* class T, close only under the reference's rule */
   int refused, not_run;     /* not legal: a candidate gives AFTER but is refused; the runs were not made */
+  int not_run_differ;       /* not equivalent although not run (must be 0) */
   int legal_wrong;      /* legal, ran, and the interpreter disagrees with the class */
-  int damaged, damaged_legal, damaged_by[DMG__COUNT], damaged_verdict[6];
+  int damaged, damaged_legal, damaged_by[DMG__COUNT], damaged_verdict[7];
   int by_pass[128], legal_by_pass[128], refused_by_pass[128];
   double *times;
   int ntimes, cap;
@@ -228,7 +229,7 @@ static void check_damaged(LeirCtx *ctx, const IrProgram *before, const IrProgram
   for (int k = 0; k < DMG__COUNT; k++) {
     char *text = damage(ctx, after, (Damage)k);
     if (!text) continue;
-    StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000, false};
+    StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000, false, NULL, NULL, 0};
     StepResult r;
     double t0 = now();
     bool legal = step_check(ctx, before, text, strlen(text), &so, &r);
@@ -264,7 +265,7 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
     leir_ctx_free(&ctx);
     return;
   }
-  StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000, false};
+  StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000, false, NULL, NULL, 0};
   StepResult r;
   bool legal = step_check(&ctx, pb, after, strlen(after), &so, &r);
   double dt = now() - t0;
@@ -277,7 +278,9 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
     t->legal_by_pass[pass - pass_table] += legal;
     t->refused_by_pass[pass - pass_table] += r.refusal != NULL;
   }
-  if (!legal && r.verdict == STEP_NOT_EQUIVALENT && !r.ran && strstr(r.message, "not run")) t->not_run++;
+  if (r.verdict == STEP_NOT_RUN) t->not_run++;
+  /* a pair that was not run is never said to differ */
+  if (r.verdict == STEP_NOT_EQUIVALENT && !r.ran && strstr(r.message, "statement executions")) t->not_run_differ++;
   if (getenv("LEIR_STEPCHECK_VERBOSE") && !legal)
     print_message("%s %s %s #%lld: %s\n", level, wl, strategy, idx, r.message);
   if (legal && step_program_work(pb) <= 1000000 && step_program_work(r.after) <= 1000000) {
@@ -335,26 +338,28 @@ static void run_corpus(bool do_damage, int every) {
   if (!do_damage) {
     print_message("# count: corpus transforms checked with their strategy: %d records (every %d-th), %d befores "
                   "that do not load; legal %d, equivalent %d, not equivalent %d, does not parse %d, invalid %d, "
-                  "unchanged %d; legal but wrong %d (class T within the reference rule only: %d); not legal: %d "
+                  "unchanged %d, not run %d; legal but wrong %d (class T within the reference rule only: %d); not legal: %d "
                   "reproduced by a candidate its check refuses, %d not run (above 10^6 statement executions); "
                   "median %.2f ms, p90 %.2f ms per record, %.1f s in all\n",
                   t.records, every, t.before_fails, t.by_verdict[STEP_LEGAL], t.by_verdict[STEP_EQUIVALENT],
                   t.by_verdict[STEP_NOT_EQUIVALENT], t.by_verdict[STEP_DOES_NOT_PARSE], t.by_verdict[STEP_INVALID],
-                  t.by_verdict[STEP_UNCHANGED], t.legal_wrong, t.legal_reference_only, t.refused, t.not_run, med * 1e3,
+                  t.by_verdict[STEP_UNCHANGED], t.by_verdict[STEP_NOT_RUN], t.legal_wrong, t.legal_reference_only, t.refused, t.not_run, med * 1e3,
                   p90 * 1e3, total);
     for (int i = 0; i < pass_table_size && i < 128; i++)
       if (t.by_pass[i])
         print_message("#   %-34s %5d records, %5d legal, %4d reproduced by a refused candidate\n", pass_table[i].name,
                       t.by_pass[i], t.legal_by_pass[i], t.refused_by_pass[i]);
     assert_int_equal(t.legal_wrong, 0);
+    assert_int_equal(t.not_run_differ, 0);
     assert_true(t.records > 0);
     assert_true(med < 0.020);
   } else {
     print_message("# count: damaged afters: %d (%d swapped subscript, %d changed constant, %d dropped term, %d wrong "
-                  "extent) from %d records: legal %d, equivalent %d, not equivalent %d, invalid %d, unchanged %d\n",
+                  "extent) from %d records: legal %d, equivalent %d, not equivalent %d, invalid %d, unchanged %d, not run "
+                  "%d\n",
                   t.damaged, t.damaged_by[0], t.damaged_by[1], t.damaged_by[2], t.damaged_by[3], t.records,
                   t.damaged_legal, t.damaged_verdict[STEP_EQUIVALENT], t.damaged_verdict[STEP_NOT_EQUIVALENT],
-                  t.damaged_verdict[STEP_INVALID], t.damaged_verdict[STEP_UNCHANGED]);
+                  t.damaged_verdict[STEP_INVALID], t.damaged_verdict[STEP_UNCHANGED], t.damaged_verdict[STEP_NOT_RUN]);
     assert_int_equal(t.damaged_legal, 0);
     for (int k = 0; k < DMG__COUNT; k++) assert_true(t.damaged_by[k] > 0);
   }
@@ -411,7 +416,7 @@ static void test_damaged_examples(void **state) {
         /* the step itself is legal */
         SBuf b = {0};
         ir_print_body(&b, q);
-        StepCheckOptions so = {&pass_table[s], "after", false, 0, CMP_DEFAULT, 1000000, false};
+        StepCheckOptions so = {&pass_table[s], "after", false, 0, CMP_DEFAULT, 1000000, false, NULL, NULL, 0};
         StepResult r;
         bool ok = step_check(&ctx, p, b.s, b.len, &so, &r);
         if (!ok) print_message("NOT LEGAL %s %s: %s\n", files[f], pass_cand_spelling(&ctx, legal.v[i]), r.message);
