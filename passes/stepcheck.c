@@ -820,11 +820,16 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     out->pass = s.refused->pass;
     out->spelling = pass_cand_spelling(ctx, s.refused);
     out->refusal = s.refusal;
-    near = arena_printf(A, "%s gives %s but is illegal: %s", out->spelling, aname, s.refusal);
+    const char *why = s.refusal;
     if (!ctx->unsafe_math && legal_with(ctx, before, s.refused, true)) {
+      /* the flag's assumption is the only objection: said once, here */
       out->unsafe_would_accept = true;
-      near = arena_printf(A, "%s (--unsafe-math would accept the step)", near);
+      static const char tail[] = " (--unsafe-math accepts it)";
+      size_t n = strlen(why), t = sizeof tail - 1;
+      if (n > t && !strcmp(why + n - t, tail)) why = arena_strndup(A, why, n - t);
+      why = arena_printf(A, "%s; --unsafe-math would accept the step", why);
     }
+    near = arena_printf(A, "%s gives %s but is illegal: %s", out->spelling, aname, why);
   } else if (s.closest) {
     out->pass = s.closest->pass;
     out->spelling = pass_cand_spelling(ctx, s.closest);
