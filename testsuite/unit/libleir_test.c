@@ -632,6 +632,13 @@ static void test_check_step(void **state) {
   assert_int_equal(r.verdict, LEIR_STEP_NOT_EQUIVALENT);
   assert_null(r.spelling);
   leir_step_result_clear(&r);
+  /* over the context's max_steps: not run, never not equivalent */
+  assert_int_equal(leir_context_set_option(ctx, "max_steps", "1"), LEIR_OK);
+  assert_int_equal(leir_check_step(ctx, p, BODY_MINUS, NULL, &r), LEIR_OK);
+  assert_int_equal(r.verdict, LEIR_STEP_NOT_RUN);
+  assert_true(strncmp(r.message, "not run: ", 9) == 0);
+  leir_step_result_clear(&r);
+  assert_int_equal(leir_context_set_option(ctx, "max_steps", "0"), LEIR_OK);
 
   assert_int_equal(leir_check_step(ctx, p, "L^{4}_{a=0}[X_{a}=Y_{a}+;];\n", NULL, &r), LEIR_OK);
   assert_int_equal(r.verdict, LEIR_STEP_DOES_NOT_PARSE);
