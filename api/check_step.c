@@ -12,7 +12,7 @@
 #include <string.h>
 
 const char *leir_verdict_name(leir_verdict v) {
-  return (unsigned)v <= STEP_UNCHANGED ? step_verdict_name((StepVerdict)v) : NULL;
+  return (unsigned)v <= STEP_NOT_RUN ? step_verdict_name((StepVerdict)v) : NULL;
 }
 
 void leir_step_result_clear(leir_step_result *r) {
@@ -35,7 +35,8 @@ leir_status leir_check_step(leir_context *lc, const leir_program *before, const 
   const PassInfo *only = NULL;
   if (strategy && !(only = pass_lookup(strategy))) return api_einval(lc, "unknown strategy '%s'", strategy);
   api_use(lc, before);
-  StepCheckOptions so = {only, "<after>", true, lc->seed, (CmpTolerance)lc->tolerance, lc->max_steps, true};
+  StepCheckOptions so = {only, "<after>", true, lc->seed, (CmpTolerance)lc->tolerance, lc->max_steps, true,
+                         NULL, NULL, 0};
   StepResult r;
   step_check(&lc->ctx, before->ir, after_text, strlen(after_text), &so, &r);
   out->verdict = (leir_verdict)r.verdict;

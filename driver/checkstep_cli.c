@@ -1,5 +1,6 @@
 /* checkstep_cli.c -- `leirc --check-step[=STRATEGY] BEFORE.leir AFTER.leir`:
- * the verdict of passes/stepcheck.c, one line or one JSON object. */
+ * the verdict of passes/stepcheck.c, one line or one JSON object.  Exit
+ * status 0 legal, 3 not run (not known to differ), 1 any other verdict. */
 #include "config.h"
 #include "driver/driver.h"
 
@@ -19,6 +20,9 @@ json_t *drv_step_result_json(const StepResult *r) {
   json_object_set_new(j, "class", r->verdict == STEP_LEGAL ? json_string(pass_class_name(r->cls)) : json_null());
   json_object_set_new(j, "message", json_string(r->message ? r->message : ""));
   json_object_set_new(j, "refusal", r->refusal ? json_string(r->refusal) : json_null());
+  json_object_set_new(j, "unsafe_math", r->unsafe_assumed        ? json_string("assumed")
+                                        : r->unsafe_would_accept ? json_string("would accept")
+                                                                 : json_null());
   if (r->at.line > 0) {
     json_t *at = json_object();
     json_object_set_new(at, "line", json_integer(r->at.line));
@@ -58,8 +62,11 @@ int drv_check_step(const DrvOptions *o, const char *before_path, const char *aft
     diag_error(&ctx, (IrLoc){0, 0}, "cannot open: %s", strerror(errno ? errno : EIO));
   }
   if (before && text) {
-    StepCheckOptions so = {strategy, after_path, true, o->run.seed, (CmpTolerance)o->run.tolerance,
-                           o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS, false};
+    /* over the interpreter's budget: the host JIT within --jit-max-steps,
+       as --emit-steps and --eval run such pairs (driver/verify.c) */
+    uint64_t jit = drv_jit_budget(o);
+    StepCheckOptions so = {strategy,          after_path, true, o->run.seed, (CmpTolerance)o->run.tolerance,
+                           drv_interp_budget(o), false, jit ? drv_jit_runner : NULL, &ctx, jit};
     StepResult r;
     bool legal = step_check(&ctx, before, text, len, &so, &r);
     if (o->run.json) {
@@ -73,7 +80,7 @@ int drv_check_step(const DrvOptions *o, const char *before_path, const char *aft
     }
     /* AFTER's diagnostics, as leirc prints them */
     if ((r.verdict == STEP_DOES_NOT_PARSE || r.verdict == STEP_INVALID) && r.diag) fputs(r.diag, stderr);
-    rc = legal ? 0 : 1;
+    rc = legal ? 0 : r.verdict == STEP_NOT_RUN ? 3 : 1;
   }
   free(text);
   fflush(stdout);

@@ -30,7 +30,9 @@ typedef struct DrvRunOptions {
   const char **input_paths;
   uint64_t seed;            /* --seed N (default 0) */
   int seeds;                /* --seeds K (default 1) */
-  int tolerance;            /* --tolerance: a CmpTolerance (default CMP_DEFAULT) */
+  int tolerance;            /* --tolerance: a CmpTolerance (default CMP_DEFAULT;
+                               --eval: CMP_REFERENCE) */
+  bool tolerance_given;     /* --tolerance given */
   bool json;                /* --json */
   const char *output_dir;   /* --output-dir DIR (NULL: "." unless --print-outputs) */
   bool poison;              /* --poison */
@@ -255,6 +257,26 @@ int drv_check_step(const DrvOptions *o, const char *before, const char *after);
  * 0, 1 (an input or output file fails) or 2. */
 int drv_eval(const DrvOptions *o, const char *path);
 int drv_eval_summary(const DrvOptions *o, int n, char *const *paths);
+/* driver/eval_authors.c: the Step-TP authors' evaluation records (prompt,
+ * info, num_IRs, answer).  drv_eval_is_authors: rec has "prompt" and
+ * "answer".  drv_eval_authors_read: BEFORE and its declarations from the
+ * prompt, the answer's entries (a string answer read as JSON, else repaired
+ * as the authors' scorer does); false with out->error (a located message,
+ * in ctx's arena) when the record cannot be read.  drv_eval_authors_free
+ * drops the JSON it holds. */
+#define DRV_AUTHORS_MAX_IRS 64
+typedef struct DrvAuthorsRecord {
+  int num_irs;              /* num_IRs (default 1) */
+  const char *name;         /* the program's NAME in the prompt */
+  const char *before;       /* the program in the prompt */
+  struct json_t *decls;     /* {known_names, known_shapes, known_dtype} */
+  struct json_t *entries;   /* the answer's list */
+  bool repaired;            /* a string answer read after the scorer's repair */
+  const char *error;
+} DrvAuthorsRecord;
+bool drv_eval_is_authors(const struct json_t *rec);
+bool drv_eval_authors_read(LeirCtx *ctx, const struct json_t *rec, DrvAuthorsRecord *out);
+void drv_eval_authors_free(DrvAuthorsRecord *r);
 struct StepResult;
 /* The JSON object of a verdict (a json_t *, for --eval too). */
 struct json_t *drv_step_result_json(const struct StepResult *r);

@@ -118,27 +118,17 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
  * (r->execute, r->equal set) or why it could not be done. */
 static const char *jit_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
                             PassClass cls, EvalOut *r) {
-  InterpOptions io = {false, 0};
-  InterpProg *a = interp_new(ctx, before, &io), *b = a ? interp_new(ctx, after, &io) : NULL;
-  const char *err = NULL;
   InterpDiff d;
-  if (!a || !b) {
-    err = "the programs do not fit in memory";
-  } else {
-    interp_random_inputs(a, o->run.seed, NULL);
-    if (!drv_jit_runner(ctx, a)) {
-      err = "the program before fails on the host JIT";
-    } else if (interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
-                                       drv_jit_runner, ctx, &d) != 0) {
-      err = "the program after fails on the host JIT";
-    } else {
-      r->execute = true;
-      r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, true));
-    }
+  switch (interp_compare_run_by(ctx, before, after, o->run.seed,
+                                cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance, drv_jit_runner, ctx, &d)) {
+  case 0:
+    r->execute = true;
+    r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, true));
+    return NULL;
+  case 1: return "the programs do not fit in memory";
+  case 2: return "the program before fails on the host JIT";
+  default: return "the program after fails on the host JIT";
   }
-  if (a) interp_free(a);
-  if (b) interp_free(b);
-  return err;
 }
 
 static uint64_t eval_budget(const DrvOptions *o) { return drv_interp_budget(o); }
@@ -221,7 +211,8 @@ static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut 
     r->error = arena_printf(&ctx->arena, "before: %s", diag ? diag : "does not load");
     return;
   }
-  StepCheckOptions so = {pass, "after", false, o->run.seed, (CmpTolerance)o->run.tolerance, eval_budget(o), false};
+  StepCheckOptions so = {pass, "after", false, o->run.seed, (CmpTolerance)o->run.tolerance, eval_budget(o), false,
+                         NULL, NULL, 0};
   StepResult sr;
   r->legal = step_check(ctx, pb, after, strlen(after), &so, &sr);
   r->different = sr.verdict != STEP_UNCHANGED;
@@ -276,18 +267,139 @@ static void sink_partial(const EvalSink *sk, const EvalOut *r) {
   free(s);
 }
 
+/* ------------------------------------------------------------ the authors' records */
+
+static void ctx_setup(LeirCtx *ctx, const DrvOptions *o) {
+  leir_ctx_init(ctx);
+  ctx->no_warnings = true;
+  ctx->quiet_caret = true;
+  ctx->unsafe_math = o->unsafe_math;
+  ctx->fp_contract = o->fp_contract;
+  ctx->max_memory = o->run.max_memory;
+}
+
+/* One program of an authors' record, scored as the leirc record {before,
+ * strategy, after, decls} (in its own context): its result object. */
+static json_t *authors_program(const DrvOptions *o, const DrvAuthorsRecord *ar, const char *strategy,
+                               const char *after, long k) {
+  LeirCtx ctx;
+  ctx_setup(&ctx, o);
+  json_t *rec = json_object();
+  json_object_set_new(rec, "before", json_string(ar->before));
+  if (strategy) json_object_set_new(rec, "strategy", json_string(strategy));
+  json_object_set_new(rec, "after", json_string(after));
+  json_object_set(rec, "decls", ar->decls);
+  EvalOut r;
+  eval_record(o, &ctx, rec, &r, NULL);
+  json_t *j = result_json(rec, k, &r);
+  json_decref(rec);
+  leir_ctx_free(&ctx);
+  return j;
+}
+
+/* An answer's program text with its white space dropped: two entries with
+ * the same text are one program. */
+static char *squeeze(const char *s) {
+  char *t = malloc(strlen(s) + 1), *d = t;
+  if (!t) return NULL;
+  for (; *s; s++)
+    if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') *d++ = *s;
+  *d = 0;
+  return t;
+}
+
+/* The result line of an authors' record (see leirc(1), EVALUATION): the
+ * first num_IRs distinct programs of the answer are scored; each key holds
+ * when it holds for every one of them, `required` when at least num_IRs
+ * of them are different and equal. */
+static char *eval_authors_line(const DrvOptions *o, json_t *rec, long k) {
+  LeirCtx ctx;
+  ctx_setup(&ctx, o);
+  DrvAuthorsRecord ar;
+  bool ok = drv_eval_authors_read(&ctx, rec, &ar);
+  EvalOut agg;
+  memset(&agg, 0, sizeof agg);
+  const char *strategy = NULL;
+  long nentries = ok ? (long)json_array_size(ar.entries) : 0, distinct = 0, scored = 0, good = 0, nsp = 0;
+  double logsp = 0;
+  char **seen = calloc((size_t)(nentries ? nentries : 1), sizeof *seen);
+  if (!ok) agg.error = ar.error;
+  for (long i = 0; ok && i < nentries; i++) {
+    json_t *e = json_array_get(ar.entries, (size_t)i);
+    const char *after = json_string_value(json_object_get(e, "transformed_IR"));
+    const char *st = json_string_value(json_object_get(e, "applied_strategy"));
+    char *sq = squeeze(after ? after : "");
+    bool dup = false;
+    for (long m = 0; m < distinct && !dup; m++) dup = sq && !strcmp(seen[m], sq);
+    if (dup || !sq) {
+      free(sq);
+      continue;
+    }
+    seen[distinct++] = sq;
+    if (scored == ar.num_irs) continue;
+    json_t *res = authors_program(o, &ar, st, after ? after : "", k);
+    bool first = scored++ == 0;
+    if (first) strategy = st ? arena_strdup(&ctx.arena, st) : NULL;
+    bool ent_ok = json_is_object(e) && after;
+    const char *err = !ent_ok ? "expected {applied_strategy, transformed_IR, CoT} with a string transformed_IR"
+                              : json_string_value(json_object_get(res, "error"));
+    if (err && !agg.error) agg.error = arena_printf(&ctx.arena, "answer[%ld]: %s", i, err);
+#define AGG(f) agg.f = (first || agg.f) && ent_ok && json_is_true(json_object_get(res, #f))
+    AGG(different);
+    AGG(build);
+    AGG(execute);
+    AGG(equal);
+    AGG(legal);
+#undef AGG
+    if (first) {
+      const char *ls = json_string_value(json_object_get(res, "legal_strategy"));
+      agg.legal_strategy = ls ? arena_strdup(&ctx.arena, ls) : NULL;
+    }
+    json_t *sp = json_object_get(res, "speedup");
+    if (json_is_number(sp) && json_number_value(sp) > 0) {
+      logsp += log(json_number_value(sp));
+      nsp++;
+    }
+    good += ent_ok && json_is_true(json_object_get(res, "different")) && json_is_true(json_object_get(res, "equal"));
+    json_decref(res);
+  }
+  if (ok && !scored && !agg.error) agg.error = "answer: no program (an empty list)";
+  if (agg.equal && nsp == scored && nsp > 0) {
+    agg.has_speedup = true;
+    agg.speedup = exp(logsp / (double)nsp);
+  }
+  json_t *head = json_object();
+  json_t *id = json_object_get(rec, "id");
+  if (id) json_object_set(head, "id", id);
+  if (strategy) json_object_set_new(head, "strategy", json_string(strategy));
+  json_t *j = result_json(head, k, &agg);
+  json_object_set_new(j, "num_IRs", json_integer(ok ? ar.num_irs : 1));
+  json_object_set_new(j, "format", json_boolean(ok && nentries > 0));
+  json_object_set_new(j, "answers", json_integer(nentries));
+  json_object_set_new(j, "distinct", json_integer(distinct));
+  json_object_set_new(j, "required", json_boolean(ok && good >= ar.num_irs));
+  char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+  json_decref(j);
+  json_decref(head);
+  for (long m = 0; m < distinct; m++) free(seen[m]);
+  free(seen);
+  drv_eval_authors_free(&ar);
+  leir_ctx_free(&ctx);
+  return s;
+}
+
 /* The result line of record k (malloc'ed, no newline); partial results go
  * to `partial` as record `slot` (NULL: nowhere). */
 static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *partial, long slot) {
-  LeirCtx ctx;
-  leir_ctx_init(&ctx);
-  ctx.no_warnings = true;
-  ctx.quiet_caret = true;
-  ctx.unsafe_math = o->unsafe_math;
-  ctx.fp_contract = o->fp_contract;
-  ctx.max_memory = o->run.max_memory;
   json_error_t jerr;
   json_t *rec = json_loads(line, 0, &jerr);
+  if (drv_eval_is_authors(rec)) {
+    char *s = eval_authors_line(o, rec, k);
+    json_decref(rec);
+    return s;
+  }
+  LeirCtx ctx;
+  ctx_setup(&ctx, o);
   EvalOut r;
   memset(&r, 0, sizeof r);
   if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
@@ -319,6 +431,15 @@ static char *failed_line(const char *line, long k, const char *partial, const ch
   r.error = why;
   r.timeout = timeout;
   json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
+  if (drv_eval_is_authors(rec)) { /* still counted in the paper's tables */
+    json_t *n = json_object_get(rec, "num_IRs");
+    json_int_t irs = json_is_integer(n) && json_integer_value(n) > 1 ? json_integer_value(n) : 1;
+    json_object_set_new(j, "num_IRs", json_integer(irs));
+    json_object_set_new(j, "format", json_false());
+    json_object_set_new(j, "answers", json_integer(0));
+    json_object_set_new(j, "distinct", json_integer(0));
+    json_object_set_new(j, "required", json_false());
+  }
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(j);
   json_decref(part);
@@ -340,10 +461,20 @@ typedef struct Group {
   long nspeedup;
 } Group;
 
+/* The paper's tables, over the authors' records (those with num_IRs):
+ * single (num_IRs = 1) and multiple (num_IRs > 1). */
+enum { P_FORMAT, P_BUILD, P_EXECUTE, P_EQUAL, P_LEGAL, P_REQUIRED, P__COUNT };
+static const char *const paper_metric[P__COUNT] = {"format", "build", "execute", "equal", "legal", "required"};
+typedef struct PaperRow {
+  long n;
+  long count[P__COUNT];
+} PaperRow;
+
 typedef struct Summary {
   Group all;
   Group *by_strategy, *by_level;
   int nstrategy, nlevel;
+  PaperRow single, multiple;
 } Summary;
 
 static Group *group_of(Group **v, int *n, const char *name) {
@@ -383,6 +514,26 @@ static void summary_add(Summary *s, json_t *res) {
   group_add(&s->all, res);
   group_add(group_of(&s->by_strategy, &s->nstrategy, st ? st : "-"), res);
   group_add(group_of(&s->by_level, &s->nlevel, lv ? lv : "-"), res);
+  json_t *n = json_object_get(res, "num_IRs");
+  if (json_is_integer(n)) {
+    PaperRow *p = json_integer_value(n) > 1 ? &s->multiple : &s->single;
+    p->n++;
+    for (int m = 0; m < P__COUNT; m++) p->count[m] += json_is_true(json_object_get(res, paper_metric[m]));
+  }
+}
+
+static json_t *paper_json(const PaperRow *p) {
+  json_t *j = json_object();
+  json_object_set_new(j, "records", json_integer(p->n));
+  for (int m = 0; m < P__COUNT; m++) json_object_set_new(j, paper_metric[m], json_integer(p->count[m]));
+  return j;
+}
+
+static void paper_row(const char *name, const PaperRow *p) {
+  printf("%-40s %6ld", name, p->n);
+  for (int m = 0; m < P__COUNT; m++)
+    printf(" %6ld %5.1f%%", p->count[m], p->n ? 100.0 * (double)p->count[m] / (double)p->n : 0.0);
+  putchar('\n');
 }
 
 static int cmp_group(const void *a, const void *b) {
@@ -418,6 +569,12 @@ static void summary_print(Summary *s, bool json) {
     for (int i = 0; i < s->nlevel; i++) json_object_set_new(pl, s->by_level[i].name, group_json(&s->by_level[i]));
     json_object_set_new(j, "per_strategy", ps);
     json_object_set_new(j, "per_level", pl);
+    if (s->single.n || s->multiple.n) {
+      json_t *pp = json_object();
+      json_object_set_new(pp, "single", paper_json(&s->single));
+      json_object_set_new(pp, "multiple", paper_json(&s->multiple));
+      json_object_set_new(j, "paper", pp);
+    }
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     if (t) puts(t);
     free(t);
@@ -430,6 +587,13 @@ static void summary_print(Summary *s, bool json) {
   print_row("", &s->all);
   for (int i = 0; i < s->nlevel; i++) print_row("level ", &s->by_level[i]);
   for (int i = 0; i < s->nstrategy; i++) print_row("strategy ", &s->by_strategy[i]);
+  if (s->single.n || s->multiple.n) {
+    printf("\n%-40s %6s", "paper (the authors' records)", "n");
+    for (int m = 0; m < P__COUNT; m++) printf(" %13s", paper_metric[m]);
+    putchar('\n');
+    paper_row("single (num_IRs = 1)", &s->single);
+    paper_row("multiple (num_IRs > 1)", &s->multiple);
+  }
 }
 
 static void summary_free(Summary *s) {
@@ -616,7 +780,12 @@ static bool blank(const char *s) {
   return true;
 }
 
-int drv_eval(const DrvOptions *o, const char *path) {
+int drv_eval(const DrvOptions *opts, const char *path) {
+  /* `equal` is the paper's acceptance rule unless --tolerance says
+     otherwise */
+  DrvOptions eo = *opts;
+  if (!eo.run.tolerance_given) eo.run.tolerance = CMP_REFERENCE;
+  const DrvOptions *o = &eo;
   FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
   if (!f) {
     fprintf(stderr, "%s: error: cannot open: %s\n", path, strerror(errno));
@@ -653,7 +822,7 @@ int drv_eval(const DrvOptions *o, const char *path) {
     fprintf(stderr, "%s: error: cannot write: %s\n", o->output, strerror(errno));
     rc = 1;
   }
-  Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0};
+  Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0, {0, {0}}, {0, {0}}};
   for (long k = 0; rc == 0 && k < in.n; k++) {
     if (!results[k]) results[k] = failed_line(in.line[k], in.num[k], NULL, "no result", false);
     if (out) fprintf(out, "%s\n", results[k]);
@@ -675,7 +844,7 @@ int drv_eval(const DrvOptions *o, const char *path) {
 }
 
 int drv_eval_summary(const DrvOptions *o, int n, char *const *paths) {
-  Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0};
+  Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0, {0, {0}}, {0, {0}}};
   int rc = 0;
   for (int i = 0; i < n; i++) {
     FILE *f = fopen(paths[i], "r");

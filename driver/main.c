@@ -199,9 +199,9 @@ static const char usage_text[] =
   "                        text ends '(host JIT)'), those over\n"
   "                        --jit-max-steps too are not made and the record\n"
   "                        says verified:false and why\n"
-  "      --jit-max-steps=N  --emit-steps, --eval: the host JIT's budget of\n"
-  "                        statement executions a run over --max-steps\n"
-  "                        (default 10000000000; 0 = no JIT)\n"
+  "      --jit-max-steps=N  --emit-steps, --eval, --check-step: the host\n"
+  "                        JIT's budget of statement executions a run over\n"
+  "                        --max-steps (default 10000000000; 0 = no JIT)\n"
   "      --keep-unverified write failed steps too, with verified:false\n"
   "      --no-verify       make no check (verified:false; for throughput)\n"
   "      --sample=K        at most K records per program (seeded choice)\n"
@@ -225,8 +225,15 @@ static const char usage_text[] =
   "                        tensor and loop-index names and spelling?  Prints\n"
   "                        'legal: SPELLING (class E|T)', 'equivalent, not a\n"
   "                        S step: ...', 'not equivalent: ...', 'does not\n"
-  "                        parse: ...', 'invalid: ...' or 'unchanged' (--json:\n"
-  "                        one object); exit status 0 legal, 1 otherwise.\n"
+  "                        parse: ...', 'invalid: ...', 'unchanged' or 'not\n"
+  "                        run: REASON; ...' (not known to differ: over\n"
+  "                        --max-steps, where the pair runs on the host JIT,\n"
+  "                        and over --jit-max-steps too) (--json: one\n"
+  "                        object); exit status 0 legal, 3 not run, 1\n"
+  "                        otherwise. With --unsafe-math a step legal only\n"
+  "                        by its assumptions is legal ('... under\n"
+  "                        --unsafe-math', and what running showed); without\n"
+  "                        it the verdict says when it would accept the step.\n"
   "                        Declarations: BEFORE's header or --decls; AFTER\n"
   "                        takes BEFORE's arguments unless it has a header.\n"
   "                        Runs use --seed, --tolerance and --max-steps\n"
@@ -239,7 +246,10 @@ static const char usage_text[] =
   "                        10000000, and --time-limit seconds, default 60;\n"
   "                        with --target=host a pair over --max-steps runs\n"
   "                        on the host JIT instead, within --jit-max-steps),\n"
-  "                        equal (the class's tolerance), legal (a step of\n"
+  "                        equal (class E bit-equal, class T within\n"
+  "                        --tolerance, here by default reference: the\n"
+  "                        paper's acceptance rule; --tolerance=default is\n"
+  "                        the strict rule), legal (a step of\n"
   "                        the claimed strategy), legal_strategy (of another\n"
   "                        one), speedup (--cost=measure: host JIT; model,\n"
   "                        or --target=cuda: the cost model) and error.\n"
@@ -247,7 +257,10 @@ static const char usage_text[] =
   "                        strategy; --json: one object); -o FILE.jsonl\n"
   "                        (--output) writes one result line per record in\n"
   "                        input order; --shard=I/N takes records with\n"
-  "                        number mod N = I\n"
+  "                        number mod N = I. Also reads the Step-TP\n"
+  "                        authors' records (prompt, info, num_IRs, answer;\n"
+  "                        see man leirc, EVALUATION) and then prints the\n"
+  "                        paper's single and multiple tables too\n"
   "  -j, --jobs=N          --eval, --emit-steps: N worker processes (default\n"
   "                        1); the output does not depend on N\n"
   "      --eval-summary    leirc --eval-summary RESULTS.jsonl...: the summary\n"
@@ -494,6 +507,7 @@ int main(int argc, char **argv) {
     case OPT_TOLERANCE:
       if (!cmp_tolerance_from_name(optarg, &o.run.tolerance))
         return usage_error("--tolerance must be exact, default or reference, not '%s'", optarg);
+      o.run.tolerance_given = true;
       break;
     case OPT_JSON: o.run.json = true; break;
     case OPT_OUTPUT_DIR: o.run.output_dir = optarg; break;
@@ -714,7 +728,7 @@ int main(int argc, char **argv) {
     return usage_error("%s", "--sample, --balance, --shard, --no-verify and --keep-unverified need --emit-steps");
   if (!o.steps.path && format_given) return usage_error("%s", "--format needs --emit-steps");
   if (!o.steps.path && o.steps.jit_max_steps_given)
-    return usage_error("%s", "--jit-max-steps needs --emit-steps or --eval");
+    return usage_error("%s", "--jit-max-steps needs --emit-steps, --eval or --check-step");
   if (o.steps.path) { /* several inputs allowed */
     if (o.mode != MODE_COMPILE || o.output || o.emit_given || o.passes.list_applicable || o.tune.enabled)
       return usage_error("%s", "--emit-steps does not take -o, --emit, --run, --compare, --list-applicable or --tune");

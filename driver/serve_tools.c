@@ -32,7 +32,7 @@ static const struct {
   {"apply_step", "Apply one step, spelt as -O takes it, to a program; returns the new program's id, text and class.",
    "{" PROG ",\"spelling\":{\"type\":\"string\"}}|[\"program\",\"spelling\"]"},
   {"check_step", "Judge a proposed program after one step as leirc --check-step --json does: legal, equivalent, "
-   "not equivalent, does not parse, invalid or unchanged.",
+   "not equivalent, does not parse, invalid, unchanged or not run.",
    "{" PROG ",\"after\":{\"type\":\"string\"},\"strategy\":{\"type\":\"string\"},"
    "\"seed\":{\"type\":\"integer\",\"minimum\":0},"
    "\"tolerance\":{\"type\":\"string\",\"enum\":[\"exact\",\"default\",\"reference\"]}}|[\"program\",\"after\"]"},
@@ -300,7 +300,7 @@ static json_t *t_check_step(Req *r, json_t *a) {
   if (!p) return NULL;
   set_tolerance(r, a);
   StepCheckOptions so = {only, "after", true, r->o.run.seed, (CmpTolerance)r->o.run.tolerance, r->o.run.max_steps,
-                         false};
+                         false, NULL, NULL, 0};
   StepResult res;
   step_check(&r->ctx, p, after, strlen(after), &so, &res);
   return drv_step_result_json(&res);

@@ -186,6 +186,24 @@ int interp_compare_ran_with(InterpProg *a, InterpProg *b, uint64_t seed, CmpTole
   return 0;
 }
 
+int interp_compare_run_by(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, uint64_t seed,
+                          CmpTolerance tol, InterpRunner run, void *arg, InterpDiff *out) {
+  memset(out, 0, sizeof *out);
+  InterpOptions io = {false, 0};
+  InterpProg *a = interp_new(ctx, before, &io), *b = a ? interp_new(ctx, after, &io) : NULL;
+  int rc = 0;
+  if (!a || !b) {
+    rc = 1;
+  } else {
+    interp_random_inputs(a, seed, NULL);
+    if (!(run ? run(arg, a) : interp_run(a))) rc = 2;
+    else if (interp_compare_ran_with(a, b, seed, tol, run, arg, out) != 0) rc = 3;
+  }
+  if (a) interp_free(a);
+  if (b) interp_free(b);
+  return rc;
+}
+
 /* ------------------------------------------------------------ --verify */
 
 int interp_check_step(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, char cls, int seeds,

@@ -82,6 +82,17 @@ typedef bool (*InterpRunner)(void *arg, InterpProg *ip);
 int interp_compare_ran_with(InterpProg *a, InterpProg *b, uint64_t seed, CmpTolerance tol, InterpRunner run,
                             void *arg, InterpDiff *out);
 
+/* A pair over the interpreter's budget, run by another engine (run(arg,
+ * .), e.g. the host JIT: `leirc --eval --target=host` and `--check-step`
+ * past --max-steps): `before` and `after` (analysed in ctx, the same
+ * signature) are compiled with no statement budget, before gets the random
+ * inputs of `seed` and runs, and after is run and compared with it under
+ * tol (interp_compare_ran_with).  Returns 0 with *out filled; 1 the
+ * programs do not compile (e.g. over --max-memory); 2 before fails to run;
+ * 3 after fails to run (diagnostics through ctx). */
+int interp_compare_run_by(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, uint64_t seed,
+                          CmpTolerance tol, InterpRunner run, void *arg, InterpDiff *out);
+
 /* `leirc --compare`'s text: the verdict line ("equal", "close", "differ")
  * and, when there is a difference, the line that locates the first one in
  * the programs named a and b. */

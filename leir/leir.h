@@ -160,7 +160,9 @@ typedef enum leir_verdict {
   LEIR_STEP_NOT_EQUIVALENT = 2,
   LEIR_STEP_DOES_NOT_PARSE = 3,
   LEIR_STEP_INVALID = 4,        /* parses, fails analysis */
-  LEIR_STEP_UNCHANGED = 5
+  LEIR_STEP_UNCHANGED = 5,
+  LEIR_STEP_NOT_RUN = 6         /* no legal step, and the pair was not run (over the
+                                   context's max_steps, ...): not known to differ */
 } leir_verdict;
 typedef struct leir_step_result {
   leir_verdict verdict;

@@ -159,8 +159,11 @@ static const char *check_shift(PassCtx *pc, const IrProgram *p, int k, const IrS
                        x->name);
   const char *why = covers_output(pc, s, x, "y=shift");
   if (why) return why;
-  const char *inf = mp_may_be_inf(pc, p, x->name);
-  if (inf) return pass_reason(pc, "y=shift: '%s' may be infinite (%s), and inf-inf is NaN", x->name, inf);
+  /* --unsafe-math assumes values finite (leirc(1)): then not an objection */
+  const char *inf = pc->ctx->unsafe_math ? NULL : mp_may_be_inf(pc, p, x->name);
+  if (inf)
+    return pass_reason(pc, "y=shift: '%s' may be infinite (%s), and inf-inf is NaN (--unsafe-math accepts it)",
+                       x->name, inf);
   if (kind == MP_MUL && !pc->ctx->unsafe_math && !mp_positive_tensor(p, x->name))
     return pass_reason(pc, "y=shift: '%s' is not provably nonzero%s, so X/y*y may divide by zero (--unsafe-math accepts "
                        "it)", x->name, mp_nonzero_culprit(pc, p, x->name));
@@ -232,8 +235,10 @@ static const char *check_named(PassCtx *pc, const IrProgram *p, int k, const IrS
   if ((why = keeps_reduction_indices(pc, s, y, yname))) return why;
   const IrTensor *t = ir_find_tensor(p, name);
   if (t && t->dtype == DT_BOOL) return pass_reason(pc, "y=%s: '%s' is a bool tensor", spell, name);
-  const char *inf = mp_may_be_inf(pc, p, name);
-  if (inf) return pass_reason(pc, "y=%s: '%s' may be infinite (%s), and inf-inf is NaN", spell, name, inf);
+  const char *inf = pc->ctx->unsafe_math ? NULL : mp_may_be_inf(pc, p, name);
+  if (inf)
+    return pass_reason(pc, "y=%s: '%s' may be infinite (%s), and inf-inf is NaN (--unsafe-math accepts it)", spell,
+                       name, inf);
   if (kind == MP_MUL && !pc->ctx->unsafe_math && !mp_positive_tensor(p, name))
     return pass_reason(pc, "y=%s: '%s' is not provably nonzero%s, so X/y*y may divide by zero (--unsafe-math accepts "
                        "it)", spell, name, mp_nonzero_culprit(pc, p, name));

@@ -12,8 +12,9 @@
 #include <string.h>
 
 const char *step_verdict_name(StepVerdict v) {
-  static const char *const n[] = {"legal", "equivalent", "not equivalent", "does not parse", "invalid", "unchanged"};
-  return v >= STEP_LEGAL && v <= STEP_UNCHANGED ? n[v] : "?";
+  static const char *const n[] = {"legal",   "equivalent", "not equivalent", "does not parse",
+                                  "invalid", "unchanged",  "not run"};
+  return v >= STEP_LEGAL && v <= STEP_NOT_RUN ? n[v] : "?";
 }
 
 /* ------------------------------------------------------------ work */
@@ -676,33 +677,47 @@ static const char *diff_text(LeirCtx *ctx, const InterpDiff *d, const char *a, c
   return text;
 }
 
-/* Runs both; the reason they could not be compared, or NULL with out->cmp
- * set. */
+/* Runs both (in the interpreter within o->max_steps, else with o->big_run
+ * within o->big_max_steps); the reason they could not be compared, or
+ * NULL with out->ran and out->cmp set.  *differ: the reason itself shows
+ * they are not equivalent (other arguments, AFTER fails to run); otherwise
+ * the pair was not run. */
 static const char *run_both(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, const StepCheckOptions *o,
-                            StepResult *out) {
-  uint64_t wa = step_program_work(before), wb = step_program_work(after);
-  if (o->max_steps && (wa > o->max_steps || wb > o->max_steps))
-    return arena_printf(&ctx->arena, "not run: %llu statement executions > limit %llu",
-                        (unsigned long long)(wa > wb ? wa : wb), (unsigned long long)o->max_steps);
+                            StepResult *out, bool *differ) {
+  *differ = false;
+  uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
+  bool big = o->max_steps && w > o->max_steps;
+  if (big && (!o->big_run || (o->big_max_steps && w > o->big_max_steps)))
+    return arena_printf(&ctx->arena, "%llu statement executions > budget %llu", (unsigned long long)w,
+                        (unsigned long long)(o->big_run && o->big_max_steps > o->max_steps ? o->big_max_steps
+                                                                                            : o->max_steps));
   Capture cap;
   capture_begin(ctx, &cap);
   const char *why = NULL;
+  const char *aname = o->after_name ? o->after_name : "after";
   InterpOptions io = {false, o->max_steps};
   InterpProg *a = NULL, *b = NULL;
-  if (!interp_same_signature(ctx, before, after, "before", o->after_name ? o->after_name : "after"))
+  InterpDiff d;
+  if (!interp_same_signature(ctx, before, after, "before", aname)) {
     why = "the programs take different arguments";
-  else if (!(a = interp_new(ctx, before, &io)) || !(b = interp_new(ctx, after, &io)))
-    why = "the interpreter cannot compile the programs";
-  else {
-    InterpCompareOpts co = {1, o->seed, o->tol, io, 0, NULL, NULL};
-    InterpDiff d;
-    if (interp_compare_progs(a, b, &co, &d) != 0) {
-      why = d.failed == 1 ? "the program before fails to run" : "the program after fails to run";
-    } else {
-      out->ran = true;
-      out->cmp = d.verdict;
-      if (d.have) out->difference = diff_text(ctx, &d, "before", o->after_name ? o->after_name : "after");
+    *differ = true;
+  } else if (big) {
+    switch (interp_compare_run_by(ctx, before, after, o->seed, o->tol, o->big_run, o->big_arg, &d)) {
+    case 0: break;
+    case 1: why = "the programs do not compile for the host JIT"; break;
+    case 2: why = "the program before fails on the host JIT"; break;
+    default: why = "the program after fails on the host JIT"; *differ = true; break;
     }
+  } else if (!(a = interp_new(ctx, before, &io)) || !(b = interp_new(ctx, after, &io))) {
+    why = "the interpreter cannot compile the programs";
+  } else if (interp_compare_progs(a, b, &(InterpCompareOpts){1, o->seed, o->tol, io, 0, NULL, NULL}, &d) != 0) {
+    why = d.failed == 1 ? "the program before fails to run" : "the program after fails to run";
+    *differ = d.failed != 1;
+  }
+  if (!why) {
+    out->ran = true;
+    out->cmp = d.verdict;
+    if (d.have) out->difference = diff_text(ctx, &d, "before", aname);
   }
   const char *first = NULL;
   capture_end(ctx, &cap, &first, false);
@@ -713,6 +728,20 @@ static const char *run_both(LeirCtx *ctx, const IrProgram *before, const IrProgr
     why = arena_printf(&ctx->arena, "%s: %s", why, e ? e + 9 : first);
   }
   return why;
+}
+
+/* Is candidate c (which gives AFTER) legal with ctx->unsafe_math set to
+ * `unsafe`? */
+static bool legal_with(LeirCtx *ctx, const IrProgram *before, PassCand *c, bool unsafe) {
+  bool saved = ctx->unsafe_math;
+  ctx->unsafe_math = unsafe;
+  const char *reason = NULL;
+  Capture cap;
+  capture_begin(ctx, &cap);
+  IrProgram *q = pass_apply(ctx, before, c, &reason);
+  capture_end(ctx, &cap, NULL, false);
+  ctx->unsafe_math = saved;
+  return q != NULL;
 }
 
 /* ------------------------------------------------------------ the check */
@@ -771,6 +800,18 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     out->cls = s.legal->cls == PASS_T ? PASS_T : PASS_E;
     out->spelling = pass_cand_spelling(ctx, s.legal);
     out->message = arena_printf(A, "legal: %s (class %s)", out->spelling, pass_class_name(out->cls));
+    if (ctx->unsafe_math && !legal_with(ctx, before, s.legal, false)) {
+      /* legal by the flag's assumptions only: say what running shows */
+      out->unsafe_assumed = true;
+      bool differ;
+      const char *why = o->run ? run_both(ctx, before, after, o, out, &differ) : NULL;
+      if (why)
+        out->message = arena_printf(A, "%s under --unsafe-math (%s%s)", out->message, differ ? "" : "not run: ", why);
+      else if (out->ran && out->cmp == CMP_DIFFER)
+        out->message = arena_printf(A, "%s under --unsafe-math; running differs: %s", out->message, out->difference);
+      else
+        out->message = arena_printf(A, "%s under --unsafe-math", out->message);
+    }
     goto done;
   }
   /* not legal: name the closest candidate */
@@ -779,7 +820,16 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     out->pass = s.refused->pass;
     out->spelling = pass_cand_spelling(ctx, s.refused);
     out->refusal = s.refusal;
-    near = arena_printf(A, "%s gives %s but is illegal: %s", out->spelling, aname, s.refusal);
+    const char *why = s.refusal;
+    if (!ctx->unsafe_math && legal_with(ctx, before, s.refused, true)) {
+      /* the flag's assumption is the only objection: said once, here */
+      out->unsafe_would_accept = true;
+      static const char tail[] = " (--unsafe-math accepts it)";
+      size_t n = strlen(why), t = sizeof tail - 1;
+      if (n > t && !strcmp(why + n - t, tail)) why = arena_strndup(A, why, n - t);
+      why = arena_printf(A, "%s; --unsafe-math would accept the step", why);
+    }
+    near = arena_printf(A, "%s gives %s but is illegal: %s", out->spelling, aname, why);
   } else if (s.closest) {
     out->pass = s.closest->pass;
     out->spelling = pass_cand_spelling(ctx, s.closest);
@@ -792,10 +842,14 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
   } else {
     near = o->strategy ? arena_printf(A, "%s has no candidate here", o->strategy->name) : "no candidate here";
   }
-  const char *why = o->run ? run_both(ctx, before, after, o, out) : "not run";
+  bool differ = false;
+  const char *why = o->run ? run_both(ctx, before, after, o, out, &differ) : "running was not asked for";
   if (!why && out->cmp != CMP_DIFFER) {
     out->verdict = STEP_EQUIVALENT;
     out->message = arena_printf(A, "equivalent, not a %s step: %s", strategy_word(o), near);
+  } else if (why && !differ) {
+    out->verdict = STEP_NOT_RUN;
+    out->message = arena_printf(A, "not run: %s; %s", why, near);
   } else {
     out->verdict = STEP_NOT_EQUIVALENT;
     out->message = arena_printf(A, "not equivalent: %s; %s", why ? why : out->difference, near);

@@ -14,10 +14,22 @@
  *   equivalent      no legal candidate gives AFTER, but both programs run
  *                   in the interpreter (--compare semantics) and agree;
  *   not equivalent  they differ (or take other arguments, or AFTER fails
- *                   to run, or cannot be run within the budget: the
- *                   message says which);
+ *                   to run: the message says which);
  *   does not parse, invalid (AFTER parses but its analysis fails: the
- *                   diagnostic), unchanged (AFTER is BEFORE up to spelling).
+ *                   diagnostic), unchanged (AFTER is BEFORE up to spelling);
+ *   not run         no legal candidate gives AFTER and the pair was not
+ *                   run, so it is not known to differ: over the
+ *                   interpreter's budget and the host JIT's (big_run), not
+ *                   compilable (--max-memory), BEFORE fails to run, or
+ *                   running was not asked for (the message says which).
+ *
+ * --unsafe-math (ctx->unsafe_math): a candidate legal only by the flag's
+ * assumptions (its check refuses it without the flag) gives a legal verdict
+ * whose line ends "under --unsafe-math"; the pair is then run (o->run) and
+ * a difference is named ("; running differs: first mismatch: ...").
+ * Without the flag, a candidate that gives AFTER but is refused, and that
+ * the flag would accept, is said so ("(--unsafe-math would accept the
+ * step)").
  *
  * Candidates are found from the difference, not only by enumeration: the
  * strategy's enumerated candidates are tried first; then, for those with
@@ -34,7 +46,7 @@
 #ifndef LEIR_PASSES_STEPCHECK_H
 #define LEIR_PASSES_STEPCHECK_H
 
-#include "interp/compare.h"
+#include "interp/check.h"
 #include "passes/pass.h"
 
 typedef enum StepVerdict {
@@ -43,19 +55,19 @@ typedef enum StepVerdict {
   STEP_NOT_EQUIVALENT = 2,
   STEP_DOES_NOT_PARSE = 3,
   STEP_INVALID = 4,
-  STEP_UNCHANGED = 5
+  STEP_UNCHANGED = 5,
+  STEP_NOT_RUN = 6
 } StepVerdict;
 
 /* "legal", "equivalent", "not equivalent", "does not parse", "invalid",
- * "unchanged". */
+ * "unchanged", "not run". */
 const char *step_verdict_name(StepVerdict v);
 
 typedef struct StepCheckOptions {
   const PassInfo *strategy; /* NULL: any implemented strategy */
   const char *after_name;   /* AFTER's file name in diagnostics ("after") */
   bool run;                 /* run both when no legal candidate is found
-                               (else not legal gives "not equivalent"
-                               with "not run" in the message) */
+                               (else not legal gives "not run") */
   uint64_t seed;            /* random inputs of that seed */
   CmpTolerance tol;         /* --compare's tolerance (CMP_DEFAULT) */
   uint64_t max_steps;       /* interpreter budget per run (0: none) */
@@ -63,6 +75,11 @@ typedef struct StepCheckOptions {
                                are also reported in ctx, printed or kept in
                                its capture list as ctx does (libleir); else
                                they are only returned in `diag` */
+  InterpRunner big_run;     /* a pair over max_steps and within big_max_steps
+                               is run by big_run(big_arg, .), e.g. the host
+                               JIT (interp_compare_run_by); NULL: not run */
+  void *big_arg;
+  uint64_t big_max_steps;   /* big_run's budget (0: none) */
 } StepCheckOptions;
 
 typedef struct StepResult {
@@ -80,6 +97,9 @@ typedef struct StepResult {
   const char *difference; /* cmp != equal: --compare's first-difference line */
   IrProgram *after;      /* AFTER analysed (NULL when it does not parse or is invalid) */
   int tried;             /* candidate programs compared with AFTER */
+  bool unsafe_assumed;   /* legal only by --unsafe-math's assumptions */
+  bool unsafe_would_accept; /* not legal; --unsafe-math would accept the
+                               refused candidate that gives AFTER */
 } StepResult;
 
 /* Checks AFTER (text, len bytes) against `before` (analysed in ctx; its

@@ -44,6 +44,7 @@ def checkstep(top_srcdir: pathlib.Path) -> pathlib.Path:
 def test_pinned_outputs_match_their_schemas(top_srcdir: pathlib.Path) -> None:
     d = checkstep(top_srcdir)
     assert validate_lines(schema(top_srcdir, "eval-result"), (d / "eval.expected.jsonl").read_text()) == 13
+    assert validate_lines(schema(top_srcdir, "eval-result"), (d / "authors.expected.jsonl").read_text()) == 14
     assert validate_lines(schema(top_srcdir, "steptp"), (d / "steptp.expected").read_text()) == 1
     assert validate_lines(schema(top_srcdir, "chat"), (d / "chat1.expected").read_text()) == 1
 

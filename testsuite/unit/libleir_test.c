@@ -647,9 +647,9 @@ static void test_cost_and_measure(void **state) {
 static void test_check_step(void **state) {
   (void)state;
   static const char *const names[] = {"legal", "equivalent", "not equivalent", "does not parse", "invalid",
-                                      "unchanged"};
-  for (int v = 0; v < 6; v++) assert_string_equal(leir_verdict_name((leir_verdict)v), names[v]);
-  assert_null(leir_verdict_name((leir_verdict)6));
+                                      "unchanged", "not run"};
+  for (int v = 0; v < 7; v++) assert_string_equal(leir_verdict_name((leir_verdict)v), names[v]);
+  assert_null(leir_verdict_name((leir_verdict)7));
 
   leir_context *ctx = leir_context_new();
   leir_program *p = parse_matmul(ctx);
@@ -678,6 +678,13 @@ static void test_check_step(void **state) {
   assert_int_equal(r.verdict, LEIR_STEP_NOT_EQUIVALENT);
   assert_null(r.spelling);
   leir_step_result_clear(&r);
+  /* over the context's max_steps: not run, never not equivalent */
+  assert_int_equal(leir_context_set_option(ctx, "max_steps", "1"), LEIR_OK);
+  assert_int_equal(leir_check_step(ctx, p, BODY_MINUS, NULL, &r), LEIR_OK);
+  assert_int_equal(r.verdict, LEIR_STEP_NOT_RUN);
+  assert_true(strncmp(r.message, "not run: ", 9) == 0);
+  leir_step_result_clear(&r);
+  assert_int_equal(leir_context_set_option(ctx, "max_steps", "0"), LEIR_OK);
 
   assert_int_equal(leir_check_step(ctx, p, "L^{4}_{a=0}[X_{a}=Y_{a}+;];\n", NULL, &r), LEIR_OK);
   assert_int_equal(r.verdict, LEIR_STEP_DOES_NOT_PARSE);

@@ -8,6 +8,15 @@
  * under 20 ms, and every legal verdict agrees with the interpreter when the
  * programs are small enough to run.  LEIR_STEPCHECK_EVERY=N checks every
  * N-th record only (default 4; 1: all, the measurement of issue 40).
+ * LEIR_STEPCHECK_SHARE=M also measures the legal share among the afters
+ * (pairs within M*10^6 statement executions, those over 10^6 run on the
+ * host JIT) that --compare --tolerance=reference finds equal or close,
+ * value splits with --unsafe-math (issue 62).
+ *
+ * test_unsafe_math: the same for the value splits (additive_split,
+ * exponential_split, multiplicative_split) with --unsafe-math, damaged
+ * too: a legal verdict that needs the flag and differs when run must say
+ * so ("running differs"), and no damaged after is legal.
  *
  * test_damaged: each record's `after` (or, without the corpus, each step
  * of the examples/ programs) is damaged in four ways -- two subscript items
@@ -28,6 +37,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "codegen/codegen.h"
 #include "interp/check.h"
 #include "ir/ir.h"
 #include "ir/readfile.h"
@@ -89,6 +99,19 @@ static bool reference_close(LeirCtx *ctx, const IrProgram *a, const IrProgram *b
   }
   if (x) interp_free(x);
   if (y) interp_free(y);
+  return ok;
+}
+
+/* The host JIT as an InterpRunner (bit-identical to the interpreter). */
+static bool jit_run(void *ctx, InterpProg *ip) { return cg_run_host_interp(ctx, ip); }
+
+/* a and b agree under the reference's acceptance rule on seed 0, run on
+ * the host JIT (larger pairs). */
+static bool reference_close_jit(LeirCtx *ctx, const IrProgram *a, const IrProgram *b) {
+  InterpDiff d;
+  FILE *saved = ctx->diag_out;
+  bool ok = interp_compare_run_by(ctx, a, b, 0, CMP_REFERENCE, jit_run, ctx, &d) == 0 && d.verdict != CMP_DIFFER;
+  ctx->diag_out = saved;
   return ok;
 }
 
@@ -203,11 +226,19 @@ static char *damage(LeirCtx *ctx, const IrProgram *after, Damage kind) {
 
 typedef struct Tally {
   int records, before_fails;
-  int by_verdict[6];
+  int by_verdict[7];
   int legal_reference_only; /* class T, close only under the reference's rule */
   int refused, not_run;     /* not legal: a candidate gives AFTER but is refused; the runs were not made */
+  int not_run_differ;       /* not equivalent although not run (must be 0) */
+  int unsafe_assumed, unsafe_differs; /* --unsafe-math: legal by its assumptions; of those, differing when run
+                                         (and saying so) */
+  int would_accept;         /* without it: refused, --unsafe-math would accept the step */
+  /* LEIR_STEPCHECK_SHARE=M: afters within M*10^6 statement executions that
+     --compare --tolerance=reference finds equal or close, how many are
+     legal (with --unsafe-math for the value splits), the rest by strategy */
+  int close, close_legal, close_legal_unsafe, close_unchanged, close_not_legal_by_pass[128];
   int legal_wrong;      /* legal, ran, and the interpreter disagrees with the class */
-  int damaged, damaged_legal, damaged_by[DMG__COUNT], damaged_verdict[6];
+  int damaged, damaged_legal, damaged_by[DMG__COUNT], damaged_verdict[7];
   int by_pass[128], legal_by_pass[128], refused_by_pass[128];
   double *times;
   int ntimes, cap;
@@ -228,7 +259,7 @@ static void check_damaged(LeirCtx *ctx, const IrProgram *before, const IrProgram
   for (int k = 0; k < DMG__COUNT; k++) {
     char *text = damage(ctx, after, (Damage)k);
     if (!text) continue;
-    StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000, false};
+    StepCheckOptions so = {pass, "damaged", false, 0, CMP_DEFAULT, 1000000, false, NULL, NULL, 0};
     StepResult r;
     double t0 = now();
     bool legal = step_check(ctx, before, text, strlen(text), &so, &r);
@@ -244,7 +275,14 @@ static void check_damaged(LeirCtx *ctx, const IrProgram *before, const IrProgram
   }
 }
 
-static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
+static bool value_split(const char *strategy) {
+  return !strcmp(strategy, "additive_split") || !strcmp(strategy, "exponential_split") ||
+         !strcmp(strategy, "multiplicative_split");
+}
+
+static int env_int(const char *name, int dflt);
+
+static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage, bool unsafe) {
   const char *strategy = json_string_value(json_object_get(o, "strategy"));
   const char *level = json_string_value(json_object_get(o, "level"));
   const char *wl = json_string_value(json_object_get(o, "workload"));
@@ -252,6 +290,7 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
   const char *after = json_string_value(json_object_get(o, "after"));
   long long idx = (long long)json_integer_value(json_object_get(o, "candidate_index"));
   if (!strategy || !level || !wl || !before || !after) return;
+  if (unsafe && !value_split(strategy)) return;
   const PassInfo *pass = pass_lookup(strategy);
   char decls[4400];
   snprintf(decls, sizeof decls, "%s/programs/%s/%s.decls.json", corpus, level, wl);
@@ -259,12 +298,13 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
   double t0 = now();
   LeirCtx ctx;
   IrProgram *pb = load(&ctx, before, have_file(decls) ? decls : NULL, devnull);
+  ctx.unsafe_math = unsafe;
   if (!pb) {
     t->before_fails++;
     leir_ctx_free(&ctx);
     return;
   }
-  StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000, false};
+  StepCheckOptions so = {pass, "after", true, 0, CMP_DEFAULT, 1000000, false, NULL, NULL, 0};
   StepResult r;
   bool legal = step_check(&ctx, pb, after, strlen(after), &so, &r);
   double dt = now() - t0;
@@ -277,7 +317,11 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
     t->legal_by_pass[pass - pass_table] += legal;
     t->refused_by_pass[pass - pass_table] += r.refusal != NULL;
   }
-  if (!legal && r.verdict == STEP_NOT_EQUIVALENT && !r.ran && strstr(r.message, "not run")) t->not_run++;
+  if (r.verdict == STEP_NOT_RUN) t->not_run++;
+  t->unsafe_assumed += r.unsafe_assumed;
+  t->would_accept += r.unsafe_would_accept;
+  /* a pair that was not run is never said to differ */
+  if (r.verdict == STEP_NOT_EQUIVALENT && !r.ran && strstr(r.message, "statement executions")) t->not_run_differ++;
   if (getenv("LEIR_STEPCHECK_VERBOSE") && !legal)
     print_message("%s %s %s #%lld: %s\n", level, wl, strategy, idx, r.message);
   if (legal && step_program_work(pb) <= 1000000 && step_program_work(r.after) <= 1000000) {
@@ -292,9 +336,37 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
       t->legal_reference_only++;
     }
     ctx.diag_out = saved;
+    /* --unsafe-math: legal by its assumptions, and the verdict says that
+       running differs */
+    if (v == 1 && r.unsafe_assumed && strstr(r.message, "; running differs: ")) {
+      v = 0;
+      t->unsafe_differs++;
+    }
     if (v == 1) {
       t->legal_wrong++;
       print_message("LEGAL BUT WRONG %s %s #%lld: %s\n", wl, strategy, idx, r.message);
+    }
+  }
+  uint64_t share_max = (uint64_t)env_int("LEIR_STEPCHECK_SHARE", 0) * 1000000;
+  uint64_t wmax = r.after && step_program_work(r.after) > step_program_work(pb) ? step_program_work(r.after)
+                                                                               : step_program_work(pb);
+  if (share_max && !unsafe && r.after && wmax <= share_max &&
+      (wmax <= 1000000 ? reference_close(&ctx, pb, r.after) : reference_close_jit(&ctx, pb, r.after))) {
+    bool ok = legal;
+    if (r.verdict == STEP_UNCHANGED) t->close_unchanged++; /* not a step at all: counted apart */
+    else t->close++;
+    if (!ok && value_split(strategy)) {
+      ctx.unsafe_math = true;
+      StepResult u;
+      ok = step_check(&ctx, pb, after, strlen(after), &so, &u);
+      ctx.unsafe_math = false;
+      t->close_legal_unsafe += ok;
+    }
+    t->close_legal += ok;
+    if (!ok && r.verdict != STEP_UNCHANGED) {
+      if (pass && pass - pass_table < 128) t->close_not_legal_by_pass[pass - pass_table]++;
+      if (getenv("LEIR_STEPCHECK_VERBOSE"))
+        print_message("CLOSE, NOT LEGAL %s %s %s #%lld: %s\n", level, wl, strategy, idx, r.message);
     }
   }
   if (do_damage && r.after) {
@@ -305,7 +377,7 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage) {
   leir_ctx_free(&ctx);
 }
 
-static void run_corpus(bool do_damage, int every) {
+static void run_corpus(bool do_damage, int every, bool unsafe) {
   char path[4400], cmd[4500];
   snprintf(path, sizeof path, "%s/transforms.jsonl.gz", corpus);
   if (!have_file(path)) skip();
@@ -323,7 +395,7 @@ static void run_corpus(bool do_damage, int every) {
     json_error_t err;
     json_t *o = json_loads(line, 0, &err);
     if (!o) continue;
-    one_record(o, &t, devnull, do_damage);
+    one_record(o, &t, devnull, do_damage, unsafe);
     json_decref(o);
   }
   double total = now() - t0;
@@ -332,29 +404,54 @@ static void run_corpus(bool do_damage, int every) {
   fclose(devnull);
   qsort(t.times, (size_t)t.ntimes, sizeof *t.times, cmp_double);
   double med = t.ntimes ? t.times[t.ntimes / 2] : 0, p90 = t.ntimes ? t.times[t.ntimes * 9 / 10] : 0;
-  if (!do_damage) {
+  if (unsafe) {
+    print_message("# count: --unsafe-math, value splits (every %d-th record): %d records; legal %d (%d by the flag's "
+                  "assumptions only, %d of them differing when run and saying so), equivalent %d, not equivalent %d, "
+                  "not run %d, does not parse %d, invalid %d, unchanged %d; legal but wrong %d; damaged afters %d: "
+                  "legal %d\n",
+                  every, t.records, t.by_verdict[STEP_LEGAL], t.unsafe_assumed, t.unsafe_differs,
+                  t.by_verdict[STEP_EQUIVALENT], t.by_verdict[STEP_NOT_EQUIVALENT], t.by_verdict[STEP_NOT_RUN],
+                  t.by_verdict[STEP_DOES_NOT_PARSE], t.by_verdict[STEP_INVALID], t.by_verdict[STEP_UNCHANGED],
+                  t.legal_wrong, t.damaged, t.damaged_legal);
+    assert_int_equal(t.legal_wrong, 0);
+    assert_int_equal(t.damaged_legal, 0);
+    assert_true(t.records > 0);
+  } else if (!do_damage) {
     print_message("# count: corpus transforms checked with their strategy: %d records (every %d-th), %d befores "
                   "that do not load; legal %d, equivalent %d, not equivalent %d, does not parse %d, invalid %d, "
-                  "unchanged %d; legal but wrong %d (class T within the reference rule only: %d); not legal: %d "
-                  "reproduced by a candidate its check refuses, %d not run (above 10^6 statement executions); "
-                  "median %.2f ms, p90 %.2f ms per record, %.1f s in all\n",
+                  "unchanged %d, not run %d; legal but wrong %d (class T within the reference rule only: %d); not "
+                  "legal: %d reproduced by a candidate its check refuses, %d not run (above 10^6 statement "
+                  "executions), %d that --unsafe-math would accept; median %.2f ms, p90 %.2f ms per record, %.1f s "
+                  "in all\n",
                   t.records, every, t.before_fails, t.by_verdict[STEP_LEGAL], t.by_verdict[STEP_EQUIVALENT],
                   t.by_verdict[STEP_NOT_EQUIVALENT], t.by_verdict[STEP_DOES_NOT_PARSE], t.by_verdict[STEP_INVALID],
-                  t.by_verdict[STEP_UNCHANGED], t.legal_wrong, t.legal_reference_only, t.refused, t.not_run, med * 1e3,
-                  p90 * 1e3, total);
+                  t.by_verdict[STEP_UNCHANGED], t.by_verdict[STEP_NOT_RUN], t.legal_wrong, t.legal_reference_only,
+                  t.refused, t.not_run, t.would_accept, med * 1e3, p90 * 1e3, total);
+    if (t.close) {
+      print_message("# count: afters within %d*10^6 statement executions equal or close under "
+                    "--tolerance=reference (unchanged ones apart: %d): %d, legal %d (%.1f%%; %d of them value "
+                    "splits legal with --unsafe-math)\n",
+                    env_int("LEIR_STEPCHECK_SHARE", 0), t.close_unchanged, t.close, t.close_legal,
+                    100.0 * t.close_legal / t.close, t.close_legal_unsafe);
+      for (int i = 0; i < pass_table_size && i < 128; i++)
+        if (t.close_not_legal_by_pass[i])
+          print_message("#   close, not legal: %-34s %5d\n", pass_table[i].name, t.close_not_legal_by_pass[i]);
+    }
     for (int i = 0; i < pass_table_size && i < 128; i++)
       if (t.by_pass[i])
         print_message("#   %-34s %5d records, %5d legal, %4d reproduced by a refused candidate\n", pass_table[i].name,
                       t.by_pass[i], t.legal_by_pass[i], t.refused_by_pass[i]);
     assert_int_equal(t.legal_wrong, 0);
+    assert_int_equal(t.not_run_differ, 0);
     assert_true(t.records > 0);
     assert_true(med < 0.020);
   } else {
     print_message("# count: damaged afters: %d (%d swapped subscript, %d changed constant, %d dropped term, %d wrong "
-                  "extent) from %d records: legal %d, equivalent %d, not equivalent %d, invalid %d, unchanged %d\n",
+                  "extent) from %d records: legal %d, equivalent %d, not equivalent %d, invalid %d, unchanged %d, "
+                  "not run %d\n",
                   t.damaged, t.damaged_by[0], t.damaged_by[1], t.damaged_by[2], t.damaged_by[3], t.records,
                   t.damaged_legal, t.damaged_verdict[STEP_EQUIVALENT], t.damaged_verdict[STEP_NOT_EQUIVALENT],
-                  t.damaged_verdict[STEP_INVALID], t.damaged_verdict[STEP_UNCHANGED]);
+                  t.damaged_verdict[STEP_INVALID], t.damaged_verdict[STEP_UNCHANGED], t.damaged_verdict[STEP_NOT_RUN]);
     assert_int_equal(t.damaged_legal, 0);
     for (int k = 0; k < DMG__COUNT; k++) assert_true(t.damaged_by[k] > 0);
   }
@@ -369,12 +466,17 @@ static int env_int(const char *name, int dflt) {
 
 static void test_reference(void **state) {
   (void)state;
-  run_corpus(false, env_int("LEIR_STEPCHECK_EVERY", 4));
+  run_corpus(false, env_int("LEIR_STEPCHECK_EVERY", 4), false);
+}
+
+static void test_unsafe_math(void **state) {
+  (void)state;
+  run_corpus(true, env_int("LEIR_STEPCHECK_EVERY", 4), true);
 }
 
 static void test_damaged(void **state) {
   (void)state;
-  run_corpus(true, env_int("LEIR_STEPCHECK_DAMAGE_EVERY", 25));
+  run_corpus(true, env_int("LEIR_STEPCHECK_DAMAGE_EVERY", 25), false);
 }
 
 /* Without the corpus: the steps of the examples/ programs. */
@@ -411,7 +513,7 @@ static void test_damaged_examples(void **state) {
         /* the step itself is legal */
         SBuf b = {0};
         ir_print_body(&b, q);
-        StepCheckOptions so = {&pass_table[s], "after", false, 0, CMP_DEFAULT, 1000000, false};
+        StepCheckOptions so = {&pass_table[s], "after", false, 0, CMP_DEFAULT, 1000000, false, NULL, NULL, 0};
         StepResult r;
         bool ok = step_check(&ctx, p, b.s, b.len, &so, &r);
         if (!ok) print_message("NOT LEGAL %s %s: %s\n", files[f], pass_cand_spelling(&ctx, legal.v[i]), r.message);
@@ -435,6 +537,7 @@ int main(void) {
     cmocka_unit_test(test_damaged_examples),
     cmocka_unit_test(test_damaged),
     cmocka_unit_test(test_reference),
+    cmocka_unit_test(test_unsafe_math),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
