@@ -36,6 +36,8 @@ libleircore_la_SOURCES += passes/online_softmax.c
 libleircore_la_SOURCES += passes/flashattention_wo_tiling.c
 libleircore_la_SOURCES += passes/exponential_split.c passes/value_split.c
 libleircore_la_SOURCES += passes/multiplicative_split.c passes/additive_split.c
+## leirc's own strategies (not in STRATEGIES.md)
+libleircore_la_SOURCES += passes/scan_rewrite.c
 
 ## tests
 check_PROGRAMS += testsuite/unit/passes_test
