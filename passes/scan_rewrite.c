@@ -20,7 +20,7 @@
  * a loop index a of T's subscript that keeps a prefix of c (c<=a inclusive,
  * c<a exclusive; a suffix c>=a would be summed from the other end, which
  * changes the order of the additions: refused); I is the identity literal
- * (0 for + and -, 1 for *); X does not depend on a; loop a is L or U and
+ * (0 for + and -, 1 for *); X does not depend on a nor read T; loop a is L or U and
  * loop c reaches every prefix; T's subscript is made of distinct loop
  * indices and constants and every loop of extent > 1 but c is in it.
  *
@@ -254,6 +254,9 @@ static const char *match(PassCtx *pc, const IrProgram *p, int k, Scan *sc) {
   if (!mp_simple_subscript(s->lhs))
     return pass_reason(pc, "the subscript of '%s' (%s) is not made of distinct loop indices and constants", t,
                        rw_sub_text(ctx, s->lhs));
+  if (mp_count_refs_expr((IrExpr *)sc->x, t))
+    return pass_reason(pc, "the kept term '%s' reads '%s' itself, whose elements change while the masked sum runs",
+                       rw_text(ctx, sc->x), t);
   if (rw_expr_mentions(sc->x, sc->a))
     return pass_reason(pc, "the kept term '%s' depends on '%s': each prefix reduces different values, not one running "
                        "sequence",
