@@ -20,9 +20,9 @@
  * a loop index a of T's subscript that keeps a prefix of c (c<=a inclusive,
  * c<a exclusive; a suffix c>=a would be summed from the other end, which
  * changes the order of the additions: refused); I is the identity literal
- * (0 for + and -, 1 for *); X does not depend on a nor read T; loop a is L or U and
- * loop c reaches every prefix; T's subscript is made of distinct loop
- * indices and constants and every loop of extent > 1 but c is in it.
+ * (0 for + and -, 1 for *); X does not depend on a nor read T; loop a is
+ * L or U and loop c reaches every prefix; T's subscript is made of distinct
+ * loop indices and constants and every loop of extent > 1 but c is in it.
  *
  * Class E, bit-exact, under one condition on the types.  The masked form
  * computes, for element a, s <- s op t_c for c = 0..n-1 from the identity,
