@@ -280,3 +280,13 @@ EXTRA_DIST += bench/wheel_size.sh
 .PHONY: bench-wheel
 bench-wheel: libleir.la leirc$(EXEEXT)
 	@$(SHELL) '$(srcdir)/bench/wheel_size.sh' .
+
+## The corpus's scans (cumsum, masked_cumsum, cumsum_exclusive) on the host
+## JIT as written (O(n^2) masked sums) and after -O scan_rewrite (leirc's own
+## strategy, a running scan), side by side with PyTorch eager's
+## torch.cumsum, one thread on core 0 (bench/scan_bench.sh; its header says
+## what each column is).  About a minute; not part of `make bench`.
+EXTRA_DIST += bench/scan_bench.sh
+.PHONY: bench-scan
+bench-scan: leirc$(EXEEXT)
+	@$(SHELL) '$(srcdir)/bench/scan_bench.sh' '$(abs_top_builddir)' '$(LEIR_CORPUS)' || test $$? -eq 77

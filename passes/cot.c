@@ -215,6 +215,12 @@ static const CotRow cot_rows[] = {
    "pattern: {why}. The change fuses the online softmax with the following product by V in one nest, keeping "
    "a running output that each step rescales by the change of the running maximum and sum; its last element is "
    "the result." TAIL},
+  /* leirc's own (not in STRATEGIES.md) */
+  {"scan_rewrite",
+   "Scan rewrite (a strategy of leirc's own, not one of the 43) of the masked prefix reduction in nest "
+   "{nest}{site}. The check established the pattern: {why}. The change drops the masked reduction loop and "
+   "computes each element from the one before it and one new term, a running scan whose guard supplies the "
+   "identity at the first element; the scan loop stays serial." TAIL},
 };
 
 const char *cot_template(const char *name) {

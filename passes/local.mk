@@ -36,6 +36,8 @@ libleircore_la_SOURCES += passes/online_softmax.c
 libleircore_la_SOURCES += passes/flashattention_wo_tiling.c
 libleircore_la_SOURCES += passes/exponential_split.c passes/value_split.c
 libleircore_la_SOURCES += passes/multiplicative_split.c passes/additive_split.c
+## leirc's own strategies (not in STRATEGIES.md)
+libleircore_la_SOURCES += passes/scan_rewrite.c
 
 ## tests
 check_PROGRAMS += testsuite/unit/passes_test
@@ -57,6 +59,12 @@ testsuite_unit_passes_graph_test_SOURCES = testsuite/unit/passes_graph_test.c \
 	testsuite/corpus_walk.c testsuite/corpus_walk.h
 testsuite_unit_passes_graph_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_passes_graph_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+## scan_rewrite (leirc's own) on the corpus's scans: candidates, bit-equality, PyTorch's data
+check_PROGRAMS += testsuite/unit/scan_corpus_test
+testsuite_unit_scan_corpus_test_SOURCES = testsuite/unit/scan_corpus_test.c \
+	testsuite/corpus_walk.c testsuite/corpus_walk.h
+testsuite_unit_scan_corpus_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_scan_corpus_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
 ## --check-step on the corpus transforms and on damaged afters (issue 40)
 check_PROGRAMS += testsuite/unit/stepcheck_test
 testsuite_unit_stepcheck_test_SOURCES = testsuite/unit/stepcheck_test.c

@@ -1,6 +1,7 @@
 /* pass.h -- the pass interface: one optimisation strategy of STRATEGIES.md
- * per pass, the table of all 43, and the pass manager behind -O,
- * --list-applicable, --dump-before/--dump-after, --verify-each and --verify.
+ * per pass, the table of all 43 (then leirc's own strategies), and the pass
+ * manager behind -O, --list-applicable, --dump-before/--dump-after,
+ * --verify-each and --verify.
  *
  * A pass is three functions (STRATEGIES §0.3):
  *
@@ -128,12 +129,16 @@ struct PassInfo {
   PassClass cls;          /* the table class: E, E† or T */
   const char *summary;
   const PassImpl *impl;   /* NULL: not implemented yet */
+  bool own;               /* leirc's own strategy, not one of the 43 of
+                             STRATEGIES.md (Step-TP's); listed after them */
 };
 
 /* The 43 strategies in the order of STRATEGIES.md (graph, operator, memory,
- * math). */
+ * math), pass_table[0..pass_table_paper), then leirc's own strategies
+ * (`own`: scan_rewrite), pass_table[pass_table_paper..pass_table_size). */
 extern const PassInfo pass_table[];
 extern const int pass_table_size;
+extern const int pass_table_paper; /* 43 */
 /* By name or alias; NULL if unknown. */
 const PassInfo *pass_lookup(const char *name);
 

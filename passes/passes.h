@@ -56,4 +56,7 @@ extern const PassImpl pass_impl_normal_loop_summation_on_exp_to_prefix_summation
 extern const PassImpl pass_impl_online_softmax;
 extern const PassImpl pass_impl_flashattention_wo_tiling;
 
+/* leirc's own strategies (not in STRATEGIES.md), after the 43 */
+extern const PassImpl pass_impl_scan_rewrite;
+
 #endif /* LEIR_PASSES_PASSES_H */

@@ -397,9 +397,10 @@ void pass_list_table(FILE *out) {
   for (int i = 0; i < pass_table_size; i++) {
     const PassInfo *p = &pass_table[i];
     /* E† is two columns wide but four bytes long */
-    fprintf(out, "%-*s  %-8s  %s%s  %-15s  %s%s\n", w, p->name, pass_level_name(p->level), pass_class_name(p->cls),
+    fprintf(out, "%-*s  %-8s  %s%s  %-15s  %s%s%s\n", w, p->name, pass_level_name(p->level), pass_class_name(p->cls),
             p->cls == PASS_EDAGGER ? "" : " ", p->impl ? "implemented" : "not-implemented",
-            p->alias ? "alias " : "", p->alias ? p->alias : "");
+            p->alias ? "alias " : "", p->alias ? p->alias : "",
+            p->own ? "  leirc's own (not in STRATEGIES.md)" : "");
   }
 }
 
