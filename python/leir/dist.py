@@ -710,6 +710,10 @@ def main(argv: Optional[Sequence[str]] = None, scheduler: Optional[str] = None) 
             raise DistError(f"{args.mode}: needs -o")
         if args.tasks is not None and args.tasks < 1:
             raise DistError("--tasks must be at least 1")
+        if args.mode in ("emit-steps", "tune") and not inputs:
+            raise DistError(f"{args.mode}: no input file")
+        if args.mode == "eval" and len(inputs) != 1:
+            raise DistError("eval: needs exactly one predictions file")
         cluster = Cluster(args.scheduler, args.workers, args.memory_limit, args.temp_dir)
         if args.mode == "emit-steps":
             return run_emit_steps(cluster, args.leirc, opts, inputs, args.output, args.retries, args.temp_dir,
