@@ -261,3 +261,14 @@ bench-ptxas: leirc$(EXEEXT)
 	  uptime; nice /usr/bin/python3 '$(srcdir)/bench/ptxas_bench.py' --leirc ./leirc$(EXEEXT) \
 	    --corpus '$(LEIR_CORPUS)' $(BENCH_PTXAS_FLAGS); \
 	else echo "bench-ptxas: no ptxas on PATH: skipped"; fi
+
+## Issue 61: leirc-dist (Dask) with 1 and 2 LocalCluster workers beside
+## leirc -j 1 and -j 2 on a fixed corpus slice (bench/dist_bench.sh; its
+## header says how).  Not part of `make bench` (a few minutes); EVAL_RECORDS
+## in the environment.
+EXTRA_DIST += bench/dist_bench.sh
+.PHONY: bench-dist
+bench-dist: leirc$(EXEEXT) leirc-dist
+	@echo "== leirc-dist: 1 and 2 workers (bench/dist_bench.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/dist_bench.sh' ./leirc$(EXEEXT) ./leirc-dist \
+	  '$(LEIR_CORPUS)' || test $$? -eq 77
