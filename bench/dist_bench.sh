@@ -7,7 +7,7 @@
 #
 # The slice: the level1 programs named below (small ones: about a second to
 # a few seconds of --emit-steps each on one core), every record (no
-# --sample), and an --eval file of EVAL_RECORDS records (default 40) taken
+# --sample), and an --eval file of EVAL_RECORDS records (default 10) taken
 # at a fixed stride from the corpus's transforms (bench/eval_file.py),
 # scored with --target=host --cost=model.  Each run is timed (wall; the CPU
 # seconds of leirc-dist include its workers' and their leircs': /usr/bin/time
@@ -21,7 +21,7 @@ set -eu
 leirc=$1
 dist=$2
 corpus=$3
-nrec=${EVAL_RECORDS:-40}
+nrec=${EVAL_RECORDS:-10}
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 [ -d "$corpus/programs" ] || { echo "dist_bench: no corpus at $corpus (skipped)"; exit 77; }
