@@ -272,3 +272,12 @@ bench-dist: leirc$(EXEEXT) leirc-dist
 	@echo "== leirc-dist: 1 and 2 workers (bench/dist_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/dist_bench.sh' ./leirc$(EXEEXT) ./leirc-dist \
 	  '$(LEIR_CORPUS)' || test $$? -eq 77
+
+## Issue 61 item 1: where `leirc --emit-steps` spends its time (perf; share
+## per shared object and top symbols) on an interpreted and two host-JIT
+## programs (bench/steps_profile.sh; its header says how).  By name only.
+EXTRA_DIST += bench/steps_profile.sh
+.PHONY: bench-steps-profile
+bench-steps-profile: leirc$(EXEEXT)
+	@echo "== where --emit-steps spends its time (bench/steps_profile.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_profile.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
