@@ -17,6 +17,16 @@
 # first and after each run: on a shared machine the load average says how
 # much of the two cores the runs had.  Exit status 77 when the corpus or the
 # Python package distributed is absent; 1 if an output differs.
+#
+# On c10bfd5 (2 shared cores, AMD EPYC, load 5 to 7 from other users;
+# Debian's distributed 2022.12.1): every output identical to leirc -j 1's.
+# emit-steps (233 records): leirc -j 1 9.9 s wall / 4.4 s CPU, -j 2 14.1 /
+# 4.7, leirc-dist 1 worker 15.7 / 7.6, 2 workers 14.9 / 8.7; eval (10
+# records): leirc -j 1 48.6 / 31.0, -j 2 49.2 / 30.7, leirc-dist 1 worker
+# 57.4 / 37.1, 2 workers 62.8 / 36.4.  No second core was free (-j 2 gained
+# nothing either); leirc-dist's own cost is about 2.5 s CPU to start a
+# LocalCluster of one worker (1 s more per worker) and a few percent of a
+# core while it waits.
 set -eu
 leirc=$1
 dist=$2
