@@ -338,7 +338,7 @@ class Cluster:
                 try:
                     res = fut.result()
                     verdict = judge(t, res)
-                    t.result = res
+                    t.result = res if verdict != "retry" else None
                 except Exception as e:  # noqa: BLE001 - a lost worker, a bad result
                     t.error = f"{type(e).__name__}: {e}"
             else:
@@ -406,6 +406,8 @@ def run_emit_steps(cluster: Cluster, leirc: str, opts: List[str], inputs: List[s
     if "-" in inputs:
         raise DistError("emit-steps: reads files, not standard input ('-')")
     sample = _find_opt(opts, "--sample")
+    if sample is not None and not sample.isdigit():
+        raise DistError(f"emit-steps: --sample={sample}: not a number")
     if sample is not None and _find_opt(opts, "--decls") is not None:
         raise DistError("emit-steps: --sample with --decls is not supported (use leirc --shard=I/N)")
     files_common: Dict[str, bytes] = {}
@@ -434,6 +436,8 @@ def run_emit_steps(cluster: Cluster, leirc: str, opts: List[str], inputs: List[s
 
     def judge(t: Task, res: Dict[str, Any]) -> str:
         runs = res["runs"]
+        if runs and runs[0]["rc"] == 0:  # its count of records, should the task never succeed
+            t.extra["ncand"] = _kept(runs[0]["stdout"], sample)
         if len(runs) < 2 or runs[-1]["rc"] not in (0, 1) or res["outputs"].get(OUT_NAME) is None:
             t.error = _describe(res)
             return "retry"
@@ -450,21 +454,32 @@ def run_emit_steps(cluster: Cluster, leirc: str, opts: List[str], inputs: List[s
     with _open_out(output) as out:
         for t in tasks:
             if t.result is None:
-                _warn(f"{t.label}: task failed after {t.attempts} attempts: {t.error}")
-                _warn(f"{output}: incomplete: the records of the programs from {t.index} on are missing")
-                return 2
+                _warn(f"{t.label}: failed after {t.attempts} attempts: {t.error}")
+                if "ncand" not in t.extra:  # the ids of the programs after it are unknown
+                    _warn(f"{output}: incomplete: the records of the programs from {t.index} on are missing")
+                    return 2
+                _warn(f"{output}: the records of {t.label} are missing")
+                offset += t.extra["ncand"]
+                rc = 2
+                continue
             enum, emit = t.result["runs"][0], t.result["runs"][1]
             names = t.extra["names"]
             sys.stderr.buffer.write(_rename(emit["stderr"], names))
             data = t.result["outputs"][OUT_NAME] or b""
             out.write(_rewrite_records(data, offset, inputs[t.index], t.index))
             if enum["rc"] == 0:
-                n = sum(1 for line in enum["stdout"].splitlines() if line.strip())
-                offset += min(n, int(sample)) if sample is not None and int(sample) > 0 else n
+                offset += _kept(enum["stdout"], sample)
             if t.failed:
                 _warn(f"{t.label}: failed: {t.error}")
                 rc = max(rc, 1)
     return rc
+
+
+def _kept(listing: bytes, sample: Optional[str]) -> int:
+    """The records --emit-steps numbers for a program whose --list-applicable
+    printed ``listing``: every legal candidate, or at most --sample of them."""
+    n = sum(1 for line in listing.splitlines() if line.strip())
+    return min(n, int(sample)) if sample is not None and int(sample) > 0 else n
 
 
 class _open_out:

@@ -199,6 +199,41 @@ def test_worker_killed(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[obje
     assert len(ids) == len(set(ids))
 
 
+def test_emit_steps_crash(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[object, object],
+                          tmp_path: pathlib.Path, capfd: pytest.CaptureFixture) -> None:
+    """A program on which leirc --emit-steps dies every time (a wrapper kills
+    it): run twice (--retries 1), then failed; the other programs' records
+    are leirc -j 1's, with their ids; exit status 2."""
+    src = (top_srcdir / "examples" / "matmul.leir").read_text()
+    (tmp_path / "a.leir").write_text(src)
+    (tmp_path / "poison.leir").write_text("# poison\n" + src)
+    (tmp_path / "c.leir").write_text(src)
+    files = ["a.leir", "poison.leir", "c.leir"]
+    ref = leirc_run(leirc, ["--emit-steps=ref.jsonl"] + files, tmp_path)
+    assert ref.returncode == 0
+    wrapper = tmp_path / "leirc-wrapper"
+    wrapper.write_text("#!/bin/sh\nfor a; do case $a in --emit-steps=*) grep -q poison *.leir && "
+                       f"kill -SEGV $$;; esac; done\nexec '{leirc}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    capfd.readouterr()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        rc = dist.main(["--leirc", str(wrapper), "--temp-dir", str(tmp_path), "--retries", "1", "emit-steps",
+                        "-o", "dist.jsonl"] + files, scheduler=cluster[0].scheduler_address)
+    finally:
+        os.chdir(cwd)
+    err = capfd.readouterr().err
+    assert rc == 2
+    assert "leirc-dist: program 1 (poison.leir): failed after 2 attempts: leirc killed by signal 11\n" in err
+    assert "leirc-dist: dist.jsonl: the records of program 1 (poison.leir) are missing\n" in err
+    assert "1 failed, 1 retried" in err
+    want = [ln for ln in (tmp_path / "ref.jsonl").read_bytes().splitlines(keepends=True)
+            if b'"source":"poison.leir"' not in ln]
+    assert len(want) == 2 * len((tmp_path / "ref.jsonl").read_bytes().splitlines()) // 3
+    assert (tmp_path / "dist.jsonl").read_bytes() == b"".join(want)
+
+
 def test_tune(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[object, object], tmp_path: pathlib.Path) -> None:
     """--tune --cost=model per program: the programs leirc writes."""
     for name in ("matmul.leir", "softmax.leir"):
