@@ -693,7 +693,7 @@ def _out_names(inputs: List[str]) -> List[str]:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog=PROG, description="Run leirc --emit-steps, --eval or --tune on a Dask cluster; the output is "
+        prog=PROG, allow_abbrev=False, description="Run leirc --emit-steps, --eval or --tune on a Dask cluster; the output is "
         "byte-identical to one leirc -j 1 run.  Options not listed here go to leirc.",
         epilog="See leirc-dist(1).")
     p.add_argument("mode", choices=["emit-steps", "eval", "tune"])
