@@ -290,3 +290,23 @@ EXTRA_DIST += bench/scan_bench.sh
 .PHONY: bench-scan
 bench-scan: leirc$(EXEEXT)
 	@$(SHELL) '$(srcdir)/bench/scan_bench.sh' '$(abs_top_builddir)' '$(LEIR_CORPUS)' || test $$? -eq 77
+
+## Issue 61: leirc-dist (Dask) with 1 and 2 LocalCluster workers beside
+## leirc -j 1 and -j 2 on a fixed corpus slice (bench/dist_bench.sh; its
+## header says how).  Not part of `make bench` (a few minutes); EVAL_RECORDS
+## in the environment.
+EXTRA_DIST += bench/dist_bench.sh
+.PHONY: bench-dist
+bench-dist: leirc$(EXEEXT) leirc-dist
+	@echo "== leirc-dist: 1 and 2 workers (bench/dist_bench.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/dist_bench.sh' ./leirc$(EXEEXT) ./leirc-dist \
+	  '$(LEIR_CORPUS)' || test $$? -eq 77
+
+## Issue 61 item 1: where `leirc --emit-steps` spends its time (perf; share
+## per shared object and top symbols) on an interpreted and two host-JIT
+## programs (bench/steps_profile.sh; its header says how).  By name only.
+EXTRA_DIST += bench/steps_profile.sh
+.PHONY: bench-steps-profile
+bench-steps-profile: leirc$(EXEEXT)
+	@echo "== where --emit-steps spends its time (bench/steps_profile.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_profile.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
