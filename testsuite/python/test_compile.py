@@ -190,7 +190,7 @@ def test_tuner_error_exact(tmp_path: pathlib.Path, leirc: str) -> None:
     with pytest.raises(leir.LeirError) as e:
         leir.compile(model, inputs, tune={"search": "nope", "budget": 2}, cache_dir=tmp_path)
     assert str(e.value) == (f"leir.compile: {os.environ.get('LEIRC') or leirc} --tune=nope --budget=2 failed "
-                            "(exit status 2):\nleirc: --tune must be greedy, beam, bfs, dfs, mcts or "
+                            "(exit status 2):\nleirc: --tune must be auto, sketch, greedy, beam, bfs, dfs, mcts or "
                             "policy, not 'nope'\nTry 'leirc --help' for more information.\n")
     assert _cache_files(tmp_path) == []
 
