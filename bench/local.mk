@@ -128,16 +128,21 @@ bench-par: bench/tvm_bench$(EXEEXT)
 	  $(PAR_BENCH_ARGS)
 
 ## Issue 41: element throughput of leirc's math routines (the host JIT's
-## vectorised code and ir/mathlib.c's C) against glibc's, one thread
-## (bench/mathlib_bench.c; a few seconds).
+## vectorised code and ir/mathlib.c's C) against glibc's, Sleef's u10 and
+## PyTorch's (issue 59), one thread (bench/mathlib_bench.c,
+## bench/mathlib_torch.py; under a minute).
 EXTRA_PROGRAMS += bench/mathlib_bench
 bench_mathlib_bench_SOURCES = bench/mathlib_bench.c
-bench_mathlib_bench_LDADD = libleircore.la -lm
+bench_mathlib_bench_LDADD = libleircore.la -ldl -lm
 .PHONY: bench-mathlib
 bench: bench-mathlib
+EXTRA_DIST += bench/mathlib_torch.py
 bench-mathlib: bench/mathlib_bench$(EXEEXT)
-	@echo "== math routines, elements per second (bench/mathlib_bench)"
-	@taskset -c 0 ./bench/mathlib_bench
+	@echo "== math routines, elements per second (bench/mathlib_bench, bench/mathlib_torch.py)"
+	@grep -m1 'model name' /proc/cpuinfo; uptime
+	@taskset -c 0 '$(PYTHON)' '$(srcdir)/bench/mathlib_torch.py' bench/mathlib_torch.txt
+	@taskset -c 0 ./bench/mathlib_bench --torch bench/mathlib_torch.txt
+CLEANFILES += bench/mathlib_torch.txt
 
 ## The analytic cost model (--cost=model, issue 8): Spearman rank correlation
 ## of its estimates with measured host run times over the corpus programs
