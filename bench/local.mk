@@ -266,3 +266,15 @@ bench-ptxas: leirc$(EXEEXT)
 	  uptime; nice /usr/bin/python3 '$(srcdir)/bench/ptxas_bench.py' --leirc ./leirc$(EXEEXT) \
 	    --corpus '$(LEIR_CORPUS)' $(BENCH_PTXAS_FLAGS); \
 	else echo "bench-ptxas: no ptxas on PATH: skipped"; fi
+
+## Accuracy of the unary f32 math routines over all 2^32 inputs against the
+## correctly rounded result (bench/mathlib_exhaustive.c; a few minutes per
+## routine on two cores).  `make check` runs a strided subset
+## (testsuite/unit/mathlib_test.c).
+EXTRA_PROGRAMS += bench/mathlib_exhaustive
+bench_mathlib_exhaustive_SOURCES = bench/mathlib_exhaustive.c testsuite/unit/mathlib_ulp.h
+bench_mathlib_exhaustive_LDADD = libleircore.la -lpthread -lm
+.PHONY: mathlib-exhaustive
+mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
+	@echo "== f32 math routines, every input (bench/mathlib_exhaustive)"
+	@./bench/mathlib_exhaustive --threads 2

@@ -254,8 +254,24 @@ static const CuMathChunk cu_math_chunks[] = {
      "  float n = x != x ? x : flt(QNAN32);\n"
      "  return r != r ? n : r;\n"
      "}\n"},
-    {"expf", "exp nan_fix1",
-     "static __device__ float leir_expf(float x) { return nan_fix1((float)leir_exp((double)x), x); }\n"},
+    {"expf", "d64 horner",
+     "static __constant__ double leir_m_expf_poly[9] = {\n"
+     "    0x1.a15a4f98eb4a5p-16, 0x1.a1aa7f143c60ap-13, 0x1.6c164df443c8cp-10,\n"
+     "    0x1.111080ae06089p-7,  0x1.5555557428d91p-5,  0x1.555555a26dedbp-3,\n"
+     "    0x1.fffffffff71cfp-2,  0x1.ffffffffd38c1p-1,  0x1.0000000000000p+0,\n"
+     "};\n"
+     "static __device__ float leir_expf(float x) {\n"
+     "  double d = (double)x;\n"
+     "  double c = d > 89.0 ? 89.0 : d;\n"
+     "  c = c < -104.0 ? -104.0 : c;\n"
+     "  double t = fma(c, 0x1.71547652b82fep+0, 0x1.8p52);\n"
+     "  double kd = t - 0x1.8p52;\n"
+     "  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(0x1.8p52);\n"
+     "  double r = fma(kd, -0x1.62e42fefa39efp-1, c);\n"
+     "  double p = horner(leir_m_expf_poly, 9, r);\n"
+     "  float f = (float)__dmul_rn(p, dbl(((uint64_t)k + 1023u) << 52));\n"
+     "  return x != x ? x : f;\n"
+     "}\n"},
     {"logf", "log nan_fix1",
      "static __device__ float leir_logf(float x) { return nan_fix1((float)leir_log((double)x), x); }\n"},
     {"erff", "erf nan_fix1",

@@ -183,6 +183,27 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
+/* leir_expf: the f32 routine of its own (f64 inside, one rounding) */
+static V emit_expf(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.expf", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
+  V hi = kd(e, LEIR_M_EXPF_HI), lo = kd(e, LEIR_M_EXPF_LO);
+  V c = sel(e, fcmp(e, LLVMRealOGT, d, hi), hi, d);
+  c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
+  V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
+  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
+  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V r = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
+  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, r);
+  V y = LLVMBuildFPTrunc(e->B, mul(e, p, pow2i(e, k)), e->f32, "");
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
+}
+
 /* ------------------------------------------------------------------- log */
 
 static DDV log_mant(Em *e, V m) {
@@ -424,11 +445,12 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
   static const struct {
     const char *which, *f32name;
     V (*emit)(Em *, LLVMModuleRef);
+    V (*emit32)(Em *, LLVMModuleRef); /* an f32 routine of its own, or NULL */
     unsigned np;
-  } tab[] = {{"exp", "leir.expf", emit_exp, 1},
-             {"log", "leir.logf", emit_log, 1},
-             {"erf", "leir.erff", emit_erf, 1},
-             {"pow", "leir.powf", emit_pow, 2}};
+  } tab[] = {{"exp", "leir.expf", emit_exp, emit_expf, 1},
+             {"log", "leir.logf", emit_log, NULL, 1},
+             {"erf", "leir.erff", emit_erf, NULL, 1},
+             {"pow", "leir.powf", emit_pow, NULL, 2}};
   LLVMTypeKind kind = LLVMGetTypeKind(ty);
   if (kind != LLVMDoubleTypeKind && kind != LLVMFloatTypeKind)
     return NULL;
@@ -436,6 +458,8 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
     if (strcmp(which, tab[i].which) != 0)
       continue;
     Em e;
+    if (kind == LLVMFloatTypeKind && tab[i].emit32)
+      return tab[i].emit32(&e, M);
     V f64fn = tab[i].emit(&e, M);
     if (kind == LLVMDoubleTypeKind)
       return f64fn;

@@ -86,8 +86,21 @@
  *     r = y != y ? y : r;  r = x != x ? x : r;  r = y == 0 ? 1 : r;  r = x == 1 ? 1 : r
  *   So pow(x, 2) == x * x exactly whenever x*x is in [2^-900, 2^900].
  *
- * f32 routines: r = (float)f64routine((double)x [, (double)y]), then NaN
- *   results are made target independent: r = r != r ? (x != x ? x :
+ * leir_expf(x), f32 (its own routine, sized for an f32 result; d = (double)x):
+ *   c = d > EXPF_HI ? EXPF_HI : d;  c = c < EXPF_LO ? EXPF_LO : c
+ *   t = fma(c, INVLN2, SHIFT);  kd = t - SHIFT
+ *   k = (int64)bits(t) - (int64)bits(SHIFT)            (same value as kd)
+ *   r = fma(kd, -LN2H, c)                                (|r| <= ln2/2)
+ *   p = horner(expf_poly, r)                             (degree 8, ~e^r)
+ *   result = x != x ? x : (float)(p * dbl((k+1023) << 52))
+ *   All in f64: kd in [-150, 128] makes 2^k a normal double and the product
+ *   exact, so the one rounding is the conversion to float, which gives the
+ *   f32 overflow (+inf from EXPF_HI = 89 on), subnormals and 0 (from
+ *   EXPF_LO = -104 down).  The reduction's error (kd * LN2L, < 2^-48) and
+ *   the polynomial's (< 2^-39.7 relative) keep the result within 0.5 + 2^-15
+ *   ulp of e^x: bench/mathlib_exhaustive checks every f32 input.
+ * Other f32 routines: r = (float)f64routine((double)x [, (double)y]), then
+ *   NaN results are made target independent: r = r != r ? (x != x ? x :
  *   [y != y ? y :] QNANF) : r      (QNANF = 0x7fc00000).
  * NaN bits: a NaN result is either an input NaN passed through by a select
  *   (never by arithmetic) or the fixed QNAN/QNANF, so even NaN bits agree
@@ -129,6 +142,14 @@ const double leir_m_exp_poly[LEIR_M_EXP_N] = {
     0x1.27e4fb7789f5cp-22, 0x1.71de3a556c734p-19, 0x1.a01a01a01a01ap-16,
     0x1.a01a01a01a01ap-13, 0x1.6c16c16c16c17p-10, 0x1.1111111111111p-7,
     0x1.5555555555555p-5,  0x1.5555555555555p-3,  0x1.0000000000000p-1,
+};
+
+/* e^r on [-ln2/2, ln2/2]: Chebyshev-node fit (mpmath chebyfit, 9 terms),
+   coefficients rounded to nearest double; relative error < 2^-39.7. */
+const double leir_m_expf_poly[LEIR_M_EXPF_N] = {
+    0x1.a15a4f98eb4a5p-16, 0x1.a1aa7f143c60ap-13, 0x1.6c164df443c8cp-10,
+    0x1.111080ae06089p-7,  0x1.5555557428d91p-5,  0x1.555555a26dedbp-3,
+    0x1.fffffffff71cfp-2,  0x1.ffffffffd38c1p-1,  0x1.0000000000000p+0,
 };
 
 const double leir_m_log_poly[LEIR_M_LOG_N] = {
@@ -392,7 +413,19 @@ static float nan_fix1(float r, float x) {
   return r != r ? n : r;
 }
 
-float leir_expf(float x) { return nan_fix1((float)leir_exp((double)x), x); }
+float leir_expf(float x) {
+  double d = (double)x;
+  double c = d > LEIR_M_EXPF_HI ? LEIR_M_EXPF_HI : d;
+  c = c < LEIR_M_EXPF_LO ? LEIR_M_EXPF_LO : c;
+  double t = fma(c, LEIR_M_INVLN2, LEIR_M_SHIFT);
+  double kd = t - LEIR_M_SHIFT;
+  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(LEIR_M_SHIFT);
+  double r = fma(kd, -LEIR_M_LN2H, c);
+  double p = horner(leir_m_expf_poly, LEIR_M_EXPF_N, r);
+  float f = (float)(p * dbl(((uint64_t)k + 1023u) << 52));
+  return x != x ? x : f;
+}
+
 float leir_logf(float x) { return nan_fix1((float)leir_log((double)x), x); }
 float leir_erff(float x) { return nan_fix1((float)leir_erf((double)x), x); }
 
