@@ -278,3 +278,16 @@ bench_mathlib_exhaustive_LDADD = libleircore.la -lpthread -lm
 mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
 	@echo "== f32 math routines, every input (bench/mathlib_exhaustive)"
 	@./bench/mathlib_exhaustive --threads 2
+
+## Issue 59: the activation workloads of the corpus as written (GELU,
+## Softplus, Swish, SELU, Tanh, MinGPTNewGelu): leirc's host JIT against
+## PyTorch eager, one CPU, best of 3 processes each (bench/activation_bench.py;
+## about a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a
+## second leirc (an older build) in the same run.  By name.
+EXTRA_DIST += bench/activation_bench.py
+.PHONY: bench-activations
+bench-activations: leirc$(EXEEXT)
+	@echo "== activation workloads as the corpus writes them (bench/activation_bench.py)"
+	@grep -m1 'model name' /proc/cpuinfo; uptime
+	@'$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
+	  $(ACTIVATION_BENCH_ARGS) || test $$? -eq 77
