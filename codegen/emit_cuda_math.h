@@ -272,8 +272,30 @@ static const CuMathChunk cu_math_chunks[] = {
      "  float f = (float)__dmul_rn(p, dbl(((uint64_t)k + 1023u) << 52));\n"
      "  return x != x ? x : f;\n"
      "}\n"},
-    {"logf", "log nan_fix1",
-     "static __device__ float leir_logf(float x) { return nan_fix1((float)leir_log((double)x), x); }\n"},
+    {"logf", "d64 horner flt",
+     "static __constant__ double leir_m_logf_poly[5] = {\n"
+     "    0x1.8c8c1378bf76ep-3, 0x1.c67ad9ecb9497p-3, 0x1.249323e501d94p-2,\n"
+     "    0x1.999998cafbbe2p-2, 0x1.5555555564e97p-1,\n"
+     "};\n"
+     "static __device__ float leir_logf(float x) {\n"
+     "  double d = (double)x;\n"
+     "  uint64_t u = bits64(d);\n"
+     "  double ed = dbl((u >> 52) | 0x4330000000000000ull) - 0x1.00000000003ffp52;\n"
+     "  double m = dbl((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);\n"
+     "  bool big = m > 0x1.6a09e667f3bcdp+0;\n"
+     "  m = big ? __dmul_rn(m, 0.5) : m;\n"
+     "  ed = big ? ed + 1.0 : ed;\n"
+     "  double f = m - 1.0;\n"
+     "  double s = f / (f + 2.0);\n"
+     "  double w = __dmul_rn(s, s);\n"
+     "  double q = horner(leir_m_logf_poly, 5, w);\n"
+     "  double r = fma(ed, 0x1.62e42fefa39efp-1, fma(__dmul_rn(s, w), q, s + s));\n"
+     "  float y = (float)r;\n"
+     "  y = x == INFINITY ? x : y;\n"
+     "  y = x == 0.0f ? -INFINITY : y;\n"
+     "  y = x < 0.0f ? flt(QNAN32) : y;\n"
+     "  return x != x ? x : y;\n"
+     "}\n"},
     {"erff", "erf nan_fix1",
      "static __device__ float leir_erff(float x) { return nan_fix1((float)leir_erf((double)x), x); }\n"},
     {"powf", "pow flt",

@@ -273,6 +273,36 @@ static V emit_log(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
+/* leir_logf: the f32 routine of its own */
+static V emit_logf(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.logf", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V one = kd(e, 1.0);
+  V u = cast(e, LLVMBuildFPExt(e->B, x, e->f64, ""), e->i64);
+  V eb = ior(e, lshr(e, u, kl(e, 52)), kl(e, 0x4330000000000000ll));
+  V ed = sub(e, cast(e, eb, e->f64), kd(e, LEIR_M_LOGF_EB));
+  V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
+  V m = cast(e, mb, e->f64);
+  V big = fcmp(e, LLVMRealOGT, m, kd(e, LEIR_M_SQRT2));
+  m = sel(e, big, mul(e, m, kd(e, 0.5)), m);
+  ed = sel(e, big, add(e, ed, one), ed);
+  V fm = sub(e, m, one);
+  V s = fdv(e, fm, add(e, fm, kd(e, 2.0)));
+  V w = mul(e, s, s);
+  V q = horner(e, leir_m_logf_poly, LEIR_M_LOGF_N, w);
+  V r = fma_(e, ed, kd(e, LEIR_M_LN2H), fma_(e, mul(e, s, w), q, add(e, s, s)));
+  V y = LLVMBuildFPTrunc(e->B, r, e->f32, "");
+  V inf = LLVMConstReal(e->f32, INFINITY), zero = LLVMConstReal(e->f32, 0.0);
+  y = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, y);
+  y = sel(e, fcmp(e, LLVMRealOEQ, x, zero), LLVMConstReal(e->f32, -INFINITY), y);
+  y = sel(e, fcmp(e, LLVMRealOLT, x, zero), qnan32(e), y);
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
+}
+
 /* ------------------------------------------------------------------- erf */
 
 static V emit_erf(Em *e, LLVMModuleRef M) {
@@ -448,7 +478,7 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
     V (*emit32)(Em *, LLVMModuleRef); /* an f32 routine of its own, or NULL */
     unsigned np;
   } tab[] = {{"exp", "leir.expf", emit_exp, emit_expf, 1},
-             {"log", "leir.logf", emit_log, NULL, 1},
+             {"log", "leir.logf", emit_log, emit_logf, 1},
              {"erf", "leir.erff", emit_erf, NULL, 1},
              {"pow", "leir.powf", emit_pow, NULL, 2}};
   LLVMTypeKind kind = LLVMGetTypeKind(ty);

@@ -99,6 +99,19 @@
  *   EXPF_LO = -104 down).  The reduction's error (kd * LN2L, < 2^-48) and
  *   the polynomial's (< 2^-39.7 relative) keep the result within 0.5 + 2^-15
  *   ulp of e^x: bench/mathlib_exhaustive checks every f32 input.
+ * leir_logf(x), f32 (its own routine; d = (double)x, a normal double even
+ * for subnormal x):
+ *   u = bits(d);  ed = dbl((u >> 52) | 0x4330000000000000) - LOGF_EB
+ *                                        (the exponent field - 1023, exactly)
+ *   m = dbl((u & 0x000fffffffffffff) | 0x3ff0000000000000)      (in [1,2))
+ *   big = m > SQRT2;  m = big ? m * 0.5 : m;  ed = big ? ed + 1 : ed
+ *   f = m - 1;  s = f / (f + 2);  w = s * s            (ln m = 2 atanh s)
+ *   q = horner(logf_poly, w)                      (~(2 atanh s - 2s)/s^3)
+ *   r = fma(ed, LN2H, fma(s * w, q, s + s))
+ *   y = (float)r;  y = x == +inf ? x : y;  y = x == 0 ? -inf : y;
+ *   y = x < 0 ? QNANF : y;  result x != x ? x : y
+ *   |ln m| <= ln2/2, so ed ln2 + ln m never cancels badly; the polynomial's
+ *   relative error is < 2^-43 (bench/mathlib_exhaustive checks every input).
  * Other f32 routines: r = (float)f64routine((double)x [, (double)y]), then
  *   NaN results are made target independent: r = r != r ? (x != x ? x :
  *   [y != y ? y :] QNANF) : r      (QNANF = 0x7fc00000).
@@ -150,6 +163,14 @@ const double leir_m_expf_poly[LEIR_M_EXPF_N] = {
     0x1.a15a4f98eb4a5p-16, 0x1.a1aa7f143c60ap-13, 0x1.6c164df443c8cp-10,
     0x1.111080ae06089p-7,  0x1.5555557428d91p-5,  0x1.555555a26dedbp-3,
     0x1.fffffffff71cfp-2,  0x1.ffffffffd38c1p-1,  0x1.0000000000000p+0,
+};
+
+/* (2 atanh s - 2s)/s^3 in w = s^2 on [0, (3 - 2 sqrt 2)^2]: Chebyshev-node
+   fit (mpmath chebyfit, 5 terms) rounded to double; ln m within 2^-43
+   relative. */
+const double leir_m_logf_poly[LEIR_M_LOGF_N] = {
+    0x1.8c8c1378bf76ep-3, 0x1.c67ad9ecb9497p-3, 0x1.249323e501d94p-2,
+    0x1.999998cafbbe2p-2, 0x1.5555555564e97p-1,
 };
 
 const double leir_m_log_poly[LEIR_M_LOG_N] = {
@@ -426,7 +447,26 @@ float leir_expf(float x) {
   return x != x ? x : f;
 }
 
-float leir_logf(float x) { return nan_fix1((float)leir_log((double)x), x); }
+float leir_logf(float x) {
+  double d = (double)x;
+  uint64_t u = bits64(d);
+  double ed = dbl((u >> 52) | 0x4330000000000000ull) - LEIR_M_LOGF_EB;
+  double m = dbl((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  bool big = m > LEIR_M_SQRT2;
+  m = big ? m * 0.5 : m;
+  ed = big ? ed + 1.0 : ed;
+  double f = m - 1.0;
+  double s = f / (f + 2.0);
+  double w = s * s;
+  double q = horner(leir_m_logf_poly, LEIR_M_LOGF_N, w);
+  double r = fma(ed, LEIR_M_LN2H, fma(s * w, q, s + s));
+  float y = (float)r;
+  y = x == INFINITY ? x : y;
+  y = x == 0.0f ? -INFINITY : y;
+  y = x < 0.0f ? flt(QNAN32) : y;
+  return x != x ? x : y;
+}
+
 float leir_erff(float x) { return nan_fix1((float)leir_erf((double)x), x); }
 
 float leir_powf(float x, float y) {
