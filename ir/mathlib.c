@@ -98,7 +98,8 @@
  *   f32 overflow (+inf from EXPF_HI = 89 on), subnormals and 0 (from
  *   EXPF_LO = -104 down).  The reduction's error (kd * LN2L, < 2^-48) and
  *   the polynomial's (< 2^-39.7 relative) keep the result within 0.5 + 2^-15
- *   ulp of e^x: bench/mathlib_exhaustive checks every f32 input.
+ *   ulp of e^x: over every f32 input (bench/mathlib_exhaustive) at most
+ *   0.500013 ulp, and 1430 of the 2^32 results not correctly rounded.
  * leir_logf(x), f32 (its own routine; d = (double)x, a normal double even
  * for subnormal x):
  *   u = bits(d);  ed = dbl((u >> 52) | 0x4330000000000000) - LOGF_EB
