@@ -249,11 +249,6 @@ static const CuMathChunk cu_math_chunks[] = {
      "  r = y == 0.0 ? 1.0 : r;\n"
      "  return x == 1.0 ? 1.0 : r;\n"
      "}\n"},
-    {"nan_fix1", "flt",
-     "static __device__ __forceinline__ float nan_fix1(float r, float x) {\n"
-     "  float n = x != x ? x : flt(QNAN32);\n"
-     "  return r != r ? n : r;\n"
-     "}\n"},
     {"expf", "d64 horner",
      "static __constant__ double leir_m_expf_poly[9] = {\n"
      "    0x1.a15a4f98eb4a5p-16, 0x1.a1aa7f143c60ap-13, 0x1.6c164df443c8cp-10,\n"
@@ -296,8 +291,38 @@ static const CuMathChunk cu_math_chunks[] = {
      "  y = x < 0.0f ? flt(QNAN32) : y;\n"
      "  return x != x ? x : y;\n"
      "}\n"},
-    {"erff", "erf nan_fix1",
-     "static __device__ float leir_erff(float x) { return nan_fix1((float)leir_erf((double)x), x); }\n"},
+    {"erff", "expf",
+     "static __constant__ double leir_m_erffa_poly[9] = {\n"
+     "    0x1.1c41ab6eec487p-20, -0x1.d2b8522d6f7cbp-17, 0x1.f57e9cee106c1p-14,\n"
+     "    -0x1.bfe158a7be278p-11, 0x1.56588b32275a7p-8, -0x1.b82cbae7577a7p-6,\n"
+     "    0x1.ce2f20a7415c6p-4, -0x1.812746ade3c08p-2, 0x1.20dd750428cb9p+0,\n"
+     "};\n"
+     "static __constant__ double leir_m_erffb_poly[16] = {\n"
+     "    -0x1.8432d7857fd17p-30, 0x1.aa6a4a1f38af1p-28, -0x1.e38ff2bf45393p-27,\n"
+     "    0x1.ef25e31b3345fp-25, -0x1.29894246f777bp-22, 0x1.285d97b76e333p-20,\n"
+     "    -0x1.1a842d761e30bp-18, 0x1.0b74629461c05p-16, -0x1.edd9b7a10a385p-15,\n"
+     "    0x1.ba90bd48bf203p-13, -0x1.809ccf5d2d42ap-11, 0x1.435be824773b9p-9,\n"
+     "    -0x1.06320793996b6p-7, 0x1.98958add84639p-6, -0x1.3086d7f002428p-4,\n"
+     "    0x1.afbb3f3b3b8d5p-3,\n"
+     "};\n"
+     "static __device__ float leir_erff(float x) {\n"
+     "  double d = (double)x;\n"
+     "  double a = fabs(d);\n"
+     "  double w = __dmul_rn(a, a);\n"
+     "  double ra = __dmul_rn(a, horner(leir_m_erffa_poly, 9, w));\n"
+     "  double c = a < 4.0 ? a : 4.0;\n"
+     "  double wc = __dmul_rn(c, c);\n"
+     "  double t = fma(-wc, 0x1.71547652b82fep+0, 0x1.8p52);\n"
+     "  double kd = t - 0x1.8p52;\n"
+     "  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(0x1.8p52);\n"
+     "  double ex = __dmul_rn(horner(leir_m_expf_poly, 9, fma(kd, -0x1.62e42fefa39efp-1, -wc)),\n"
+     "                        dbl(((uint64_t)k + 1023u) << 52));\n"
+     "  double rb = fma(-ex, horner(leir_m_erffb_poly, 16, c - 2.5), 1.0);\n"
+     "  double r = a < 1.0 ? ra : rb;\n"
+     "  r = a >= 4.0 ? 1.0 : r;\n"
+     "  float y = (float)copysign(r, d);\n"
+     "  return x != x ? x : y;\n"
+     "}\n"},
     {"powf", "pow flt",
      "static __device__ float leir_powf(float x, float y) {\n"
      "  float r = (float)leir_pow((double)x, (double)y);\n"

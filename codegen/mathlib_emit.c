@@ -329,6 +329,34 @@ static V emit_erf(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
+/* leir_erff: the f32 routine of its own */
+static V emit_erff(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.erff", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V one = kd(e, 1.0), top = kd(e, LEIR_M_ERFF_ONE);
+  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
+  V a = fabs_(e, d);
+  V w = mul(e, a, a);
+  V ra = mul(e, a, horner(e, leir_m_erffa_poly, LEIR_M_ERFFA_N, w));
+  V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
+  V wc = mul(e, c, c);
+  V t = fma_(e, neg(e, wc), kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
+  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
+  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, fma_(e, kf, kd(e, -LEIR_M_LN2H), neg(e, wc)));
+  V ex = mul(e, p, pow2i(e, k));
+  V q = horner(e, leir_m_erffb_poly, LEIR_M_ERFFB_N, sub(e, c, kd(e, LEIR_M_ERFF_MID)));
+  V rb = fma_(e, neg(e, ex), q, one);
+  V r = sel(e, fcmp(e, LLVMRealOLT, a, kd(e, LEIR_M_ERFF_SPLIT)), ra, rb);
+  r = sel(e, fcmp(e, LLVMRealOGE, a, top), one, r);
+  V y = LLVMBuildFPTrunc(e->B, copysign_(e, r, d), e->f32, "");
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
+}
+
 /* ------------------------------------------------------------------- pow */
 
 static V is_int(Em *e, V v) {
@@ -479,7 +507,7 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
     unsigned np;
   } tab[] = {{"exp", "leir.expf", emit_exp, emit_expf, 1},
              {"log", "leir.logf", emit_log, emit_logf, 1},
-             {"erf", "leir.erff", emit_erf, NULL, 1},
+             {"erf", "leir.erff", emit_erf, emit_erff, 1},
              {"pow", "leir.powf", emit_pow, NULL, 2}};
   LLVMTypeKind kind = LLVMGetTypeKind(ty);
   if (kind != LLVMDoubleTypeKind && kind != LLVMFloatTypeKind)

@@ -371,6 +371,19 @@ static void test_logf_strided(void **state) {
   assert_int_equal(s.bad_nan, 0);
 }
 
+static void test_erff_strided(void **state) {
+  (void)state;
+  MlUlp s = {.n = 0};
+  ml_ulp_check(&s, leir_erff, leir_erf, erfl, ml_known_erf, 0, UINT64_C(1) << 32, 257);
+  printf("  erff: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
+         (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
+  assert_int_equal(s.n, 16711936);
+  assert_true(s.max_ulp < 0.5 + 0x1p-12);
+  assert_true(s.wrong <= 100);
+  assert_int_equal(s.unresolved, 0);
+  assert_int_equal(s.bad_nan, 0);
+}
+
 /* ------------------------------------------------------ integer powers */
 
 static void test_int_powers(void **state) {
@@ -572,7 +585,7 @@ int main(void) {
       cmocka_unit_test(test_accuracy_f32),  cmocka_unit_test(test_int_powers),
       cmocka_unit_test(test_f16_values),    cmocka_unit_test(test_bf16_values),
       cmocka_unit_test(test_pow2_is_square),cmocka_unit_test(test_expf_strided),
-      cmocka_unit_test(test_logf_strided),
+      cmocka_unit_test(test_logf_strided), cmocka_unit_test(test_erff_strided),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
