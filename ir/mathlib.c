@@ -112,7 +112,8 @@
  *   y = (float)r;  y = x == +inf ? x : y;  y = x == 0 ? -inf : y;
  *   y = x < 0 ? QNANF : y;  result x != x ? x : y
  *   |ln m| <= ln2/2, so ed ln2 + ln m never cancels badly; the polynomial's
- *   relative error is < 2^-43 (bench/mathlib_exhaustive checks every input).
+ *   relative error is < 2^-43.  Over every f32 input (bench/mathlib_exhaustive)
+ *   below 0.5000005 ulp, and 15 of the 2^32 results not correctly rounded.
  * leir_erff(x), f32 (its own routine; d = (double)x):
  *   a = |d|;  w = a * a                                  (exact: a is an f32)
  *   ra = a * horner(erffa_poly, w)                       (|x| < ERFF_SPLIT)
