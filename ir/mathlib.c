@@ -125,7 +125,9 @@
  *   y = (float)copysign(r, d);  result x != x ? x : y
  *   erf(|x| >= 4) rounds to 1 in f32 (erfc(3.92) < 2^-25).  The polynomials'
  *   relative errors: erf(a)/a within 2^-40, erfc e^(c^2) within 2^-34.7 (an
- *   absolute error below 2^-37 in erf).
+ *   absolute error below 2^-37 in erf).  Over every f32 input
+ *   (bench/mathlib_exhaustive) at most 0.500043 ulp, and 18670 of the 2^32
+ *   results not correctly rounded.
  * leir_powf: r = (float)leir_pow((double)x, (double)y), then
  *   NaN results are made target independent: r = r != r ? (x != x ? x :
  *   y != y ? y : QNANF) : r      (QNANF = 0x7fc00000).
