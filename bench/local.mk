@@ -128,16 +128,21 @@ bench-par: bench/tvm_bench$(EXEEXT)
 	  $(PAR_BENCH_ARGS)
 
 ## Issue 41: element throughput of leirc's math routines (the host JIT's
-## vectorised code and ir/mathlib.c's C) against glibc's, one thread
-## (bench/mathlib_bench.c; a few seconds).
+## vectorised code and ir/mathlib.c's C) against glibc's, Sleef's u10 and
+## PyTorch's (issue 59), one thread (bench/mathlib_bench.c,
+## bench/mathlib_torch.py; under a minute).
 EXTRA_PROGRAMS += bench/mathlib_bench
 bench_mathlib_bench_SOURCES = bench/mathlib_bench.c
-bench_mathlib_bench_LDADD = libleircore.la -lm
+bench_mathlib_bench_LDADD = libleircore.la -ldl -lm
 .PHONY: bench-mathlib
 bench: bench-mathlib
+EXTRA_DIST += bench/mathlib_torch.py
 bench-mathlib: bench/mathlib_bench$(EXEEXT)
-	@echo "== math routines, elements per second (bench/mathlib_bench)"
-	@taskset -c 0 ./bench/mathlib_bench
+	@echo "== math routines, elements per second (bench/mathlib_bench, bench/mathlib_torch.py)"
+	@grep -m1 'model name' /proc/cpuinfo; uptime
+	@taskset -c 0 '$(PYTHON)' '$(srcdir)/bench/mathlib_torch.py' bench/mathlib_torch.txt
+	@taskset -c 0 ./bench/mathlib_bench --torch bench/mathlib_torch.txt
+CLEANFILES += bench/mathlib_torch.txt
 
 ## The analytic cost model (--cost=model, issue 8): Spearman rank correlation
 ## of its estimates with measured host run times over the corpus programs
@@ -310,3 +315,28 @@ EXTRA_DIST += bench/steps_profile.sh
 bench-steps-profile: leirc$(EXEEXT)
 	@echo "== where --emit-steps spends its time (bench/steps_profile.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/steps_profile.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
+
+## Accuracy of the unary f32 math routines over all 2^32 inputs against the
+## correctly rounded result (bench/mathlib_exhaustive.c; a few minutes per
+## routine on two cores).  `make check` runs a strided subset
+## (testsuite/unit/mathlib_test.c).
+EXTRA_PROGRAMS += bench/mathlib_exhaustive
+bench_mathlib_exhaustive_SOURCES = bench/mathlib_exhaustive.c testsuite/unit/mathlib_ulp.h
+bench_mathlib_exhaustive_LDADD = libleircore.la -lpthread -lm
+.PHONY: mathlib-exhaustive
+mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
+	@echo "== f32 math routines, every input (bench/mathlib_exhaustive)"
+	@./bench/mathlib_exhaustive --threads 2
+
+## Issue 59: the activation workloads of the corpus as written (GELU,
+## Softplus, Swish, SELU, Tanh, MinGPTNewGelu): leirc's host JIT against
+## PyTorch eager, one CPU, best of 3 processes each (bench/activation_bench.py;
+## about a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a
+## second leirc (an older build) in the same run.  By name.
+EXTRA_DIST += bench/activation_bench.py
+.PHONY: bench-activations
+bench-activations: leirc$(EXEEXT)
+	@echo "== activation workloads as the corpus writes them (bench/activation_bench.py)"
+	@grep -m1 'model name' /proc/cpuinfo; uptime
+	@'$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
+	  $(ACTIVATION_BENCH_ARGS) || test $$? -eq 77

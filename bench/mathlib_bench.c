@@ -12,19 +12,34 @@
  *          in a plain loop;
  *   glibc  expf/exp, logf/log, tanhf/tanh, erff/erf, powf/pow (also for
  *          x**3.0), sqrtf/sqrt
- *          (libm, scalar calls: no -ffast-math, so no libmvec).
+ *          (libm, scalar calls: no -ffast-math, so no libmvec);
+ *   Sleef  Sleef's u10 vector routines (u05 for sqrt), the widest the CPU has
+ *          (expf16_u10 with AVX-512F, else expf8_u10; expd8/expd4 for f64),
+ *          from libsleef.so.3 loaded at run time (Debian's libsleef3; the
+ *          column says "-" without it); tanh is Sleef's tanh;
+ *   torch  PyTorch's own throughput for the same operation on one thread
+ *          (torch.exp, torch.log, torch.tanh, torch.erf, torch.pow,
+ *          torch.sqrt with out=), read from the file --torch names, which
+ *          bench/mathlib_torch.py writes (best of several processes; same
+ *          ranges and element count, its own random inputs).
+ *
+ * The ratio columns are JIT / glibc, JIT / Sleef and JIT / torch (> 1:
+ * leirc is faster).  Sleef's u10 and PyTorch's routines are within 1 ulp;
+ * leirc's f32 routines within about 0.5 ulp.
  *
  * The JIT's and C's results are the same bits (mathlib_emit_test and
  * codegen_test check it); glibc's are not (another algorithm).  tanh is
  * (exp(x)-exp(-x))/(exp(x)+exp(-x)) for leirc (LEIR has no tanh; the corpus
  * writes it so) and tanhf/tanh for glibc.
  *
- *   mathlib_bench [--n N] [--reps R]        (defaults 65536, 20)
+ *   mathlib_bench [--n N] [--reps R] [--torch FILE]   (defaults 65536, 20)
  *
  * Prints a Markdown table and exits 0.  Run by `make bench-mathlib` on one
- * CPU (taskset -c 0).
+ * CPU (taskset -c 0), after bench/mathlib_torch.py.
  */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 
 #include <math.h>
 #include <stdint.h>
@@ -32,6 +47,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <dlfcn.h>
+#include <immintrin.h>
 
 #include "codegen/codegen.h"
 #include "ir/buffer.h"
@@ -118,6 +136,108 @@ static double ltanh(double x) {
   return (e - m) / (e + m);
 }
 
+/* ------------------------------------------------------------ Sleef */
+
+/* Sleef's routine names for each of ours: f32, f64 ("%d" = the lane count) */
+static const char *const sleef_name[R_N][2] = {
+    {"Sleef_expf%d_u10", "Sleef_expd%d_u10"},   {"Sleef_logf%d_u10", "Sleef_logd%d_u10"},
+    {"Sleef_tanhf%d_u10", "Sleef_tanhd%d_u10"}, {"Sleef_erff%d_u10", "Sleef_erfd%d_u10"},
+    {"Sleef_powf%d_u10", "Sleef_powd%d_u10"},   {"Sleef_powf%d_u10", "Sleef_powd%d_u10"},
+    {"Sleef_sqrtf%d_u05", "Sleef_sqrtd%d_u05"},
+};
+
+typedef __m256 (*SleefF8)(__m256);
+typedef __m256 (*SleefF8b)(__m256, __m256);
+typedef __m256d (*SleefD4)(__m256d);
+typedef __m256d (*SleefD4b)(__m256d, __m256d);
+typedef __m512 (*SleefF16)(__m512);
+typedef __m512 (*SleefF16b)(__m512, __m512);
+typedef __m512d (*SleefD8)(__m512d);
+typedef __m512d (*SleefD8b)(__m512d, __m512d);
+
+#define SLEEF_LOOP(W, STORE, CALL)                                                                                \
+  for (int rep = 0; rep < reps; rep++) {                                                                               \
+    double t = now();                                                                                                  \
+    for (int64_t i = 0; i + (W) <= n; i += (W)) STORE(o + i, CALL);                                                    \
+    t = now() - t;                                                                                                     \
+    if (t > 0 && (best == 0 || t < best)) best = t;                                                                    \
+  }
+
+__attribute__((target("avx2,fma"))) static double sleef_rate256(void *fn, Routine r, bool f64, int64_t n, int reps,
+                                                                const void *a, const void *y, void *d) {
+  double best = 0;
+  bool bin = r == R_POW || r == R_POW3;
+  if (f64) {
+    const double *x = a, *w = y;
+    double *o = d;
+    __m256d three = _mm256_set1_pd(3.0);
+    if (bin) SLEEF_LOOP(4, _mm256_storeu_pd, ((SleefD4b)fn)(_mm256_loadu_pd(x + i), r == R_POW ? _mm256_loadu_pd(w + i) : three))
+    else SLEEF_LOOP(4, _mm256_storeu_pd, ((SleefD4)fn)(_mm256_loadu_pd(x + i)))
+  } else {
+    const float *x = a, *w = y;
+    float *o = d;
+    __m256 three = _mm256_set1_ps(3.0f);
+    if (bin) SLEEF_LOOP(8, _mm256_storeu_ps, ((SleefF8b)fn)(_mm256_loadu_ps(x + i), r == R_POW ? _mm256_loadu_ps(w + i) : three))
+    else SLEEF_LOOP(8, _mm256_storeu_ps, ((SleefF8)fn)(_mm256_loadu_ps(x + i)))
+  }
+  return best > 0 ? (double)(n - n % (f64 ? 4 : 8)) / best : 0;
+}
+
+__attribute__((target("avx512f"))) static double sleef_rate512(void *fn, Routine r, bool f64, int64_t n, int reps,
+                                                              const void *a, const void *y, void *d) {
+  double best = 0;
+  bool bin = r == R_POW || r == R_POW3;
+  if (f64) {
+    const double *x = a, *w = y;
+    double *o = d;
+    __m512d three = _mm512_set1_pd(3.0);
+    if (bin) SLEEF_LOOP(8, _mm512_storeu_pd, ((SleefD8b)fn)(_mm512_loadu_pd(x + i), r == R_POW ? _mm512_loadu_pd(w + i) : three))
+    else SLEEF_LOOP(8, _mm512_storeu_pd, ((SleefD8)fn)(_mm512_loadu_pd(x + i)))
+  } else {
+    const float *x = a, *w = y;
+    float *o = d;
+    __m512 three = _mm512_set1_ps(3.0f);
+    if (bin) SLEEF_LOOP(16, _mm512_storeu_ps, ((SleefF16b)fn)(_mm512_loadu_ps(x + i), r == R_POW ? _mm512_loadu_ps(w + i) : three))
+    else SLEEF_LOOP(16, _mm512_storeu_ps, ((SleefF16)fn)(_mm512_loadu_ps(x + i)))
+  }
+  return best > 0 ? (double)(n - n % (f64 ? 8 : 16)) / best : 0;
+}
+
+/* Sleef's rate for routine r, 0 when libsleef or the routine is missing */
+static double sleef_rate(void *lib, Routine r, bool f64, int64_t n, int reps, const void *a, const void *y, void *d) {
+  if (!lib) return 0;
+  __builtin_cpu_init();
+  bool wide = __builtin_cpu_supports("avx512f");
+  if (!wide && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
+  char name[64];
+  snprintf(name, sizeof name, sleef_name[r][f64], wide ? (f64 ? 8 : 16) : (f64 ? 4 : 8));
+  void *fn = dlsym(lib, name);
+  if (!fn) return 0;
+  return wide ? sleef_rate512(fn, r, f64, n, reps, a, y, d) : sleef_rate256(fn, r, f64, n, reps, a, y, d);
+}
+
+/* PyTorch's rate for routine r from bench/mathlib_torch.py's file (lines
+   "ROUTINE DTYPE ELEM_PER_S"), 0 when absent */
+static double torch_rate(const char *file, Routine r, bool f64) {
+  FILE *f = file ? fopen(file, "r") : NULL;
+  char nm[32], dt[8];
+  double v, rate = 0;
+  while (f && fscanf(f, "%31s %7s %lf", nm, dt, &v) == 3)
+    if (!strcmp(nm, rname[r]) && !strcmp(dt, f64 ? "f64" : "f32")) rate = v;
+  if (f) fclose(f);
+  return rate;
+}
+
+static void put_rate(double v) {
+  if (v > 0) printf(" %.0f |", v / 1e6);
+  else printf(" - |");
+}
+
+static void put_ratio(double a, double b) {
+  if (a > 0 && b > 0) printf(" %.2f |", a / b);
+  else printf(" - |");
+}
+
 #define LOOP(EXPR)                                                                                                     \
   for (int rep = 0; rep < reps; rep++) {                                                                               \
     double t = now();                                                                                                  \
@@ -159,18 +279,22 @@ static double c_rate(Routine r, bool f64, bool glibc, int64_t n, int reps, const
 int main(int argc, char **argv) {
   int64_t n = 65536;
   int reps = 20;
+  const char *torch = NULL;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--n")) n = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--torch")) torch = argv[i + 1];
   }
+  void *sleef = dlopen("libsleef.so.3", RTLD_NOW | RTLD_LOCAL);
   if (n < 1) n = 1;
   if (reps < 1) reps = 1;
   /* 64-byte aligned (ir/buffer.h), as leirc's own buffers */
   double *a = ir_buffer_alloc((size_t)n * 8), *y = ir_buffer_alloc((size_t)n * 8), *d = ir_buffer_alloc((size_t)n * 8);
   if (!a || !y || !d) return 1;
-  printf("element throughput, one thread, %lld elements, best of %d (Melem/s; JIT/glibc: ratio)\n", (long long)n,
+  printf("element throughput, one thread, %lld elements, best of %d (Melem/s; ratios JIT / other)\n", (long long)n,
          reps);
-  printf("| routine | dtype | leirc JIT | leirc C (interpreter's) | glibc | JIT / glibc |\n|---|---|---|---|---|---|\n");
+  printf("| routine | dtype | leirc JIT | leirc C (interpreter's) | glibc | Sleef u10 | torch | JIT / glibc | JIT / Sleef "
+         "| JIT / torch |\n|---|---|---|---|---|---|---|---|---|---|\n");
   for (int f64 = 0; f64 < 2; f64++)
     for (int r = 0; r < R_N; r++) {
       uint64_t s = 0x9e3779b97f4a7c15ull + (uint64_t)r;
@@ -187,9 +311,14 @@ int main(int argc, char **argv) {
       double j = jit_rate((Routine)r, f64, n, reps, a, y, d);
       double c = c_rate((Routine)r, f64, false, n, reps, a, y, d);
       double g = c_rate((Routine)r, f64, true, n, reps, a, y, d);
-      printf("| %s | %s | %.0f | %.0f | %.0f | %.2f |\n", rname[r], f64 ? "f64" : "f32", j / 1e6, c / 1e6, g / 1e6,
-             g > 0 ? j / g : 0);
+      double sl = sleef_rate(sleef, (Routine)r, f64, n, reps, a, y, d);
+      double to = torch_rate(torch, (Routine)r, f64);
+      printf("| %s | %s |", rname[r], f64 ? "f64" : "f32");
+      put_rate(j), put_rate(c), put_rate(g), put_rate(sl), put_rate(to);
+      put_ratio(j, g), put_ratio(j, sl), put_ratio(j, to);
+      printf("\n");
     }
+  if (sleef) dlclose(sleef);
   ir_buffer_free(a);
   ir_buffer_free(y);
   ir_buffer_free(d);

@@ -183,6 +183,27 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
+/* leir_expf: the f32 routine of its own (f64 inside, one rounding) */
+static V emit_expf(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.expf", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
+  V hi = kd(e, LEIR_M_EXPF_HI), lo = kd(e, LEIR_M_EXPF_LO);
+  V c = sel(e, fcmp(e, LLVMRealOGT, d, hi), hi, d);
+  c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
+  V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
+  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
+  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V r = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
+  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, r);
+  V y = LLVMBuildFPTrunc(e->B, mul(e, p, pow2i(e, k)), e->f32, "");
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
+}
+
 /* ------------------------------------------------------------------- log */
 
 static DDV log_mant(Em *e, V m) {
@@ -252,6 +273,36 @@ static V emit_log(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
+/* leir_logf: the f32 routine of its own */
+static V emit_logf(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.logf", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V one = kd(e, 1.0);
+  V u = cast(e, LLVMBuildFPExt(e->B, x, e->f64, ""), e->i64);
+  V eb = ior(e, lshr(e, u, kl(e, 52)), kl(e, 0x4330000000000000ll));
+  V ed = sub(e, cast(e, eb, e->f64), kd(e, LEIR_M_LOGF_EB));
+  V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
+  V m = cast(e, mb, e->f64);
+  V big = fcmp(e, LLVMRealOGT, m, kd(e, LEIR_M_SQRT2));
+  m = sel(e, big, mul(e, m, kd(e, 0.5)), m);
+  ed = sel(e, big, add(e, ed, one), ed);
+  V fm = sub(e, m, one);
+  V s = fdv(e, fm, add(e, fm, kd(e, 2.0)));
+  V w = mul(e, s, s);
+  V q = horner(e, leir_m_logf_poly, LEIR_M_LOGF_N, w);
+  V r = fma_(e, ed, kd(e, LEIR_M_LN2H), fma_(e, mul(e, s, w), q, add(e, s, s)));
+  V y = LLVMBuildFPTrunc(e->B, r, e->f32, "");
+  V inf = LLVMConstReal(e->f32, INFINITY), zero = LLVMConstReal(e->f32, 0.0);
+  y = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, y);
+  y = sel(e, fcmp(e, LLVMRealOEQ, x, zero), LLVMConstReal(e->f32, -INFINITY), y);
+  y = sel(e, fcmp(e, LLVMRealOLT, x, zero), qnan32(e), y);
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
+}
+
 /* ------------------------------------------------------------------- erf */
 
 static V emit_erf(Em *e, LLVMModuleRef M) {
@@ -276,6 +327,34 @@ static V emit_erf(Em *e, LLVMModuleRef M) {
   r = sel(e, fcmp(e, LLVMRealOGE, a, kd(e, LEIR_M_ERF_ONE)), one, r);
   r = copysign_(e, r, x);
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
+}
+
+/* leir_erff: the f32 routine of its own */
+static V emit_erff(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.erff", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V one = kd(e, 1.0), top = kd(e, LEIR_M_ERFF_ONE);
+  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
+  V a = fabs_(e, d);
+  V w = mul(e, a, a);
+  V ra = mul(e, a, horner(e, leir_m_erffa_poly, LEIR_M_ERFFA_N, w));
+  V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
+  V wc = mul(e, c, c);
+  V t = fma_(e, neg(e, wc), kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
+  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
+  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, fma_(e, kf, kd(e, -LEIR_M_LN2H), neg(e, wc)));
+  V ex = mul(e, p, pow2i(e, k));
+  V q = horner(e, leir_m_erffb_poly, LEIR_M_ERFFB_N, sub(e, c, kd(e, LEIR_M_ERFF_MID)));
+  V rb = fma_(e, neg(e, ex), q, one);
+  V r = sel(e, fcmp(e, LLVMRealOLT, a, kd(e, LEIR_M_ERFF_SPLIT)), ra, rb);
+  r = sel(e, fcmp(e, LLVMRealOGE, a, top), one, r);
+  V y = LLVMBuildFPTrunc(e->B, copysign_(e, r, d), e->f32, "");
+  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }
 
 /* ------------------------------------------------------------------- pow */
@@ -424,11 +503,12 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
   static const struct {
     const char *which, *f32name;
     V (*emit)(Em *, LLVMModuleRef);
+    V (*emit32)(Em *, LLVMModuleRef); /* an f32 routine of its own, or NULL */
     unsigned np;
-  } tab[] = {{"exp", "leir.expf", emit_exp, 1},
-             {"log", "leir.logf", emit_log, 1},
-             {"erf", "leir.erff", emit_erf, 1},
-             {"pow", "leir.powf", emit_pow, 2}};
+  } tab[] = {{"exp", "leir.expf", emit_exp, emit_expf, 1},
+             {"log", "leir.logf", emit_log, emit_logf, 1},
+             {"erf", "leir.erff", emit_erf, emit_erff, 1},
+             {"pow", "leir.powf", emit_pow, NULL, 2}};
   LLVMTypeKind kind = LLVMGetTypeKind(ty);
   if (kind != LLVMDoubleTypeKind && kind != LLVMFloatTypeKind)
     return NULL;
@@ -436,6 +516,8 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
     if (strcmp(which, tab[i].which) != 0)
       continue;
     Em e;
+    if (kind == LLVMFloatTypeKind && tab[i].emit32)
+      return tab[i].emit32(&e, M);
     V f64fn = tab[i].emit(&e, M);
     if (kind == LLVMDoubleTypeKind)
       return f64fn;

@@ -20,7 +20,7 @@ testsuite_unit_value_query_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm
 
 ## leirc's own math routines (exp, log, erf, pow, f16/bf16 rounding)
 check_PROGRAMS += testsuite/unit/mathlib_test
-testsuite_unit_mathlib_test_SOURCES = testsuite/unit/mathlib_test.c
+testsuite_unit_mathlib_test_SOURCES = testsuite/unit/mathlib_test.c testsuite/unit/mathlib_ulp.h
 testsuite_unit_mathlib_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_mathlib_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 

@@ -11,9 +11,10 @@
  * mathlib.c must be compiled with -ffp-contract=off (no implicit FMA).
  *
  * Accuracy (measured by testsuite/unit/mathlib_test.c): the f32 routines are
- * computed in f64 and rounded once (max error about 0.5 ulp); the f64
- * routines are within about 1 ulp.  Subnormal results are produced (no flush
- * to zero).
+ * computed in f64 and rounded once (max error about 0.5 ulp; expf, logf and
+ * erff, f64 routines of their own sized for f32, are checked on every input by
+ * bench/mathlib_exhaustive); the f64 routines are within about 1 ulp.
+ * Subnormal results are produced (no flush to zero).
  */
 #ifndef LEIR_IR_MATHLIB_H
 #define LEIR_IR_MATHLIB_H
@@ -54,6 +55,12 @@ float leir_round_bf16(float x);
 #define LEIR_M_SQRT2 0x1.6a09e667f3bcdp+0
 #define LEIR_M_EXP_HI 710.0                  /* exp argument clamp */
 #define LEIR_M_EXP_LO (-746.0)
+#define LEIR_M_EXPF_HI 89.0                  /* expf argument clamp */
+#define LEIR_M_EXPF_LO (-104.0)
+#define LEIR_M_LOGF_EB 0x1.00000000003ffp52  /* 2^52 + 1023 */
+#define LEIR_M_ERFF_SPLIT 1.0                /* erff: series / erfc form */
+#define LEIR_M_ERFF_ONE 4.0                  /* erff(|x| >= 4) = 1 */
+#define LEIR_M_ERFF_MID 2.5                  /* erfc form's variable c - MID */
 #define LEIR_M_ERF_SPLIT 1.0                 /* erf: series / erfc form */
 #define LEIR_M_ERF_ONE 6.0                   /* erf(|x| >= 6) = 1 */
 #define LEIR_M_ERF_C 4.0                     /* erfc variable 1/(|x|+C) - T0 */
@@ -63,12 +70,20 @@ float leir_round_bf16(float x);
 #define LEIR_M_POW_SMALL 0x1p-900
 
 #define LEIR_M_EXP_N 12
+#define LEIR_M_EXPF_N 9
 #define LEIR_M_LOG_N 11
+#define LEIR_M_LOGF_N 5
 #define LEIR_M_ERFA_N 14
 #define LEIR_M_ERFB_N 17
+#define LEIR_M_ERFFA_N 9
+#define LEIR_M_ERFFB_N 16
 extern const double leir_m_exp_poly[LEIR_M_EXP_N];   /* 1/13! .. 1/2! */
+extern const double leir_m_expf_poly[LEIR_M_EXPF_N]; /* ~e^r, |r| <= ln2/2 */
+extern const double leir_m_logf_poly[LEIR_M_LOGF_N]; /* (2atanh s-2s)/s^3 in s^2 */
 extern const double leir_m_log_poly[LEIR_M_LOG_N];   /* 2/25 .. 2/5 */
 extern const double leir_m_erfa_poly[LEIR_M_ERFA_N]; /* erf(a)/a - 1 in a^2 */
 extern const double leir_m_erfb_poly[LEIR_M_ERFB_N]; /* erfc(a)e^(a^2) in 1/(a+C)-T0 */
+extern const double leir_m_erffa_poly[LEIR_M_ERFFA_N]; /* erf(a)/a in a^2, a < 1 */
+extern const double leir_m_erffb_poly[LEIR_M_ERFFB_N]; /* erfc(c)e^(c^2) in c-2.5 */
 
 #endif

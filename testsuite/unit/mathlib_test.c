@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ir/mathlib.h"
+#include "testsuite/unit/mathlib_ulp.h"
 
 #include <float.h>
 #include <math.h>
@@ -340,6 +341,49 @@ static void test_accuracy_f32(void **state) {
   report("powf", &wp, 0.501, 1);
 }
 
+/* The f32 routines of their own against the correctly rounded result on
+   every 257th f32 pattern (16.7 million inputs; `make mathlib-exhaustive`
+   checks all 2^32): within 0.5 + 2^-15 ulp, almost always correctly
+   rounded, every NaN input returned as it is. */
+static void test_expf_strided(void **state) {
+  (void)state;
+  MlUlp s = {.n = 0};
+  ml_ulp_check(&s, leir_expf, leir_exp, expl, ml_known_exp, 0, UINT64_C(1) << 32, 257);
+  printf("  expf: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
+         (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
+  assert_int_equal(s.n, 16711936);
+  assert_true(s.max_ulp < 0.5 + 0x1p-15);
+  assert_true(s.wrong <= 10);
+  assert_int_equal(s.unresolved, 0);
+  assert_int_equal(s.bad_nan, 0);
+}
+
+static void test_logf_strided(void **state) {
+  (void)state;
+  MlUlp s = {.n = 0};
+  ml_ulp_check(&s, leir_logf, leir_log, logl, ml_known_log, 0, UINT64_C(1) << 32, 257);
+  printf("  logf: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
+         (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
+  assert_int_equal(s.n, 16711936);
+  assert_true(s.max_ulp < 0.5 + 0x1p-15);
+  assert_true(s.wrong <= 10);
+  assert_int_equal(s.unresolved, 0);
+  assert_int_equal(s.bad_nan, 0);
+}
+
+static void test_erff_strided(void **state) {
+  (void)state;
+  MlUlp s = {.n = 0};
+  ml_ulp_check(&s, leir_erff, leir_erf, erfl, ml_known_erf, 0, UINT64_C(1) << 32, 257);
+  printf("  erff: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
+         (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
+  assert_int_equal(s.n, 16711936);
+  assert_true(s.max_ulp < 0.5 + 0x1p-12);
+  assert_true(s.wrong <= 100);
+  assert_int_equal(s.unresolved, 0);
+  assert_int_equal(s.bad_nan, 0);
+}
+
 /* ------------------------------------------------------ integer powers */
 
 static void test_int_powers(void **state) {
@@ -540,7 +584,8 @@ int main(void) {
       cmocka_unit_test(test_nan_bits),      cmocka_unit_test(test_accuracy_f64),
       cmocka_unit_test(test_accuracy_f32),  cmocka_unit_test(test_int_powers),
       cmocka_unit_test(test_f16_values),    cmocka_unit_test(test_bf16_values),
-      cmocka_unit_test(test_pow2_is_square),
+      cmocka_unit_test(test_pow2_is_square),cmocka_unit_test(test_expf_strided),
+      cmocka_unit_test(test_logf_strided), cmocka_unit_test(test_erff_strided),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

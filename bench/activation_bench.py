@@ -1,0 +1,134 @@
+"""Activation workloads of the corpus as written: leirc's host JIT against PyTorch eager.
+
+For each level-1 corpus workload below, the host run time of the program as
+the corpus writes it (``leirc --print-cost --cost=measure --target=host``:
+the median of timed runs, one CPU under taskset) and PyTorch eager's time for
+the same operation on tensors of the same shape (torch.set_num_threads(1),
+no_grad, best of REPS calls).  Each side is measured in PROCS fresh
+processes and the best kept (PyTorch's time per call varies between
+processes).  With --before LEIRC2 a second leirc (e.g. an older build) is
+measured in the same run.
+
+    activation_bench.py LEIRC CORPUS [--before LEIRC2] [--procs P] [--reps R]
+
+Prints a Markdown table: seconds per run and PyTorch / leirc (> 1: leirc is
+faster).  Exits 0; 77 when the corpus is absent.
+"""
+
+import argparse
+import json
+import pathlib
+import re
+import subprocess
+import sys
+from typing import Dict, List, Optional
+
+WORKLOADS: List[str] = ["GELU", "Softplus", "Swish", "SELU", "Tanh", "MinGPTNewGelu"]
+
+# PyTorch's eager spelling of each workload (x: the input)
+TORCH: Dict[str, str] = {
+    "GELU": "torch.nn.functional.gelu(x)",
+    "Softplus": "torch.nn.functional.softplus(x)",
+    "Swish": "x * torch.sigmoid(x)",
+    "SELU": "torch.selu(x)",
+    "Tanh": "torch.tanh(x)",
+    "MinGPTNewGelu": "0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi)"
+                     " * (x + 0.044715 * torch.pow(x, 3.0))))",
+}
+
+CHILD = """
+import math, sys, time, torch
+torch.set_num_threads(1)
+shape = [int(v) for v in sys.argv[1].split(',')]
+reps = int(sys.argv[2])
+x = torch.randn(*shape, generator=torch.Generator().manual_seed(0))
+best = None
+with torch.no_grad():
+    f = lambda: {expr}
+    f()
+    for _ in range(reps):
+        t = time.perf_counter(); f(); t = time.perf_counter() - t
+        best = t if best is None or t < best else best
+print(best)
+"""
+
+
+def leirc_time(leirc: str, prog: pathlib.Path, procs: int) -> Optional[float]:
+    """Best over PROCS runs of leirc's measured median host run time."""
+    best = None
+    for _ in range(procs):
+        out = subprocess.run(
+            ["taskset", "-c", "0", leirc, "--print-cost", "--cost=measure", "--target=host",
+             "--decls", str(prog.with_suffix(".decls.json")), str(prog)],
+            capture_output=True, text=True, check=False).stdout
+        m = re.search(r"measured_seconds: (\S+)", out)
+        if m:
+            t = float(m.group(1))
+            best = t if best is None or t < best else best
+    return best
+
+
+def torch_time(name: str, shape: List[int], procs: int, reps: int) -> Optional[float]:
+    """Best over PROCS fresh processes of PyTorch's best call time."""
+    best = None
+    code = CHILD.replace("{expr}", TORCH[name])
+    for _ in range(procs):
+        out = subprocess.run(
+            ["taskset", "-c", "0", sys.executable, "-c", code, ",".join(map(str, shape)), str(reps)],
+            capture_output=True, text=True, check=False).stdout.strip()
+        try:
+            t = float(out)
+        except ValueError:
+            continue
+        best = t if best is None or t < best else best
+    return best
+
+
+def fmt(t: Optional[float]) -> str:
+    """Seconds as a table cell."""
+    return "-" if t is None else f"{t * 1e3:.3f} ms"
+
+
+def ratio(a: Optional[float], b: Optional[float]) -> str:
+    """a / b as a table cell."""
+    return "-" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+
+
+def main() -> int:
+    """Measures every workload and prints the table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("leirc")
+    ap.add_argument("corpus")
+    ap.add_argument("--before", help="a second leirc measured beside the first")
+    ap.add_argument("--procs", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=20)
+    args = ap.parse_args()
+    progs = pathlib.Path(args.corpus) / "programs" / "level1"
+    if not progs.is_dir():
+        print(f"activation_bench: no corpus at {args.corpus}")
+        return 77
+    head = "| workload | shape | leirc | torch | torch / leirc |"
+    sep = "|---|---|---|---|---|"
+    if args.before:
+        head = "| workload | shape | leirc before | leirc | torch | torch / before | torch / leirc |"
+        sep = "|---|---|---|---|---|---|---|"
+    print(head)
+    print(sep)
+    for name in WORKLOADS:
+        prog = progs / f"{name}.leir"
+        decls = json.loads(prog.with_suffix(".decls.json").read_text(encoding="utf-8"))
+        shape = decls["known_shapes"][0]
+        after = leirc_time(args.leirc, prog, args.procs)
+        before = leirc_time(args.before, prog, args.procs) if args.before else None
+        tt = torch_time(name, shape, args.procs, args.reps)
+        cells = [name, "x".join(map(str, shape))]
+        if args.before:
+            cells += [fmt(before), fmt(after), fmt(tt), ratio(tt, before), ratio(tt, after)]
+        else:
+            cells += [fmt(after), fmt(tt), ratio(tt, after)]
+        print("| " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
