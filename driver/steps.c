@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "driver/driver.h"
+#include "driver/steps_cache.h"
 #include "driver/steps_format.h"
 
 #include "interp/check.h"
@@ -250,7 +251,18 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
   bool ok = bf->a != NULL;
   if (ok) {
     interp_random_inputs(bf->a, o->run.seed, NULL);
-    ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
+    /* --steps-cache: the outputs of an earlier run of the same program on
+       the same inputs by the same engine, else run it and keep them */
+    StepsKey k = {0};
+    const char *dir = o->steps.cache_dir;
+    if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
+                          ctx->unsafe_math))
+      dir = NULL;
+    if (!dir || !steps_cache_load(dir, &k, bf->a)) {
+      ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
+      if (ok && dir) steps_cache_store(dir, &k, bf->a);
+    }
+    steps_key_free(&k);
   }
   const char *msg = capture_end(ctx, &cap);
   if (!ok) {
@@ -328,6 +340,27 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
                          o->run.tolerance == CMP_REFERENCE ? "reference" : "class T", (unsigned long long)o->run.seed,
                          by);
   return 1;
+}
+
+/* check_step, once per distinct program after the step: a candidate whose
+ * canonical text (and class, which sets the tolerance) equals an earlier
+ * one's of the same program gets that one's verdict and text (its run
+ * would repeat the same run on the same inputs). */
+static int check_memo(LeirCtx *ctx, const DrvOptions *o, Before *bf, StepsMemo *memo, const IrProgram *before,
+                      const IrProgram *after, PassClass cls, const char **text) {
+  if (o->steps.no_verify) return check_step(ctx, o, bf, before, after, cls, text);
+  StepsKey k;
+  if (!steps_key(&k, after, o->run.seed, pass_class_name(cls), ctx->fp_contract, ctx->unsafe_math))
+    return check_step(ctx, o, bf, before, after, cls, text);
+  const StepsMemoEnt *e = steps_memo_find(memo, &k);
+  if (e) {
+    steps_key_free(&k);
+    *text = arena_strdup(&ctx->arena, e->text);
+    return e->verdict;
+  }
+  int v = check_step(ctx, o, bf, before, after, cls, text);
+  steps_memo_add(memo, &k, v, *text);
+  return v;
 }
 
 /* ------------------------------------------------------------ rationale */
@@ -710,6 +743,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   l.ctx.no_warnings = o->no_warnings;
   bool ok = true;
   Before bf = {0};
+  StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
                in->ncand);
@@ -749,7 +783,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
       continue;
     }
     const char *text = NULL;
-    int v = check_step(&l.ctx, o, &bf, l.p, q, c->cls, &text);
+    int v = check_memo(&l.ctx, o, &bf, &memo, l.p, q, c->cls, &text);
     if (v < 0 && !so->keep_unverified) {
       diag_warn(&l.ctx, c->site, "step '%s' %s; no record written", pass_cand_spelling(&l.ctx, c), text);
       continue;
@@ -776,6 +810,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
+  steps_memo_free(&memo);
   if (l.ctx.nerrors) *bad_input = true;
   leir_ctx_free(&l.ctx);
   return ok;
@@ -806,6 +841,11 @@ int drv_emit_steps(const DrvOptions *o) {
                       "Try 'leirc --help' for more information.\n");
       return 2;
     }
+  struct stat st;
+  if (so->cache_dir && (stat(so->cache_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    fprintf(stderr, "leirc: --steps-cache: '%s' is not a directory\n", so->cache_dir);
+    return 2;
+  }
   StepInput *in = calloc((size_t)n + 1, sizeof *in);
   long *count = calloc((size_t)pass_table_size, sizeof *count);
   if (!in || !count) {
