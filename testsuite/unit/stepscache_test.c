@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "driver/steps_cache.h"
@@ -96,9 +97,15 @@ static void copy_file(const char *from, const char *to, long cut) {
 
 static void test_disk(void **state) {
   (void)state;
-  const char *tmp = getenv("TMPDIR");
+  /* under the build tree's testsuite/scratch (make check runs the unit
+     tests in the build tree) */
+  const char *top = getenv("top_builddir");
   char dir[512], p1[600], p2[600];
-  snprintf(dir, sizeof dir, "%s/stepscache_test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  snprintf(dir, sizeof dir, "%s/testsuite", top && *top ? top : ".");
+  mkdir(dir, 0777);
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch", top && *top ? top : ".");
+  mkdir(dir, 0777);
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_test.XXXXXX", top && *top ? top : ".");
   assert_non_null(mkdtemp(dir));
 
   Prog pa, pb, pc, pw, pg;
