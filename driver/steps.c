@@ -59,6 +59,7 @@ typedef struct Before {
   const char *not_run; /* why the steps of this program are not checked */
   InterpProg *a;       /* ran on seed o->run.seed */
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
+  InterpBufPool pool;  /* the last program after a step's buffers, for the next */
 } Before;
 
 /* ------------------------------------------------------------ diagnostics */
@@ -296,9 +297,15 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   InterpDiff d;
   InterpOptions ro = {false, jit ? 0 : drv_interp_budget(o)};
   InterpProg *b = NULL;
-  if (!interp_same_signature(ctx, before, after, "the program before it", "the program after it"))
+  bool same = interp_same_signature(ctx, before, after, "the program before it", "the program after it");
+  /* the buffers of the last program after a step, reused where the sizes
+     agree; those it does not take are freed (the memory in use stays that
+     of the two programs) */
+  if (same) b = interp_new_pooled(ctx, after, &ro, &bf->pool);
+  interp_pool_free(&bf->pool);
+  if (!same)
     what = "the step changed the program's arguments";
-  else if (!(b = interp_new(ctx, after, &ro)))
+  else if (!b)
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
@@ -760,6 +767,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (rid % so->shard_n != so->shard_i) continue;
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
+      interp_pool_free(&bf.pool);
       bf = (Before){0};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
@@ -810,6 +818,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
+  interp_pool_free(&bf.pool);
   steps_memo_free(&memo);
   if (l.ctx.nerrors) *bad_input = true;
   leir_ctx_free(&l.ctx);

@@ -8,6 +8,9 @@
  * file holds another key (a hash collision) or is cut short; a
  * deliberately wrong candidate compared against the cached outputs still
  * differs and a right one is still equal.
+ * test_pool: interp_new_pooled takes the buffers a freed program gave
+ * back where the sizes agree (zeroed: the same outputs as fresh ones) and
+ * allocates the others.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -184,8 +187,46 @@ static void test_disk(void **state) {
   prog_free(&pc2);
 }
 
+static void test_pool(void **state) {
+  (void)state;
+  Prog p1, p2, p3;
+  assert_true(prog_load(&p1, rowsum));
+  assert_true(prog_load(&p2, rowsum_swapped));
+  assert_true(prog_load(&p3, "%in A : f32[4,5]\n%out D : f32[4]\n"
+                             "L^{4}_{a=0}L^{5}_{c=0}[D^{f32,g}_{a}=D^{f32,g}_{a}+A^{f32,g}_{a,c};];\n"));
+  InterpBufPool pool = {0};
+  InterpProg *a = interp_new_pooled(&p1.ctx, p1.p, NULL, &pool);
+  interp_random_inputs(a, 0, NULL);
+  assert_true(interp_run(a));
+  float want[4];
+  memcpy(want, interp_find(a, "D")->data, sizeof want);
+  void *da = interp_find(a, "D")->data;
+  interp_free(a);
+  assert_int_equal(pool.n, 2); /* A and D given back */
+  InterpProg *b = interp_new_pooled(&p2.ctx, p2.p, NULL, &pool);
+  assert_int_equal(pool.reused, 2);
+  assert_int_equal(pool.n, 0);
+  assert_ptr_equal(interp_find(b, "D")->data, da); /* reused, */
+  static const float zero[4];
+  assert_memory_equal(interp_find(b, "D")->data, zero, sizeof zero); /* zeroed */
+  interp_random_inputs(b, 0, NULL);
+  assert_true(interp_run(b));
+  assert_memory_equal(interp_find(b, "D")->data, want, sizeof want);
+  interp_free(b);
+  InterpProg *c = interp_new_pooled(&p3.ctx, p3.p, NULL, &pool); /* A's size differs */
+  assert_int_equal(pool.reused, 3);
+  assert_int_equal(pool.n, 1);
+  interp_free(c);
+  interp_pool_free(&pool);
+  assert_int_equal(pool.n, 0);
+  prog_free(&p1);
+  prog_free(&p2);
+  prog_free(&p3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pool),
       cmocka_unit_test(test_memo),
       cmocka_unit_test(test_disk),
   };
