@@ -10,7 +10,8 @@
 # (and with LEIRC's own without the cache).  Knobs (environment): JOBS
 # (-j, default 2), CORPUS_SHARD (default 2000, as bench/steps_jit_bench.sh),
 # SAMPLE (records a program in part 1, default 4), PROGRAMS (part 1's
-# programs, relative to CORPUS_DIR/programs, without .leir).  CPU seconds
+# programs, relative to CORPUS_DIR/programs, without .leir), PARTS (the
+# parts to run, default "1 2").  CPU seconds
 # are user+sys of leirc and its workers (/usr/bin/time), which other
 # processes' load does not count; `uptime` is printed beside each figure.
 #
@@ -33,6 +34,7 @@ old=${3:-}
 jobs=${JOBS:-2}
 cshard=${CORPUS_SHARD:-2000}
 sample=${SAMPLE:-4}
+parts=${PARTS:-"1 2"}
 plist=${PROGRAMS:-"level1/ReLU level2/Matmul_Min_Subtract level2/Matmul_Swish_Sum_GroupNorm level1/Square_matrix_multiplication level2/Conv3d_GroupNorm_Mean level2/GQA"}
 [ -d "$corpus/programs" ] || { echo "steps_cache_bench: no corpus at $corpus (skipped)"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/steps_cache_bench.XXXXXX")
@@ -48,6 +50,7 @@ cpu() {
 }
 same() { if cmp -s "$1" "$2"; then echo "identical"; else echo "DIFFERENT"; fi; }
 
+case " $parts " in *" 1 "*)
 echo "== 1. per program: --emit-steps --sample=$sample --seed=0 -j 1 (CPU s)"
 mkdir "$tmp/c1"
 for p in $plist; do
@@ -63,8 +66,10 @@ for p in $plist; do
   [ -n "$old" ] && cmpr="$cmpr, old/cold $(same "$tmp/old.jsonl" "$tmp/cold.jsonl")"
   printf "%-45s %3d records  old %7s  cold %7s  warm %7s  (%s)  [%s]\n" "$p" "$(wc -l <"$tmp/warm.jsonl")" "$o" "$c" "$w" "$cmpr" "$(load)"
 done
-
 echo
+;; esac
+case " $parts " in *" 2 "*) ;; *) exit 0 ;; esac
+
 echo "== 2. the whole corpus: --shard=0/$cshard -j $jobs, estimated x $cshard"
 progs=$(ls "$corpus"/programs/level1/*.leir "$corpus"/programs/level2/*.leir)
 np=$(echo "$progs" | wc -l)
