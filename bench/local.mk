@@ -340,3 +340,18 @@ bench-activations: leirc$(EXEEXT)
 	@grep -m1 'model name' /proc/cpuinfo; uptime
 	@'$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
 	  $(ACTIVATION_BENCH_ARGS) || test $$? -eq 77
+
+## Issue 61 item 1: CPU time of verified --emit-steps before and after the
+## repeated work was removed (--steps-cache, the verdict memo): per program
+## on a fixed sample, and the whole corpus by steps_jit_bench.sh's method
+## (one --shard=0/CORPUS_SHARD x CORPUS_SHARD; bench/steps_cache_bench.sh's
+## header says how).  Not part of `make bench` (20-30 minutes on a loaded
+## machine); STEPS_CACHE_OLD=PATH adds a leirc without them, side by side,
+## and compares the records byte for byte.  JOBS, CORPUS_SHARD, SAMPLE,
+## PROGRAMS in the environment.
+EXTRA_DIST += bench/steps_cache_bench.sh
+.PHONY: bench-steps-cache
+bench-steps-cache: leirc$(EXEEXT)
+	@echo "== --emit-steps CPU time, repeated work removed (bench/steps_cache_bench.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_cache_bench.sh' ./leirc$(EXEEXT) \
+	  '$(LEIR_CORPUS)' $(STEPS_CACHE_OLD) || test $$? -eq 77

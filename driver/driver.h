@@ -99,6 +99,7 @@ typedef struct DrvStepsOptions {
   uint64_t jit_max_steps;  /* --jit-max-steps N (--emit-steps and --eval) */
   bool jit_max_steps_given; /* (else DRV_JIT_DEFAULT_MAX_STEPS) */
   int format;              /* --format: STEPS_RECORDS (default), STEPS_STEPTP, STEPS_CHAT */
+  const char *cache_dir;   /* --steps-cache=DIR (driver/steps_cache.h); NULL = off */
 } DrvStepsOptions;
 enum { STEPS_RECORDS, STEPS_STEPTP, STEPS_CHAT };
 /* The interpreter budget of --emit-steps per run without --max-steps. */

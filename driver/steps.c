@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "driver/driver.h"
+#include "driver/steps_cache.h"
 #include "driver/steps_format.h"
 
 #include "interp/check.h"
@@ -58,6 +59,7 @@ typedef struct Before {
   const char *not_run; /* why the steps of this program are not checked */
   InterpProg *a;       /* ran on seed o->run.seed */
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
+  InterpBufPool pool;  /* the last program after a step's buffers, for the next */
 } Before;
 
 /* ------------------------------------------------------------ diagnostics */
@@ -250,7 +252,18 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
   bool ok = bf->a != NULL;
   if (ok) {
     interp_random_inputs(bf->a, o->run.seed, NULL);
-    ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
+    /* --steps-cache: the outputs of an earlier run of the same program on
+       the same inputs by the same engine, else run it and keep them */
+    StepsKey k = {0};
+    const char *dir = o->steps.cache_dir;
+    if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
+                          ctx->unsafe_math))
+      dir = NULL;
+    if (!dir || !steps_cache_load(dir, &k, bf->a)) {
+      ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
+      if (ok && dir) steps_cache_store(dir, &k, bf->a);
+    }
+    steps_key_free(&k);
   }
   const char *msg = capture_end(ctx, &cap);
   if (!ok) {
@@ -284,9 +297,15 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   InterpDiff d;
   InterpOptions ro = {false, jit ? 0 : drv_interp_budget(o)};
   InterpProg *b = NULL;
-  if (!interp_same_signature(ctx, before, after, "the program before it", "the program after it"))
+  bool same = interp_same_signature(ctx, before, after, "the program before it", "the program after it");
+  /* the buffers of the last program after a step, reused where the sizes
+     agree; those it does not take are freed (the memory in use stays that
+     of the two programs) */
+  if (same) b = interp_new_pooled(ctx, after, &ro, &bf->pool);
+  interp_pool_free(&bf->pool);
+  if (!same)
     what = "the step changed the program's arguments";
-  else if (!(b = interp_new(ctx, after, &ro)))
+  else if (!b)
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
@@ -328,6 +347,27 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
                          o->run.tolerance == CMP_REFERENCE ? "reference" : "class T", (unsigned long long)o->run.seed,
                          by);
   return 1;
+}
+
+/* check_step, once per distinct program after the step: a candidate whose
+ * canonical text (and class, which sets the tolerance) equals an earlier
+ * one's of the same program gets that one's verdict and text (its run
+ * would repeat the same run on the same inputs). */
+static int check_memo(LeirCtx *ctx, const DrvOptions *o, Before *bf, StepsMemo *memo, const IrProgram *before,
+                      const IrProgram *after, PassClass cls, const char **text) {
+  if (o->steps.no_verify) return check_step(ctx, o, bf, before, after, cls, text);
+  StepsKey k;
+  if (!steps_key(&k, after, o->run.seed, pass_class_name(cls), ctx->fp_contract, ctx->unsafe_math))
+    return check_step(ctx, o, bf, before, after, cls, text);
+  const StepsMemoEnt *e = steps_memo_find(memo, &k);
+  if (e) {
+    steps_key_free(&k);
+    *text = arena_strdup(&ctx->arena, e->text);
+    return e->verdict;
+  }
+  int v = check_step(ctx, o, bf, before, after, cls, text);
+  steps_memo_add(memo, &k, v, *text);
+  return v;
 }
 
 /* ------------------------------------------------------------ rationale */
@@ -710,6 +750,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   l.ctx.no_warnings = o->no_warnings;
   bool ok = true;
   Before bf = {0};
+  StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
                in->ncand);
@@ -726,6 +767,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (rid % so->shard_n != so->shard_i) continue;
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
+      interp_pool_free(&bf.pool);
       bf = (Before){0};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
@@ -749,7 +791,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
       continue;
     }
     const char *text = NULL;
-    int v = check_step(&l.ctx, o, &bf, l.p, q, c->cls, &text);
+    int v = check_memo(&l.ctx, o, &bf, &memo, l.p, q, c->cls, &text);
     if (v < 0 && !so->keep_unverified) {
       diag_warn(&l.ctx, c->site, "step '%s' %s; no record written", pass_cand_spelling(&l.ctx, c), text);
       continue;
@@ -776,6 +818,8 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
+  interp_pool_free(&bf.pool);
+  steps_memo_free(&memo);
   if (l.ctx.nerrors) *bad_input = true;
   leir_ctx_free(&l.ctx);
   return ok;
@@ -806,6 +850,11 @@ int drv_emit_steps(const DrvOptions *o) {
                       "Try 'leirc --help' for more information.\n");
       return 2;
     }
+  struct stat st;
+  if (so->cache_dir && (stat(so->cache_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    fprintf(stderr, "leirc: --steps-cache: '%s' is not a directory\n", so->cache_dir);
+    return 2;
+  }
   StepInput *in = calloc((size_t)n + 1, sizeof *in);
   long *count = calloc((size_t)pass_table_size, sizeof *count);
   if (!in || !count) {

@@ -9,6 +9,56 @@
 
 /* ------------------------------------------------------------ buffers */
 
+/* A buffer of `bytes` from the pool, zeroed; NULL when it has none. */
+static void *pool_take(InterpBufPool *pool, size_t bytes) {
+  if (!pool) return NULL;
+  for (int i = pool->n - 1; i >= 0; i--)
+    if (pool->nbytes[i] == bytes) {
+      void *p = pool->data[i];
+      pool->n--;
+      pool->data[i] = pool->data[pool->n];
+      pool->nbytes[i] = pool->nbytes[pool->n];
+      memset(p, 0, bytes);
+      pool->reused++;
+      return p;
+    }
+  return NULL;
+}
+
+/* At most this many buffers wait in a pool; the oldest go first. */
+enum { POOL_MAX = 64 };
+
+static void pool_give(InterpBufPool *pool, void *p, size_t bytes) {
+  if (!p) return;
+  if (pool->n == POOL_MAX) { /* drop the oldest */
+    ir_buffer_free(pool->data[0]);
+    memmove(pool->data, pool->data + 1, (size_t)(pool->n - 1) * sizeof *pool->data);
+    memmove(pool->nbytes, pool->nbytes + 1, (size_t)(pool->n - 1) * sizeof *pool->nbytes);
+    pool->n--;
+  }
+  if (pool->n == pool->cap) {
+    int cap = pool->cap ? 2 * pool->cap : 16;
+    void **d = realloc(pool->data, (size_t)cap * sizeof *d);
+    if (d) pool->data = d;
+    size_t *s = d ? realloc(pool->nbytes, (size_t)cap * sizeof *s) : NULL;
+    if (s) pool->nbytes = s;
+    if (!d || !s) {
+      ir_buffer_free(p);
+      return;
+    }
+    pool->cap = cap;
+  }
+  pool->data[pool->n] = p;
+  pool->nbytes[pool->n++] = bytes;
+}
+
+void interp_pool_free(InterpBufPool *pool) {
+  for (int i = 0; i < pool->n; i++) ir_buffer_free(pool->data[i]);
+  free(pool->data);
+  free(pool->nbytes);
+  memset(pool, 0, sizeof *pool);
+}
+
 static bool alloc_bufs(InterpProg *ip) {
   const IrProgram *p = ip->p;
   ip->nbufs = p->ntensors;
@@ -31,7 +81,8 @@ static bool alloc_bufs(InterpProg *ip) {
     }
     b->numel = n;
     b->nbytes = (size_t)bytes;
-    b->data = ir_buffer_alloc(b->nbytes); /* zeroed, 64-byte aligned (ir/buffer.h) */
+    b->data = pool_take(ip->pool, b->nbytes);
+    if (!b->data) b->data = ir_buffer_alloc(b->nbytes); /* zeroed, 64-byte aligned (ir/buffer.h) */
     if (!b->data) {
       diag_error(ip->ctx, t->loc, "out of memory for tensor '%s' (%lld bytes)", t->name, (long long)bytes);
       return false;
@@ -78,10 +129,15 @@ static int64_t count_poison(const InterpBuf *b) {
 /* ------------------------------------------------------------ lifecycle */
 
 InterpProg *interp_new(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts) {
+  return interp_new_pooled(ctx, p, opts, NULL);
+}
+
+InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts, InterpBufPool *pool) {
   InterpProg *ip = calloc(1, sizeof *ip);
   if (!ip) return NULL;
   ip->ctx = ctx;
   ip->p = p;
+  ip->pool = pool;
   ip->opt.max_steps = INTERP_DEFAULT_MAX_STEPS;
   if (opts) ip->opt = *opts;
   for (int i = 0; i < p->ntensors; i++) {
@@ -113,7 +169,10 @@ void interp_free(InterpProg *ip) {
     free(ip->trees[i]->rows);
   }
   if (ip->bufs)
-    for (int i = 0; i < ip->nbufs; i++) ir_buffer_free(ip->bufs[i].data);
+    for (int i = 0; i < ip->nbufs; i++) {
+      if (ip->pool) pool_give(ip->pool, ip->bufs[i].data, ip->bufs[i].nbytes);
+      else ir_buffer_free(ip->bufs[i].data);
+    }
   free(ip->bufs);
   free(ip->code);
   free(ip->init);

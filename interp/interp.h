@@ -129,6 +129,21 @@
 /* Tensors larger than this many bytes are refused (2^36 = 64 GiB). */
 #define INTERP_MAX_TENSOR_BYTES ((int64_t)1 << 36)
 
+/* Freed tensor buffers kept for reuse (interp_pool_free frees them): an
+ * InterpProg made by interp_new_pooled takes a buffer of the same size
+ * from it (zeroed, as a fresh one) and gives its buffers back to it when
+ * freed, so that a series of programs with tensors of the same sizes (the
+ * candidates of one program, leirc --emit-steps) reuses memory instead of
+ * mapping and faulting in fresh pages for every run.  Not thread-safe: one
+ * pool per thread. */
+typedef struct InterpBufPool {
+  void **data;
+  size_t *nbytes;
+  int n, cap;
+  long reused; /* buffers taken from the pool */
+} InterpBufPool;
+void interp_pool_free(InterpBufPool *pool);
+
 typedef struct InterpOptions {
   bool poison;        /* poison-fill outputs and intermediates before a run */
   uint64_t max_steps; /* 0 = no limit */
@@ -151,6 +166,9 @@ typedef struct InterpProg InterpProg;
  * (defaults: no poison, INTERP_DEFAULT_MAX_STEPS).  `p` must outlive the
  * result. */
 InterpProg *interp_new(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts);
+/* interp_new with its buffers taken from `pool` where it has one of the
+ * size, and given back to it by interp_free (NULL: interp_new). */
+InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts, InterpBufPool *pool);
 void interp_free(InterpProg *ip);
 
 /* Buffers, indexed like p->tensors (IrTensor.id), or by name (NULL if none). */

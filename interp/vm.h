@@ -141,6 +141,7 @@ struct InterpProg {
   LeirCtx *ctx;
   const IrProgram *p;
   InterpOptions opt;
+  InterpBufPool *pool; /* interp_new_pooled's, else NULL */
   Arena arena;        /* compile-time structures */
   int nbufs;
   InterpBuf *bufs;    /* indexed by IrTensor.id */

@@ -1,0 +1,148 @@
+/* steps_cache.c -- the verdict memo and the on-disk cache of the outputs
+ * of the program before the steps (steps_cache.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "driver/steps_cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The file's first line; a new layout or key gets a new one. */
+static const char magic[] = "leirc-steps-cache 1\n";
+
+static uint64_t fnv1a(const char *s, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+bool steps_key(StepsKey *k, const IrProgram *p, uint64_t seed, const char *tag, bool fp_contract, bool unsafe_math) {
+  memset(k, 0, sizeof *k);
+  SBuf b = {0};
+  sbuf_printf(&b, "seed %llu; %s; fp-contract %d; unsafe-math %d\n", (unsigned long long)seed, tag ? tag : "",
+              fp_contract, unsafe_math);
+  ir_print_decls(&b, p, true);
+  ir_print_body(&b, p);
+  if (!b.s) return false;
+  k->text = b.s; /* taken over from b */
+  k->len = b.len;
+  k->hash = fnv1a(k->text, k->len);
+  return true;
+}
+
+void steps_key_free(StepsKey *k) {
+  free(k->text);
+  memset(k, 0, sizeof *k);
+}
+
+static bool key_eq(const StepsKey *a, const StepsKey *b) {
+  return a->hash == b->hash && a->len == b->len && !memcmp(a->text, b->text, a->len);
+}
+
+const StepsMemoEnt *steps_memo_find(StepsMemo *m, const StepsKey *k) {
+  for (int i = 0; i < m->n; i++)
+    if (key_eq(&m->v[i].key, k)) {
+      m->hits++;
+      return &m->v[i];
+    }
+  m->misses++;
+  return NULL;
+}
+
+bool steps_memo_add(StepsMemo *m, StepsKey *k, int verdict, const char *text) {
+  if (m->n == m->cap) {
+    int cap = m->cap ? 2 * m->cap : 64;
+    StepsMemoEnt *v = realloc(m->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      steps_key_free(k);
+      return false;
+    }
+    m->v = v;
+    m->cap = cap;
+  }
+  char *t = strdup(text ? text : "");
+  if (!t) {
+    steps_key_free(k);
+    return false;
+  }
+  m->v[m->n++] = (StepsMemoEnt){*k, verdict, t};
+  memset(k, 0, sizeof *k);
+  return true;
+}
+
+void steps_memo_free(StepsMemo *m) {
+  for (int i = 0; i < m->n; i++) {
+    steps_key_free(&m->v[i].key);
+    free(m->v[i].text);
+  }
+  free(m->v);
+  memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------ on disk */
+
+/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, then for
+ * each output of the program in tensor order its size (u64) and bytes. */
+static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) {
+  size_t n = strlen(dir) + strlen(suffix) + 64;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s/%016llx%s", dir, (unsigned long long)k->hash, suffix);
+  return s;
+}
+
+static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT; }
+
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a) {
+  char *path = entry_path(dir, k, ".out");
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  free(path);
+  if (!f) return false;
+  bool ok = false;
+  char m[sizeof magic];
+  uint64_t len = 0;
+  char *key = NULL;
+  if (fread(m, 1, sizeof magic - 1, f) != sizeof magic - 1 || memcmp(m, magic, sizeof magic - 1)) goto out;
+  if (fread(&len, sizeof len, 1, f) != 1 || len != k->len) goto out;
+  if (!(key = malloc(k->len + 1)) || fread(key, 1, k->len, f) != k->len || memcmp(key, k->text, k->len)) goto out;
+  for (int i = 0; i < interp_ntensors(a); i++) {
+    InterpBuf *b = interp_buf(a, i);
+    if (!is_output(b)) continue;
+    uint64_t n = 0;
+    if (fread(&n, sizeof n, 1, f) != 1 || n != b->nbytes || fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
+  }
+  ok = fgetc(f) == EOF; /* nothing after the last output */
+out:
+  free(key);
+  fclose(f);
+  return ok;
+}
+
+bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a) {
+  char suffix[64];
+  snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+  char *tmp = entry_path(dir, k, suffix), *path = entry_path(dir, k, ".out");
+  FILE *f = tmp && path ? fopen(tmp, "wb") : NULL;
+  bool ok = f != NULL;
+  if (f) {
+    uint64_t len = k->len;
+    ok = fwrite(magic, 1, sizeof magic - 1, f) == sizeof magic - 1 && fwrite(&len, sizeof len, 1, f) == 1 &&
+         fwrite(k->text, 1, k->len, f) == k->len;
+    for (int i = 0; ok && i < interp_ntensors(a); i++) {
+      InterpBuf *b = interp_buf(a, i);
+      if (!is_output(b)) continue;
+      uint64_t n = b->nbytes;
+      ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(b->data, 1, b->nbytes, f) == b->nbytes;
+    }
+    ok = fclose(f) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok) remove(tmp);
+  }
+  free(tmp);
+  free(path);
+  return ok;
+}

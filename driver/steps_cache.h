@@ -1,0 +1,63 @@
+/* steps_cache.h -- repeated work removed from `leirc --emit-steps`
+ * (issue 61): the verdicts of the candidates of one program by the
+ * canonical text of the program after the step (a second candidate with
+ * the same text gets the first one's verdict: its run could tell nothing
+ * new), and --steps-cache=DIR, the outputs of the program before the steps
+ * on disk, shared by runs, shards and worker processes.  The key of both
+ * is the program's canonical text (every tensor declaration, the body)
+ * with everything else its run depends on; the whole key is kept beside
+ * the value and compared byte for byte, so a hash collision is a miss. */
+#ifndef LEIR_DRIVER_STEPS_CACHE_H
+#define LEIR_DRIVER_STEPS_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "interp/interp.h"
+#include "ir/ir.h"
+
+/* A key: text (malloc'd, NUL-terminated), its length and its hash. */
+typedef struct StepsKey {
+  char *text;
+  size_t len;
+  uint64_t hash;
+} StepsKey;
+
+/* The key of one run of p on the inputs of `seed`: p's canonical text,
+ * `tag` (what else the run depends on, e.g. the engine and the class) and
+ * the context's semantic flags (--fp-contract, --unsafe-math).  False when
+ * out of memory. */
+bool steps_key(StepsKey *k, const IrProgram *p, uint64_t seed, const char *tag, bool fp_contract, bool unsafe_math);
+void steps_key_free(StepsKey *k);
+
+/* The verdicts of one program's candidates, by key. */
+typedef struct StepsMemoEnt {
+  StepsKey key;
+  int verdict;  /* check_step's: 1, 0 or -1 */
+  char *text;   /* the verification text (malloc'd) */
+} StepsMemoEnt;
+typedef struct StepsMemo {
+  StepsMemoEnt *v;
+  int n, cap;
+  long hits, misses; /* steps_memo_find's answers */
+} StepsMemo;
+
+/* The entry whose key equals k, else NULL. */
+const StepsMemoEnt *steps_memo_find(StepsMemo *m, const StepsKey *k);
+/* Adds k (taken over: the memo frees it) -> (verdict, text copied).  False
+ * when out of memory (k is freed then). */
+bool steps_memo_add(StepsMemo *m, StepsKey *k, int verdict, const char *text);
+void steps_memo_free(StepsMemo *m);
+
+/* --steps-cache=DIR: fills the outputs of `a` (made from the program of k,
+ * its inputs filled) from DIR's entry of k.  False on a miss (no entry, an
+ * entry of another key, a size that does not fit, a read error); `a`'s
+ * outputs are then undefined and the program must be run. */
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a);
+/* Writes the outputs of `a` (run) as DIR's entry of k: a file written
+ * aside and renamed into place, so that concurrent workers never read a
+ * partial one.  False when it cannot be written (the run goes on). */
+bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a);
+
+#endif

@@ -1,0 +1,234 @@
+/* stepscache_test.c -- driver/steps_cache.c: the verdict memo of
+ * `leirc --emit-steps` and --steps-cache=DIR (issue 61).
+ *
+ * test_memo: a key is found again from the same canonical text parsed
+ * afresh (a hit), not from another program, seed or class (misses).
+ * test_disk: the outputs of a run stored and loaded back are the run's
+ * bytes; another seed, tag or program misses, and so does an entry whose
+ * file holds another key (a hash collision) or is cut short; a
+ * deliberately wrong candidate compared against the cached outputs still
+ * differs and a right one is still equal.
+ * test_pool: interp_new_pooled takes the buffers a freed program gave
+ * back where the sizes agree (zeroed: the same outputs as fresh ones) and
+ * allocates the others.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver/steps_cache.h"
+#include "interp/check.h"
+#include "interp/data.h"
+#include "interp/interp.h"
+#include "testsuite/unit/unit_prog.h"
+
+static const char rowsum[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                             "L^{4}_{a=0}L^{6}_{c=0}[D^{f32,g}_{a}=D^{f32,g}_{a}+A^{f32,g}_{a,c};];\n";
+/* the same sums, the operands of + swapped (bit-equal: + commutes) */
+static const char rowsum_swapped[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                                     "L^{4}_{a=0}L^{6}_{c=0}[D^{f32,g}_{a}=A^{f32,g}_{a,c}+D^{f32,g}_{a};];\n";
+/* a wrong step: every term doubled */
+static const char rowsum_wrong[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                                   "L^{4}_{a=0}L^{6}_{c=0}[D^{f32,g}_{a}=D^{f32,g}_{a}+2.0*A^{f32,g}_{a,c};];\n";
+
+static void key_of(StepsKey *k, const char *text, uint64_t seed, const char *tag) {
+  Prog pr;
+  assert_true(prog_load(&pr, text));
+  assert_true(steps_key(k, pr.p, seed, tag, false, false));
+  prog_free(&pr);
+}
+
+static void test_memo(void **state) {
+  (void)state;
+  StepsMemo m = {0};
+  StepsKey k, again, other, seed1, cls;
+  key_of(&k, rowsum, 0, "E");
+  key_of(&again, rowsum, 0, "E");
+  key_of(&other, rowsum_wrong, 0, "E");
+  key_of(&seed1, rowsum, 1, "E");
+  key_of(&cls, rowsum, 0, "T");
+  assert_null(steps_memo_find(&m, &k)); /* miss: empty */
+  assert_true(steps_memo_add(&m, &k, 1, "bit-equal on seed 0"));
+  assert_null(k.text); /* taken over */
+  const StepsMemoEnt *e = steps_memo_find(&m, &again);
+  assert_non_null(e);
+  assert_int_equal(e->verdict, 1);
+  assert_string_equal(e->text, "bit-equal on seed 0");
+  assert_null(steps_memo_find(&m, &other));
+  assert_null(steps_memo_find(&m, &seed1));
+  assert_null(steps_memo_find(&m, &cls));
+  assert_int_equal(m.hits, 1);
+  assert_int_equal(m.misses, 4);
+  assert_true(steps_memo_add(&m, &other, -1, "failed"));
+  e = steps_memo_find(&m, &(StepsKey){0});
+  assert_null(e);
+  steps_key_free(&again);
+  steps_key_free(&seed1);
+  steps_key_free(&cls);
+  steps_memo_free(&m);
+}
+
+/* The program of `text` with the inputs of seed 0; run when `run`. */
+static InterpProg *made(Prog *pr, const char *text, bool run) {
+  assert_true(prog_load(pr, text));
+  InterpProg *ip = interp_new(&pr->ctx, pr->p, NULL);
+  assert_non_null(ip);
+  interp_random_inputs(ip, 0, NULL);
+  if (run) assert_true(interp_run(ip));
+  return ip;
+}
+
+static void copy_file(const char *from, const char *to, long cut) {
+  FILE *f = fopen(from, "rb"), *g = fopen(to, "wb");
+  assert_non_null(f);
+  assert_non_null(g);
+  char buf[4096];
+  size_t n, total = 0;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) total += n, fwrite(buf, 1, n, g);
+  fclose(f);
+  fclose(g);
+  if (cut > 0) assert_int_equal(truncate(to, (off_t)(total - (size_t)cut)), 0);
+}
+
+static void test_disk(void **state) {
+  (void)state;
+  /* under the build tree's testsuite/scratch (make check runs the unit
+     tests in the build tree) */
+  const char *top = getenv("top_builddir");
+  char dir[512], p1[600], p2[600];
+  snprintf(dir, sizeof dir, "%s/testsuite", top && *top ? top : ".");
+  mkdir(dir, 0777);
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch", top && *top ? top : ".");
+  mkdir(dir, 0777);
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_test.XXXXXX", top && *top ? top : ".");
+  assert_non_null(mkdtemp(dir));
+
+  Prog pa, pb, pc, pw, pg;
+  InterpProg *a = made(&pa, rowsum, true);
+  StepsKey k, seed1, tag, other;
+  assert_true(steps_key(&k, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_key(&seed1, pa.p, 1, "before; interpreter", false, false));
+  assert_true(steps_key(&tag, pa.p, 0, "before; host JIT", false, false));
+  key_of(&other, rowsum_wrong, 0, "before; interpreter");
+
+  InterpProg *b = made(&pb, rowsum, false);
+  assert_false(steps_cache_load(dir, &k, b)); /* miss: nothing stored */
+  assert_true(steps_cache_store(dir, &k, a));
+  InterpBuf *x = interp_find(a, "D"), *y = interp_find(b, "D");
+  memset(y->data, 0x55, y->nbytes);
+  assert_true(steps_cache_load(dir, &k, b)); /* hit */
+  assert_memory_equal(x->data, y->data, x->nbytes);
+  assert_false(steps_cache_load(dir, &seed1, b));
+  assert_false(steps_cache_load(dir, &tag, b));
+  assert_false(steps_cache_load(dir, &other, b));
+
+  /* a file of another key under this key's name (a collision), and an
+     entry cut short: misses */
+  snprintf(p1, sizeof p1, "%s/%016llx.out", dir, (unsigned long long)k.hash);
+  snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)seed1.hash);
+  copy_file(p1, p2, 0);
+  assert_false(steps_cache_load(dir, &seed1, b));
+  copy_file(p1, p2, 1);
+  assert_true(steps_cache_store(dir, &seed1, a) && steps_cache_load(dir, &seed1, b));
+  StepsKey cut = {0};
+  assert_true(steps_key(&cut, pa.p, 2, "before; interpreter", false, false));
+  snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)cut.hash);
+  copy_file(p1, p2, 1);
+  assert_false(steps_cache_load(dir, &cut, b));
+  remove(p2);
+
+  /* candidates against the cached outputs (b): the wrong one differs, the
+     right one is bit-equal */
+  assert_true(steps_cache_load(dir, &k, b));
+  InterpDiff d;
+  InterpProg *w = made(&pw, rowsum_wrong, false);
+  assert_int_equal(interp_compare_ran(b, w, 0, CMP_EXACT, &d), 0);
+  assert_int_equal(d.verdict, CMP_DIFFER);
+  InterpProg *g = made(&pg, rowsum_swapped, false);
+  assert_int_equal(interp_compare_ran(b, g, 0, CMP_EXACT, &d), 0);
+  assert_int_equal(d.verdict, CMP_EQUAL);
+  /* and a wrong entry (the wrong program's outputs under the right key)
+     is believed: the key is what makes an entry right */
+  Prog pc2;
+  InterpProg *c = made(&pc, rowsum_wrong, true), *r = made(&pc2, rowsum, false);
+  assert_true(steps_cache_store(dir, &k, c));
+  assert_true(steps_cache_load(dir, &k, b));
+  assert_int_equal(interp_compare_ran(b, r, 0, CMP_EXACT, &d), 0);
+  assert_int_equal(d.verdict, CMP_DIFFER);
+
+  remove(p1);
+  snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)seed1.hash);
+  remove(p2);
+  assert_int_equal(rmdir(dir), 0); /* nothing else (no .tmp) left */
+  steps_key_free(&k);
+  steps_key_free(&seed1);
+  steps_key_free(&tag);
+  steps_key_free(&other);
+  steps_key_free(&cut);
+  interp_free(a);
+  interp_free(b);
+  interp_free(c);
+  interp_free(w);
+  interp_free(g);
+  interp_free(r);
+  prog_free(&pa);
+  prog_free(&pb);
+  prog_free(&pc);
+  prog_free(&pw);
+  prog_free(&pg);
+  prog_free(&pc2);
+}
+
+static void test_pool(void **state) {
+  (void)state;
+  Prog p1, p2, p3;
+  assert_true(prog_load(&p1, rowsum));
+  assert_true(prog_load(&p2, rowsum_swapped));
+  assert_true(prog_load(&p3, "%in A : f32[4,5]\n%out D : f32[4]\n"
+                             "L^{4}_{a=0}L^{5}_{c=0}[D^{f32,g}_{a}=D^{f32,g}_{a}+A^{f32,g}_{a,c};];\n"));
+  InterpBufPool pool = {0};
+  InterpProg *a = interp_new_pooled(&p1.ctx, p1.p, NULL, &pool);
+  interp_random_inputs(a, 0, NULL);
+  assert_true(interp_run(a));
+  float want[4];
+  memcpy(want, interp_find(a, "D")->data, sizeof want);
+  void *da = interp_find(a, "D")->data;
+  interp_free(a);
+  assert_int_equal(pool.n, 2); /* A and D given back */
+  InterpProg *b = interp_new_pooled(&p2.ctx, p2.p, NULL, &pool);
+  assert_int_equal(pool.reused, 2);
+  assert_int_equal(pool.n, 0);
+  assert_ptr_equal(interp_find(b, "D")->data, da); /* reused, */
+  static const float zero[4];
+  assert_memory_equal(interp_find(b, "D")->data, zero, sizeof zero); /* zeroed */
+  interp_random_inputs(b, 0, NULL);
+  assert_true(interp_run(b));
+  assert_memory_equal(interp_find(b, "D")->data, want, sizeof want);
+  interp_free(b);
+  InterpProg *c = interp_new_pooled(&p3.ctx, p3.p, NULL, &pool); /* A's size differs */
+  assert_int_equal(pool.reused, 3);
+  assert_int_equal(pool.n, 1);
+  interp_free(c);
+  interp_pool_free(&pool);
+  assert_int_equal(pool.n, 0);
+  prog_free(&p1);
+  prog_free(&p2);
+  prog_free(&p3);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pool),
+      cmocka_unit_test(test_memo),
+      cmocka_unit_test(test_disk),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
