@@ -143,7 +143,7 @@ def test_eval_bad_record(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[ob
     assert ref.returncode == 0
     wrapper = tmp_path / "leirc-wrapper"
     wrapper.write_text("#!/bin/sh\nfor a; do case $a in --eval=*) grep -q poison \"${a#--eval=}\" && "
-                       f"kill -SEGV $$;; esac; done\nexec '{leirc}' \"$@\"\n")
+                       f"exec env -u LD_PRELOAD /bin/sh -c 'kill -SEGV $$';; esac; done\nexec '{leirc}' \"$@\"\n")
     wrapper.chmod(0o755)
     capfd.readouterr()
     rc = dist_main(["eval", "-o", str(tmp_path / "dist.jsonl"), "--tasks", "2", "--retries", "0",
@@ -213,7 +213,7 @@ def test_emit_steps_crash(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[o
     assert ref.returncode == 0
     wrapper = tmp_path / "leirc-wrapper"
     wrapper.write_text("#!/bin/sh\nfor a; do case $a in --emit-steps=*) grep -q poison *.leir && "
-                       f"kill -SEGV $$;; esac; done\nexec '{leirc}' \"$@\"\n")
+                       f"exec env -u LD_PRELOAD /bin/sh -c 'kill -SEGV $$';; esac; done\nexec '{leirc}' \"$@\"\n")
     wrapper.chmod(0o755)
     capfd.readouterr()
     cwd = os.getcwd()
