@@ -254,6 +254,28 @@ static inline bool ir_cmp_f64(IrOp op, double a, double b) {
   default: return a != b;
   }
 }
+/* A comparison with its operands swapped: a<b is b>a (== and != stay). */
+static inline IrOp ir_cmp_flip(IrOp op) {
+  switch (op) {
+  case OP_LT: return OP_GT;
+  case OP_LE: return OP_GE;
+  case OP_GT: return OP_LT;
+  case OP_GE: return OP_LE;
+  default: return op;
+  }
+}
+/* The negated comparison over integers: !(a<b) is a>=b, !(a==b) is a!=b
+ * (anything else gives ==). */
+static inline IrOp ir_cmp_negate(IrOp op) {
+  switch (op) {
+  case OP_LT: return OP_GE;
+  case OP_LE: return OP_GT;
+  case OP_GT: return OP_LE;
+  case OP_GE: return OP_LT;
+  case OP_EQ: return OP_NE;
+  default: return OP_EQ;
+  }
+}
 
 typedef enum IrFunc {
   F_EXP, F_LOG, F_SQRT, F_ABS, F_ERF, F_MAX, F_MIN, F_ITE

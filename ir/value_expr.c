@@ -276,27 +276,6 @@ static const IrLoop *index_plus(const IrExpr *e, int64_t *k) {
   return NULL;
 }
 
-static IrOp flip(IrOp op) {
-  switch (op) {
-  case OP_LT: return OP_GT;
-  case OP_LE: return OP_GE;
-  case OP_GT: return OP_LT;
-  case OP_GE: return OP_LE;
-  default: return op;
-  }
-}
-
-static IrOp negate(IrOp op) {
-  switch (op) {
-  case OP_LT: return OP_GE;
-  case OP_LE: return OP_GT;
-  case OP_GT: return OP_LE;
-  case OP_GE: return OP_LT;
-  case OP_EQ: return OP_NE;
-  default: return OP_EQ;
-  }
-}
-
 static int64_t sat_add(int64_t a, int64_t b) {
   int64_t r;
   if (!__builtin_add_overflow(a, b, &r)) return r;
@@ -343,7 +322,7 @@ static bool pair(IrValueEnv *env, const IrExpr *x, IrOp op, const IrExpr *y) {
   ie = *env;
   ie.st = DT_NONE;
   l = index_plus(y, &k);
-  if (l) ok &= narrow(env, l, k, flip(op), expr(&ie, x));
+  if (l) ok &= narrow(env, l, k, ir_cmp_flip(op), expr(&ie, x));
   return ok;
 }
 
@@ -359,7 +338,7 @@ bool ir_value_guard(IrValueEnv *env, const IrExpr *cond, bool truth) {
   int n = cond->u.cmp.n;
   if (!truth) {
     if (n != 2) return true;
-    return pair(env, cond->u.cmp.operand[0], negate(cond->u.cmp.op[0]), cond->u.cmp.operand[1]);
+    return pair(env, cond->u.cmp.operand[0], ir_cmp_negate(cond->u.cmp.op[0]), cond->u.cmp.operand[1]);
   }
   bool ok = true;
   for (int i = 1; i < n; i++) ok &= pair(env, cond->u.cmp.operand[i - 1], cond->u.cmp.op[i - 1], cond->u.cmp.operand[i]);

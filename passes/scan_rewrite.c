@@ -145,29 +145,6 @@ static const char *types_ok(PassCtx *pc, const Scan *sc) {
   return NULL;
 }
 
-/* Flips a comparison's operands: a<b is b>a. */
-static IrOp flip(IrOp op) {
-  switch (op) {
-  case OP_LT: return OP_GT;
-  case OP_LE: return OP_GE;
-  case OP_GT: return OP_LT;
-  case OP_GE: return OP_LE;
-  default: return op;
-  }
-}
-
-/* Negates a comparison: !(a<b) is a>=b. */
-static IrOp negate(IrOp op) {
-  switch (op) {
-  case OP_LT: return OP_GE;
-  case OP_LE: return OP_GT;
-  case OP_GT: return OP_LE;
-  case OP_GE: return OP_LT;
-  case OP_EQ: return OP_NE;
-  default: return OP_EQ;
-  }
-}
-
 /* The mask: which loop index a it compares c with, and how (c REL a, for
  * the branch kept).  NULL or a reason. */
 static const char *match_mask(PassCtx *pc, const IrNest *n, Scan *sc, bool kept_then) {
@@ -181,9 +158,9 @@ static const char *match_mask(PassCtx *pc, const IrNest *n, Scan *sc, bool kept_
     if (l->kind == E_INDEX && r->kind == E_INDEX && !strcmp(l->u.index.name, sc->c)) other = r;
     else if (l->kind == E_INDEX && r->kind == E_INDEX && !strcmp(r->u.index.name, sc->c)) {
       other = l;
-      op = flip(op);
+      op = ir_cmp_flip(op);
     }
-    if (!kept_then) op = negate(op);
+    if (!kept_then) op = ir_cmp_negate(op);
     if (other && strcmp(other->u.index.name, sc->c) && rw_loop_pos(n, other->u.index.name) >= 0) {
       sc->a = other->u.index.name;
       if (op == OP_LE || op == OP_LT) {
