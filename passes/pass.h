@@ -194,7 +194,7 @@ typedef int (*PassVerifyFn)(void *user, LeirCtx *ctx, const IrProgram *before, c
 typedef bool (*PassCostFn)(void *user, LeirCtx *ctx, const IrProgram *q, double *cost);
 
 /* The bounds of a run of bare names' search (pass_run_pipeline). */
-enum { PASS_COMBO_WIDE = 1024, PASS_COMBO_BEAM = 64 };
+enum { PASS_COMBO_WIDE = 2048, PASS_COMBO_BEAM = 64 };
 
 typedef struct PassRunOptions {
   const char *dump_before; /* pass name, alias or "all"; NULL = none */
@@ -232,10 +232,11 @@ typedef struct PassRunOptions {
  *
  * A run of two or more consecutive bare NAMEs (no parameters) with o->cost
  * and without o->seeded chooses the combination: every legal candidate of
- * the first name times those of the following ones on each result (a beam
- * of PASS_COMBO_BEAM sequences, ranked by the cost of their partial
- * result, where one stage would hold more than PASS_COMBO_WIDE), each
- * complete sequence costed by o->cost; the cheapest is applied (ties: the
+ * the first name times those of the following ones on each result (where
+ * the sequences so far times the next name's candidates would exceed
+ * PASS_COMBO_WIDE, a beam of the PASS_COMBO_WIDE / candidates, at least
+ * PASS_COMBO_BEAM, whose partial results cost least), each complete
+ * sequence costed by o->cost; the cheapest is applied (ties: the
  * earliest in canonical order), unless it costs more than the input
  * itself: then the input is kept.  A note (unless o->quiet_notes) says what was
  * chosen and its cost against the input's.  A name with nothing to do on

@@ -728,14 +728,38 @@ static ComboSeq *seq_new(LeirCtx *ctx, const ComboSeq *from, int k, IrProgram *q
   return n;
 }
 
-/* Every sequence of the k bare names on p (a beam where a stage would hold
- * more than PASS_COMBO_WIDE), costed, into *out in canonical order; call
- * between quiet_begin and quiet_end. */
+/* Keeps the `keep` sequences of *cur whose programs o->cost rates cheapest
+ * (ties, and those it cannot cost, last: the earliest), in canonical order;
+ * call between quiet_begin and quiet_end. */
+static void combo_prune(LeirCtx *ctx, PtrVec *cur, int keep, const PassRunOptions *o) {
+  for (int s = 0; s < cur->n; s++) {
+    ComboSeq *q = cur->v[s];
+    q->costed = prog_cost(ctx, o, q->p, &q->cost);
+  }
+  qsort(cur->v, (size_t)cur->n, sizeof *cur->v, seq_by_cost);
+  cur->n = keep;
+  qsort(cur->v, (size_t)cur->n, sizeof *cur->v, seq_by_order);
+  for (int s = 0; s < cur->n; s++) ((ComboSeq *)cur->v[s])->order = s;
+}
+
+/* Every sequence of the k bare names on p, costed, into *out in canonical
+ * order: before the names after the first, when the sequences so far times
+ * the next name's candidates on the first of them would exceed
+ * PASS_COMBO_WIDE, only the PASS_COMBO_WIDE / candidates (at least
+ * PASS_COMBO_BEAM) the model rates cheapest go on.  Call between
+ * quiet_begin and quiet_end. */
 static void combo_expand(LeirCtx *ctx, IrProgram *p, const PassInfo *const *passes, int k, const PassRunOptions *o,
                          PtrVec *out) {
   PtrVec cur = {0};
   ptrvec_push(&ctx->arena, &cur, seq_new(ctx, NULL, k, p, 0, NULL, 0));
   for (int j = 0; j < k; j++) {
+    if (cur.n > PASS_COMBO_BEAM) {
+      PtrVec first = {0};
+      pass_enumerate_legal(ctx, ((ComboSeq *)cur.v[0])->p, passes[j], &first);
+      long c = first.n > 1 ? first.n : 1;
+      long keep = PASS_COMBO_WIDE / c < PASS_COMBO_BEAM ? PASS_COMBO_BEAM : PASS_COMBO_WIDE / c;
+      if (cur.n * c > PASS_COMBO_WIDE && keep < cur.n) combo_prune(ctx, &cur, (int)keep, o);
+    }
     PtrVec next = {0};
     for (int s = 0; s < cur.n; s++) {
       ComboSeq *from = cur.v[s];
@@ -754,18 +778,11 @@ static void combo_expand(LeirCtx *ctx, IrProgram *p, const PassInfo *const *pass
       }
       if (!made) ptrvec_push(&ctx->arena, &next, seq_new(ctx, from, k, from->p, j, NULL, next.n));
     }
-    if (j == k - 1 || next.n > PASS_COMBO_WIDE)
-      for (int s = 0; s < next.n; s++) {
-        ComboSeq *q = next.v[s];
-        q->costed = prog_cost(ctx, o, q->p, &q->cost);
-      }
-    if (j < k - 1 && next.n > PASS_COMBO_WIDE) {
-      qsort(next.v, (size_t)next.n, sizeof *next.v, seq_by_cost);
-      next.n = PASS_COMBO_BEAM;
-      qsort(next.v, (size_t)next.n, sizeof *next.v, seq_by_order);
-      for (int s = 0; s < next.n; s++) ((ComboSeq *)next.v[s])->order = s;
-    }
     cur = next;
+  }
+  for (int s = 0; s < cur.n; s++) {
+    ComboSeq *q = cur.v[s];
+    q->costed = prog_cost(ctx, o, q->p, &q->cost);
   }
   *out = cur;
 }
