@@ -194,7 +194,7 @@ typedef int (*PassVerifyFn)(void *user, LeirCtx *ctx, const IrProgram *before, c
 typedef bool (*PassCostFn)(void *user, LeirCtx *ctx, const IrProgram *q, double *cost);
 
 /* The bounds of a run of bare names' search (pass_run_pipeline). */
-enum { PASS_COMBO_WIDE = 2048, PASS_COMBO_BEAM = 64 };
+enum { PASS_COMBO_WIDE = 2048, PASS_COMBO_BEAM = 8 };
 
 typedef struct PassRunOptions {
   const char *dump_before; /* pass name, alias or "all"; NULL = none */
