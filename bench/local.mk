@@ -363,4 +363,4 @@ EXTRA_DIST += bench/o_combo.sh
 .PHONY: bench-o-combo
 bench-o-combo: leirc$(EXEEXT)
 	@echo "== -O tile,reorder: the combination (bench/o_combo.sh)"
-	@$(SHELL) '$(srcdir)/bench/o_combo.sh' '$(abs_top_builddir)/leirc$(EXEEXT)'
+	@$(SHELL) '$(srcdir)/bench/o_combo.sh' '$(abs_top_builddir)/leirc$(EXEEXT)' --tune '$(LEIR_CORPUS)'

@@ -10,14 +10,21 @@
 # the wall time, and whether the PTX assembles (`ptxas -arch=sm_90`, where
 # ptxas is found).  Everything is the deterministic model; no GPU is used.
 #
-# Usage: bench/o_combo.sh [LEIRC] [--no-tune]   (LEIRC default _build/leirc)
+# With a corpus (LEIR_CORPUS, or the third argument), also the cost of the
+# search on its three largest programs for sm_90: wall time and peak memory
+# of `-O tile,reorder` against `-O tile` then `-O reorder` (two runs).
+#
+# Usage: bench/o_combo.sh [LEIRC] [--no-tune|--tune] [CORPUS]
+#   (LEIRC default _build/leirc)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 leirc=${1:-$top/_build/leirc}
 tune=1
+[ "${2:-}" = "--tune" ] && tune=1
 [ "${2:-}" = "--no-tune" ] && tune=0
 [ "${1:-}" = "--no-tune" ] && { leirc=$top/_build/leirc; tune=0; }
+corpus=${3:-${LEIR_CORPUS:-}}
 [ -x "$leirc" ] || { echo "o_combo: no leirc at $leirc" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,6 +51,19 @@ for ex in matmul sgemm1024 attention conv2d layernorm; do
       printf "%-10s %-5s %12s %12s %12s %9.3f %9.3f %7.2f\n", p, t, i, g, c, i / c, g / c, b - a }'
   done
 done
+
+if [ -n "$corpus" ] && [ -d "$corpus/programs" ] && [ -x /usr/bin/time ]; then
+  printf '%-45s %10s %10s %12s %12s\n' "corpus program (cuda)" comb_s comb_MB one_at_a_time_s one_at_a_time_MB
+  # shellcheck disable=SC2012
+  for f in $(ls -S "$corpus"/programs/*/*.leir | head -3); do
+    /usr/bin/time -f '%e %M' -o "$tmp/c.time" "$leirc" -O tile,reorder --target=cuda --emit=leir "$f" -o /dev/null 2>/dev/null
+    /usr/bin/time -f '%e %M' -o "$tmp/g1.time" "$leirc" -O tile --target=cuda --emit=leir "$f" -o "$tmp/g1.leir" 2>/dev/null
+    /usr/bin/time -f '%e %M' -o "$tmp/g2.time" "$leirc" -O reorder --target=cuda --emit=leir "$tmp/g1.leir" -o /dev/null 2>/dev/null
+    awk -v p="$(basename "$f")" -v c="$(cat "$tmp/c.time")" -v a="$(cat "$tmp/g1.time")" -v b="$(cat "$tmp/g2.time")" 'BEGIN {
+      split(c, x, " "); split(a, y, " "); split(b, z, " ");
+      printf "%-45s %10.2f %10.0f %12.2f %12.0f\n", p, x[1], x[2] / 1024, y[1] + z[1], (y[2] > z[2] ? y[2] : z[2]) / 1024 }'
+  done
+fi
 
 [ $tune = 1 ] || exit 0
 sg=$top/examples/sgemm1024.leir
