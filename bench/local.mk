@@ -355,3 +355,12 @@ bench-steps-cache: leirc$(EXEEXT)
 	@echo "== --emit-steps CPU time, repeated work removed (bench/steps_cache_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/steps_cache_bench.sh' ./leirc$(EXEEXT) \
 	  '$(LEIR_CORPUS)' $(STEPS_CACHE_OLD) || test $$? -eq 77
+
+## -O with a run of bare names (issue 58 item 4): the model's seconds as
+## written, one step at a time and the combination, host and cuda, then the
+## GPU model sanity of --tune --target=cuda on SGEMM (issue 57; 2-3 min).
+EXTRA_DIST += bench/o_combo.sh
+.PHONY: bench-o-combo
+bench-o-combo: leirc$(EXEEXT)
+	@echo "== -O tile,reorder: the combination (bench/o_combo.sh)"
+	@$(SHELL) '$(srcdir)/bench/o_combo.sh' '$(abs_top_builddir)/leirc$(EXEEXT)' --tune '$(LEIR_CORPUS)'

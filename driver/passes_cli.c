@@ -124,6 +124,7 @@ IrProgram *drv_pass_run(LeirCtx *ctx, const DrvOptions *o, IrProgram *p) {
   CostStepTarget ct = {drv_pass_cost_cuda(o) ? COST_CUDA : COST_HOST, o->gpu_sm};
   ro.cost = cost_model_step_cost;
   ro.cost_user = &ct;
+  ro.cost_name = ct.target == COST_CUDA ? "cuda" : "host";
   if (po->verify) {
     ro.verify = verify_step;
     ro.verify_user = (void *)o;

@@ -193,6 +193,9 @@ typedef int (*PassVerifyFn)(void *user, LeirCtx *ctx, const IrProgram *before, c
  * dropped. */
 typedef bool (*PassCostFn)(void *user, LeirCtx *ctx, const IrProgram *q, double *cost);
 
+/* The bounds of a run of bare names' search (pass_run_pipeline). */
+enum { PASS_COMBO_WIDE = 2048, PASS_COMBO_BEAM = 8 };
+
 typedef struct PassRunOptions {
   const char *dump_before; /* pass name, alias or "all"; NULL = none */
   const char *dump_after;
@@ -214,6 +217,9 @@ typedef struct PassRunOptions {
                               default).  NULL: the default (pick_default,
                               else the first) */
   void *cost_user;
+  const char *cost_name;   /* the cost model's target, named in the notes
+                              of a run of bare names ("host", "cuda");
+                              NULL: not named */
   bool quiet_notes;        /* no notes about scope demotion etc. */
   bool nothing_is_error;   /* a bare NAME with no legal candidate is an
                               error, not a warning (libleir) */
@@ -222,7 +228,20 @@ typedef struct PassRunOptions {
 /* Runs the comma-separated pipeline `spec` (top-level commas split steps)
  * on p.  Returns the transformed program, or NULL after an error diagnostic
  * (unknown pass, bad spelling, illegal candidate, verification failure).
- * `*nsteps` (if non-NULL) counts the steps applied so far. */
+ * `*nsteps` (if non-NULL) counts the steps applied so far.
+ *
+ * A run of two or more consecutive bare NAMEs (no parameters) with o->cost
+ * and without o->seeded chooses the combination: every legal candidate of
+ * the first name times those of the following ones on each result (where
+ * the sequences so far times the next name's candidates would exceed
+ * PASS_COMBO_WIDE, a beam of the PASS_COMBO_WIDE / candidates, at least
+ * PASS_COMBO_BEAM, whose partial results cost least), each complete
+ * sequence costed by o->cost; the cheapest is applied (ties: the
+ * earliest in canonical order), unless it costs more than the input
+ * itself: then the input is kept.  A note (unless o->quiet_notes) says what was
+ * chosen and its cost against the input's.  A name with nothing to do on
+ * a sequence's program leaves it unchanged (the usual warning when that
+ * sequence is applied). */
 IrProgram *pass_run_pipeline(LeirCtx *ctx, IrProgram *p, const char *spec,
                              const PassRunOptions *o, int *nsteps);
 

@@ -516,22 +516,42 @@ static bool complete(const PassCand *c) {
   return true;
 }
 
+/* Diagnostics dropped between quiet_begin and quiet_end (the counts of
+ * errors and warnings kept). */
+typedef struct Quiet {
+  FILE *out;
+  LeirDiagList *cap;
+  int ne, nw;
+} Quiet;
+
+static Quiet quiet_begin(LeirCtx *ctx) {
+  Quiet q = {ctx->diag_out, ctx->capture, ctx->nerrors, ctx->nwarnings};
+  ctx->diag_out = NULL;
+  ctx->capture = NULL;
+  return q;
+}
+
+static void quiet_end(LeirCtx *ctx, const Quiet *q) {
+  ctx->diag_out = q->out;
+  ctx->capture = q->cap;
+  ctx->nerrors = q->ne;
+  ctx->nwarnings = q->nw;
+}
+
+/* o->cost of q (NaN counts as none); call between quiet_begin/_end. */
+static bool prog_cost(LeirCtx *ctx, const PassRunOptions *o, const IrProgram *q, double *cost) {
+  return o->cost(o->cost_user, ctx, q, cost) && *cost == *cost;
+}
+
 /* The cost of candidate c's result by o->cost, with every diagnostic of
  * the application and the costing dropped; false if it has none. */
 static bool cand_cost(PassCtx *pc, PassCand *c, const PassRunOptions *o, double *cost) {
   LeirCtx *ctx = pc->ctx;
-  FILE *out = ctx->diag_out;
-  LeirDiagList *cap = ctx->capture;
-  int ne = ctx->nerrors, nw = ctx->nwarnings;
-  ctx->diag_out = NULL;
-  ctx->capture = NULL;
+  Quiet qd = quiet_begin(ctx);
   const char *why = NULL;
   IrProgram *q = apply_checked(pc, c, false, &why);
-  bool ok = q && o->cost(o->cost_user, ctx, q, cost) && *cost == *cost;
-  ctx->diag_out = out;
-  ctx->capture = cap;
-  ctx->nerrors = ne;
-  ctx->nwarnings = nw;
+  bool ok = q && prog_cost(ctx, o, q, cost);
+  quiet_end(ctx, &qd);
   pc->reason = NULL;
   return ok;
 }
@@ -661,14 +681,195 @@ IrProgram *pass_run_step(LeirCtx *ctx, IrProgram *p, const char *spelling, const
   return run_step(ctx, p, spelling, o, &step, chosen);
 }
 
+/* ------------------------------------------------------------ runs of bare names */
+
+/* One sequence of a run of bare names: its program, the candidate of each
+ * name (NULL: nothing to do on the program before it), its cost and its
+ * rank in canonical order (the first name's candidates, then the
+ * following ones', in enumeration order). */
+typedef struct ComboSeq {
+  IrProgram *p;
+  PassCand **cands;
+  double cost;
+  bool costed;
+  int order;
+} ComboSeq;
+
+/* The implemented pass of a bare NAME step (no parentheses, no
+ * parameters); NULL for any other step (run_step reports its errors). */
+static const PassInfo *bare_pass(LeirCtx *ctx, const char *text) {
+  if (strchr(text, '(')) return NULL;
+  PassCand w;
+  const char *err = NULL;
+  if (!pass_parse_spelling(ctx, text, &w, &err) || !w.pass->impl || w.nparams) return NULL;
+  return w.pass;
+}
+
+/* Costed before uncosted, then cheaper, then earlier. */
+static int seq_by_cost(const void *a, const void *b) {
+  const ComboSeq *x = *(ComboSeq *const *)a, *y = *(ComboSeq *const *)b;
+  if (x->costed != y->costed) return x->costed ? -1 : 1;
+  if (x->costed && x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+static int seq_by_order(const void *a, const void *b) {
+  const ComboSeq *x = *(ComboSeq *const *)a, *y = *(ComboSeq *const *)b;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+static ComboSeq *seq_new(LeirCtx *ctx, const ComboSeq *from, int k, IrProgram *q, int j, PassCand *c, int order) {
+  ComboSeq *n = arena_alloc(&ctx->arena, sizeof *n);
+  n->p = q;
+  n->cands = arena_alloc(&ctx->arena, (size_t)k * sizeof *n->cands);
+  if (from) memcpy(n->cands, from->cands, (size_t)k * sizeof *n->cands);
+  n->cands[j] = c;
+  n->order = order;
+  return n;
+}
+
+/* Keeps the `keep` sequences of *cur whose programs o->cost rates cheapest
+ * (ties, and those it cannot cost, last: the earliest), in canonical order;
+ * call between quiet_begin and quiet_end. */
+static void combo_prune(LeirCtx *ctx, PtrVec *cur, int keep, const PassRunOptions *o) {
+  for (int s = 0; s < cur->n; s++) {
+    ComboSeq *q = cur->v[s];
+    q->costed = prog_cost(ctx, o, q->p, &q->cost);
+  }
+  qsort(cur->v, (size_t)cur->n, sizeof *cur->v, seq_by_cost);
+  cur->n = keep;
+  qsort(cur->v, (size_t)cur->n, sizeof *cur->v, seq_by_order);
+  for (int s = 0; s < cur->n; s++) ((ComboSeq *)cur->v[s])->order = s;
+}
+
+/* Every sequence of the k bare names on p, costed, into *out in canonical
+ * order: before the names after the first, when the sequences so far times
+ * the next name's candidates on the first of them would exceed
+ * PASS_COMBO_WIDE, only the PASS_COMBO_WIDE / candidates (at least
+ * PASS_COMBO_BEAM) the model rates cheapest go on.  Call between
+ * quiet_begin and quiet_end. */
+static void combo_expand(LeirCtx *ctx, IrProgram *p, const PassInfo *const *passes, int k, const PassRunOptions *o,
+                         PtrVec *out) {
+  PtrVec cur = {0};
+  ptrvec_push(&ctx->arena, &cur, seq_new(ctx, NULL, k, p, 0, NULL, 0));
+  for (int j = 0; j < k; j++) {
+    if (cur.n > PASS_COMBO_BEAM) {
+      PtrVec first = {0};
+      pass_enumerate_legal(ctx, ((ComboSeq *)cur.v[0])->p, passes[j], &first);
+      long c = first.n > 1 ? first.n : 1;
+      long keep = PASS_COMBO_WIDE / c < PASS_COMBO_BEAM ? PASS_COMBO_BEAM : PASS_COMBO_WIDE / c;
+      if (cur.n * c > PASS_COMBO_WIDE && keep < cur.n) combo_prune(ctx, &cur, (int)keep, o);
+    }
+    PtrVec next = {0};
+    for (int s = 0; s < cur.n; s++) {
+      ComboSeq *from = cur.v[s];
+      PassCtx *pc = pctx_new(ctx, from->p, passes[j]);
+      enumerate_raw(pc);
+      int made = 0;
+      for (int i = 0; i < pc->cands.n; i++) {
+        PassCand *c = pc->cands.v[i];
+        if (check_cand(pc, c)) continue;
+        const char *why = NULL;
+        IrProgram *q = apply_checked(pc, c, false, &why);
+        pc->reason = NULL;
+        if (!q) continue;
+        ptrvec_push(&ctx->arena, &next, seq_new(ctx, from, k, q, j, c, next.n));
+        made++;
+      }
+      if (!made) ptrvec_push(&ctx->arena, &next, seq_new(ctx, from, k, from->p, j, NULL, next.n));
+    }
+    cur = next;
+  }
+  for (int s = 0; s < cur.n; s++) {
+    ComboSeq *q = cur.v[s];
+    q->costed = prog_cost(ctx, o, q->p, &q->cost);
+  }
+  *out = cur;
+}
+
+/* The sequence's candidates as one pipeline spelling. */
+static const char *seq_spelling(LeirCtx *ctx, const ComboSeq *q, int k) {
+  SBuf b = {0};
+  int n = 0;
+  for (int j = 0; j < k; j++)
+    if (q->cands[j]) sbuf_printf(&b, "%s%s", n++ ? "," : "", pass_cand_spelling(ctx, q->cands[j]));
+  const char *s = arena_strdup(&ctx->arena, n ? b.s : "");
+  sbuf_free(&b);
+  return s;
+}
+
+/* A run of k >= 2 bare names (texts, passes) on p: the combination (see
+ * pass_run_pipeline), applied step by step by run_step. */
+static IrProgram *run_combo(LeirCtx *ctx, IrProgram *p, char *const *texts, const PassInfo *const *passes, int k,
+                            const PassRunOptions *o, int *step) {
+  PtrVec seqs = {0};
+  double in_cost = 0;
+  Quiet qd = quiet_begin(ctx);
+  combo_expand(ctx, p, passes, k, o, &seqs);
+  bool in_ok = prog_cost(ctx, o, p, &in_cost);
+  quiet_end(ctx, &qd);
+  ComboSeq *best = NULL;
+  int ncosted = 0;
+  for (int s = 0; s < seqs.n; s++) {
+    ComboSeq *q = seqs.v[s];
+    if (!q->costed) continue;
+    ncosted++;
+    if (!best || q->cost < best->cost) best = q;
+  }
+  SBuf run = {0};
+  for (int j = 0; j < k; j++) sbuf_printf(&run, "%s%s", j ? "," : "", texts[j]);
+  const char *model = o->cost_name ? arena_printf(&ctx->arena, "the %s cost model", o->cost_name) : "the cost model";
+  const char *seq = best ? seq_spelling(ctx, best, k) : "";
+  bool keep = best && *seq && in_ok && best->cost > in_cost;
+  if (best && *seq && !o->quiet_notes) {
+    if (keep)
+      diag_note(ctx, (IrLoc){0, 0},
+                "-O %s: %s rates every one of %d sequences slower than the input (the best, %s: %g s; the input: "
+                "%g s): the input is kept",
+                run.s, model, ncosted, seq, best->cost, in_cost);
+    else if (in_ok)
+      diag_note(ctx, (IrLoc){0, 0}, "-O %s: %s rates %s best of %d sequences: %g s against %g s for the input", run.s,
+                model, seq, ncosted, best->cost, in_cost);
+    else
+      diag_note(ctx, (IrLoc){0, 0}, "-O %s: %s rates %s best of %d sequences: %g s (the input cannot be costed)",
+                run.s, model, seq, ncosted, best->cost);
+  }
+  sbuf_free(&run);
+  if (keep) return p;
+  for (int j = 0; j < k && p; j++) {
+    if (!best) {
+      /* nothing could be costed: each name by itself, as a single one */
+      p = run_step(ctx, p, texts[j], o, step, NULL);
+    } else if (best->cands[j]) {
+      p = run_step(ctx, p, pass_cand_spelling(ctx, best->cands[j]), o, step, NULL);
+    } else if (o->nothing_is_error) {
+      diag_error(ctx, (IrLoc){0, 0}, "%s: nothing to do", passes[j]->name);
+      return NULL;
+    } else {
+      diag_warn(ctx, (IrLoc){0, 0}, "%s: nothing to do", passes[j]->name);
+    }
+  }
+  return p;
+}
+
 IrProgram *pass_run_pipeline(LeirCtx *ctx, IrProgram *p, const char *spec, const PassRunOptions *o,
                              int *nsteps) {
   PtrVec steps = {0};
   split_pipeline(ctx, spec, &steps);
   int step = nsteps ? *nsteps : 0;
-  for (int i = 0; i < steps.n; i++) {
-    p = run_step(ctx, p, steps.v[i], o, &step, NULL);
-    if (!p) break;
+  bool combine = o->cost && !o->seeded;
+  const PassInfo **passes = arena_alloc(&ctx->arena, (size_t)(steps.n + 1) * sizeof *passes);
+  for (int i = 0; i < steps.n; i++) passes[i] = combine ? bare_pass(ctx, steps.v[i]) : NULL;
+  for (int i = 0; i < steps.n && p;) {
+    int k = 0;
+    while (i + k < steps.n && passes[i + k]) k++;
+    if (k >= 2) {
+      p = run_combo(ctx, p, (char *const *)steps.v + i, passes + i, k, o, &step);
+      i += k;
+    } else {
+      p = run_step(ctx, p, steps.v[i], o, &step, NULL);
+      i++;
+    }
   }
   if (nsteps) *nsteps = step;
   return p;

@@ -325,6 +325,75 @@ static void test_seed(void **state) {
   free(tb);
 }
 
+/* A cost for a run of bare names: the program as written 1, a tiled one 2,
+ * the 2x2 tiling alone 1.5 (the best tiling by itself), the 4x2 tiling then
+ * reorder(g,h) 0.5; *user counts the calls. */
+static bool trap_cost(void *user, LeirCtx *ctx, const IrProgram *q, double *cost) {
+  (void)ctx;
+  ++*(int *)user;
+  char *t = body(q);
+  *cost = !strncmp(t, "L^{2}_{h=0}L^{4}_{g=0}B^{4}_{tx=0}", 34)   ? 0.5
+          : !strncmp(t, "L^{2}_{g=0}L^{2}_{h=0}B^{8}_{tx=0}", 34) ? 1.5
+          : strstr(t, "_{g=0}")                                  ? 2
+                                                                 : 1;
+  free(t);
+  return true;
+}
+
+/* Every sequence costs more than the input. */
+static bool worse_cost(void *user, LeirCtx *ctx, const IrProgram *q, double *cost) {
+  (void)user;
+  (void)ctx;
+  char *t = body(q);
+  *cost = strncmp(t, "B^{16}_{tx=0}L^{8}_{a=0}L^{12}_{c=0}", 36) ? 2 : 1;
+  free(t);
+  return true;
+}
+
+static void test_combination(void **state) {
+  Fix *f = *state;
+  IrProgram *p = load(f, P2);
+  int calls = 0;
+  PassRunOptions o = {0};
+  o.cost = trap_cost;
+  o.cost_user = &calls;
+  o.cost_name = "test";
+  /* one bare name: the cheapest candidate, though the input costs less;
+     one step at a time, then, ends at 2 (no reorder of it pays) */
+  IrProgram *q = pass_run_pipeline(&f->ctx, p, "tile", &o, NULL);
+  char *t = body(q);
+  assert_non_null(strstr(t, "L^{2}_{g=0}L^{2}_{h=0}B^{8}_{tx=0}"));
+  free(t);
+  /* a run: the sequence that pays, found whole; every tiling times every
+     reorder of its result costed once, and the input */
+  calls = 0;
+  int n = 0;
+  q = pass_run_pipeline(&f->ctx, p, "tile,reorder", &o, &n);
+  assert_int_equal(n, 2);
+  t = body(q);
+  assert_string_equal(t, "L^{2}_{h=0}L^{4}_{g=0}B^{4}_{tx=0}L^{4}_{a=0}L^{12}_{c=0}[D^{f32,g}_{g*4+tx,h*4+a}=D^{f32,g}_{g*4+tx,h*4+a}+"
+                         "A^{f32,g}_{g*4+tx,c}*C^{f32,g}_{c,h*4+a};];");
+  free(t);
+  assert_int_equal(calls, 20 + 1);
+  assert_non_null(strstr(diags(f), "t.leir: note: -O tile,reorder: the test cost model rates loop_tiling(nest=0,loop=tx,factor1=4,"
+                                   "factor2=2),loop_reorder(nest=0,loop1=g,loop2=h) best of 20 sequences: 0.5 s against 1 s "
+                                   "for the input\n"));
+  /* every sequence slower: the input itself, unchanged, and the note */
+  o.cost = worse_cost;
+  o.cost_name = NULL;
+  n = 0;
+  assert_ptr_equal(pass_run_pipeline(&f->ctx, p, "tile,reorder", &o, &n), p);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(diags(f), "t.leir: note: -O tile,reorder: the cost model rates every one of 20 sequences slower than "
+                                   "the input (the best, loop_tiling(nest=0,loop=tx,factor1=2,factor2=2),loop_reorder(nest=0,"
+                                   "loop1=g,loop2=h): 2 s; the input: 1 s): the input is kept\n"));
+  /* --seed: one step at a time, no model */
+  o.seeded = true;
+  o.seed = 7;
+  q = pass_run_pipeline(&f->ctx, p, "tile,reorder", &o, &n);
+  assert_ptr_not_equal(q, p);
+}
+
 static void test_apply_copy(void **state) {
   Fix *f = *state;
   IrProgram *p = load(f, P2);
@@ -419,6 +488,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_deps, fix_setup, fix_teardown),
     cmocka_unit_test_setup_teardown(test_pipeline, fix_setup, fix_teardown),
     cmocka_unit_test_setup_teardown(test_seed, fix_setup, fix_teardown),
+    cmocka_unit_test_setup_teardown(test_combination, fix_setup, fix_teardown),
     cmocka_unit_test_setup_teardown(test_apply_copy, fix_setup, fix_teardown),
     cmocka_unit_test_setup_teardown(test_compose, fix_setup, fix_teardown),
   };
