@@ -4,6 +4,7 @@
  *   bench/costmodel_bench [CORPUS_DIR] [--max-work N] [--max-variants K]
  *                         [--time-budget S] [--limit P] [--threads T]
  *                         [--save FILE] [--replay FILE] [--repeat-of FILE]
+ *                         [--features] [--dir DIR]... [--sample N:K]
  *
  * For every corpus program (programs/level1 then level2, file names in
  * sorted order), the variants are the program itself and its legal one-step
@@ -28,6 +29,12 @@
  * measurements).  --repeat-of reads an earlier --save file and also
  * reports the rank correlation of the earlier measurements with this
  * run's: the ceiling that measurement noise puts on any model's figures.
+ * --features adds the learned model's features (search/features.h) to
+ * each --save line, under a `#program ...` header line naming the columns
+ * (tools/costmodel/'s training data).  --dir DIR (up to 16) also takes
+ * DIR/NAME.leir, named DIR's last component/NAME, with DIR/NAME.decls.json
+ * where it exists (the zoo's imported programs); --sample N:K takes only
+ * the programs at positions i % N == K of each folder's sorted list.
  * Exit status 77 when the corpus is absent.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -43,6 +50,7 @@
 #include "codegen/measure.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
+#include "search/features.h"
 
 static double wall(void) {
   struct timespec ts;
@@ -203,6 +211,8 @@ typedef struct Opts {
   FILE *save;
   Replay *replay;
   Replay *prev; /* --repeat-of: an earlier run's measurements */
+  bool features; /* --features: the learned model's features in --save lines */
+  int sample_n, sample_k; /* --sample N:K: the programs i % N == K of each folder */
 } Opts;
 
 typedef struct Totals {
@@ -278,7 +288,13 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     bool got = op->replay ? replay_find(op->replay, name, spell[i], &s)
                           : cg_host_measure(ctx, var[i], &co, &mo, &s);
     if (!got) continue;
-    if (op->save) fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g\n", name, spell[i], s, h.seconds, c.seconds);
+    if (op->save) {
+      fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g", name, spell[i], s, h.seconds, c.seconds);
+      float f[SEARCH_NFEATURES];
+      if (op->features && search_features(ctx, var[i], f))
+        for (int q = 0; q < SEARCH_NFEATURES; q++) fprintf(op->save, "\t%.9g", (double)f[q]);
+      fputc('\n', op->save);
+    }
     double ps;
     if (op->prev && replay_find(op->prev, name, spell[i], &ps)) {
       pa[np] = ps;
@@ -331,16 +347,64 @@ done:
   bench_prog_free(&bp);
 }
 
+/* The programs DIR/NAME.leir in sorted order, named LABEL/NAME; the
+ * declarations DIR/NAME.decls.json where that file exists. */
+static void bench_dir(const Opts *op, const char *dir, const char *label, Totals *t, double t0, int *seen,
+                      bool *out_of_time) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  char **names = NULL;
+  int nn = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
+    if (nn == cap) names = realloc(names, sizeof(char *) * (size_t)(cap = cap ? 2 * cap : 256));
+    names[nn++] = strndup(e->d_name, l - 5);
+  }
+  closedir(d);
+  qsort(names, (size_t)nn, sizeof(char *), cmp_str);
+  for (int i = 0; i < nn; i++) {
+    if (!*out_of_time && (wall() - t0 > op->budget || (op->limit && *seen >= op->limit))) {
+      *out_of_time = true;
+      printf("(stopping: %s reached after %d programs)\n", op->limit && *seen >= op->limit ? "--limit" : "time budget",
+             *seen);
+    }
+    if (!*out_of_time && i % op->sample_n == op->sample_k) {
+      char leir[8192], decls[8192], name[4096];
+      snprintf(leir, sizeof leir, "%s/%s.leir", dir, names[i]);
+      snprintf(decls, sizeof decls, "%s/%s.decls.json", dir, names[i]);
+      snprintf(name, sizeof name, "%s/%s", label, names[i]);
+      FILE *df = fopen(decls, "r");
+      if (df) fclose(df);
+      bench_program(op, name, leir, df ? decls : NULL, t);
+      (*seen)++;
+    }
+    free(names[i]);
+  }
+  free(names);
+}
+
 int main(int argc, char **argv) {
   const char *corpus = "../shared/corpus";
-  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL};
+  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL, false, 1, 0};
   Replay rp = {0}, prev = {0};
+  const char *extra[16];
+  int nextra = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max-work") && i + 1 < argc) op.max_work = strtod(argv[++i], NULL);
     else if (!strcmp(argv[i], "--max-variants") && i + 1 < argc) op.max_variants = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--time-budget") && i + 1 < argc) op.budget = strtod(argv[++i], NULL);
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) op.limit = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) op.threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--features")) op.features = true;
+    else if (!strcmp(argv[i], "--sample") && i + 1 < argc) {
+      if (sscanf(argv[++i], "%d:%d", &op.sample_n, &op.sample_k) != 2 || op.sample_n < 1) {
+        fprintf(stderr, "costmodel_bench: --sample wants N:K\n");
+        return 2;
+      }
+    }
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc && nextra < 16) extra[nextra++] = argv[++i];
     else if (!strcmp(argv[i], "--save") && i + 1 < argc) {
       op.save = fopen(argv[++i], "w");
       if (!op.save) {
@@ -360,43 +424,25 @@ int main(int argc, char **argv) {
     }
   }
   if (op.max_variants < 2) op.max_variants = 2;
+  if (op.save && op.features) {
+    fputs("#program\tvariant\tmeasured_s\thost_model_s\tcuda_model_s", op.save);
+    for (int q = 0; q < SEARCH_NFEATURES; q++) fprintf(op.save, "\t%s", search_feature_name(q));
+    fputc('\n', op.save);
+  }
   Totals t;
   memset(&t, 0, sizeof t);
   double t0 = wall();
   bool out_of_time = false;
   int seen = 0;
-  for (int lv = 1; lv <= 2 && !out_of_time; lv++) {
-    char dir[4096];
+  for (int lv = 1; lv <= 2; lv++) {
+    char dir[4096], label[64];
     snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    char **names = NULL;
-    int nn = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
-      if (nn == cap) names = realloc(names, sizeof(char *) * (size_t)(cap = cap ? 2 * cap : 256));
-      names[nn++] = strndup(e->d_name, l - 5);
-    }
-    closedir(d);
-    qsort(names, (size_t)nn, sizeof(char *), cmp_str);
-    for (int i = 0; i < nn; i++) {
-      if (!out_of_time && (wall() - t0 > op.budget || (op.limit && seen >= op.limit))) {
-        out_of_time = true;
-        printf("(stopping: %s reached after %d programs)\n", op.limit && seen >= op.limit ? "--limit" : "time budget", seen);
-      }
-      if (!out_of_time) {
-        char leir[8192], decls[8192], name[4096];
-        snprintf(leir, sizeof leir, "%s/%s.leir", dir, names[i]);
-        snprintf(decls, sizeof decls, "%s/%s.decls.json", dir, names[i]);
-        snprintf(name, sizeof name, "level%d/%s", lv, names[i]);
-        bench_program(&op, name, leir, decls, &t);
-        seen++;
-      }
-      free(names[i]);
-    }
-    free(names);
+    snprintf(label, sizeof label, "level%d", lv);
+    bench_dir(&op, dir, label, &t, t0, &seen, &out_of_time);
+  }
+  for (int i = 0; i < nextra; i++) {
+    const char *b = strrchr(extra[i], '/');
+    bench_dir(&op, extra[i], b && b[1] ? b + 1 : extra[i], &t, t0, &seen, &out_of_time);
   }
   if (!seen) {
     fprintf(stderr, "costmodel_bench: no corpus at %s\n", corpus);
