@@ -27,3 +27,20 @@ check-wheel: wheel leirc$(EXEEXT) libleir.la leirc-import
 clean-local: clean-wheel
 clean-wheel:
 	-rm -rf wheel
+
+## The learned cost model (issue 58 item 1, search/learned.h): training data
+## measured by tools/costmodel/measure.sh (bench/costmodel_bench --features
+## on the corpus, the zoo and their one-step variants), the model trained by
+## tools/costmodel/train.py (python3-xgboost).  `make costmodel-train`
+## retrains the shipped tools/costmodel/costmodel.json from the committed
+## data and prints the held-out rank correlations; `make costmodel-measure`
+## measures new data (about 25 minutes a sample; see measure.sh).
+EXTRA_DIST += tools/costmodel/train.py tools/costmodel/measure.sh \
+	tools/costmodel/zoo_programs.py tools/costmodel/data.tsv tools/costmodel/README
+.PHONY: costmodel-train costmodel-measure
+costmodel-train:
+	$(PYTHON) $(srcdir)/tools/costmodel/train.py $(srcdir)/tools/costmodel/data.tsv \
+	  --out $(srcdir)/tools/costmodel/costmodel.json
+costmodel-measure: leirc$(EXEEXT)
+	$(SHELL) $(srcdir)/tools/costmodel/measure.sh '$(abs_top_builddir)' '$(LEIR_CORPUS)' \
+	  costmodel-data.tsv $(COSTMODEL_SAMPLE)
