@@ -35,10 +35,16 @@
  * DIR/NAME.leir, named DIR's last component/NAME, with DIR/NAME.decls.json
  * where it exists (the zoo's imported programs); --sample N:K takes only
  * the programs at positions i % N == K of each folder's sorted list.
+ * --learned MODEL also estimates each variant with the learned model
+ * (search/learned.h) and reports its rank correlation with the measured
+ * times beside the analytic host model's on the same programs (per program
+ * and pooled); --heldout takes only the workloads tools/costmodel/train.py
+ * holds out of training (FNV-1a of the name without its folder, 0 mod 5).
  * Exit status 77 when the corpus is absent.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +57,7 @@
 #include "ir/ir.h"
 #include "passes/pass.h"
 #include "search/features.h"
+#include "search/learned.h"
 
 static double wall(void) {
   struct timespec ts;
@@ -213,12 +220,26 @@ typedef struct Opts {
   Replay *prev; /* --repeat-of: an earlier run's measurements */
   bool features; /* --features: the learned model's features in --save lines */
   int sample_n, sample_k; /* --sample N:K: the programs i % N == K of each folder */
+  SearchLearned *learned; /* --learned MODEL */
+  bool heldout;           /* --heldout: only the workloads train.py holds out */
 } Opts;
+
+/* tools/costmodel/train.py's split: a program's workload is its name
+ * without the folder; FNV-1a (32 bits) of it 0 mod 5: held out. */
+static bool held_out(const char *name) {
+  const char *w = strrchr(name, '/');
+  w = w ? w + 1 : name;
+  uint32_t h = 2166136261u;
+  for (const unsigned char *c = (const unsigned char *)w; *c; c++) h = (h ^ *c) * 16777619u;
+  return h % 5 == 0;
+}
 
 typedef struct Totals {
   Vec rho_host, rho_cuda, rho_rep;
   Vec rep_a, rep_b; /* pooled: earlier and this measurement */
   Vec all_meas, all_host, all_cuda; /* pooled */
+  Vec rho_learned, rho_host_same;   /* --learned: per program, learned and analytic */
+  Vec l_meas, l_host, l_learned;    /* --learned: pooled */
   int programs, skipped, failed, variants;
 } Totals;
 
@@ -271,6 +292,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   double *ec = malloc(sizeof(double) * (size_t)(nv + 1));
   double *pa = malloc(sizeof(double) * (size_t)(nv + 1));
   double *pb = malloc(sizeof(double) * (size_t)(nv + 1));
+  double *el = malloc(sizeof(double) * (size_t)(nv + 1));
   int m = 0, np = 0;
   CgOptions co;
   cg_options_init(&co);
@@ -288,6 +310,8 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     bool got = op->replay ? replay_find(op->replay, name, spell[i], &s)
                           : cg_host_measure(ctx, var[i], &co, &mo, &s);
     if (!got) continue;
+    double ls = NAN;
+    if (op->learned && !search_learned_seconds(ctx, op->learned, var[i], &ls)) continue;
     if (op->save) {
       fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g", name, spell[i], s, h.seconds, c.seconds);
       float f[SEARCH_NFEATURES];
@@ -305,6 +329,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     meas[m] = s;
     eh[m] = h.seconds;
     ec[m] = c.seconds;
+    el[m] = ls;
     m++;
   }
   t->programs++;
@@ -314,7 +339,20 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     vpush(&t->all_host, eh[i]);
     vpush(&t->all_cuda, isnan(ec[i]) ? INFINITY : ec[i]);
   }
-  if (m >= 3) {
+  if (op->learned)
+    for (int i = 0; i < m; i++) {
+      vpush(&t->l_meas, meas[i]);
+      vpush(&t->l_host, eh[i]);
+      vpush(&t->l_learned, el[i]);
+    }
+  if (m >= 3 && op->learned) {
+    double rl = spearman(meas, el, m), rh = spearman(meas, eh, m);
+    if (!isnan(rl) && !isnan(rh)) {
+      vpush(&t->rho_learned, rl);
+      vpush(&t->rho_host_same, rh);
+    }
+    printf("%-60s %2d variants  rho(learned) %6.3f  rho(host model) %6.3f\n", name, m, rl, rh);
+  } else if (m >= 3) {
     double rh = spearman(meas, eh, m);
     bool cuda_ok = true;
     for (int i = 0; i < m; i++) cuda_ok &= !isnan(ec[i]);
@@ -343,6 +381,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   free(ec);
   free(pa);
   free(pb);
+  free(el);
 done:
   bench_prog_free(&bp);
 }
@@ -370,7 +409,7 @@ static void bench_dir(const Opts *op, const char *dir, const char *label, Totals
       printf("(stopping: %s reached after %d programs)\n", op->limit && *seen >= op->limit ? "--limit" : "time budget",
              *seen);
     }
-    if (!*out_of_time && i % op->sample_n == op->sample_k) {
+    if (!*out_of_time && i % op->sample_n == op->sample_k && (!op->heldout || held_out(names[i]))) {
       char leir[8192], decls[8192], name[4096];
       snprintf(leir, sizeof leir, "%s/%s.leir", dir, names[i]);
       snprintf(decls, sizeof decls, "%s/%s.decls.json", dir, names[i]);
@@ -387,7 +426,7 @@ static void bench_dir(const Opts *op, const char *dir, const char *label, Totals
 
 int main(int argc, char **argv) {
   const char *corpus = "../shared/corpus";
-  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL, false, 1, 0};
+  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL, false, 1, 0, NULL, false};
   Replay rp = {0}, prev = {0};
   const char *extra[16];
   int nextra = 0;
@@ -398,6 +437,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) op.limit = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) op.threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--features")) op.features = true;
+    else if (!strcmp(argv[i], "--heldout")) op.heldout = true;
+    else if (!strcmp(argv[i], "--learned") && i + 1 < argc) {
+      LeirCtx lc;
+      leir_ctx_init(&lc);
+      op.learned = search_learned_load(&lc, argv[++i]);
+      leir_ctx_free(&lc);
+      if (!op.learned) return 2;
+    }
     else if (!strcmp(argv[i], "--sample") && i + 1 < argc) {
       if (sscanf(argv[++i], "%d:%d", &op.sample_n, &op.sample_k) != 2 || op.sample_n < 1) {
         fprintf(stderr, "costmodel_bench: --sample wants N:K\n");
@@ -450,6 +497,14 @@ int main(int argc, char **argv) {
   }
   printf("\n%d programs timed (%d variants), %d skipped (over %.3g statement executions), %d not loaded, %.0f s\n",
          t.programs, t.variants, t.skipped, op.max_work, t.failed, wall() - t0);
+  if (op.learned) {
+    printf("%s workloads:\n", op.heldout ? "held-out" : "all");
+    summary("  learned model vs measured host time, per program", &t.rho_learned);
+    summary("  analytic host model on the same programs", &t.rho_host_same);
+    if (t.l_meas.n >= 3)
+      printf("  pooled over %d variants: rho(learned) %.3f, rho(host model) %.3f\n", t.l_meas.n,
+             spearman(t.l_meas.v, t.l_learned.v, t.l_meas.n), spearman(t.l_meas.v, t.l_host.v, t.l_meas.n));
+  }
   summary("host model vs measured host time, per program", &t.rho_host);
   summary("CUDA sm_90 model vs measured host time, per program", &t.rho_cuda);
   if (t.all_meas.n >= 3) {
@@ -464,7 +519,9 @@ int main(int argc, char **argv) {
   if (op.save) fclose(op.save);
   replay_free(&rp);
   replay_free(&prev);
-  Vec *vs[] = {&t.rho_host, &t.rho_cuda, &t.rho_rep, &t.rep_a, &t.rep_b, &t.all_meas, &t.all_host, &t.all_cuda};
+  search_learned_free(op.learned);
+  Vec *vs[] = {&t.rho_host, &t.rho_cuda, &t.rho_rep, &t.rep_a, &t.rep_b, &t.all_meas, &t.all_host, &t.all_cuda,
+               &t.rho_learned, &t.rho_host_same, &t.l_meas, &t.l_host, &t.l_learned};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   return 0;
 }

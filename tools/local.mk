@@ -15,6 +15,7 @@ wheel: libleir.la leirc$(EXEEXT) $(srcdir)/tools/make-wheel.sh
 	@CC='$(CC)' CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' LIBS='$(LIBS)' \
 	  LLVM_CONFIG='$(LLVM_CONFIG)' PYTHON='$(PYTHON)' VERSION='$(PACKAGE_VERSION)' \
 	  JANSSON_LIBS='$(JANSSON_LIBS)' SAN_LDFLAGS='$(SAN_LDFLAGS)' \
+	  XGBOOST_LIBS='$(XGBOOST_LIBS)' COSTMODEL='$(dist_costmodel_DATA)' \
 	  LEIRC_OBJECTS='$(leirc_OBJECTS)' LIBLEIR_OBJECTS='$(libleir_la_OBJECTS)' \
 	  RT_OBJECTS='$(libleirrt_la_OBJECTS)' \
 	  PY_FILES='$(leirpy_PYTHON) $(leirtorch_PYTHON)' \
