@@ -161,7 +161,6 @@ bench-costmodel: bench/costmodel_bench$(EXEEXT)
 ## variants a program, programs of at most 2^26 statement executions; the
 ## zoo's imported models too), Spearman's rho per program and pooled.
 .PHONY: bench-costmodel-learned
-bench: bench-costmodel-learned
 bench-costmodel-learned: bench/costmodel_bench$(EXEEXT) costmodel.json
 	@echo "== learned vs analytic cost model on held-out workloads (bench/costmodel_bench --learned)"
 	@echo "   $$(uname -m), $$(nproc) CPUs, load: $$(cut -d' ' -f1-3 /proc/loadavg)"
