@@ -351,7 +351,11 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
       vpush(&t->rho_learned, rl);
       vpush(&t->rho_host_same, rh);
     }
-    printf("%-60s %2d variants  rho(learned) %6.3f  rho(host model) %6.3f\n", name, m, rl, rh);
+    double rr = np >= 3 ? spearman(pa, pb, np) : NAN;
+    if (!isnan(rr)) vpush(&t->rho_rep, rr);
+    printf("%-60s %2d variants  rho(learned) %6.3f  rho(host model) %6.3f", name, m, rl, rh);
+    if (np >= 3) printf("  rho(repeat) %6.3f", rr);
+    putchar('\n');
   } else if (m >= 3) {
     double rh = spearman(meas, eh, m);
     bool cuda_ok = true;
