@@ -38,7 +38,8 @@
  * --learned MODEL also estimates each variant with the learned model
  * (search/learned.h) and reports its rank correlation with the measured
  * times beside the analytic host model's on the same programs (per program
- * and pooled); --heldout takes only the workloads tools/costmodel/train.py
+ * and pooled; a model rating all of a program's variants the same counts
+ * rho 0 there); --heldout takes only the workloads tools/costmodel/train.py
  * holds out of training (FNV-1a of the name without its folder, 0 mod 5).
  * Exit status 77 when the corpus is absent.
  */
@@ -346,11 +347,10 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
       vpush(&t->l_learned, el[i]);
     }
   if (m >= 3 && op->learned) {
+    /* a model that rates every variant the same ranks nothing: rho 0 */
     double rl = spearman(meas, el, m), rh = spearman(meas, eh, m);
-    if (!isnan(rl) && !isnan(rh)) {
-      vpush(&t->rho_learned, rl);
-      vpush(&t->rho_host_same, rh);
-    }
+    vpush(&t->rho_learned, isnan(rl) ? 0 : rl);
+    vpush(&t->rho_host_same, isnan(rh) ? 0 : rh);
     double rr = np >= 3 ? spearman(pa, pb, np) : NAN;
     if (!isnan(rr)) vpush(&t->rho_rep, rr);
     printf("%-60s %2d variants  rho(learned) %6.3f  rho(host model) %6.3f", name, m, rl, rh);

@@ -5,6 +5,7 @@
 
 #include "search/learned.h"
 #include "search/features.h"
+#include "codegen/costmodel.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 
 struct SearchLearned {
   char *path;
+  bool residual; /* the model predicts ln(measured / analytic estimate) */
 #ifdef HAVE_XGBOOST
   BoosterHandle booster;
 #endif
@@ -122,6 +124,15 @@ SearchLearned *search_learned_load(LeirCtx *ctx, const char *path) {
     XGBoosterFree(b);
     return NULL;
   }
+  const char *target = NULL;
+  int has = 0;
+  if (XGBoosterGetAttr(b, "leirc_target", &target, &has) != 0 ||
+      (has && strcmp(target, "direct") && strcmp(target, "residual"))) {
+    diag_error(ctx, noloc, "the learned cost model %s has an unknown leirc_target", path);
+    XGBoosterFree(b);
+    return NULL;
+  }
+  bool residual = has && !strcmp(target, "residual");
   if (nf != SEARCH_NFEATURES) {
     diag_error(ctx, noloc, "the learned cost model %s has %llu features, leirc computes %d", path,
                (unsigned long long)nf, SEARCH_NFEATURES);
@@ -137,6 +148,7 @@ SearchLearned *search_learned_load(LeirCtx *ctx, const char *path) {
     return NULL;
   }
   m->path = pc;
+  m->residual = residual;
   m->booster = b;
   pthread_mutex_init(&m->lock, NULL);
   return m;
@@ -203,5 +215,10 @@ bool search_learned_seconds(LeirCtx *ctx, SearchLearned *m, const IrProgram *p, 
   double y;
   if (!search_learned_predict(ctx, m, f, 1, &y)) return false;
   *secs = exp(y);
+  if (m->residual) {
+    CostEstimate e;
+    if (!cost_model_estimate(ctx, p, COST_HOST, 0, &e)) return false;
+    *secs *= e.seconds;
+  }
   return true;
 }

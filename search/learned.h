@@ -5,6 +5,10 @@
  * (Debian's libxgboost-dev; configure finds it).  Without XGBoost leirc
  * still builds: search_learned_load then fails with a diagnostic saying so.
  *
+ * The model's attribute leirc_target says what it predicts: "direct"
+ * (the default) ln(seconds); "residual" ln(seconds / the analytic host
+ * estimate), which is then multiplied back.
+ *
  * The model file: search_learned_default_path's, in order, the
  * environment variable LEIRC_COST_MODEL; PKGDATADIR/costmodel.json (the
  * installed model); costmodel.json beside the running executable or one
