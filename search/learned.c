@@ -28,6 +28,7 @@
 struct SearchLearned {
   char *path;
   bool residual; /* the model predicts ln(measured / analytic estimate) */
+  double blend;  /* the analytic estimate's weight (attribute leirc_blend) */
 #ifdef HAVE_XGBOOST
   BoosterHandle booster;
 #endif
@@ -133,6 +134,15 @@ SearchLearned *search_learned_load(LeirCtx *ctx, const char *path) {
     return NULL;
   }
   bool residual = has && !strcmp(target, "residual");
+  const char *bl = NULL;
+  double blend = 0;
+  char *end = NULL;
+  if (XGBoosterGetAttr(b, "leirc_blend", &bl, &has) != 0 ||
+      (has && (blend = strtod(bl, &end), end == bl || *end || !(blend >= 0 && blend <= 1)))) {
+    diag_error(ctx, noloc, "the learned cost model %s has a leirc_blend that is not a number from 0 to 1", path);
+    XGBoosterFree(b);
+    return NULL;
+  }
   if (nf != SEARCH_NFEATURES) {
     diag_error(ctx, noloc, "the learned cost model %s has %llu features, leirc computes %d", path,
                (unsigned long long)nf, SEARCH_NFEATURES);
@@ -149,6 +159,7 @@ SearchLearned *search_learned_load(LeirCtx *ctx, const char *path) {
   }
   m->path = pc;
   m->residual = residual;
+  m->blend = blend;
   m->booster = b;
   pthread_mutex_init(&m->lock, NULL);
   return m;
@@ -214,11 +225,13 @@ bool search_learned_seconds(LeirCtx *ctx, SearchLearned *m, const IrProgram *p, 
   if (!search_features(ctx, p, f)) return false;
   double y;
   if (!search_learned_predict(ctx, m, f, 1, &y)) return false;
-  *secs = exp(y);
-  if (m->residual) {
+  if (m->residual || m->blend > 0) {
     CostEstimate e;
     if (!cost_model_estimate(ctx, p, COST_HOST, 0, &e)) return false;
-    *secs *= e.seconds;
+    double la = log(e.seconds);
+    if (m->residual) y += la;
+    y = (1 - m->blend) * y + m->blend * la;
   }
+  *secs = exp(y);
   return true;
 }

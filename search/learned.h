@@ -7,7 +7,9 @@
  *
  * The model's attribute leirc_target says what it predicts: "direct"
  * (the default) ln(seconds); "residual" ln(seconds / the analytic host
- * estimate), which is then multiplied back.
+ * estimate), which is then multiplied back; leirc_blend (default 0) the
+ * weight w of the analytic estimate a in the result: exp((1 - w) * e + w *
+ * ln a), e the model's ln(seconds).
  *
  * The model file: search_learned_default_path's, in order, the
  * environment variable LEIRC_COST_MODEL; PKGDATADIR/costmodel.json (the

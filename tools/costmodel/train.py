@@ -13,9 +13,11 @@ of the trees' piecewise-constant output) on the features.  The target, tree dept
 child weight and learning rate are chosen from GRID by 4-fold cross-validation over the
 TRAINING workloads only (folds by workload, FNV-1a mod 4; the mean per-program Spearman
 rho, a program whose variants all get one estimate counting 0, then the pooled one), never
-by the held-out figures.  The model records its target in the attribute
-``leirc_target``; leirc's estimate is exp(prediction), times the analytic estimate for
-"residual".
+by the held-out figures.  Then, on the same cross-validated predictions, the weight w
+of BLENDS that the analytic estimate gets in the final estimate, exp((1 - w) * e + w *
+ln(analytic)), e the model's ln(seconds) (the analytic model also breaks the ties of the
+trees' piecewise-constant output).  The model records both in its attributes
+``leirc_target`` and ``leirc_blend``; leirc (search/learned.c) computes the same.
 
 Held-out evaluation, split by WORKLOAD (a program's name without its folder, so that a
 corpus workload and the zoo's model of the same name fall on the same side): workloads
@@ -40,6 +42,7 @@ import xgboost as xgb
 PARAMS = {"objective": "reg:squarederror", "max_depth": 6, "eta": 0.05, "subsample": 1.0,
           "min_child_weight": 2, "nthread": 1, "seed": 0, "verbosity": 0}
 ROUNDS = 300
+BLENDS = (0.0, 0.25, 0.5, 0.75)
 GRID = [(target, depth, mcw, eta) for target in ("direct", "residual") for depth in (3, 4, 6)
         for mcw in (2, 5) for eta in (0.05, 0.1)]
 NFEATURES = 56
@@ -167,9 +170,10 @@ def predict(b: xgb.Booster, d: Data, target: str) -> list[float]:
 
 
 def choose(train: Data) -> tuple:
-    """The GRID point with the best 4-fold (by workload) cross-validated scores."""
+    """The GRID point with the best 4-fold (by workload) cross-validated scores, and
+    its cross-validated predictions."""
     fold = [fnv1a(workload(p)) // 5 % 4 for p in train.program]
-    best, best_score = GRID[0], (-2.0, -2.0)
+    best, best_score, best_pred = GRID[0], (-2.0, -2.0), []
     for g in GRID:
         pred = [0.0] * len(train.program)
         for k in range(4):
@@ -183,8 +187,25 @@ def choose(train: Data) -> tuple:
         print(f"  cv {g[0]} depth {g[1]} min_child_weight {g[2]} eta {g[3]}: per program {s[0]:.3f}, "
               f"pooled {s[1]:.3f}")
         if s > best_score:
-            best, best_score = g, s
+            best, best_score, best_pred = g, s, pred
     print(f"chosen: {best[0]}, depth {best[1]}, min_child_weight {best[2]}, eta {best[3]}")
+    return best, best_pred
+
+
+def blend(d: Data, pred: list[float], w: float) -> list[float]:
+    """(1 - w) * pred + w * ln(analytic), row by row."""
+    return [(1 - w) * p + w * math.log(a) for p, a in zip(pred, d.analytic)]
+
+
+def choose_blend(train: Data, pred: list[float]) -> float:
+    """The weight of BLENDS with the best cross-validated scores."""
+    best, best_score = BLENDS[0], (-2.0, -2.0)
+    for w in BLENDS:
+        s = scores(train, blend(train, pred, w))
+        print(f"  cv blend {w}: per program {s[0]:.3f}, pooled {s[1]:.3f}")
+        if s > best_score:
+            best, best_score = w, s
+    print(f"chosen: blend {best}")
     return best
 
 
@@ -226,12 +247,13 @@ def main(argv: list[str]) -> int:
         return 1
     test_rows = [held_out(p) for p in data.program]
     train, test = data.select([not k for k in test_rows]), data.select(test_rows)
-    g = choose(train)
+    g, cv_pred = choose(train)
+    w = choose_blend(train, cv_pred)
     booster = xgb.train(params_of(*g), train.matrix(g[0]), num_boost_round=ROUNDS)
-    booster.set_attr(leirc_target=g[0])
-    report("training workloads", train, predict(booster, train, g[0]))
+    booster.set_attr(leirc_target=g[0], leirc_blend=repr(w))
+    report("training workloads", train, blend(train, predict(booster, train, g[0]), w))
     if test.program:
-        report("held-out workloads", test, predict(booster, test, g[0]))
+        report("held-out workloads", test, blend(test, predict(booster, test, g[0]), w))
     if args.out:
         booster.save_model(args.out)
     return 0
