@@ -4,6 +4,7 @@
  *   bench/costmodel_bench [CORPUS_DIR] [--max-work N] [--max-variants K]
  *                         [--time-budget S] [--limit P] [--threads T]
  *                         [--save FILE] [--replay FILE] [--repeat-of FILE]
+ *                         [--features] [--dir DIR]... [--sample N:K]
  *
  * For every corpus program (programs/level1 then level2, file names in
  * sorted order), the variants are the program itself and its legal one-step
@@ -28,10 +29,23 @@
  * measurements).  --repeat-of reads an earlier --save file and also
  * reports the rank correlation of the earlier measurements with this
  * run's: the ceiling that measurement noise puts on any model's figures.
+ * --features adds the learned model's features (search/features.h) to
+ * each --save line, under a `#program ...` header line naming the columns
+ * (tools/costmodel/'s training data).  --dir DIR (up to 16) also takes
+ * DIR/NAME.leir, named DIR's last component/NAME, with DIR/NAME.decls.json
+ * where it exists (the zoo's imported programs); --sample N:K takes only
+ * the programs at positions i % N == K of each folder's sorted list.
+ * --learned MODEL also estimates each variant with the learned model
+ * (search/learned.h) and reports its rank correlation with the measured
+ * times beside the analytic host model's on the same programs (per program
+ * and pooled; a model rating all of a program's variants the same counts
+ * rho 0 there); --heldout takes only the workloads tools/costmodel/train.py
+ * holds out of training (FNV-1a of the name without its folder, 0 mod 5).
  * Exit status 77 when the corpus is absent.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +57,8 @@
 #include "codegen/measure.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
+#include "search/features.h"
+#include "search/learned.h"
 
 static double wall(void) {
   struct timespec ts;
@@ -203,12 +219,28 @@ typedef struct Opts {
   FILE *save;
   Replay *replay;
   Replay *prev; /* --repeat-of: an earlier run's measurements */
+  bool features; /* --features: the learned model's features in --save lines */
+  int sample_n, sample_k; /* --sample N:K: the programs i % N == K of each folder */
+  SearchLearned *learned; /* --learned MODEL */
+  bool heldout;           /* --heldout: only the workloads train.py holds out */
 } Opts;
+
+/* tools/costmodel/train.py's split: a program's workload is its name
+ * without the folder; FNV-1a (32 bits) of it 0 mod 5: held out. */
+static bool held_out(const char *name) {
+  const char *w = strrchr(name, '/');
+  w = w ? w + 1 : name;
+  uint32_t h = 2166136261u;
+  for (const unsigned char *c = (const unsigned char *)w; *c; c++) h = (h ^ *c) * 16777619u;
+  return h % 5 == 0;
+}
 
 typedef struct Totals {
   Vec rho_host, rho_cuda, rho_rep;
   Vec rep_a, rep_b; /* pooled: earlier and this measurement */
   Vec all_meas, all_host, all_cuda; /* pooled */
+  Vec rho_learned, rho_host_same;   /* --learned: per program, learned and analytic */
+  Vec l_meas, l_host, l_learned;    /* --learned: pooled */
   int programs, skipped, failed, variants;
 } Totals;
 
@@ -261,6 +293,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   double *ec = malloc(sizeof(double) * (size_t)(nv + 1));
   double *pa = malloc(sizeof(double) * (size_t)(nv + 1));
   double *pb = malloc(sizeof(double) * (size_t)(nv + 1));
+  double *el = malloc(sizeof(double) * (size_t)(nv + 1));
   int m = 0, np = 0;
   CgOptions co;
   cg_options_init(&co);
@@ -278,7 +311,15 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     bool got = op->replay ? replay_find(op->replay, name, spell[i], &s)
                           : cg_host_measure(ctx, var[i], &co, &mo, &s);
     if (!got) continue;
-    if (op->save) fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g\n", name, spell[i], s, h.seconds, c.seconds);
+    double ls = NAN;
+    if (op->learned && !search_learned_seconds(ctx, op->learned, var[i], &ls)) continue;
+    if (op->save) {
+      fprintf(op->save, "%s\t%s\t%.9g\t%.9g\t%.9g", name, spell[i], s, h.seconds, c.seconds);
+      float f[SEARCH_NFEATURES];
+      if (op->features && search_features(ctx, var[i], f))
+        for (int q = 0; q < SEARCH_NFEATURES; q++) fprintf(op->save, "\t%.9g", (double)f[q]);
+      fputc('\n', op->save);
+    }
     double ps;
     if (op->prev && replay_find(op->prev, name, spell[i], &ps)) {
       pa[np] = ps;
@@ -289,6 +330,7 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     meas[m] = s;
     eh[m] = h.seconds;
     ec[m] = c.seconds;
+    el[m] = ls;
     m++;
   }
   t->programs++;
@@ -298,7 +340,23 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
     vpush(&t->all_host, eh[i]);
     vpush(&t->all_cuda, isnan(ec[i]) ? INFINITY : ec[i]);
   }
-  if (m >= 3) {
+  if (op->learned)
+    for (int i = 0; i < m; i++) {
+      vpush(&t->l_meas, meas[i]);
+      vpush(&t->l_host, eh[i]);
+      vpush(&t->l_learned, el[i]);
+    }
+  if (m >= 3 && op->learned) {
+    /* a model that rates every variant the same ranks nothing: rho 0 */
+    double rl = spearman(meas, el, m), rh = spearman(meas, eh, m);
+    vpush(&t->rho_learned, isnan(rl) ? 0 : rl);
+    vpush(&t->rho_host_same, isnan(rh) ? 0 : rh);
+    double rr = np >= 3 ? spearman(pa, pb, np) : NAN;
+    if (!isnan(rr)) vpush(&t->rho_rep, rr);
+    printf("%-60s %2d variants  rho(learned) %6.3f  rho(host model) %6.3f", name, m, rl, rh);
+    if (np >= 3) printf("  rho(repeat) %6.3f", rr);
+    putchar('\n');
+  } else if (m >= 3) {
     double rh = spearman(meas, eh, m);
     bool cuda_ok = true;
     for (int i = 0; i < m; i++) cuda_ok &= !isnan(ec[i]);
@@ -327,20 +385,77 @@ static void bench_program(const Opts *op, const char *name, const char *leir, co
   free(ec);
   free(pa);
   free(pb);
+  free(el);
 done:
   bench_prog_free(&bp);
 }
 
+/* The programs DIR/NAME.leir in sorted order, named LABEL/NAME; the
+ * declarations DIR/NAME.decls.json where that file exists. */
+static void bench_dir(const Opts *op, const char *dir, const char *label, Totals *t, double t0, int *seen,
+                      bool *out_of_time) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  char **names = NULL;
+  int nn = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
+    if (nn == cap) names = realloc(names, sizeof(char *) * (size_t)(cap = cap ? 2 * cap : 256));
+    names[nn++] = strndup(e->d_name, l - 5);
+  }
+  closedir(d);
+  qsort(names, (size_t)nn, sizeof(char *), cmp_str);
+  for (int i = 0; i < nn; i++) {
+    if (!*out_of_time && (wall() - t0 > op->budget || (op->limit && *seen >= op->limit))) {
+      *out_of_time = true;
+      printf("(stopping: %s reached after %d programs)\n", op->limit && *seen >= op->limit ? "--limit" : "time budget",
+             *seen);
+    }
+    if (!*out_of_time && i % op->sample_n == op->sample_k && (!op->heldout || held_out(names[i]))) {
+      char leir[8192], decls[8192], name[4096];
+      snprintf(leir, sizeof leir, "%s/%s.leir", dir, names[i]);
+      snprintf(decls, sizeof decls, "%s/%s.decls.json", dir, names[i]);
+      snprintf(name, sizeof name, "%s/%s", label, names[i]);
+      FILE *df = fopen(decls, "r");
+      if (df) fclose(df);
+      bench_program(op, name, leir, df ? decls : NULL, t);
+      (*seen)++;
+    }
+    free(names[i]);
+  }
+  free(names);
+}
+
 int main(int argc, char **argv) {
   const char *corpus = "../shared/corpus";
-  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL};
+  Opts op = {268435456.0, 12, 1080.0, 0, 1, NULL, NULL, NULL, false, 1, 0, NULL, false};
   Replay rp = {0}, prev = {0};
+  const char *extra[16];
+  int nextra = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max-work") && i + 1 < argc) op.max_work = strtod(argv[++i], NULL);
     else if (!strcmp(argv[i], "--max-variants") && i + 1 < argc) op.max_variants = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--time-budget") && i + 1 < argc) op.budget = strtod(argv[++i], NULL);
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) op.limit = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) op.threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--features")) op.features = true;
+    else if (!strcmp(argv[i], "--heldout")) op.heldout = true;
+    else if (!strcmp(argv[i], "--learned") && i + 1 < argc) {
+      LeirCtx lc;
+      leir_ctx_init(&lc);
+      op.learned = search_learned_load(&lc, argv[++i]);
+      leir_ctx_free(&lc);
+      if (!op.learned) return 2;
+    }
+    else if (!strcmp(argv[i], "--sample") && i + 1 < argc) {
+      if (sscanf(argv[++i], "%d:%d", &op.sample_n, &op.sample_k) != 2 || op.sample_n < 1) {
+        fprintf(stderr, "costmodel_bench: --sample wants N:K\n");
+        return 2;
+      }
+    }
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc && nextra < 16) extra[nextra++] = argv[++i];
     else if (!strcmp(argv[i], "--save") && i + 1 < argc) {
       op.save = fopen(argv[++i], "w");
       if (!op.save) {
@@ -360,43 +475,25 @@ int main(int argc, char **argv) {
     }
   }
   if (op.max_variants < 2) op.max_variants = 2;
+  if (op.save && op.features) {
+    fputs("#program\tvariant\tmeasured_s\thost_model_s\tcuda_model_s", op.save);
+    for (int q = 0; q < SEARCH_NFEATURES; q++) fprintf(op.save, "\t%s", search_feature_name(q));
+    fputc('\n', op.save);
+  }
   Totals t;
   memset(&t, 0, sizeof t);
   double t0 = wall();
   bool out_of_time = false;
   int seen = 0;
-  for (int lv = 1; lv <= 2 && !out_of_time; lv++) {
-    char dir[4096];
+  for (int lv = 1; lv <= 2; lv++) {
+    char dir[4096], label[64];
     snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    char **names = NULL;
-    int nn = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
-      if (nn == cap) names = realloc(names, sizeof(char *) * (size_t)(cap = cap ? 2 * cap : 256));
-      names[nn++] = strndup(e->d_name, l - 5);
-    }
-    closedir(d);
-    qsort(names, (size_t)nn, sizeof(char *), cmp_str);
-    for (int i = 0; i < nn; i++) {
-      if (!out_of_time && (wall() - t0 > op.budget || (op.limit && seen >= op.limit))) {
-        out_of_time = true;
-        printf("(stopping: %s reached after %d programs)\n", op.limit && seen >= op.limit ? "--limit" : "time budget", seen);
-      }
-      if (!out_of_time) {
-        char leir[8192], decls[8192], name[4096];
-        snprintf(leir, sizeof leir, "%s/%s.leir", dir, names[i]);
-        snprintf(decls, sizeof decls, "%s/%s.decls.json", dir, names[i]);
-        snprintf(name, sizeof name, "level%d/%s", lv, names[i]);
-        bench_program(&op, name, leir, decls, &t);
-        seen++;
-      }
-      free(names[i]);
-    }
-    free(names);
+    snprintf(label, sizeof label, "level%d", lv);
+    bench_dir(&op, dir, label, &t, t0, &seen, &out_of_time);
+  }
+  for (int i = 0; i < nextra; i++) {
+    const char *b = strrchr(extra[i], '/');
+    bench_dir(&op, extra[i], b && b[1] ? b + 1 : extra[i], &t, t0, &seen, &out_of_time);
   }
   if (!seen) {
     fprintf(stderr, "costmodel_bench: no corpus at %s\n", corpus);
@@ -404,6 +501,14 @@ int main(int argc, char **argv) {
   }
   printf("\n%d programs timed (%d variants), %d skipped (over %.3g statement executions), %d not loaded, %.0f s\n",
          t.programs, t.variants, t.skipped, op.max_work, t.failed, wall() - t0);
+  if (op.learned) {
+    printf("%s workloads:\n", op.heldout ? "held-out" : "all");
+    summary("  learned model vs measured host time, per program", &t.rho_learned);
+    summary("  analytic host model on the same programs", &t.rho_host_same);
+    if (t.l_meas.n >= 3)
+      printf("  pooled over %d variants: rho(learned) %.3f, rho(host model) %.3f\n", t.l_meas.n,
+             spearman(t.l_meas.v, t.l_learned.v, t.l_meas.n), spearman(t.l_meas.v, t.l_host.v, t.l_meas.n));
+  }
   summary("host model vs measured host time, per program", &t.rho_host);
   summary("CUDA sm_90 model vs measured host time, per program", &t.rho_cuda);
   if (t.all_meas.n >= 3) {
@@ -418,7 +523,9 @@ int main(int argc, char **argv) {
   if (op.save) fclose(op.save);
   replay_free(&rp);
   replay_free(&prev);
-  Vec *vs[] = {&t.rho_host, &t.rho_cuda, &t.rho_rep, &t.rep_a, &t.rep_b, &t.all_meas, &t.all_host, &t.all_cuda};
+  search_learned_free(op.learned);
+  Vec *vs[] = {&t.rho_host, &t.rho_cuda, &t.rho_rep, &t.rep_a, &t.rep_b, &t.all_meas, &t.all_host, &t.all_cuda,
+               &t.rho_learned, &t.rho_host_same, &t.l_meas, &t.l_host, &t.l_learned};
   for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) free(vs[i]->v);
   return 0;
 }

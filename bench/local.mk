@@ -155,6 +155,21 @@ bench: bench-costmodel
 bench-costmodel: bench/costmodel_bench$(EXEEXT)
 	@echo "== cost model vs measured host time (bench/costmodel_bench)"
 	@nice ./bench/costmodel_bench '$(LEIR_CORPUS)' || test $$? -eq 77
+## The learned model (--cost=learned, issue 58 item 1) against the analytic
+## one on the workloads tools/costmodel/train.py held out of its training:
+## fresh measurements (one JIT thread on CPU 0, niced, up to 6 one-step
+## variants a program, programs of at most 2^26 statement executions; the
+## zoo's imported models too), Spearman's rho per program and pooled.
+.PHONY: bench-costmodel-learned
+bench-costmodel-learned: bench/costmodel_bench$(EXEEXT) costmodel.json
+	@echo "== learned vs analytic cost model on held-out workloads (bench/costmodel_bench --learned)"
+	@echo "   $$(uname -m), $$(nproc) CPUs, load: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@rm -rf testsuite/scratch/costmodel-zoo && mkdir -p testsuite/scratch/costmodel-zoo && \
+	  PYTHONPATH='$(abs_top_srcdir)/python' LEIR_LIBDIR='$(abs_top_builddir)/.libs' \
+	  $(PYTHON) '$(srcdir)/tools/costmodel/zoo_programs.py' testsuite/scratch/costmodel-zoo || true
+	@taskset -c 0 nice ./bench/costmodel_bench '$(LEIR_CORPUS)' --learned costmodel.json --heldout \
+	  --dir testsuite/scratch/costmodel-zoo/zoo --dir testsuite/scratch/costmodel-zoo/zoo_steptp \
+	  --max-variants 6 --max-work 67108864 $(COSTMODEL_BENCH_FLAGS) || test $$? -eq 77
 
 ## The differential campaign of issue 11 (testsuite/fuzz/campaign.c; its
 ## header says what it does): random verified pass sequences over the corpus,

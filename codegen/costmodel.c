@@ -315,6 +315,9 @@ typedef struct Walk {
   MRef *refs;
   int nrefs, cap;
   double prog_bytes; /* all the program's tensors */
+  int nest;          /* the top-level nest walked */
+  CostStmtFn fn;     /* cost_model_host_walk's callback, or NULL */
+  void *user;
 } Walk;
 
 static void add_ref(Walk *w, const IrRef *r, bool write) {
@@ -470,6 +473,10 @@ typedef struct StmtCost {
   double g_fetch;           /* global elements fetched per thread */
   double g_trans;           /* global sector transactions per warp */
   double dram_bytes;        /* compulsory, whole launch */
+  /* host, for cost_model_host_walk's terms */
+  double vw, chain_lat, unrolled, loads, stores, walk_cycles;
+  int li;
+  bool jam;
 } StmtCost;
 
 static bool is_float_dt(IrDType t) { return ir_dtype_is_float(t); }
@@ -574,6 +581,13 @@ static void host_stmt(Walk *w, const IrStmt *s, const IrNest *innermost_nest, St
   }
   double cyc = max2(max2(ops / HOST_ISSUE, loads / 2.0), max2(stores, li == d - 1 ? 1.0 : 0.0)) / max2(vw, 1.0);
   cyc = max2(cyc, chain_lat);
+  c->vw = vw;
+  c->chain_lat = chain_lat;
+  c->unrolled = r;
+  c->loads = loads;
+  c->stores = stores;
+  c->li = li;
+  c->jam = nsel > d;
   c->cycles = c->iters * cyc;
   c->l2_bytes = c->l3_bytes = c->mem_bytes = 0;
   for (int i = 0; i < w->nrefs; i++) {
@@ -588,7 +602,9 @@ static void host_stmt(Walk *w, const IrStmt *s, const IrNest *innermost_nest, St
     c->l2_bytes += HOST_LINE * max2(0, f1 - first + (w->prog_bytes > HOST_L1 ? first : 0));
     c->l3_bytes += HOST_LINE * max2(0, f2 - first + (w->prog_bytes > HOST_L2 ? first : 0));
     c->mem_bytes += mult * HOST_LINE * max2(0, f3 - first + (w->prog_bytes > HOST_L3 ? first : 0));
-    c->cycles += HOST_WALK * fetched_lines(w, i, sel, nsel, HOST_PAGE, HOST_TLB, 1, counts_all);
+    double walks = HOST_WALK * fetched_lines(w, i, sel, nsel, HOST_PAGE, HOST_TLB, 1, counts_all);
+    c->cycles += walks;
+    c->walk_cycles += walks;
   }
 }
 
@@ -652,6 +668,48 @@ static void cuda_stmt(Walk *w, StmtCost *c) {
   }
 }
 
+/* The terms of one statement for cost_model_host_walk's callback. */
+static void report_stmt(Walk *w, const IrStmt *s, const StmtCost *c, double ops) {
+  CostStmtTerms t;
+  memset(&t, 0, sizeof t);
+  t.stmt = s;
+  t.nest = w->nest;
+  t.depth = w->depth;
+  t.chain = w->chain;
+  t.par = w->k->par;
+  t.iters = c->iters;
+  t.ops = ops;
+  t.cycles = c->cycles;
+  t.walk_cycles = c->walk_cycles;
+  t.l2_bytes = c->l2_bytes;
+  t.l3_bytes = c->l3_bytes;
+  t.mem_bytes = c->mem_bytes;
+  t.touch_bytes = c->touch_bytes;
+  t.vector_width = c->vw;
+  t.chain_latency = c->chain_lat;
+  t.unrolled = c->unrolled;
+  t.loads = c->loads;
+  t.stores = c->stores;
+  t.li = c->li;
+  t.jammed = c->jam;
+  t.nrefs = w->nrefs;
+  for (int i = 0; i < w->nrefs && w->depth > 0; i++) {
+    const MRef *m = &w->refs[i];
+    t.elem_bytes = max2(t.elem_bytes, m->elem);
+    for (int k = 0; k < 2; k++) {
+      int j = k == 0 ? w->depth - 1 : c->li;
+      if (j < 0) continue;
+      double st = fabs(m->lstride[j]);
+      if (m->scat[j]) t.refs_scattered[k]++;
+      else if (st == 0) t.refs_zero[k]++;
+      else if (st == m->elem) t.refs_unit[k]++;
+      else if (st < HOST_LINE) t.refs_short[k]++;
+      else t.refs_long[k]++;
+    }
+  }
+  w->fn(w->user, &t);
+}
+
 /* ------------------------------------------------------------ the walk */
 
 typedef struct NestAcc {
@@ -691,6 +749,7 @@ static void walk_items(Walk *w, const IrNest *n, CostTarget t, NestAcc *acc) {
     acc->flops += c.flops;
     if (t == COST_HOST) {
       host_stmt(w, s, n, &c);
+      if (w->fn) report_stmt(w, s, &c, ops);
       acc->cycles += c.cycles;
       acc->l2_bytes += c.l2_bytes;
       acc->l3_bytes += c.l3_bytes;
@@ -725,6 +784,7 @@ static int max_depth(const IrNest *n) {
 /* The HOST terms of nest i: its cycles and the bytes each level moves. */
 static void host_nest_acc(Walk *w, const IrProgram *p, int i, NestAcc *acc) {
   w->k = &w->plan->k[i];
+  w->nest = i;
   memset(acc, 0, sizeof *acc);
   walk_nest(w, p->nests[i], COST_HOST, acc);
 }
@@ -831,7 +891,8 @@ static void estimate_cuda(Walk *w, const IrProgram *p, int gpu_sm, CostEstimate 
   out->coalescing = coal_t > 0 ? min2(1.0, coal_w / coal_t) : 1.0;
 }
 
-static bool estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm, CostEstimate *out, bool *par_out) {
+static bool estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm, CostEstimate *out, bool *par_out,
+                     CostStmtFn fn, void *user) {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < p->ntensors; i++)
     if (!p->tensors[i]->shape_known || p->tensors[i]->rank < 0) {
@@ -870,6 +931,8 @@ static bool estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm,
   w.ctx = &sc;
   w.p = p;
   w.plan = &plan;
+  w.fn = fn;
+  w.user = user;
   w.chain = arena_alloc(&sc.arena, sizeof(IrLoop *) * (size_t)(md + 1));
   for (int i = 0; i < p->ntensors; i++)
     w.prog_bytes += (double)ir_tensor_numel(p->tensors[i]) * ir_dtype_size(p->tensors[i]->dtype);
@@ -880,13 +943,20 @@ static bool estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm,
 }
 
 bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu_sm, CostEstimate *out) {
-  return estimate(ctx, p, t, gpu_sm, out, NULL);
+  return estimate(ctx, p, t, gpu_sm, out, NULL, NULL, NULL);
 }
 
 bool cost_model_host_par(LeirCtx *ctx, const IrProgram *p, bool *par) {
   CostEstimate e;
   for (int i = 0; i < p->nnests; i++) par[i] = false;
-  return estimate(ctx, p, COST_HOST, 0, &e, par);
+  return estimate(ctx, p, COST_HOST, 0, &e, par, NULL, NULL);
+}
+
+bool cost_model_host_walk(LeirCtx *ctx, const IrProgram *p, CostEstimate *out, bool *par, CostStmtFn fn,
+                          void *user) {
+  if (par)
+    for (int i = 0; i < p->nnests; i++) par[i] = false;
+  return estimate(ctx, p, COST_HOST, 0, out, par, fn, user);
 }
 
 double cost_expr_ops(const IrExpr *e, bool fp_contract) { return op_weight(fp_contract, e); }

@@ -49,6 +49,37 @@ bool cost_model_estimate(LeirCtx *ctx, const IrProgram *p, CostTarget t, int gpu
  * cost_model_estimate fails. */
 bool cost_model_host_par(LeirCtx *ctx, const IrProgram *p, bool *par);
 
+/* The HOST walk's terms of one statement (what cost_model_host_walk
+ * reports, in walk order: nest by nest, statements in text order), for the
+ * learned model's features (search/features.h).  chain[0..depth-1]: the
+ * enclosing loops, outermost first (valid during the callback only).  li:
+ * the chain index of the loop that is vectorised or not after LLVM's full
+ * unrolling of the `unrolled` innermost iterations (-1: none).  The
+ * reference counts classify every distinct reference of the statement by
+ * its local step along [0] the innermost loop and [1] li: zero, one element
+ * (unit), less than a line (short), a line or more (long), or an indirect
+ * subscript (scattered). */
+typedef struct CostStmtTerms {
+  const IrStmt *stmt;
+  int nest, depth, li;
+  IrLoop *const *chain;
+  const IrLoop *par;           /* the nest's parallel-safe loop (plan), or NULL */
+  double iters, ops, cycles, walk_cycles;
+  double l2_bytes, l3_bytes, mem_bytes, touch_bytes;
+  double vector_width, chain_latency, unrolled, loads, stores;
+  bool jammed;
+  int nrefs;
+  double elem_bytes;           /* the widest element among the references */
+  int refs_zero[2], refs_unit[2], refs_short[2], refs_long[2], refs_scattered[2];
+} CostStmtTerms;
+typedef void (*CostStmtFn)(void *user, const CostStmtTerms *t);
+
+/* cost_model_estimate(.., COST_HOST, ..) that also calls fn (unless NULL)
+ * for every statement with its terms and fills par (unless NULL, p->nnests
+ * entries) as cost_model_host_par does. */
+bool cost_model_host_walk(LeirCtx *ctx, const IrProgram *p, CostEstimate *out, bool *par, CostStmtFn fn,
+                          void *user);
+
 /* The operations of expression e weighted as ops(s) above (subscripts
  * excluded): + - * = 1, / = 6, exp = 60, ...  fp_contract: --fp-contract=on
  * (a contracted a*b+c is one operation).  Also the code generator's

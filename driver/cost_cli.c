@@ -5,6 +5,7 @@
 #include "driver/driver.h"
 #include "codegen/costmodel.h"
 #include "codegen/measure.h"
+#include "search/learned.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,14 @@ bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool j
   put_num(b, "coalescing", e.coalescing, json);
   put_num(b, "occupancy", e.occupancy, json);
   if (measure) put_num(b, "measured_seconds", measured, json);
+  if (host && o->learned) {
+    SearchLearned *m = search_learned_load(ctx, NULL);
+    double ls = 0;
+    bool ok = m && search_learned_seconds(ctx, m, p, &ls);
+    search_learned_free(m);
+    if (!ok) return false;
+    put_num(b, "learned_seconds", ls, json);
+  }
   if (json) sbuf_puts(b, "}\n");
   return true;
 }

@@ -139,6 +139,8 @@ typedef struct DrvOptions {
   DrvTuneOptions tune;    /* --tune, --budget, ... */
   DrvStepsOptions steps;  /* --emit-steps, --sample, ... */
   DrvCost cost;           /* --cost=measure|model (default measure) */
+  bool learned;           /* --cost=learned: COST_MODEL with the learned model
+                             (search/learned.h) on the host */
   bool print_cost;        /* --print-cost (driver/cost_cli.c) */
   DrvEvalOptions eval;    /* --eval, --eval-summary (driver/eval.c) */
   bool check_step_given;  /* --check-step[=STRATEGY] (driver/checkstep_cli.c) */

@@ -46,14 +46,18 @@ static const char usage_text[] =
   "                        machine instead of interpreting it, --emit=llvm\n"
   "                        shows the host module; cuda: the GPU\n"
   "      --cost=C          how run time is judged: measure (run it; the\n"
-  "                        default) or model (the analytic cost model of\n"
-  "                        leirc(1), COST MODEL: no run, no GPU needed)\n"
+  "                        default), model (the analytic cost model of\n"
+  "                        leirc(1), COST MODEL: no run, no GPU needed) or\n"
+  "                        learned (the learned model of the host's run\n"
+  "                        time, XGBoost over the program's features; host\n"
+  "                        only; LEIRC_COST_MODEL names another model file)\n"
   "      --print-cost      print the cost model's estimate for --target (host,\n"
   "                        else cuda for --gpu-arch) of the program after -O:\n"
   "                        seconds, flops, bytes, parallelism, coalescing,\n"
   "                        occupancy, one 'key: value' a line (--json: one\n"
   "                        object); with --cost=measure --target=host also\n"
-  "                        the measured median run time\n"
+  "                        the measured median run time, with\n"
+  "                        --cost=learned the learned model's estimate\n"
   "\n"
   "Running (the reference interpreter):\n"
   "      --run             run FILE and write each output to DIR/NAME.npy;\n"
@@ -629,7 +633,9 @@ int main(int argc, char **argv) {
     case OPT_COST:
       if (!strcmp(optarg, "measure")) o.cost = COST_MEASURE;
       else if (!strcmp(optarg, "model")) o.cost = COST_MODEL;
-      else return usage_error("--cost must be measure or model, not '%s'", optarg);
+      else if (!strcmp(optarg, "learned")) o.cost = COST_MODEL;
+      else return usage_error("--cost must be measure, model or learned, not '%s'", optarg);
+      o.learned = !strcmp(optarg, "learned");
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
     case OPT_SERVE: serve = true; break;
@@ -689,6 +695,9 @@ int main(int argc, char **argv) {
     clash = "--policy needs --tune";
   else if (o.tune.verify_all && !o.tune.enabled)
     clash = "--verify-all needs --tune";
+  else if (o.learned && o.target == TARGET_CUDA)
+    clash = "--cost=learned is a model of the host: it does not combine with --target=cuda";
+  if (o.learned && o.target == TARGET_DEFAULT) o.target = TARGET_HOST;
   if (clash) {
     drv_pass_free(&o);
     return usage_error("%s", clash);

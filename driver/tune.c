@@ -904,7 +904,7 @@ static bool write_trace(Tune *t, double wall) {
   json_t *j = json_object();
   json_object_set_new(j, "summary", json_true());
   json_object_set_new(j, "search", json_string(t->search_name));
-  json_object_set_new(j, "cost", json_string((t->o->cost == COST_MODEL) ? "model" : "measure"));
+  json_object_set_new(j, "cost", json_string(t->o->learned ? "learned" : (t->o->cost == COST_MODEL) ? "model" : "measure"));
   json_object_set_new(j, "target", json_string(t->o->target == TARGET_CUDA ? "cuda" : "host"));
   json_object_set_new(j, "steps", json_integer(depth));
   double best_cost = result_cost(t);

@@ -11,6 +11,7 @@
 #include "codegen/codegen.h"
 #include "codegen/costmodel.h"
 #include "codegen/measure.h"
+#include "search/learned.h"
 #include "interp/check.h"
 #include "interp/data.h"
 
@@ -23,6 +24,7 @@ struct TuneEval {
   double orig_cost;
   /* --target=cuda --cost=measure */
   RtDevice *dev;
+  SearchLearned *learned; /* --cost=learned */
 };
 
 /* ------------------------------------------------------------ quiet calls */
@@ -210,6 +212,7 @@ static bool backend_run(TuneEval *te, const IrProgram *q, InterpProg *ip, double
 }
 
 static bool model_cost_in(TuneEval *te, LeirCtx *ctx, const IrProgram *q, double *secs) {
+  if (te->learned) return search_learned_seconds(ctx, te->learned, q, secs);
   CostEstimate e;
   if (!cost_model_estimate(ctx, q, te->o->target == TARGET_CUDA ? COST_CUDA : COST_HOST, te->o->gpu_sm, &e))
     return false;
@@ -257,6 +260,10 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
   te->ctx = ctx;
   te->o = o;
   te->orig = orig;
+  if (o->learned && !(te->learned = search_learned_load(ctx, NULL))) {
+    free(te);
+    return 1;
+  }
   if (use_cuda(te)) {
     char err[4096];
     int st = rt_open(&te->dev, 0, err, sizeof err);
@@ -366,6 +373,7 @@ void tune_eval_free(TuneEval *te) {
   if (!te) return;
   interp_free(te->ref);
   if (te->dev) rt_close(te->dev);
+  search_learned_free(te->learned);
   free(te);
 }
 

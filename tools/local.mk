@@ -15,6 +15,7 @@ wheel: libleir.la leirc$(EXEEXT) $(srcdir)/tools/make-wheel.sh
 	@CC='$(CC)' CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' LIBS='$(LIBS)' \
 	  LLVM_CONFIG='$(LLVM_CONFIG)' PYTHON='$(PYTHON)' VERSION='$(PACKAGE_VERSION)' \
 	  JANSSON_LIBS='$(JANSSON_LIBS)' SAN_LDFLAGS='$(SAN_LDFLAGS)' \
+	  XGBOOST_LIBS='$(XGBOOST_LIBS)' COSTMODEL='$(dist_costmodel_DATA)' \
 	  LEIRC_OBJECTS='$(leirc_OBJECTS)' LIBLEIR_OBJECTS='$(libleir_la_OBJECTS)' \
 	  RT_OBJECTS='$(libleirrt_la_OBJECTS)' \
 	  PY_FILES='$(leirpy_PYTHON) $(leirtorch_PYTHON)' \
@@ -27,3 +28,20 @@ check-wheel: wheel leirc$(EXEEXT) libleir.la leirc-import
 clean-local: clean-wheel
 clean-wheel:
 	-rm -rf wheel
+
+## The learned cost model (issue 58 item 1, search/learned.h): training data
+## measured by tools/costmodel/measure.sh (bench/costmodel_bench --features
+## on the corpus, the zoo and their one-step variants), the model trained by
+## tools/costmodel/train.py (python3-xgboost).  `make costmodel-train`
+## retrains the shipped tools/costmodel/costmodel.json from the committed
+## data and prints the held-out rank correlations; `make costmodel-measure`
+## measures new data (about 25 minutes a sample; see measure.sh).
+EXTRA_DIST += tools/costmodel/train.py tools/costmodel/measure.sh \
+	tools/costmodel/zoo_programs.py tools/costmodel/data.tsv tools/costmodel/README
+.PHONY: costmodel-train costmodel-measure
+costmodel-train:
+	$(PYTHON) $(srcdir)/tools/costmodel/train.py $(srcdir)/tools/costmodel/data.tsv \
+	  --out $(srcdir)/tools/costmodel/costmodel.json
+costmodel-measure: leirc$(EXEEXT)
+	$(SHELL) $(srcdir)/tools/costmodel/measure.sh '$(abs_top_builddir)' '$(LEIR_CORPUS)' \
+	  costmodel-data.tsv $(COSTMODEL_SAMPLE)

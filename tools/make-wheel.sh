@@ -24,7 +24,12 @@
 # CFLAGS, LDFLAGS, LLVM_CONFIG, PYTHON (makes the tools' virtualenv), VERSION,
 # LEIRC_OBJECTS, LIBLEIR_OBJECTS, RT_OBJECTS (automake's object lists),
 # JANSSON_LIBS, LIBS, SAN_LDFLAGS, PY_FILES (the package's .py files),
-# MAN_PAGES, SCHEMAS (paths relative to SRCDIR).  Knobs:
+# MAN_PAGES, SCHEMAS (paths relative to SRCDIR), XGBOOST_LIBS (-lxgboost
+# where configure found XGBoost: the learned cost model, search/learned.h;
+# auditwheel then grafts libxgboost.so.0 and what it loads, libdmlc.so.0
+# and libgomp, into leir.libs/), COSTMODEL (the model file, relative to
+# SRCDIR: copied to leir/costmodel.json, where leir/bin/leirc finds it one
+# folder up).  Knobs:
 #   LEIR_WHEEL_LLVM=static   (default) the compiler (libleircore.a, the
 #                            runtime's objects) and LLVM's static component
 #                            libraries linked into one library,
@@ -45,6 +50,7 @@ srcdir=$(cd "$1" && pwd)
 out=$2
 : "${CC:=gcc}" "${LLVM_CONFIG:=llvm-config-19}" "${PYTHON:=/usr/bin/python3}"
 : "${CFLAGS:=}" "${LDFLAGS:=}" "${LIBS:=}" "${JANSSON_LIBS:=-ljansson}" "${SAN_LDFLAGS:=}"
+: "${XGBOOST_LIBS:=}" "${COSTMODEL:=}"
 : "${VERSION:?}" "${LEIRC_OBJECTS:?}" "${LIBLEIR_OBJECTS:?}" "${RT_OBJECTS:?}"
 : "${PY_FILES:?}" "${MAN_PAGES:?}" "${SCHEMAS:?}"
 llvm_mode=${LEIR_WHEEL_LLVM:-static}
@@ -111,7 +117,7 @@ echo "make-wheel: linking libleir.so.0 and leirc (LLVM: $llvm_mode)"
 rt_objects=$(pic_objects $RT_OBJECTS | tr '\n' ' ')
 # shellcheck disable=SC2086
 api_objects=$(pic_objects $LIBLEIR_OBJECTS | tr '\n' ' ')
-syslibs="-Wl,--as-needed $JANSSON_LIBS $llvm_libs $LIBS -ldl -lpthread"
+syslibs="-Wl,--as-needed $JANSSON_LIBS $XGBOOST_LIBS $llvm_libs $LIBS -ldl -lpthread"
 if [ "$llvm_mode" = static ]; then
   # libleircore.so.0 exports every global symbol the core and the runtime
   # define (libleir's and leirc's objects call them), none of LLVM's; its
@@ -161,6 +167,7 @@ for f in $MAN_PAGES; do
   [ -s "$stage/leir/share/doc/$page.txt" ] || die "man -l $f wrote nothing"
 done
 for f in $SCHEMAS; do cp "$srcdir/$f" "$stage/leir/share/schemas/"; done
+[ -z "$COSTMODEL" ] || cp "$srcdir/$COSTMODEL" "$stage/leir/costmodel.json"
 
 # -- the wheel's metadata
 dist=$stage/$name.dist-info

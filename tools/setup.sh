@@ -17,7 +17,7 @@ build=${1:-_build}
 packages="gcc make autoconf automake libtool pkg-config flex bison llvm-19-dev
   libjansson-dev libcmocka-dev dejagnu zlib1g-dev gzip man-db
   python3 python3-venv python3-pytest python3-numpy python3-torch
-  python3-distributed"
+  python3-distributed libxgboost-dev python3-xgboost"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -1,0 +1,237 @@
+/* learned.c -- the learned cost model through XGBoost's C API (see
+ * learned.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+
+#include "search/learned.h"
+#include "search/features.h"
+#include "codegen/costmodel.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_XGBOOST
+#include <xgboost/c_api.h>
+#endif
+
+#ifndef LEIR_PKGDATADIR
+#define LEIR_PKGDATADIR "/usr/share/leirc"
+#endif
+
+#define MODEL_FILE "costmodel.json"
+
+struct SearchLearned {
+  char *path;
+  bool residual; /* the model predicts ln(measured / analytic estimate) */
+  double blend;  /* the analytic estimate's weight (attribute leirc_blend) */
+#ifdef HAVE_XGBOOST
+  BoosterHandle booster;
+#endif
+  pthread_mutex_t lock;
+};
+
+bool search_learned_available(void) {
+#ifdef HAVE_XGBOOST
+  return true;
+#else
+  return false;
+#endif
+}
+
+static bool readable(const char *path) { return access(path, R_OK) == 0; }
+
+bool search_learned_default_path(char *buf, size_t n) {
+  const char *env = getenv("LEIRC_COST_MODEL");
+  if (env && *env) {
+    snprintf(buf, n, "%s", env);
+    return true;
+  }
+  snprintf(buf, n, "%s/%s", LEIR_PKGDATADIR, MODEL_FILE);
+  if (readable(buf)) return true;
+  char exe[4096];
+  ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (l > 0) {
+    exe[l] = 0;
+    for (int up = 0; up < 2; up++) {
+      char *slash = strrchr(exe, '/');
+      if (!slash) break;
+      *slash = 0;
+      snprintf(buf, n, "%s/%s", exe, MODEL_FILE);
+      if (readable(buf)) return true;
+    }
+  }
+  if (n) buf[0] = 0;
+  return false;
+}
+
+const char *search_learned_path(const SearchLearned *m) { return m->path; }
+
+#ifdef HAVE_XGBOOST
+
+/* XGBoost logs through this: the library never prints. */
+static void drop_log(const char *msg) { (void)msg; }
+
+/* XGBoost's last error, its first line without the "[hh:mm:ss] file:line: "
+ * prefix (the stack trace it appends is dropped), into buf. */
+static const char *xgb_error(char *buf, size_t n) {
+  const char *e = XGBGetLastError();
+  if (!e || !*e) e = "unknown error";
+  if (e[0] == '[') {
+    const char *r = strstr(e, "] ");
+    const char *c = r ? strstr(r + 2, ": ") : NULL;
+    const char *nl = r ? strchr(r + 2, '\n') : NULL;
+    if (c && (!nl || c < nl)) e = c + 2;
+  }
+  size_t l = strcspn(e, "\n");
+  while (l > 0 && (e[l - 1] == ' ' || e[l - 1] == ':')) l--;
+  snprintf(buf, n, "%.*s", (int)l, e);
+  return buf;
+}
+
+SearchLearned *search_learned_load(LeirCtx *ctx, const char *path) {
+  IrLoc noloc = {0, 0};
+  char def[4096];
+  if (!path) {
+    if (!search_learned_default_path(def, sizeof def)) {
+      diag_error(ctx, noloc,
+                 "cannot find the learned cost model: no %s/%s and none beside leirc (set LEIRC_COST_MODEL)",
+                 LEIR_PKGDATADIR, MODEL_FILE);
+      return NULL;
+    }
+    path = def;
+  }
+  if (!readable(path)) {
+    diag_error(ctx, noloc, "cannot read the learned cost model %s", path);
+    return NULL;
+  }
+  XGBRegisterLogCallback(drop_log);
+  BoosterHandle b = NULL;
+  if (XGBoosterCreate(NULL, 0, &b) != 0) {
+    char eb[512];
+    diag_error(ctx, noloc, "cannot load the learned cost model %s: %s", path, xgb_error(eb, sizeof eb));
+    return NULL;
+  }
+  bst_ulong nf = 0;
+  char eb[512];
+  if (XGBoosterSetParam(b, "nthread", "1") != 0 || XGBoosterLoadModel(b, path) != 0 ||
+      XGBoosterSetParam(b, "nthread", "1") != 0 || XGBoosterGetNumFeature(b, &nf) != 0) {
+    diag_error(ctx, noloc, "cannot load the learned cost model %s: not a model XGBoost reads (%s)", path,
+               xgb_error(eb, sizeof eb));
+    XGBoosterFree(b);
+    return NULL;
+  }
+  const char *target = NULL;
+  int has = 0;
+  if (XGBoosterGetAttr(b, "leirc_target", &target, &has) != 0 ||
+      (has && strcmp(target, "direct") && strcmp(target, "residual"))) {
+    diag_error(ctx, noloc, "the learned cost model %s has an unknown leirc_target", path);
+    XGBoosterFree(b);
+    return NULL;
+  }
+  bool residual = has && !strcmp(target, "residual");
+  const char *bl = NULL;
+  double blend = 0;
+  char *end = NULL;
+  if (XGBoosterGetAttr(b, "leirc_blend", &bl, &has) != 0 ||
+      (has && (blend = strtod(bl, &end), end == bl || *end || !(blend >= 0 && blend <= 1)))) {
+    diag_error(ctx, noloc, "the learned cost model %s has a leirc_blend that is not a number from 0 to 1", path);
+    XGBoosterFree(b);
+    return NULL;
+  }
+  if (nf != SEARCH_NFEATURES) {
+    diag_error(ctx, noloc, "the learned cost model %s has %llu features, leirc computes %d", path,
+               (unsigned long long)nf, SEARCH_NFEATURES);
+    XGBoosterFree(b);
+    return NULL;
+  }
+  SearchLearned *m = calloc(1, sizeof *m);
+  char *pc = m ? strdup(path) : NULL;
+  if (!pc) {
+    free(m);
+    XGBoosterFree(b);
+    diag_error(ctx, noloc, "out of memory loading the learned cost model %s", path);
+    return NULL;
+  }
+  m->path = pc;
+  m->residual = residual;
+  m->blend = blend;
+  m->booster = b;
+  pthread_mutex_init(&m->lock, NULL);
+  return m;
+}
+
+bool search_learned_predict(LeirCtx *ctx, SearchLearned *m, const float *rows, int n, double *out) {
+  IrLoc noloc = {0, 0};
+  char arr[256];
+  snprintf(arr, sizeof arr,
+           "{\"data\":[%llu,true],\"shape\":[%d,%d],\"typestr\":\"<f4\",\"version\":3}",
+           (unsigned long long)(uintptr_t)rows, n, SEARCH_NFEATURES);
+  const char *cfg = "{\"type\":0,\"training\":false,\"iteration_begin\":0,\"iteration_end\":0,"
+                    "\"strict_shape\":false,\"cache_id\":0,\"missing\":NaN}";
+  pthread_mutex_lock(&m->lock);
+  const bst_ulong *shape = NULL;
+  bst_ulong dim = 0;
+  const float *res = NULL;
+  bool ok = XGBoosterPredictFromDense(m->booster, arr, cfg, NULL, &shape, &dim, &res) == 0;
+  if (ok)
+    for (int i = 0; i < n; i++) out[i] = (double)res[i];
+  else {
+    char eb[512];
+    diag_error(ctx, noloc, "the learned cost model %s cannot predict: %s", m->path, xgb_error(eb, sizeof eb));
+  }
+  pthread_mutex_unlock(&m->lock);
+  return ok;
+}
+
+void search_learned_free(SearchLearned *m) {
+  if (!m) return;
+  XGBoosterFree(m->booster);
+  pthread_mutex_destroy(&m->lock);
+  free(m->path);
+  free(m);
+}
+
+#else /* !HAVE_XGBOOST */
+
+SearchLearned *search_learned_load(LeirCtx *ctx, const char *path) {
+  (void)path;
+  diag_error(ctx, (IrLoc){0, 0},
+             "--cost=learned: this leirc was built without XGBoost (configure found no libxgboost-dev)");
+  return NULL;
+}
+
+bool search_learned_predict(LeirCtx *ctx, SearchLearned *m, const float *rows, int n, double *out) {
+  (void)m, (void)rows, (void)n, (void)out;
+  diag_error(ctx, (IrLoc){0, 0}, "--cost=learned: this leirc was built without XGBoost");
+  return false;
+}
+
+void search_learned_free(SearchLearned *m) {
+  if (!m) return;
+  pthread_mutex_destroy(&m->lock);
+  free(m->path);
+  free(m);
+}
+
+#endif
+
+bool search_learned_seconds(LeirCtx *ctx, SearchLearned *m, const IrProgram *p, double *secs) {
+  float f[SEARCH_NFEATURES];
+  if (!search_features(ctx, p, f)) return false;
+  double y;
+  if (!search_learned_predict(ctx, m, f, 1, &y)) return false;
+  if (m->residual || m->blend > 0) {
+    CostEstimate e;
+    if (!cost_model_estimate(ctx, p, COST_HOST, 0, &e)) return false;
+    double la = log(e.seconds);
+    if (m->residual) y += la;
+    y = (1 - m->blend) * y + m->blend * la;
+  }
+  *secs = exp(y);
+  return true;
+}
