@@ -15,7 +15,9 @@
  * subscripted by plain indices among them i and k but not j, the other (B)
  * by plain indices among them j and k but not i (either order: the
  * Linear weight H_{j,k} is B read transposed), b... any other loops of D,
- * and D a float tensor.  An instance (SketchOption) of the rule is
+ * and D a float tensor.  An operand's items may also be integer literals
+ * (attention's keys K_{tx,0,g,f} through a broadcast head, as leirc-import
+ * writes them); such a B is not packed.  An instance (SketchOption) of the rule is
  *
  *   1. pack (optional): layout_transformation(kind=reshape1) of B's j item
  *      into panels of `cols` (a copy E of B), then set_storage_layout

@@ -49,16 +49,33 @@ static const char *plain(const IrExpr *e) {
   return e && e->kind == E_INDEX ? e->u.index.name : NULL;
 }
 
-/* Position of index name x among r's subscripts (all plain), -1 if absent;
- * -2 if a subscript is not a plain index. */
-static int sub_pos(const IrRef *r, const char *x) {
+/* Is subscript item e an integer literal (attention's K_{tx,a,0,g,f} as
+ * leirc-import writes a broadcast head)? */
+static bool literal(const IrExpr *e) {
+  e = strip(e);
+  return e && e->kind == E_INT;
+}
+
+/* Position of index name x among r's subscripts (plain indices, or integer
+ * literals where `lits`), -1 if absent; -2 if a subscript is neither. */
+static int sub_pos_of(const IrRef *r, const char *x, bool lits) {
   int at = -1;
   for (int i = 0; i < r->nsub; i++) {
     const char *s = plain(r->sub[i]);
+    if (!s && lits && literal(r->sub[i])) continue;
     if (!s) return -2;
     if (!strcmp(s, x)) at = i;
   }
   return at;
+}
+static int sub_pos(const IrRef *r, const char *x) { return sub_pos_of(r, x, false); }
+static int opd_pos(const IrRef *r, const char *x) { return sub_pos_of(r, x, true); }
+
+/* Does r have an integer-literal subscript item? */
+static bool has_literal(const IrRef *r) {
+  for (int i = 0; i < r->nsub; i++)
+    if (literal(r->sub[i])) return true;
+  return false;
 }
 
 static int loop_pos(const IrNest *n, const char *name) {
@@ -106,13 +123,15 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
   const IrRef *xa = x->u.ref, *yb = y->u.ref;
   for (int swap = 0; swap < 2; swap++) {
     const IrRef *ra = swap ? yb : xa, *rb = swap ? xa : yb;
-    if (sub_pos(ra, li) < 0 || sub_pos(ra, lk) < 0 || sub_pos(ra, lj) != -1) continue;
-    int bj = sub_pos(rb, lj), bk = sub_pos(rb, lk);
-    if (bj < 0 || bk < 0 || sub_pos(rb, li) != -1) continue;
+    if (opd_pos(ra, li) < 0 || opd_pos(ra, lk) < 0 || opd_pos(ra, lj) != -1) continue;
+    int bj = opd_pos(rb, lj), bk = opd_pos(rb, lk);
+    if (bj < 0 || bk < 0 || opd_pos(rb, li) != -1) continue;
     for (int i = 0; i < ra->nsub; i++)
-      if (loop_pos(n, plain(ra->sub[i])) < 0) return "an operand is subscripted by an index of no loop";
+      if (!literal(ra->sub[i]) && loop_pos(n, plain(ra->sub[i])) < 0)
+        return "an operand is subscripted by an index of no loop";
     for (int i = 0; i < rb->nsub; i++)
-      if (loop_pos(n, plain(rb->sub[i])) < 0) return "an operand is subscripted by an index of no loop";
+      if (!literal(rb->sub[i]) && loop_pos(n, plain(rb->sub[i])) < 0)
+        return "an operand is subscripted by an index of no loop";
     *mt = (SketchMatch){0};
     mt->nest = ni;
     mt->d = d->name;
@@ -128,7 +147,7 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
     mt->bk = bk;
     mt->brank = rb->nsub;
     mt->b_input = rb->tensor && (rb->tensor->role == ROLE_IN || rb->tensor->role == ROLE_PARAM) &&
-                  rb->tensor->rank == rb->nsub;
+                  rb->tensor->rank == rb->nsub && !has_literal(rb);
     mt->elem = ir_dtype_size(d->tensor->dtype);
     return NULL;
   }

@@ -131,6 +131,55 @@ static void test_matmul(void **state) {
   fclose(null);
 }
 
+/* Attention's product as leirc-import writes it (zoo/GQA.py): the keys
+ * read through a broadcast head, M_{tx,0,g,f} (an integer-literal item).
+ * Matched, with B not packed (the literal item stays where it is). */
+static void test_literal_subscript(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  IrProgram *p = load(&ctx, "attn.leir",
+                      "%in  E : f32[2,16,4]\n%in  M : f32[2,1,4,8]\n%out N : f32[2,16,8]\n"
+                      "B^{2}_{tx=0}L^{16}_{d=0}L^{8}_{f=0}L^{4}_{g=0}[N^{f32,g}_{tx,d,f}=N^{f32,g}_{tx,d,f}+"
+                      "E^{f32,g}_{tx,d,g}*M^{f32,g}_{tx,0,g,f};];\n",
+                      NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  SketchMatch *mt = ms.v[0];
+  assert_string_equal(mt->a, "E");
+  assert_string_equal(mt->b, "M");
+  assert_string_equal(mt->li, "d");
+  assert_string_equal(mt->lj, "f");
+  assert_string_equal(mt->lk, "g");
+  assert_int_equal(mt->bj, 3);
+  assert_int_equal(mt->bk, 2);
+  assert_false(mt->b_input);
+  /* 8 columns (one panel) x rows 2, 4, 8 dividing 16 within 64 floats */
+  assert_int_equal(mt->nopts, 3);
+  assert_false(mt->opts[0].pack);
+  assert_int_equal(mt->opts[0].rows, 8);
+  assert_int_equal(mt->opts[0].cols, 8);
+  int choice = 0;
+  PtrVec steps = {0};
+  IrProgram *q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+  assert_non_null(q);
+  assert_int_equal(steps.n, 3);
+  assert_string_equal(((SketchStep *)steps.v[0])->spelling, "loop_split(nest=0,loop=d,factor=2)");
+  assert_string_equal(((SketchStep *)steps.v[1])->spelling, "loop_reorder(nest=0,loop1=d,loop2=g)");
+  assert_string_equal(((SketchStep *)steps.v[2])->spelling, "loop_reorder(nest=0,loop1=f,loop2=d)");
+  SBuf b = {0};
+  pass_print_program(&b, q);
+  assert_string_equal(b.s, "%in    E : f32[2,16,4]\n%in    M : f32[2,1,4,8]\n%out   N : f32[2,16,8]\n"
+                           "B^{2}_{tx=0}L^{2}_{h=0}L^{4}_{g=0}L^{8}_{d=0}L^{8}_{f=0}[N^{f32,g}_{tx,h*8+d,f}="
+                           "N^{f32,g}_{tx,h*8+d,f}+E^{f32,g}_{tx,h*8+d,g}*M^{f32,g}_{tx,0,g,f};];\n");
+  sbuf_free(&b);
+  assert_true(same_outputs(&ctx, p, q));
+  leir_ctx_free(&ctx);
+  fclose(null);
+}
+
 static void test_no_match(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
@@ -241,6 +290,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_machine),
     cmocka_unit_test(test_matmul),
+    cmocka_unit_test(test_literal_subscript),
     cmocka_unit_test(test_no_match),
     cmocka_unit_test(test_corpus),
   };
