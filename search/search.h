@@ -38,8 +38,16 @@
  * elements in at most half the vector registers (the code generator's
  * limit), the group a divisor of the panels, and whether to pack.
  *
- * The search (search/sketch_search.c): the rule's instances over every
- * matching nest (one option per nest; the nests are rewritten from the
+ * The inline rule (search/sketch_inline.c).  A chain of consecutive
+ * top-level nests, each of statements without reduction (no reduction
+ * loop, no read of what they write), in which compute_inline of every
+ * producer into the next nest is legal and class E (the pass manager's
+ * candidates on the program as it is).  An instance inlines the first n
+ * producers (compute_inline(nest=first), n times), n = all of them first,
+ * down to 1.  A chain never holds a matmul-like nest (those reduce).
+ *
+ * The search (search/sketch_search.c): the rules' instances over every
+ * match (one option per nest; the nests are rewritten from the
  * last to the first, so that a copy nest inserted before one leaves the
  * others' indices alone), first the heuristic instance (packed, the
  * largest tile, groups of at most 1 MiB of the packed B), then seeded
@@ -66,14 +74,29 @@ bool search_host_machine(LeirCtx *ctx, SearchMachine *m);
 /* The machine of a --vector-bytes value: 16, 32 or 64 (false otherwise). */
 bool search_machine_of_bytes(int vec_bytes, SearchMachine *m);
 
-/* One option of the matmul rule for one nest. */
+/* The rules. */
+typedef enum SketchRule {
+  SKETCH_MATMUL, /* a matmul-like nest (search/sketch.c) */
+  SKETCH_INLINE  /* a chain of elementwise nests (search/sketch_inline.c) */
+} SketchRule;
+
+/* One option of a rule for one match: the matmul rule's factors, or the
+ * inline rule's producers inlined. */
 typedef struct SketchOption {
   bool pack;
   int64_t cols, rows, group;
+  int links;
 } SketchOption;
 
-/* A matmul-like nest of a program (see above). */
+/* A match of a rule: a matmul-like nest of a program (see above), or a
+ * chain of elementwise nests (SKETCH_INLINE: nests nest .. nest+links,
+ * each a statement without reduction, each producer's compute_inline into
+ * the next legal and class E; an option inlines the first `links` of them
+ * one after the other, compute_inline(nest=nest) each time, all of them
+ * first). */
 typedef struct SketchMatch {
+  SketchRule rule;
+  int links;                 /* SKETCH_INLINE: producers in the chain */
   int nest;                  /* top-level nest index */
   const char *d, *a, *b;     /* the tensors D, A, B */
   const char *li, *lj, *lk;  /* the loops i, j, k (index names) */
@@ -86,8 +109,9 @@ typedef struct SketchMatch {
   int nopts;
 } SketchMatch;
 
-/* The matmul-like nests of p that have at least one option on m, in nest
- * order, into *out (SketchMatch*, arena).  *why (if non-NULL) receives,
+/* The matches of every rule in p (matmul-like nests with at least one
+ * option on m, chains of elementwise nests), in nest order, into *out
+ * (SketchMatch*, arena).  *why (if non-NULL) receives,
  * when there is none, why (arena text: the reason of the most promising
  * nest, or "no nest is a reduction D[...,i,j] += A[...,i,k]*B[...,k,j]"). */
 int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine *m, PtrVec *out, const char **why);
@@ -110,6 +134,16 @@ IrProgram *search_sketch_apply(LeirCtx *ctx, const IrProgram *p, SketchMatch *co
 
 /* The text of an instance, e.g. "nest 0: pack cols=64 rows=4 group=4". */
 const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, const int *choice);
+
+/* Inside search/: the inline rule's chains by the nest they start at
+ * (at[i], NULL elsewhere; at has p->nnests entries), their number
+ * returned; an inline option applied; one step spelt as -O takes it
+ * through the pass manager (appended to *steps; NULL with *why). */
+int search_inline_matches(LeirCtx *ctx, const IrProgram *p, SketchMatch **at);
+IrProgram *search_inline_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o,
+                               PtrVec *steps, const char **why);
+IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ------------------------------------------------------------ the search */
 

@@ -172,7 +172,7 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
         for (int64_t g = 1; g <= panels; g++) {
           if (panels % g) continue;
           SketchOption *o = arena_alloc(&ctx->arena, sizeof *o);
-          *o = (SketchOption){pack, cols, rows, g};
+          *o = (SketchOption){pack, cols, rows, g, 0};
           /* the heuristic: packed if possible, the largest tile, the
              columns nearest 4 vectors, the largest group within
              SKETCH_GROUP_BYTES */
@@ -205,7 +205,15 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
 int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine *m, PtrVec *out, const char **why) {
   const char *reason = NULL;
   int found = 0;
+  SketchMatch **chains = arena_alloc(&ctx->arena, sizeof *chains * (size_t)(p->nnests ? p->nnests : 1));
+  search_inline_matches(ctx, p, chains);
   for (int i = 0; i < p->nnests; i++) {
+    if (chains[i]) { /* elementwise nests: no matmul among them */
+      ptrvec_push(&ctx->arena, out, chains[i]);
+      found++;
+      i += chains[i]->links;
+      continue;
+    }
     SketchMatch mt;
     const char *r = match_nest(p, i, &mt);
     if (r) continue;
@@ -220,16 +228,16 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
     ptrvec_push(&ctx->arena, out, c);
     found++;
   }
-  if (!found && why) *why = reason ? reason : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j]";
+  if (!found && why)
+    *why = reason ? reason
+                  : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j], no chain of elementwise nests to inline";
   return found;
 }
 
 /* ------------------------------------------------------------ instances */
 
 /* One step, spelt as -O takes it, through the pass manager. */
-static IrProgram *step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
-    __attribute__((format(printf, 5, 6)));
-static IrProgram *step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...) {
+IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...) {
   char buf[512];
   va_list ap;
   va_start(ap, f);
@@ -296,7 +304,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
   IrProgram *q;
   const char *e;
   if (panels > 1) {
-    q = step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=reshape1,item=%d,factor=%lld)", *nest,
+    q = search_step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=reshape1,item=%d,factor=%lld)", *nest,
              mt->b, mt->bj, (long long)panels);
     if (!q || !(e = new_tensor(p, q))) return NULL;
     /* E's items: B's with j split into panel (bj) and column (bj+1);
@@ -308,7 +316,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
     perm[k++] = kk;
     perm[k++] = mt->bj + 1;
     if (!identity(perm, r + 1)) {
-      IrProgram *q2 = step(ctx, q, steps, why, "set_storage_layout(tensor=%s,kind=transpose,perm=%s)", e,
+      IrProgram *q2 = search_step(ctx, q, steps, why, "set_storage_layout(tensor=%s,kind=transpose,perm=%s)", e,
                            perm_text(ctx, perm, r + 1));
       if (!q2) return NULL;
       q = q2;
@@ -317,7 +325,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
     for (int i = 0; i < r; i++)
       if (i != mt->bj) perm[k++] = i;
     perm[k++] = mt->bj;
-    q = step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=transpose,perm=%s)", *nest, mt->b,
+    q = search_step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=transpose,perm=%s)", *nest, mt->b,
              perm_text(ctx, perm, r));
     if (!q) return NULL;
   }
@@ -333,7 +341,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
  * name into *outer. */
 static IrProgram *split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,
                         PtrVec *steps, const char **why) {
-  IrProgram *q = step(ctx, p, steps, why, "loop_split(nest=%d,loop=%s,factor=%lld)", nest, x, (long long)factor);
+  IrProgram *q = search_step(ctx, p, steps, why, "loop_split(nest=%d,loop=%s,factor=%lld)", nest, x, (long long)factor);
   if (!q) return NULL;
   int at = loop_pos(q->nests[nest], x);
   if (at < 1) {
@@ -381,7 +389,7 @@ static IrProgram *apply_one(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, c
   for (int i = 0; i < nw; i++) {
     n = p->nests[nest];
     if (!strcmp(n->loops[i]->index, want[i])) continue;
-    p = step(ctx, p, steps, why, "loop_reorder(nest=%d,loop1=%s,loop2=%s)", nest, n->loops[i]->index, want[i]);
+    p = search_step(ctx, p, steps, why, "loop_reorder(nest=%d,loop1=%s,loop2=%s)", nest, n->loops[i]->index, want[i]);
     if (!p) return NULL;
   }
   return p;
@@ -391,7 +399,9 @@ IrProgram *search_sketch_apply(LeirCtx *ctx, const IrProgram *p, SketchMatch *co
                                PtrVec *steps, const char **why) {
   IrProgram *q = (IrProgram *)p;
   for (int i = n - 1; i >= 0; i--) /* the last nest first: indices before it stay */
-    if (!(q = apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why))) return NULL;
+    if (!(q = ms[i]->rule == SKETCH_INLINE ? search_inline_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
+                                           : apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)))
+      return NULL;
   return q;
 }
 
@@ -399,6 +409,11 @@ const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, 
   SBuf b = {0};
   for (int i = 0; i < n; i++) {
     const SketchOption *o = &ms[i]->opts[choice[i]];
+    if (ms[i]->rule == SKETCH_INLINE) {
+      sbuf_printf(&b, "%snests %d-%d: %d of %d inlined", i ? "; " : "", ms[i]->nest, ms[i]->nest + ms[i]->links,
+                  o->links, ms[i]->links);
+      continue;
+    }
     sbuf_printf(&b, "%snest %d: %s%lldx%lld tile, %lld panel%s a group", i ? "; " : "", ms[i]->nest,
                 o->pack ? "packed, " : "", (long long)o->rows, (long long)o->cols, (long long)o->group,
                 o->group == 1 ? "" : "s");

@@ -180,13 +180,63 @@ static void test_literal_subscript(void **state) {
   fclose(null);
 }
 
+/* The inline rule: a chain of three elementwise nests (scale, clamp, GELU
+ * as the corpus's Gemm_Scaling_Hardtanh_GELU writes its epilogue) after a
+ * reduction nest (not in the chain).  Options: 2 producers inlined (the
+ * heuristic) or 1. */
+static void test_inline(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  IrProgram *p = load(&ctx, "ew.leir",
+                      "%in  A : f32[4,8]\n%out F : f32[4]\n"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*0.5;];"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[E^{f32,g}_{tx,a}=min(max(D^{f32,g}_{tx,a},-2.0),2.0);];"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[G^{f32,g}_{tx,a}=E^{f32,g}_{tx,a}*0.5*(1+erf(E^{f32,g}_{tx,a}/sqrt(2)));];"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx}=F^{f32,g}_{tx}+G^{f32,g}_{tx,a};];\n",
+                      NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  SketchMatch *mt = ms.v[0];
+  assert_int_equal(mt->rule, SKETCH_INLINE);
+  assert_int_equal(mt->nest, 0);
+  assert_int_equal(mt->links, 2);
+  assert_int_equal(mt->nopts, 2);
+  assert_int_equal(mt->opts[0].links, 2);
+  assert_int_equal(mt->opts[1].links, 1);
+  for (int choice = 0; choice < 2; choice++) {
+    PtrVec steps = {0};
+    IrProgram *q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+    assert_non_null(q);
+    assert_int_equal(steps.n, 2 - choice);
+    for (int i = 0; i < steps.n; i++)
+      assert_string_equal(((SketchStep *)steps.v[i])->spelling, "compute_inline(nest=0)");
+    assert_true(same_outputs(&ctx, p, q));
+    if (choice == 0) {
+      SBuf b = {0};
+      pass_print_program(&b, q);
+      assert_string_equal(b.s, "%in    A : f32[4,8]\n%out   F : f32[4]\n"
+                               "B^{4}_{tx=0}L^{8}_{a=0}[G^{f32,g}_{tx,a}=(min(max((A^{f32,g}_{tx,a}*0.5),-2.0),2.0))*0.5*"
+                               "(1+erf((min(max((A^{f32,g}_{tx,a}*0.5),-2.0),2.0))/sqrt(2)));];"
+                               "B^{4}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx}=F^{f32,g}_{tx}+G^{f32,g}_{tx,a};];\n");
+      sbuf_free(&b);
+    }
+  }
+  assert_string_equal(search_sketch_describe(&ctx, (SketchMatch *const *)ms.v, 1, (int[]){1}),
+                      "nests 0-2: 1 of 2 inlined");
+  leir_ctx_free(&ctx);
+  fclose(null);
+}
+
 static void test_no_match(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
   static const char *const progs[][2] = {
     /* an elementwise product: no reduction */
     {"%in  A : f32[8,16]\n%out D : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a};];\n",
-     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j]"},
+     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j], no chain of elementwise nests to inline"},
     /* a product of 5 columns: no tile of 16-float vectors divides 5 */
     {"%in  A : f32[8,4]\n%in  C : f32[4,5]\n%out D : f32[8,5]\n"
      "B^{8}_{tx=0}L^{5}_{a=0}L^{4}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n",
@@ -208,7 +258,7 @@ static void test_no_match(void **state) {
 /* ------------------------------------------------------------ corpus */
 
 typedef struct Counts {
-  int programs, matched, nests, instances, interpreted, failures;
+  int programs, matched, nests, chains, instances, interpreted, failures;
   FILE *null;
 } Counts;
 
@@ -233,7 +283,11 @@ static void one_program(const CorpusEntry *e, void *arg) {
     int nm = search_sketch_matches(&ctx, p, &m64, &ms, NULL);
     if (nm) {
       c->matched++;
-      c->nests += nm;
+      for (int i = 0; i < nm; i++)
+        if (((SketchMatch *)ms.v[i])->rule == SKETCH_INLINE)
+          c->chains++;
+        else
+          c->nests++;
       int *choice = calloc((size_t)nm, sizeof *choice);
       bool small = work(p) <= 200000;
       /* the heuristic instance, then options spread over the first nest's */
@@ -277,13 +331,15 @@ static void test_corpus(void **state) {
   c.null = fopen("/dev/null", "w");
   corpus_walk(corpus, one_program, &c);
   fclose(c.null);
-  print_message("# count: sketch: programs %d, matched %d (nests %d), instances applied %d, interpreted %d, "
-                "failures %d\n",
-                c.programs, c.matched, c.nests, c.instances, c.interpreted, c.failures);
+  print_message("# count: sketch: programs %d, matched %d (matmul nests %d, elementwise chains %d), instances "
+                "applied %d, interpreted %d, failures %d\n",
+                c.programs, c.matched, c.nests, c.chains, c.instances, c.interpreted, c.failures);
   assert_int_equal(c.failures, 0);
-  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests */
-  assert_int_equal(c.matched, 60);
+  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests; 94
+     with a match of either rule, 183 chains of elementwise nests */
+  assert_int_equal(c.matched, 94);
   assert_int_equal(c.nests, 192);
+  assert_int_equal(c.chains, 183);
 }
 
 int main(void) {
@@ -291,6 +347,7 @@ int main(void) {
     cmocka_unit_test(test_machine),
     cmocka_unit_test(test_matmul),
     cmocka_unit_test(test_literal_subscript),
+    cmocka_unit_test(test_inline),
     cmocka_unit_test(test_no_match),
     cmocka_unit_test(test_corpus),
   };
