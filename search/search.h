@@ -46,6 +46,20 @@
  * producers (compute_inline(nest=first), n times), n = all of them first,
  * down to 1.  A chain never holds a matmul-like nest (those reduce).
  *
+ * The conv rule (search/sketch_conv.c).  A top-level nest of one statement
+ * D[.., i, .., j] = D[.., i, .., j] + W * X over two or more reduction
+ * loops (a convolution as the corpus writes it: output channels i, width
+ * j, input channels and the kernel's window reduced), D's subscripts
+ * distinct loop indices, j D's last, X's last item j or j + f (f free of
+ * j; one element a step of j) and j in no other item of X nor in W, i the
+ * item of D nearest j that W reads and X does not.  An instance splits i
+ * into blocks of `rows` and j into blocks of `cols`, then reorders into
+ *     the other loops of D (the blocks' loops where i and j were), the
+ *     reductions, i j
+ * a rows x cols register tile of D (W broadcast, X a vector a row)
+ * accumulated across every reduction.  Free factors as the matmul rule's
+ * (no packing, no groups); not a nest the matmul rule takes.
+ *
  * The search (search/sketch_search.c): the rules' instances over every
  * match (one option per nest; the nests are rewritten from the
  * last to the first, so that a copy nest inserted before one leaves the
@@ -77,7 +91,8 @@ bool search_machine_of_bytes(int vec_bytes, SearchMachine *m);
 /* The rules. */
 typedef enum SketchRule {
   SKETCH_MATMUL, /* a matmul-like nest (search/sketch.c) */
-  SKETCH_INLINE  /* a chain of elementwise nests (search/sketch_inline.c) */
+  SKETCH_INLINE, /* a chain of elementwise nests (search/sketch_inline.c) */
+  SKETCH_CONV    /* a sum of products over several reductions (search/sketch_conv.c) */
 } SketchRule;
 
 /* One option of a rule for one match: the matmul rule's factors, or the
@@ -142,6 +157,9 @@ const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, 
 int search_inline_matches(LeirCtx *ctx, const IrProgram *p, SketchMatch **at);
 IrProgram *search_inline_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o,
                                PtrVec *steps, const char **why);
+SketchMatch *search_conv_match(LeirCtx *ctx, const IrProgram *p, int ni, const SearchMachine *m);
+IrProgram *search_conv_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o, PtrVec *steps,
+                             const char **why);
 IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
     __attribute__((format(printf, 5, 6)));
 

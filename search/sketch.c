@@ -216,6 +216,12 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
     }
     SketchMatch mt;
     const char *r = match_nest(p, i, &mt);
+    SketchMatch *cv = r ? search_conv_match(ctx, p, i, m) : NULL;
+    if (cv) {
+      ptrvec_push(&ctx->arena, out, cv);
+      found++;
+      continue;
+    }
     if (r) continue;
     if (!options(ctx, &mt, m)) {
       if (!reason)
@@ -230,7 +236,8 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
   }
   if (!found && why)
     *why = reason ? reason
-                  : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j], no chain of elementwise nests to inline";
+                  : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of "
+                    "elementwise nests to inline";
   return found;
 }
 
@@ -400,7 +407,8 @@ IrProgram *search_sketch_apply(LeirCtx *ctx, const IrProgram *p, SketchMatch *co
   IrProgram *q = (IrProgram *)p;
   for (int i = n - 1; i >= 0; i--) /* the last nest first: indices before it stay */
     if (!(q = ms[i]->rule == SKETCH_INLINE ? search_inline_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
-                                           : apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)))
+              : ms[i]->rule == SKETCH_CONV  ? search_conv_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
+                                            : apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)))
       return NULL;
   return q;
 }
@@ -412,6 +420,11 @@ const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, 
     if (ms[i]->rule == SKETCH_INLINE) {
       sbuf_printf(&b, "%snests %d-%d: %d of %d inlined", i ? "; " : "", ms[i]->nest, ms[i]->nest + ms[i]->links,
                   o->links, ms[i]->links);
+      continue;
+    }
+    if (ms[i]->rule == SKETCH_CONV) {
+      sbuf_printf(&b, "%snest %d: %lldx%lld tile of %s over the reductions", i ? "; " : "", ms[i]->nest,
+                  (long long)o->rows, (long long)o->cols, ms[i]->d);
       continue;
     }
     sbuf_printf(&b, "%snest %d: %s%lldx%lld tile, %lld panel%s a group", i ? "; " : "", ms[i]->nest,
