@@ -234,7 +234,7 @@ static void test_inline(void **state) {
  * BiasAdd, made small: 2 images, 3 -> 8 channels, a 3x3 kernel, 6x16
  * outputs), a tile of output channels x width with the three reductions
  * outside it; the width 16 is a multiple of the 8-float vector.  And a width
- * of 6, no multiple of a vector: a divisor of it from one vector up. */
+ * of 30, no multiple of a vector: the whole width. */
 static void test_conv(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
@@ -280,8 +280,8 @@ static void test_conv(void **state) {
   assert_string_equal(search_sketch_describe(&ctx, (SketchMatch *const *)ms.v, 1, &choice),
                       "nest 0: 4x16 tile of C over the reductions");
   leir_ctx_free(&ctx);
-  /* width 30: no multiple of 8 divides it; columns 10, 15 or 30 (rows 2, 4;
-     2, 4; 2), the largest tile with columns nearest 4 vectors first: 2x30 */
+  /* width 30: no multiple of 8 divides it; the whole width, 30 columns, at
+     most 4 vectors: rows 2 (60 floats) */
   p = load(&ctx, "conv30.leir",
            "%in  A : f32[2,3,8,32]\n%in  W : f32[8,3,3,3]\n%out C : f32[2,8,6,30]\n"
            "B^{2}_{tx=0}L^{8}_{a=0}L^{6}_{c=0}L^{30}_{d=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}["
@@ -291,7 +291,7 @@ static void test_conv(void **state) {
   ms = (PtrVec){0};
   assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
   mt = ms.v[0];
-  assert_int_equal(mt->nopts, 5);
+  assert_int_equal(mt->nopts, 1);
   assert_int_equal(mt->opts[0].rows, 2);
   assert_int_equal(mt->opts[0].cols, 30);
   steps = (PtrVec){0};
@@ -410,12 +410,12 @@ static void test_corpus(void **state) {
                 "instances applied %d, interpreted %d, failures %d\n",
                 c.programs, c.matched, c.nests, c.convs, c.chains, c.instances, c.interpreted, c.failures);
   assert_int_equal(c.failures, 0);
-  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests; 107
-     with a match of any rule, 34 convolutions, 183 chains of elementwise
+  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests; 101
+     with a match of any rule, 25 convolutions, 183 chains of elementwise
      nests */
-  assert_int_equal(c.matched, 107);
+  assert_int_equal(c.matched, 101);
   assert_int_equal(c.nests, 192);
-  assert_int_equal(c.convs, 34);
+  assert_int_equal(c.convs, 25);
   assert_int_equal(c.chains, 183);
 }
 
