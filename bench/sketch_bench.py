@@ -4,7 +4,8 @@ For each corpus workload below (a handful per family: matmul / Linear / bmm,
 conv, others) three times side by side on one CPU (taskset -c 0):
 
 * PyTorch eager: the same operation on tensors of the corpus's shapes
-  (torch.set_num_threads(1), no_grad, the best of REPS calls);
+  (torch.set_num_threads(1), no_grad, the median of REPS calls, as leirc's
+  measured time is a median);
 * leirc as the corpus writes it: ``leirc --print-cost --cost=measure
   --target=host`` (the median of timed runs of the host JIT);
 * leirc tuned: the program that ``leirc TUNE...`` (default ``--tune=sketch
@@ -56,14 +57,14 @@ g = torch.Generator().manual_seed(0)
 env = {"torch": torch, "nnf": nnf}
 for name, shape in zip(decls["input_known_names"], decls["known_shapes"]):
     env[name] = torch.randn(*shape, generator=g)
-best = None
+ts = []
 with torch.no_grad():
     f = eval("lambda: " + sys.argv[3], env)
     f()
     for _ in range(reps):
-        t = time.perf_counter(); f(); t = time.perf_counter() - t
-        best = t if best is None or t < best else best
-print(best)
+        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+ts.sort()
+print(ts[len(ts) // 2])
 """
 
 
@@ -85,7 +86,7 @@ def leirc_time(leirc: List[str], prog: pathlib.Path, decls: Optional[pathlib.Pat
 
 
 def torch_time(decls: pathlib.Path, expr: str, procs: int, reps: int) -> Optional[float]:
-    """Best over PROCS fresh processes of PyTorch's best call time."""
+    """Best over PROCS fresh processes of PyTorch's median call time."""
     best = None
     for _ in range(procs):
         out = subprocess.run(
