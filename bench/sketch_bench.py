@@ -22,6 +22,30 @@ program is written under OUTDIR (default: a temporary folder) with its
 Prints a Markdown table (ms per run; torch / leirc > 1: leirc is faster)
 and the geomean of torch / tuned per family.  Exits 0; 77 when the corpus
 is absent.
+
+Measured 6 Dec 2026, 02:27-02:44 UTC, `make bench-sketch` (leirc cafb35c,
+--fp-contract=on, --procs 3 --reps 20): a 2-CPU AMD EPYC KVM guest, AVX2,
+PyTorch 1.13 (Debian), one thread each, taskset -c 0; load 16.0 before,
+14.5 after (about 7 engineers building and testing on 2 CPUs: a median
+call is often preempted, and one workload's PyTorch time moved from 2.1 ms,
+best call, to 21.8 ms, median, between two runs; the ratios below are of
+times taken minutes apart, not a quiet machine's):
+
+    family  workload                          torch ms  written ms  tuned ms  torch/tuned  speed-up
+    matmul  Gemm_Add_ReLU                       21.8      566.4       26.8       0.81       21.2
+    matmul  Gemm_Gemm                           33.0      919.6       58.5       0.56       15.7
+    matmul  Matmul_Scaling_ResidualAdd           0.087      0.408      0.076     1.15        5.4
+    matmul  Batched_matrix_multiplication      279.0      524.6      315.7       0.88        1.7
+    matmul  Matmul_with_transposed_A            85.5      259.2      103.1       0.83        2.5
+    matmul  Tall_skinny_matrix_multiplication    1.00       0.98       0.63      1.59        1.6
+    conv    conv_pointwise_2D (conv rule)     3226.7      196.1       91.7      35.2         2.1
+    other   softmax (no rule: beam)              0.279      0.914      0.625     0.45        1.5
+    other   Sum_reduction_over_a_dimension       0.131      0.127      0.093     1.41        1.4
+    geomean torch / tuned: matmul 0.92 (6), conv 35.2 (1), other 0.79 (2)
+
+An earlier run (02:08-02:27, load 12-17, an older leirc without the conv
+rule, PyTorch's best call rather than its median) gave matmul 0.53
+(Gemm_Add_ReLU 0.03: 2.1 ms against 64.3 ms), conv 11.1, other 0.69.
 """
 
 import argparse
