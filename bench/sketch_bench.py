@@ -23,8 +23,8 @@ Prints a Markdown table (ms per run; torch / leirc > 1: leirc is faster)
 and the geomean of torch / tuned per family.  Exits 0; 77 when the corpus
 is absent.
 
-Measured 6 Dec 2026, 02:27-02:44 UTC, `make bench-sketch` (leirc cafb35c,
---fp-contract=on, --procs 3 --reps 20): a 2-CPU AMD EPYC KVM guest, AVX2,
+Measured 6 Dec 2026, 02:27-02:44 UTC, `make bench-sketch SKETCH_BENCH_ARGS='--procs 3
+--reps 20'` (leirc cafb35c, --fp-contract=on): a 2-CPU AMD EPYC KVM guest, AVX2,
 PyTorch 1.13 (Debian), one thread each, taskset -c 0; load 16.0 before,
 14.5 after (about 7 engineers building and testing on 2 CPUs: a median
 call is often preempted, and one workload's PyTorch time moved from 2.1 ms,
