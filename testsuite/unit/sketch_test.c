@@ -310,6 +310,12 @@ static void test_no_match(void **state) {
     {"%in  A : f32[8,16]\n%out D : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a};];\n",
      "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of elementwise nests to "
      "inline"},
+    /* an elementwise chain whose inline is class T (the f64 intermediate's
+       rounding to f32 would move): not the inline rule's */
+    {"%in  A : f32[8,16]\n%out E : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f64,g}_{tx,a}=A^{f32,g}_{tx,a}*0.1;];"
+     "B^{8}_{tx=0}L^{16}_{a=0}[E^{f32,g}_{tx,a}=D^{f64,g}_{tx,a}+1;];\n",
+     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of elementwise nests to "
+     "inline"},
     /* a product of 5 columns: no tile of 16-float vectors divides 5 */
     {"%in  A : f32[8,4]\n%in  C : f32[4,5]\n%out D : f32[8,5]\n"
      "B^{8}_{tx=0}L^{5}_{a=0}L^{4}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n",
