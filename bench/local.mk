@@ -379,3 +379,18 @@ EXTRA_DIST += bench/o_combo.sh
 bench-o-combo: leirc$(EXEEXT)
 	@echo "== -O tile,reorder: the combination (bench/o_combo.sh)"
 	@$(SHELL) '$(srcdir)/bench/o_combo.sh' '$(abs_top_builddir)/leirc$(EXEEXT)' --tune '$(LEIR_CORPUS)'
+
+## Issue 58 item 2: the schedule sketches against PyTorch eager on a handful
+## of corpus workloads per family (matmul/Linear/bmm, conv, others): PyTorch
+## eager, leirc as the corpus writes it and as `--tune=sketch` leaves it, one
+## CPU (taskset -c 0), side by side, FMA on both sides (bench/sketch_bench.py;
+## 10-20 minutes on a loaded machine).  SKETCH_BENCH_ARGS adds arguments,
+## e.g. --tune="--tune --time-limit=120" or --only=Gemm_Add_ReLU.
+EXTRA_DIST += bench/sketch_bench.py
+.PHONY: bench-sketch
+bench-sketch: leirc$(EXEEXT)
+	@echo "== schedule sketches against PyTorch eager (bench/sketch_bench.py)"
+	@grep -m1 'model name' /proc/cpuinfo; uptime
+	@'$(PYTHON)' -u '$(srcdir)/bench/sketch_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
+	  --leirc-args=--fp-contract=on $(SKETCH_BENCH_ARGS) || test $$? -eq 77
+	@uptime

@@ -15,7 +15,9 @@
  * subscripted by plain indices among them i and k but not j, the other (B)
  * by plain indices among them j and k but not i (either order: the
  * Linear weight H_{j,k} is B read transposed), b... any other loops of D,
- * and D a float tensor.  An instance (SketchOption) of the rule is
+ * and D a float tensor.  An operand's items may also be integer literals
+ * (attention's keys K_{tx,0,g,f} through a broadcast head, as leirc-import
+ * writes them); such a B is not packed.  An instance (SketchOption) of the rule is
  *
  *   1. pack (optional): layout_transformation(kind=reshape1) of B's j item
  *      into panels of `cols` (a copy E of B), then set_storage_layout
@@ -36,8 +38,30 @@
  * elements in at most half the vector registers (the code generator's
  * limit), the group a divisor of the panels, and whether to pack.
  *
- * The search (search/sketch_search.c): the rule's instances over every
- * matching nest (one option per nest; the nests are rewritten from the
+ * The inline rule (search/sketch_inline.c).  A chain of consecutive
+ * top-level nests, each of statements without reduction (no reduction
+ * loop, no read of what they write), in which compute_inline of every
+ * producer into the next nest is legal and class E (the pass manager's
+ * candidates on the program as it is).  An instance inlines the first n
+ * producers (compute_inline(nest=first), n times), n = all of them first,
+ * down to 1.  A chain never holds a matmul-like nest (those reduce).
+ *
+ * The conv rule (search/sketch_conv.c).  A top-level nest of one statement
+ * D[.., i, .., j] = D[.., i, .., j] + W * X over two or more reduction
+ * loops (a convolution as the corpus writes it: output channels i, width
+ * j, input channels and the kernel's window reduced), D's subscripts
+ * distinct loop indices, j D's last, X's last item j or j + f (f free of
+ * j; one element a step of j) and j in no other item of X nor in W, i the
+ * item of D nearest j that W reads and X does not.  An instance splits i
+ * into blocks of `rows` and j into blocks of `cols`, then reorders into
+ *     the other loops of D (the blocks' loops where i and j were), the
+ *     reductions, i j
+ * a rows x cols register tile of D (W broadcast, X a vector a row)
+ * accumulated across every reduction.  Free factors as the matmul rule's
+ * (no packing, no groups); not a nest the matmul rule takes.
+ *
+ * The search (search/sketch_search.c): the rules' instances over every
+ * match (one option per nest; the nests are rewritten from the
  * last to the first, so that a copy nest inserted before one leaves the
  * others' indices alone), first the heuristic instance (packed, the
  * largest tile, groups of at most 1 MiB of the packed B), then seeded
@@ -64,14 +88,30 @@ bool search_host_machine(LeirCtx *ctx, SearchMachine *m);
 /* The machine of a --vector-bytes value: 16, 32 or 64 (false otherwise). */
 bool search_machine_of_bytes(int vec_bytes, SearchMachine *m);
 
-/* One option of the matmul rule for one nest. */
+/* The rules. */
+typedef enum SketchRule {
+  SKETCH_MATMUL, /* a matmul-like nest (search/sketch.c) */
+  SKETCH_INLINE, /* a chain of elementwise nests (search/sketch_inline.c) */
+  SKETCH_CONV    /* a sum of products over several reductions (search/sketch_conv.c) */
+} SketchRule;
+
+/* One option of a rule for one match: the matmul rule's factors, or the
+ * inline rule's producers inlined. */
 typedef struct SketchOption {
   bool pack;
   int64_t cols, rows, group;
+  int links;
 } SketchOption;
 
-/* A matmul-like nest of a program (see above). */
+/* A match of a rule: a matmul-like nest of a program (see above), or a
+ * chain of elementwise nests (SKETCH_INLINE: nests nest .. nest+links,
+ * each a statement without reduction, each producer's compute_inline into
+ * the next legal and class E; an option inlines the first `links` of them
+ * one after the other, compute_inline(nest=nest) each time, all of them
+ * first). */
 typedef struct SketchMatch {
+  SketchRule rule;
+  int links;                 /* SKETCH_INLINE: producers in the chain */
   int nest;                  /* top-level nest index */
   const char *d, *a, *b;     /* the tensors D, A, B */
   const char *li, *lj, *lk;  /* the loops i, j, k (index names) */
@@ -84,8 +124,9 @@ typedef struct SketchMatch {
   int nopts;
 } SketchMatch;
 
-/* The matmul-like nests of p that have at least one option on m, in nest
- * order, into *out (SketchMatch*, arena).  *why (if non-NULL) receives,
+/* The matches of every rule in p (matmul-like nests with at least one
+ * option on m, chains of elementwise nests), in nest order, into *out
+ * (SketchMatch*, arena).  *why (if non-NULL) receives,
  * when there is none, why (arena text: the reason of the most promising
  * nest, or "no nest is a reduction D[...,i,j] += A[...,i,k]*B[...,k,j]"). */
 int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine *m, PtrVec *out, const char **why);
@@ -108,6 +149,19 @@ IrProgram *search_sketch_apply(LeirCtx *ctx, const IrProgram *p, SketchMatch *co
 
 /* The text of an instance, e.g. "nest 0: pack cols=64 rows=4 group=4". */
 const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, const int *choice);
+
+/* Inside search/: the inline rule's chains by the nest they start at
+ * (at[i], NULL elsewhere; at has p->nnests entries), their number
+ * returned; an inline option applied; one step spelt as -O takes it
+ * through the pass manager (appended to *steps; NULL with *why). */
+int search_inline_matches(LeirCtx *ctx, const IrProgram *p, SketchMatch **at);
+IrProgram *search_inline_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o,
+                               PtrVec *steps, const char **why);
+SketchMatch *search_conv_match(LeirCtx *ctx, const IrProgram *p, int ni, const SearchMachine *m);
+IrProgram *search_conv_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o, PtrVec *steps,
+                             const char **why);
+IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* ------------------------------------------------------------ the search */
 

@@ -49,16 +49,33 @@ static const char *plain(const IrExpr *e) {
   return e && e->kind == E_INDEX ? e->u.index.name : NULL;
 }
 
-/* Position of index name x among r's subscripts (all plain), -1 if absent;
- * -2 if a subscript is not a plain index. */
-static int sub_pos(const IrRef *r, const char *x) {
+/* Is subscript item e an integer literal (attention's K_{tx,a,0,g,f} as
+ * leirc-import writes a broadcast head)? */
+static bool literal(const IrExpr *e) {
+  e = strip(e);
+  return e && e->kind == E_INT;
+}
+
+/* Position of index name x among r's subscripts (plain indices, or integer
+ * literals where `lits`), -1 if absent; -2 if a subscript is neither. */
+static int sub_pos_of(const IrRef *r, const char *x, bool lits) {
   int at = -1;
   for (int i = 0; i < r->nsub; i++) {
     const char *s = plain(r->sub[i]);
+    if (!s && lits && literal(r->sub[i])) continue;
     if (!s) return -2;
     if (!strcmp(s, x)) at = i;
   }
   return at;
+}
+static int sub_pos(const IrRef *r, const char *x) { return sub_pos_of(r, x, false); }
+static int opd_pos(const IrRef *r, const char *x) { return sub_pos_of(r, x, true); }
+
+/* Does r have an integer-literal subscript item? */
+static bool has_literal(const IrRef *r) {
+  for (int i = 0; i < r->nsub; i++)
+    if (literal(r->sub[i])) return true;
+  return false;
 }
 
 static int loop_pos(const IrNest *n, const char *name) {
@@ -106,13 +123,15 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
   const IrRef *xa = x->u.ref, *yb = y->u.ref;
   for (int swap = 0; swap < 2; swap++) {
     const IrRef *ra = swap ? yb : xa, *rb = swap ? xa : yb;
-    if (sub_pos(ra, li) < 0 || sub_pos(ra, lk) < 0 || sub_pos(ra, lj) != -1) continue;
-    int bj = sub_pos(rb, lj), bk = sub_pos(rb, lk);
-    if (bj < 0 || bk < 0 || sub_pos(rb, li) != -1) continue;
+    if (opd_pos(ra, li) < 0 || opd_pos(ra, lk) < 0 || opd_pos(ra, lj) != -1) continue;
+    int bj = opd_pos(rb, lj), bk = opd_pos(rb, lk);
+    if (bj < 0 || bk < 0 || opd_pos(rb, li) != -1) continue;
     for (int i = 0; i < ra->nsub; i++)
-      if (loop_pos(n, plain(ra->sub[i])) < 0) return "an operand is subscripted by an index of no loop";
+      if (!literal(ra->sub[i]) && loop_pos(n, plain(ra->sub[i])) < 0)
+        return "an operand is subscripted by an index of no loop";
     for (int i = 0; i < rb->nsub; i++)
-      if (loop_pos(n, plain(rb->sub[i])) < 0) return "an operand is subscripted by an index of no loop";
+      if (!literal(rb->sub[i]) && loop_pos(n, plain(rb->sub[i])) < 0)
+        return "an operand is subscripted by an index of no loop";
     *mt = (SketchMatch){0};
     mt->nest = ni;
     mt->d = d->name;
@@ -128,7 +147,7 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
     mt->bk = bk;
     mt->brank = rb->nsub;
     mt->b_input = rb->tensor && (rb->tensor->role == ROLE_IN || rb->tensor->role == ROLE_PARAM) &&
-                  rb->tensor->rank == rb->nsub;
+                  rb->tensor->rank == rb->nsub && !has_literal(rb);
     mt->elem = ir_dtype_size(d->tensor->dtype);
     return NULL;
   }
@@ -153,7 +172,7 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
         for (int64_t g = 1; g <= panels; g++) {
           if (panels % g) continue;
           SketchOption *o = arena_alloc(&ctx->arena, sizeof *o);
-          *o = (SketchOption){pack, cols, rows, g};
+          *o = (SketchOption){pack, cols, rows, g, 0};
           /* the heuristic: packed if possible, the largest tile, the
              columns nearest 4 vectors, the largest group within
              SKETCH_GROUP_BYTES */
@@ -186,9 +205,23 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
 int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine *m, PtrVec *out, const char **why) {
   const char *reason = NULL;
   int found = 0;
+  SketchMatch **chains = arena_alloc(&ctx->arena, sizeof *chains * (size_t)(p->nnests ? p->nnests : 1));
+  search_inline_matches(ctx, p, chains);
   for (int i = 0; i < p->nnests; i++) {
+    if (chains[i]) { /* elementwise nests: no matmul among them */
+      ptrvec_push(&ctx->arena, out, chains[i]);
+      found++;
+      i += chains[i]->links;
+      continue;
+    }
     SketchMatch mt;
     const char *r = match_nest(p, i, &mt);
+    SketchMatch *cv = r ? search_conv_match(ctx, p, i, m) : NULL;
+    if (cv) {
+      ptrvec_push(&ctx->arena, out, cv);
+      found++;
+      continue;
+    }
     if (r) continue;
     if (!options(ctx, &mt, m)) {
       if (!reason)
@@ -201,16 +234,17 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
     ptrvec_push(&ctx->arena, out, c);
     found++;
   }
-  if (!found && why) *why = reason ? reason : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j]";
+  if (!found && why)
+    *why = reason ? reason
+                  : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of "
+                    "elementwise nests to inline";
   return found;
 }
 
 /* ------------------------------------------------------------ instances */
 
 /* One step, spelt as -O takes it, through the pass manager. */
-static IrProgram *step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
-    __attribute__((format(printf, 5, 6)));
-static IrProgram *step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...) {
+IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...) {
   char buf[512];
   va_list ap;
   va_start(ap, f);
@@ -277,7 +311,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
   IrProgram *q;
   const char *e;
   if (panels > 1) {
-    q = step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=reshape1,item=%d,factor=%lld)", *nest,
+    q = search_step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=reshape1,item=%d,factor=%lld)", *nest,
              mt->b, mt->bj, (long long)panels);
     if (!q || !(e = new_tensor(p, q))) return NULL;
     /* E's items: B's with j split into panel (bj) and column (bj+1);
@@ -289,7 +323,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
     perm[k++] = kk;
     perm[k++] = mt->bj + 1;
     if (!identity(perm, r + 1)) {
-      IrProgram *q2 = step(ctx, q, steps, why, "set_storage_layout(tensor=%s,kind=transpose,perm=%s)", e,
+      IrProgram *q2 = search_step(ctx, q, steps, why, "set_storage_layout(tensor=%s,kind=transpose,perm=%s)", e,
                            perm_text(ctx, perm, r + 1));
       if (!q2) return NULL;
       q = q2;
@@ -298,7 +332,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
     for (int i = 0; i < r; i++)
       if (i != mt->bj) perm[k++] = i;
     perm[k++] = mt->bj;
-    q = step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=transpose,perm=%s)", *nest, mt->b,
+    q = search_step(ctx, p, steps, why, "layout_transformation(nest=%d,tensor=%s,kind=transpose,perm=%s)", *nest, mt->b,
              perm_text(ctx, perm, r));
     if (!q) return NULL;
   }
@@ -314,7 +348,7 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
  * name into *outer. */
 static IrProgram *split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,
                         PtrVec *steps, const char **why) {
-  IrProgram *q = step(ctx, p, steps, why, "loop_split(nest=%d,loop=%s,factor=%lld)", nest, x, (long long)factor);
+  IrProgram *q = search_step(ctx, p, steps, why, "loop_split(nest=%d,loop=%s,factor=%lld)", nest, x, (long long)factor);
   if (!q) return NULL;
   int at = loop_pos(q->nests[nest], x);
   if (at < 1) {
@@ -362,7 +396,7 @@ static IrProgram *apply_one(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, c
   for (int i = 0; i < nw; i++) {
     n = p->nests[nest];
     if (!strcmp(n->loops[i]->index, want[i])) continue;
-    p = step(ctx, p, steps, why, "loop_reorder(nest=%d,loop1=%s,loop2=%s)", nest, n->loops[i]->index, want[i]);
+    p = search_step(ctx, p, steps, why, "loop_reorder(nest=%d,loop1=%s,loop2=%s)", nest, n->loops[i]->index, want[i]);
     if (!p) return NULL;
   }
   return p;
@@ -372,7 +406,10 @@ IrProgram *search_sketch_apply(LeirCtx *ctx, const IrProgram *p, SketchMatch *co
                                PtrVec *steps, const char **why) {
   IrProgram *q = (IrProgram *)p;
   for (int i = n - 1; i >= 0; i--) /* the last nest first: indices before it stay */
-    if (!(q = apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why))) return NULL;
+    if (!(q = ms[i]->rule == SKETCH_INLINE ? search_inline_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
+              : ms[i]->rule == SKETCH_CONV  ? search_conv_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
+                                            : apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)))
+      return NULL;
   return q;
 }
 
@@ -380,6 +417,16 @@ const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, 
   SBuf b = {0};
   for (int i = 0; i < n; i++) {
     const SketchOption *o = &ms[i]->opts[choice[i]];
+    if (ms[i]->rule == SKETCH_INLINE) {
+      sbuf_printf(&b, "%snests %d-%d: %d of %d inlined", i ? "; " : "", ms[i]->nest, ms[i]->nest + ms[i]->links,
+                  o->links, ms[i]->links);
+      continue;
+    }
+    if (ms[i]->rule == SKETCH_CONV) {
+      sbuf_printf(&b, "%snest %d: %lldx%lld tile of %s over the reductions", i ? "; " : "", ms[i]->nest,
+                  (long long)o->rows, (long long)o->cols, ms[i]->d);
+      continue;
+    }
     sbuf_printf(&b, "%snest %d: %s%lldx%lld tile, %lld panel%s a group", i ? "; " : "", ms[i]->nest,
                 o->pack ? "packed, " : "", (long long)o->rows, (long long)o->cols, (long long)o->group,
                 o->group == 1 ? "" : "s");

@@ -47,7 +47,8 @@ static bool was_tried(const Sampler *s, const int *c) {
 
 /* Do options a and b differ in exactly one factor? */
 static bool neighbours(const SketchOption *a, const SketchOption *b) {
-  int d = (a->pack != b->pack) + (a->cols != b->cols) + (a->rows != b->rows) + (a->group != b->group);
+  int d = (a->pack != b->pack) + (a->cols != b->cols) + (a->rows != b->rows) + (a->group != b->group) +
+          (a->links != b->links);
   return d == 1;
 }
 

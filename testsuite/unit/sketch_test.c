@@ -131,13 +131,191 @@ static void test_matmul(void **state) {
   fclose(null);
 }
 
+/* Attention's product as leirc-import writes it (zoo/GQA.py): the keys
+ * read through a broadcast head, M_{tx,0,g,f} (an integer-literal item).
+ * Matched, with B not packed (the literal item stays where it is). */
+static void test_literal_subscript(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  IrProgram *p = load(&ctx, "attn.leir",
+                      "%in  E : f32[2,16,4]\n%in  M : f32[2,1,4,8]\n%out N : f32[2,16,8]\n"
+                      "B^{2}_{tx=0}L^{16}_{d=0}L^{8}_{f=0}L^{4}_{g=0}[N^{f32,g}_{tx,d,f}=N^{f32,g}_{tx,d,f}+"
+                      "E^{f32,g}_{tx,d,g}*M^{f32,g}_{tx,0,g,f};];\n",
+                      NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  SketchMatch *mt = ms.v[0];
+  assert_string_equal(mt->a, "E");
+  assert_string_equal(mt->b, "M");
+  assert_string_equal(mt->li, "d");
+  assert_string_equal(mt->lj, "f");
+  assert_string_equal(mt->lk, "g");
+  assert_int_equal(mt->bj, 3);
+  assert_int_equal(mt->bk, 2);
+  assert_false(mt->b_input);
+  /* 8 columns (one panel) x rows 2, 4, 8 dividing 16 within 64 floats */
+  assert_int_equal(mt->nopts, 3);
+  assert_false(mt->opts[0].pack);
+  assert_int_equal(mt->opts[0].rows, 8);
+  assert_int_equal(mt->opts[0].cols, 8);
+  int choice = 0;
+  PtrVec steps = {0};
+  IrProgram *q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+  assert_non_null(q);
+  assert_int_equal(steps.n, 3);
+  assert_string_equal(((SketchStep *)steps.v[0])->spelling, "loop_split(nest=0,loop=d,factor=2)");
+  assert_string_equal(((SketchStep *)steps.v[1])->spelling, "loop_reorder(nest=0,loop1=d,loop2=g)");
+  assert_string_equal(((SketchStep *)steps.v[2])->spelling, "loop_reorder(nest=0,loop1=f,loop2=d)");
+  SBuf b = {0};
+  pass_print_program(&b, q);
+  assert_string_equal(b.s, "%in    E : f32[2,16,4]\n%in    M : f32[2,1,4,8]\n%out   N : f32[2,16,8]\n"
+                           "B^{2}_{tx=0}L^{2}_{h=0}L^{4}_{g=0}L^{8}_{d=0}L^{8}_{f=0}[N^{f32,g}_{tx,h*8+d,f}="
+                           "N^{f32,g}_{tx,h*8+d,f}+E^{f32,g}_{tx,h*8+d,g}*M^{f32,g}_{tx,0,g,f};];\n");
+  sbuf_free(&b);
+  assert_true(same_outputs(&ctx, p, q));
+  leir_ctx_free(&ctx);
+  fclose(null);
+}
+
+/* The inline rule: a chain of three elementwise nests (scale, clamp, GELU
+ * as the corpus's Gemm_Scaling_Hardtanh_GELU writes its epilogue) after a
+ * reduction nest (not in the chain).  Options: 2 producers inlined (the
+ * heuristic) or 1. */
+static void test_inline(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  IrProgram *p = load(&ctx, "ew.leir",
+                      "%in  A : f32[4,8]\n%out F : f32[4]\n"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*0.5;];"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[E^{f32,g}_{tx,a}=min(max(D^{f32,g}_{tx,a},-2.0),2.0);];"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[G^{f32,g}_{tx,a}=E^{f32,g}_{tx,a}*0.5*(1+erf(E^{f32,g}_{tx,a}/sqrt(2)));];"
+                      "B^{4}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx}=F^{f32,g}_{tx}+G^{f32,g}_{tx,a};];\n",
+                      NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  SketchMatch *mt = ms.v[0];
+  assert_int_equal(mt->rule, SKETCH_INLINE);
+  assert_int_equal(mt->nest, 0);
+  assert_int_equal(mt->links, 2);
+  assert_int_equal(mt->nopts, 2);
+  assert_int_equal(mt->opts[0].links, 2);
+  assert_int_equal(mt->opts[1].links, 1);
+  for (int choice = 0; choice < 2; choice++) {
+    PtrVec steps = {0};
+    IrProgram *q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+    assert_non_null(q);
+    assert_int_equal(steps.n, 2 - choice);
+    for (int i = 0; i < steps.n; i++)
+      assert_string_equal(((SketchStep *)steps.v[i])->spelling, "compute_inline(nest=0)");
+    assert_true(same_outputs(&ctx, p, q));
+    if (choice == 0) {
+      SBuf b = {0};
+      pass_print_program(&b, q);
+      assert_string_equal(b.s, "%in    A : f32[4,8]\n%out   F : f32[4]\n"
+                               "B^{4}_{tx=0}L^{8}_{a=0}[G^{f32,g}_{tx,a}=(min(max((A^{f32,g}_{tx,a}*0.5),-2.0),2.0))*0.5*"
+                               "(1+erf((min(max((A^{f32,g}_{tx,a}*0.5),-2.0),2.0))/sqrt(2)));];"
+                               "B^{4}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx}=F^{f32,g}_{tx}+G^{f32,g}_{tx,a};];\n");
+      sbuf_free(&b);
+    }
+  }
+  assert_string_equal(search_sketch_describe(&ctx, (SketchMatch *const *)ms.v, 1, (int[]){1}),
+                      "nests 0-2: 1 of 2 inlined");
+  leir_ctx_free(&ctx);
+  fclose(null);
+}
+
+/* The conv rule: a 2-D convolution as the corpus writes it (Conv2D_ReLU_
+ * BiasAdd, made small: 2 images, 3 -> 8 channels, a 3x3 kernel, 6x16
+ * outputs), a tile of output channels x width with the three reductions
+ * outside it; the width 16 is a multiple of the 8-float vector.  And a width
+ * of 30, no multiple of a vector: the whole width. */
+static void test_conv(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  IrProgram *p = load(&ctx, "conv.leir",
+                      "%in  A : f32[2,3,8,18]\n%in  W : f32[8,3,3,3]\n%out C : f32[2,8,6,16]\n"
+                      "B^{2}_{tx=0}L^{8}_{a=0}L^{6}_{c=0}L^{16}_{d=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}["
+                      "C^{f32,g}_{tx,a,c,d}=C^{f32,g}_{tx,a,c,d}+W^{f32,g}_{a,f,g,h}*A^{f32,g}_{tx,f,c+g,d+h};];\n",
+                      NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  SketchMatch *mt = ms.v[0];
+  assert_int_equal(mt->rule, SKETCH_CONV);
+  assert_string_equal(mt->a, "W");
+  assert_string_equal(mt->b, "A");
+  assert_string_equal(mt->li, "a");
+  assert_string_equal(mt->lj, "d");
+  /* 8 columns x rows 2, 4, 8; 16 columns x rows 2, 4 (within 64 floats) */
+  assert_int_equal(mt->nopts, 5);
+  assert_int_equal(mt->opts[0].rows, 4);
+  assert_int_equal(mt->opts[0].cols, 16);
+  int choice = 0;
+  PtrVec steps = {0};
+  IrProgram *q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+  assert_non_null(q);
+  static const char *const want[] = {
+    "loop_split(nest=0,loop=a,factor=2)",   "loop_reorder(nest=0,loop1=a,loop2=c)",
+    "loop_reorder(nest=0,loop1=a,loop2=f)", "loop_reorder(nest=0,loop1=d,loop2=g)",
+    "loop_reorder(nest=0,loop1=a,loop2=h)", "loop_reorder(nest=0,loop1=d,loop2=a)",
+  };
+  assert_int_equal(steps.n, (int)(sizeof want / sizeof want[0]));
+  for (int i = 0; i < steps.n; i++) assert_string_equal(((SketchStep *)steps.v[i])->spelling, want[i]);
+  SBuf b = {0};
+  pass_print_program(&b, q);
+  assert_string_equal(b.s, "%in    A : f32[2,3,8,18]\n%in    W : f32[8,3,3,3]\n%out   C : f32[2,8,6,16]\n"
+                           "B^{2}_{tx=0}L^{2}_{k=0}L^{6}_{c=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{4}_{a=0}L^{16}_{d=0}["
+                           "C^{f32,g}_{tx,k*4+a,c,d}=C^{f32,g}_{tx,k*4+a,c,d}+W^{f32,g}_{k*4+a,f,g,h}*"
+                           "A^{f32,g}_{tx,f,c+g,d+h};];\n");
+  sbuf_free(&b);
+  assert_true(same_outputs(&ctx, p, q));
+  assert_string_equal(search_sketch_describe(&ctx, (SketchMatch *const *)ms.v, 1, &choice),
+                      "nest 0: 4x16 tile of C over the reductions");
+  leir_ctx_free(&ctx);
+  /* width 30: no multiple of 8 divides it; the whole width, 30 columns, at
+     most 4 vectors: rows 2 (60 floats) */
+  p = load(&ctx, "conv30.leir",
+           "%in  A : f32[2,3,8,32]\n%in  W : f32[8,3,3,3]\n%out C : f32[2,8,6,30]\n"
+           "B^{2}_{tx=0}L^{8}_{a=0}L^{6}_{c=0}L^{30}_{d=0}L^{3}_{f=0}L^{3}_{g=0}L^{3}_{h=0}["
+           "C^{f32,g}_{tx,a,c,d}=C^{f32,g}_{tx,a,c,d}+W^{f32,g}_{a,f,g,h}*A^{f32,g}_{tx,f,c+g,d+h};];\n",
+           NULL, null);
+  assert_non_null(p);
+  ms = (PtrVec){0};
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  mt = ms.v[0];
+  assert_int_equal(mt->nopts, 1);
+  assert_int_equal(mt->opts[0].rows, 2);
+  assert_int_equal(mt->opts[0].cols, 30);
+  steps = (PtrVec){0};
+  q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+  assert_non_null(q);
+  assert_true(same_outputs(&ctx, p, q));
+  leir_ctx_free(&ctx);
+  fclose(null);
+}
+
 static void test_no_match(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
   static const char *const progs[][2] = {
     /* an elementwise product: no reduction */
     {"%in  A : f32[8,16]\n%out D : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a};];\n",
-     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j]"},
+     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of elementwise nests to "
+     "inline"},
+    /* an elementwise chain whose inline is class T (the f64 intermediate's
+       rounding to f32 would move): not the inline rule's */
+    {"%in  A : f32[8,16]\n%out E : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f64,g}_{tx,a}=A^{f32,g}_{tx,a}*0.1;];"
+     "B^{8}_{tx=0}L^{16}_{a=0}[E^{f32,g}_{tx,a}=D^{f64,g}_{tx,a}+1;];\n",
+     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of elementwise nests to "
+     "inline"},
     /* a product of 5 columns: no tile of 16-float vectors divides 5 */
     {"%in  A : f32[8,4]\n%in  C : f32[4,5]\n%out D : f32[8,5]\n"
      "B^{8}_{tx=0}L^{5}_{a=0}L^{4}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n",
@@ -159,7 +337,7 @@ static void test_no_match(void **state) {
 /* ------------------------------------------------------------ corpus */
 
 typedef struct Counts {
-  int programs, matched, nests, instances, interpreted, failures;
+  int programs, matched, nests, convs, chains, instances, interpreted, failures;
   FILE *null;
 } Counts;
 
@@ -184,7 +362,13 @@ static void one_program(const CorpusEntry *e, void *arg) {
     int nm = search_sketch_matches(&ctx, p, &m64, &ms, NULL);
     if (nm) {
       c->matched++;
-      c->nests += nm;
+      for (int i = 0; i < nm; i++)
+        if (((SketchMatch *)ms.v[i])->rule == SKETCH_INLINE)
+          c->chains++;
+        else if (((SketchMatch *)ms.v[i])->rule == SKETCH_CONV)
+          c->convs++;
+        else
+          c->nests++;
       int *choice = calloc((size_t)nm, sizeof *choice);
       bool small = work(p) <= 200000;
       /* the heuristic instance, then options spread over the first nest's */
@@ -228,19 +412,26 @@ static void test_corpus(void **state) {
   c.null = fopen("/dev/null", "w");
   corpus_walk(corpus, one_program, &c);
   fclose(c.null);
-  print_message("# count: sketch: programs %d, matched %d (nests %d), instances applied %d, interpreted %d, "
-                "failures %d\n",
-                c.programs, c.matched, c.nests, c.instances, c.interpreted, c.failures);
+  print_message("# count: sketch: programs %d, matched %d (matmul nests %d, convolutions %d, elementwise chains %d), "
+                "instances applied %d, interpreted %d, failures %d\n",
+                c.programs, c.matched, c.nests, c.convs, c.chains, c.instances, c.interpreted, c.failures);
   assert_int_equal(c.failures, 0);
-  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests */
-  assert_int_equal(c.matched, 60);
+  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests; 101
+     with a match of any rule, 25 convolutions, 183 chains of elementwise
+     nests */
+  assert_int_equal(c.matched, 101);
   assert_int_equal(c.nests, 192);
+  assert_int_equal(c.convs, 25);
+  assert_int_equal(c.chains, 183);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_machine),
     cmocka_unit_test(test_matmul),
+    cmocka_unit_test(test_literal_subscript),
+    cmocka_unit_test(test_inline),
+    cmocka_unit_test(test_conv),
     cmocka_unit_test(test_no_match),
     cmocka_unit_test(test_corpus),
   };
