@@ -54,7 +54,8 @@ enum { NSTRATEGIES = sizeof strategy_names / sizeof strategy_names[0] };
 
 void drv_tune_defaults(DrvOptions *o) {
   o->tune.strategy = TUNE_AUTO;
-  o->tune.budget = 64;
+  o->tune.budget = 0; /* no cap: --time-limit governs */
+  o->tune.time_limit = DRV_TUNE_DEFAULT_TIME_LIMIT;
   o->tune.beam_width = 4;
   o->tune.max_depth = 8;
   o->tune.expand = 8;
@@ -207,12 +208,20 @@ static int rank(const Node *a, const Node *b) {
 
 static int rank_qsort(const void *a, const void *b) { return rank(*(Node *const *)a, *(Node *const *)b); }
 
+/* The bar fills with the budget (--budget) or, without one, the time. */
 static void progress(Tune *t) {
   if (!t->progress) return;
-  int b = t->o->tune.budget, w = 24, fill = b > 0 ? (int)((long long)t->evaluations * w / b) : 0;
+  int b = t->o->tune.budget, w = 24, fill = 0;
+  double tl = t->o->tune.time_limit;
+  if (b > 0) fill = (int)((long long)t->evaluations * w / b);
+  else if (tl > 0) fill = (int)((now_s() - t->t0) / tl * w);
   if (fill > w) fill = w;
-  fprintf(stderr, "\rleirc: tune [%.*s%*s] %d/%d  best %.2fx (depth %d)", fill, "########################", w - fill,
-          "", t->evaluations, b, t->orig_cost / t->best->cost, t->best->depth);
+  if (b > 0)
+    fprintf(stderr, "\rleirc: tune [%.*s%*s] %d/%d  best %.2fx (depth %d)", fill, "########################", w - fill,
+            "", t->evaluations, b, t->orig_cost / t->best->cost, t->best->depth);
+  else
+    fprintf(stderr, "\rleirc: tune [%.*s%*s] %d, %.0f/%.0f s  best %.2fx (depth %d)", fill, "########################",
+            w - fill, "", t->evaluations, now_s() - t->t0, tl, t->orig_cost / t->best->cost, t->best->depth);
   fflush(stderr);
 }
 
@@ -224,7 +233,7 @@ static bool out_of_time(const Tune *t) {
 /* Should the search stop before another evaluation? */
 static bool must_stop(Tune *t) {
   if (t->stop) return true;
-  if (t->evaluations >= t->o->tune.budget) t->stop = STOP_BUDGET;
+  if (t->o->tune.budget > 0 && t->evaluations >= t->o->tune.budget) t->stop = STOP_BUDGET;
   else if (out_of_time(t)) t->stop = STOP_TIME;
   return t->stop != STOP_NONE;
 }
@@ -730,7 +739,8 @@ typedef struct SketchRec {
 } SketchRec;
 
 static bool sketch_out(Tune *t) {
-  return t->evaluations >= t->sketch_limit || (t->sketch_deadline > 0 && now_s() >= t->sketch_deadline);
+  return (t->sketch_limit > 0 && t->evaluations >= t->sketch_limit) ||
+         (t->sketch_deadline > 0 && now_s() >= t->sketch_deadline);
 }
 
 /* search_sketch_run's judge: the instance's steps as nodes below the
@@ -760,8 +770,8 @@ static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *de
   return SEARCH_COSTED;
 }
 
-/* The sketches (search/search.h) on the evaluations up to limit and the
- * time up to deadline (0: none); false when no rule matches (why: the
+/* The sketches (search/search.h) on the evaluations up to limit (0: no
+ * cap) and the time up to deadline (0: none); false when no rule matches (why: the
  * reason). */
 static bool sketches(Tune *t, int limit, double deadline, const char **why) {
   SearchMachine m;
@@ -989,12 +999,12 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
     break;
   }
   case TUNE_AUTO: {
-    /* measured on the host: the sketches first (half the budget and the
-       time), then beam from the best program */
+    /* measured on the host: the sketches first (half the budget, if any,
+       and half the time), then beam from the best program */
     t.search_name = strategy_names[TUNE_BEAM];
     const char *why = NULL;
     if (o->cost == COST_MEASURE && o->target != TARGET_CUDA && !t.pol) {
-      int half = o->tune.budget / 2 > 0 ? o->tune.budget / 2 : 1;
+      int half = o->tune.budget <= 0 ? 0 : o->tune.budget / 2 > 0 ? o->tune.budget / 2 : 1;
       double deadline = o->tune.time_limit > 0 ? t.t0 + o->tune.time_limit / 2 : 0;
       if (sketches(&t, half, deadline, &why)) t.search_name = "sketch+beam";
       else t.nmatches = -1; /* as beam alone */
