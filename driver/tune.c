@@ -137,6 +137,8 @@ typedef struct Tune {
   int evaluations, wrong, failed;
   Stop stop;
   double t0;
+  double limit_s;          /* no evaluation starts after t0 + limit_s: the
+                              time limit less the confirmation's share */
   bool progress;
   LeirRng rng;
   const PassInfo *reorder; /* loop_reorder, for the lookahead */
@@ -227,7 +229,7 @@ static void progress(Tune *t) {
 
 /* --time-limit passed (the lookahead checks it between programs) */
 static bool out_of_time(const Tune *t) {
-  return t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->o->tune.time_limit;
+  return t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->limit_s;
 }
 
 /* Should the search stop before another evaluation? */
@@ -809,8 +811,7 @@ static int dbl_cmp(const void *a, const void *b) {
  * cannot be run. */
 static double remeasure(Tune *t, const IrProgram *p) {
   double v[TUNE_CONFIRM_RUNS];
-  for (int r = 0; r < TUNE_CONFIRM_RUNS; r++)
-    if (!tune_eval_remeasure(t->te, p, &v[r])) return INFINITY;
+  if (!tune_eval_remeasure(t->te, p, TUNE_CONFIRM_RUNS, v)) return INFINITY;
   qsort(v, TUNE_CONFIRM_RUNS, sizeof *v, dbl_cmp);
   return v[TUNE_CONFIRM_RUNS / 2];
 }
@@ -958,8 +959,16 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   t.progress = isatty(2);
   rng_seed(&t.rng, o->run.seed, rng_hash_string("tune"));
   t.reorder = pass_lookup("loop_reorder");
+  t.limit_s = o->tune.time_limit;
   *rc = tune_eval_new(ctx, o, p, &t.te);
   if (*rc) return NULL;
+  if (o->cost != COST_MODEL && o->tune.time_limit > 0) {
+    /* confirm() measures the original and up to TUNE_CONFIRM programs once
+       more, each about what the set-up just took for the original (compile,
+       run, measure): the search leaves them that time, at most half */
+    double share = (TUNE_CONFIRM + 1) * (now_s() - t.t0);
+    t.limit_s -= share < o->tune.time_limit / 2 ? share : o->tune.time_limit / 2;
+  }
   if (o->tune.policy) {
     char why[512];
     t.pol = policy_start(o->tune.policy, o->tune.policy_timeout, why, sizeof why);
@@ -1005,7 +1014,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
     const char *why = NULL;
     if (o->cost == COST_MEASURE && o->target != TARGET_CUDA && !t.pol) {
       int half = o->tune.budget <= 0 ? 0 : o->tune.budget / 2 > 0 ? o->tune.budget / 2 : 1;
-      double deadline = o->tune.time_limit > 0 ? t.t0 + o->tune.time_limit / 2 : 0;
+      double deadline = o->tune.time_limit > 0 ? t.t0 + t.limit_s / 2 : 0;
       if (sketches(&t, half, deadline, &why)) t.search_name = "sketch+beam";
       else t.nmatches = -1; /* as beam alone */
     }

@@ -64,9 +64,10 @@ bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs);
 /* The same in another context (a scratch one whose arena holds the
  * estimate's temporaries and whose diagnostics are discarded). */
 bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, double *secs);
-/* --cost=measure: measures q again (no verification: q passed it), as
- * tune_eval costs it; false if it cannot be run. */
-bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, double *secs);
+/* --cost=measure: measures q again n times (no verification: q passed it),
+ * each as tune_eval costs it, into secs[0..n) (on the host one compilation
+ * for the n); false if it cannot be run. */
+bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, int n, double *secs);
 void tune_eval_free(TuneEval *te);
 
 #endif
