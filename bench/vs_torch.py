@@ -5,7 +5,7 @@ translation, ``programs/LEVEL/NAME.leir`` with its ``.decls.json``; PyTorch
 runs the zoo model of the same name, whose input shapes must be the
 corpus's) and every model of the zoo (``testsuite/python/zoo`` and
 ``zoo_steptp``, imported with ``leir.from_torch``).  For each, side by side
-in this one run, all pinned to CPU 0 (``taskset -c 0``):
+in this one run, all pinned to CPU 0 (``taskset -c 0``; ``--cpu``):
 
 - leirc as imported: ``leirc --print-cost --cost=measure --target=host``
   (the host JIT's median of timed runs), the best of PROCS fresh processes;
@@ -28,7 +28,7 @@ instead of tuning again.  WORK/results.json holds every figure.
 
     vs_torch.py LEIRC [--corpus DIR] [--time-limit S] [--no-tune] [--reuse]
                 [--only REGEX] [--category C,...] [--per-category K]
-                [--shard I/N] [--procs P] [--reps R] [--work DIR] [--list]
+                [--shard I/N] [--procs P] [--reps R] [--work DIR] [--cpu N] [--list]
 
 Exits 0 (a leirc or PyTorch run that failed is a cell saying why, and
 counted at the end); 77 when torch is missing.
@@ -53,6 +53,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 HERE = pathlib.Path(__file__).resolve().parent
 TOP = HERE.parent
 sys.path.insert(0, str(TOP / "python"))
+
+# the CPU every timed or tuning process is pinned to (--cpu)
+CPU: List[str] = ["0"]
 
 CATEGORIES: List[str] = ["matmul family", "conv", "activations", "norms", "reductions/losses", "scans",
                          "other"]
@@ -204,7 +207,7 @@ def leirc_time(leirc: str, prog: pathlib.Path, flags: Sequence[str], procs: int)
     best, why = None, ""
     for _ in range(procs):
         try:
-            r = subprocess.run(["taskset", "-c", "0", leirc, "--print-cost", "--cost=measure", "--target=host",
+            r = subprocess.run(["taskset", "-c", CPU[0], leirc, "--print-cost", "--cost=measure", "--target=host",
                                 *flags, str(prog)], capture_output=True, text=True, check=False, timeout=600)
         except subprocess.TimeoutExpired:
             return best, "timeout"
@@ -221,7 +224,7 @@ def torch_time(model: pathlib.Path, procs: int, reps: int) -> Dict[str, Any]:
     """Best over PROCS fresh processes of PyTorch eager's (and torch.compile's) best call."""
     res: Dict[str, Any] = {"eager": None, "compile": None}
     for _ in range(procs):
-        r = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", CHILD, str(TOP / "python"), str(model),
+        r = subprocess.run(["taskset", "-c", CPU[0], sys.executable, "-c", CHILD, str(TOP / "python"), str(model),
                             str(reps)], capture_output=True, text=True, check=False, timeout=600)
         try:
             one = json.loads(r.stdout.strip().splitlines()[-1])
@@ -263,7 +266,7 @@ def tune(leirc: str, w: Workload, prog: pathlib.Path, flags: Sequence[str], tune
     start = time.monotonic()
     limit = float(next((f.split("=", 1)[1] for f in tune_flags if f.startswith("--time-limit=")), "60"))
     try:
-        r = subprocess.run(["taskset", "-c", "0", leirc, "--tune", *tune_flags, f"--trace={trace}", "--print-decls",
+        r = subprocess.run(["taskset", "-c", CPU[0], leirc, "--tune", *tune_flags, f"--trace={trace}", "--print-decls",
                             "-o", str(out), *flags, str(prog)], capture_output=True, text=True, check=False,
                            timeout=3 * limit + 300)
         rc, err = r.returncode, r.stderr
@@ -419,12 +422,14 @@ def main() -> int:
     ap.add_argument("--procs", type=int, default=3, help="fresh processes per timing, the best kept (default 3)")
     ap.add_argument("--reps", type=int, default=20, help="PyTorch calls per process at most (default 20)")
     ap.add_argument("--work", default="bench-vs-torch", help="where the imported and tuned programs go")
+    ap.add_argument("--cpu", default="0", help="the CPU every run is pinned to (default 0)")
     ap.add_argument("--list", action="store_true", help="list the workloads selected and their category; no run")
     args = ap.parse_args()
     if args.shard and not re.fullmatch(r"\d+/[1-9]\d*", args.shard):
         ap.error("--shard must be I/N")
     if args.shard and int(args.shard.split("/")[0]) >= int(args.shard.split("/")[1]):
         ap.error("--shard I/N needs I < N")
+    CPU[0] = args.cpu
     ws = select(workloads(pathlib.Path(args.corpus)), args)
     if args.list:
         for w in ws:
@@ -439,7 +444,7 @@ def main() -> int:
     work = pathlib.Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     tune_flags = ([f"--time-limit={args.time_limit:g}"] if args.time_limit else []) + args.tune_flags.split()
-    print(f"machine: {machine()}, {os.cpu_count()} CPUs; one thread: taskset -c 0 for leirc (host JIT, "
+    print(f"machine: {machine()}, {os.cpu_count()} CPUs; one thread: taskset -c {CPU[0]} for leirc (host JIT, "
           f"one worker) and PyTorch (set_num_threads(1), no_grad)")
     print(f"torch {torch.__version__}, leirc {args.leirc}; tune: leirc --tune {' '.join(tune_flags) or '(defaults)'}"
           f"{' (reuse)' if args.reuse else ''}; best of {args.procs} fresh processes per timing")
