@@ -261,6 +261,7 @@ typedef struct Look {
   LeirCtx *s;    /* scratch: the programs tried, the model's temporaries */
   int nest;      /* the nest whose loops are reordered */
   long budget;   /* programs the model may still estimate */
+  double until;  /* and the time (0: none) */
   const char *path[TUNE_MAX_LOOKAHEAD];
   Pending *pd;   /* where the best path goes */
 } Look;
@@ -270,7 +271,8 @@ static void look_below(Look *lk, const IrProgram *q, int depth) {
   if (depth == lk->t->o->tune.lookahead) return;
   PtrVec legal = {0};
   pass_enumerate_legal(lk->s, q, lk->t->reorder, &legal);
-  for (int i = 0; i < legal.n && lk->budget > 0 && !out_of_time(lk->t); i++) {
+  for (int i = 0; i < legal.n && lk->budget > 0 && !out_of_time(lk->t) && !(lk->until > 0 && now_s() >= lk->until);
+       i++) {
     PassCand *c = legal.v[i];
     if (c->nest != lk->nest) continue;
     const char *why = NULL;
@@ -293,8 +295,13 @@ static void look_below(Look *lk, const IrProgram *q, int depth) {
  * a fresh one per candidate. */
 static void lookahead(Tune *t, PtrVec *cands) {
   FILE *null = fopen("/dev/null", "w");
-  Look lk = {t, NULL, -1, TUNE_LOOKAHEAD_PROGRAMS, {0}, NULL};
-  for (int i = 0; i < cands->n && t->reorder && lk.budget > 0; i++) {
+  Look lk = {t, NULL, -1, TUNE_LOOKAHEAD_PROGRAMS, 0, {0}, NULL};
+  /* measuring, the lookahead of one expansion takes at most
+     1/TUNE_LOOKAHEAD_TIME_SHARE of the time left: in a program of many
+     nests it could take it all before one program is measured */
+  if (t->o->cost != COST_MODEL && t->o->tune.time_limit > 0)
+    lk.until = now_s() + (t->t0 + t->limit_s - now_s()) / TUNE_LOOKAHEAD_TIME_SHARE;
+  for (int i = 0; i < cands->n && t->reorder && lk.budget > 0 && !(lk.until > 0 && now_s() >= lk.until); i++) {
     Pending *pd = cands->v[i];
     if (pd->c->nest < 0 || !isfinite(pd->est)) continue;
     LeirCtx s;

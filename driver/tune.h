@@ -40,6 +40,10 @@
  * TUNE_LOOKAHEAD_GAIN times the candidate's own estimate. */
 #define TUNE_LOOKAHEAD_PROGRAMS 20000
 #define TUNE_LOOKAHEAD_GAIN 0.95
+/* With --cost=measure and a time limit, the lookahead of one expansion
+ * stops after 1/TUNE_LOOKAHEAD_TIME_SHARE of the time left (the candidates
+ * not reached by then are ranked by their own estimate). */
+#define TUNE_LOOKAHEAD_TIME_SHARE 4
 
 typedef struct TuneEval TuneEval;
 
