@@ -394,3 +394,19 @@ bench-sketch: leirc$(EXEEXT)
 	@'$(PYTHON)' -u '$(srcdir)/bench/sketch_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
 	  --leirc-args=--fp-contract=on $(SKETCH_BENCH_ARGS) || test $$? -eq 77
 	@uptime
+
+## Issue 58 item 6: leirc against PyTorch on one CPU thread (taskset -c 0):
+## every corpus workload with data and every zoo model, PyTorch eager and
+## torch.compile (n/a on torch 1.13) beside leirc as imported and after
+## `leirc --tune` (its default time limit, 60 s: about 5 hours for all 250;
+## VS_TORCH_ARGS='--time-limit 20 --per-category 5' or '--shard 0/8',
+## '--category conv', '--only REGEX', '--no-tune', '--reuse' to take the
+## tuned programs bench-vs-torch/tuned holds).  A table per category with
+## geomeans, the machine and the load.  By name.
+EXTRA_DIST += bench/vs_torch.py
+.PHONY: bench-vs-torch
+bench-vs-torch: leirc$(EXEEXT)
+	@echo "== leirc against PyTorch, one thread (bench/vs_torch.py)"
+	@uptime
+	@'$(PYTHON)' -u '$(srcdir)/bench/vs_torch.py' ./leirc$(EXEEXT) --corpus '$(LEIR_CORPUS)' \
+	  --work bench-vs-torch $(VS_TORCH_ARGS) || test $$? -eq 77

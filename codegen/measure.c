@@ -42,21 +42,11 @@ static bool one_run(CgHostProgram *hp, const IrProgram *p, void *const *bufs, do
   return ok;
 }
 
-bool cg_host_measure_bufs(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
-                          void *const *bufs, double *median_s) {
-  CgMeasureOpts d;
-  if (!m) {
-    cg_measure_opts_init(&d);
-    m = &d;
-  }
-  CgOptions oo = *o;
-  oo.target = CG_TARGET_HOST;
-  CgHostProgram *hp = cg_host_compile(ctx, p, &oo);
-  if (!hp) return false;
-  int reps = m->repeats > 0 ? m->repeats : 1;
-  double *t = calloc((size_t)reps, sizeof *t);
-  int n = 0;
-  bool ok = t != NULL;
+/* One series on hp: the warm-up, then the timed runs; their median. */
+static bool series(CgHostProgram *hp, const IrProgram *p, const CgMeasureOpts *m, void *const *bufs, double *t,
+                   double *median_s) {
+  int reps = m->repeats > 0 ? m->repeats : 1, n = 0;
+  bool ok = true;
   for (int w = 0; ok && w < m->warmup; w++) {
     double s;
     ok = one_run(hp, p, bufs, &s);
@@ -75,9 +65,31 @@ bool cg_host_measure_bufs(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, 
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     *median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
   }
+  return ok;
+}
+
+bool cg_host_measure_series(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                            void *const *bufs, int nseries, double *medians) {
+  CgMeasureOpts d;
+  if (!m) {
+    cg_measure_opts_init(&d);
+    m = &d;
+  }
+  CgOptions oo = *o;
+  oo.target = CG_TARGET_HOST;
+  CgHostProgram *hp = cg_host_compile(ctx, p, &oo);
+  if (!hp) return false;
+  double *t = calloc((size_t)(m->repeats > 0 ? m->repeats : 1), sizeof *t);
+  bool ok = t != NULL;
+  for (int k = 0; ok && k < nseries; k++) ok = series(hp, p, m, bufs, t, &medians[k]);
   free(t);
   cg_host_free(hp);
   return ok;
+}
+
+bool cg_host_measure_bufs(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                          void *const *bufs, double *median_s) {
+  return cg_host_measure_series(ctx, p, o, m, bufs, 1, median_s);
 }
 
 bool cg_host_measure(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,

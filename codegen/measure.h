@@ -38,4 +38,11 @@ bool cg_host_measure(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const
 bool cg_host_measure_bufs(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
                           void *const *bufs, double *median_s);
 
+/* cg_host_measure_bufs's rule nseries times on one compilation of p (the
+ * warm-up and the timed runs each time): medians[k] = series k's median.
+ * `leirc --tune` confirms its best programs so, without compiling each
+ * again per series. */
+bool cg_host_measure_series(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                            void *const *bufs, int nseries, double *medians);
+
 #endif /* LEIR_CODEGEN_MEASURE_H */

@@ -57,6 +57,8 @@ typedef struct DrvPassOptions {
 
 /* --tune (driver/tune.c). */
 #define TUNE_MAX_LOOKAHEAD 3
+/* --time-limit's default: bare --tune searches for a minute. */
+#define DRV_TUNE_DEFAULT_TIME_LIMIT 60.0
 /* TUNE_SKETCH: the schedule sketches of search/ (search/search.h); TUNE_AUTO
  * (the default): with --cost=measure on the host and a sketch rule that
  * matches, the sketches on half the budget and time, then beam from the
@@ -67,7 +69,8 @@ typedef enum DrvTuneStrategy {
 typedef struct DrvTuneOptions {
   bool enabled;              /* --tune[=STRATEGY] */
   DrvTuneStrategy strategy;  /* default auto */
-  int budget;                /* --budget N: programs verified and costed (default 64) */
+  int budget;                /* --budget N: programs verified and costed
+                                (default 0: no cap, --time-limit governs) */
   int beam_width;            /* --beam-width W (default 4) */
   int max_depth;             /* --max-depth D (default 8) */
   int expand;                /* --expand K: children measured per program,
@@ -75,7 +78,8 @@ typedef struct DrvTuneOptions {
   int lookahead;             /* --lookahead N: loop_reorder steps looked
                                 ahead per candidate (default 2, at most 3) */
   const char *trace;         /* --trace FILE.jsonl */
-  double time_limit;         /* --time-limit SECONDS (0 = none) */
+  double time_limit;         /* --time-limit SECONDS (default
+                                DRV_TUNE_DEFAULT_TIME_LIMIT) */
   const char *policy;        /* --policy=CMD (driver/policy.h; NULL: none) */
   double policy_timeout;     /* --policy-timeout SECONDS (default 10) */
   bool verify_all;           /* --verify-all: with --cost=model, verify every

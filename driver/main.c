@@ -46,11 +46,12 @@ static const char usage_text[] =
   "                        machine instead of interpreting it, --emit=llvm\n"
   "                        shows the host module; cuda: the GPU\n"
   "      --cost=C          how run time is judged: measure (run it; the\n"
-  "                        default), model (the analytic cost model of\n"
-  "                        leirc(1), COST MODEL: no run, no GPU needed) or\n"
-  "                        learned (the learned model of the host's run\n"
-  "                        time, XGBoost over the program's features; host\n"
-  "                        only; LEIRC_COST_MODEL names another model file)\n"
+  "                        default, but for --tune --target=cuda), model\n"
+  "                        (the analytic cost model of leirc(1), COST\n"
+  "                        MODEL: no run, no GPU needed) or learned (the\n"
+  "                        learned model of the host's run time, XGBoost\n"
+  "                        over the program's features; host only;\n"
+  "                        LEIRC_COST_MODEL names another model file)\n"
   "      --print-cost      print the cost model's estimate for --target (host,\n"
   "                        else cuda for --gpu-arch) of the program after -O:\n"
   "                        seconds, flops, bytes, parallelism, coalescing,\n"
@@ -151,11 +152,15 @@ static const char usage_text[] =
   "                        sequence of steps, with sampled factors (seeded\n"
   "                        by --seed); no rule matching, beam instead (a\n"
   "                        note). auto: with --cost=measure on the host,\n"
-  "                        the sketches on half of --budget and\n"
-  "                        --time-limit, then beam from the best program;\n"
-  "                        else beam.\n"
+  "                        the sketches on half of --time-limit (and of\n"
+  "                        --budget if given), then beam from the best\n"
+  "                        program; else beam.\n"
   "                        Cost: --cost=measure (the median run time on\n"
-  "                        --target, host by default, or the GPU) or model.\n"
+  "                        the host, the default) or model (the default\n"
+  "                        with --target=cuda: the GPU cost model).\n"
+  "                        Same --seed, same result program given the same\n"
+  "                        measurements (byte-identical with --cost=model\n"
+  "                        when the search ends before --time-limit)\n"
   "                        Every kept program is verified against FILE on\n"
   "                        the same random inputs (class E bit-equal, class\n"
   "                        T within STRATEGIES.md 0.4); with --cost=model\n"
@@ -163,7 +168,8 @@ static const char usage_text[] =
   "                        result) are run, one that fails is dropped\n"
   "      --verify-all      with --cost=model, verify every program costed\n"
   "                        (when all verify, the same search, slower)\n"
-  "      --budget=N        at most N programs costed (default 64)\n"
+  "      --budget=N        at most N programs costed (default: no cap,\n"
+  "                        --time-limit governs)\n"
   "      --beam-width=W    programs kept per depth by beam (default 4)\n"
   "      --max-depth=D     at most D steps (default 8)\n"
   "      --expand=K        with --cost=measure: measure only the K children\n"
@@ -174,6 +180,7 @@ static const char usage_text[] =
   "                        and take those steps too when they promise 5%\n"
   "                        or more (default 2, at most 3; 0 = off)\n"
   "      --time-limit=SECONDS  stop the search after this wall time\n"
+  "                        (default 60)\n"
   "      --vector-bytes=N  the vector registers the sketches fit their\n"
   "                        register tiles to: 16, 32 or 64 bytes (default:\n"
   "                        the host JIT's, 64 with AVX-512, 32 with AVX)\n"
@@ -482,7 +489,7 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false, serve = false, format_given = false;
+  bool unsafe_math = false, serve = false, format_given = false, cost_given = false;
   int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
   uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
@@ -636,6 +643,7 @@ int main(int argc, char **argv) {
       else if (!strcmp(optarg, "learned")) o.cost = COST_MODEL;
       else return usage_error("--cost must be measure, model or learned, not '%s'", optarg);
       o.learned = !strcmp(optarg, "learned");
+      cost_given = true;
       break;
     case OPT_PRINT_COST: o.print_cost = true; break;
     case OPT_SERVE: serve = true; break;
@@ -683,6 +691,9 @@ int main(int argc, char **argv) {
     default: return usage_error("unknown option '%s'", argv[optind - 1]);
     }
   }
+  /* --tune --target=cuda searches with the GPU cost model unless told to
+     measure */
+  if (o.tune.enabled && o.target == TARGET_CUDA && !cost_given) o.cost = COST_MODEL;
   /* options that do not go together (the -O pipeline is freed first) */
   const char *clash = NULL;
   if (o.fp_contract_b >= 0 && o.mode != MODE_COMPARE)

@@ -54,7 +54,8 @@ enum { NSTRATEGIES = sizeof strategy_names / sizeof strategy_names[0] };
 
 void drv_tune_defaults(DrvOptions *o) {
   o->tune.strategy = TUNE_AUTO;
-  o->tune.budget = 64;
+  o->tune.budget = 0; /* no cap: --time-limit governs */
+  o->tune.time_limit = DRV_TUNE_DEFAULT_TIME_LIMIT;
   o->tune.beam_width = 4;
   o->tune.max_depth = 8;
   o->tune.expand = 8;
@@ -136,6 +137,8 @@ typedef struct Tune {
   int evaluations, wrong, failed;
   Stop stop;
   double t0;
+  double limit_s;          /* no evaluation starts after t0 + limit_s: the
+                              time limit less the confirmation's share */
   bool progress;
   LeirRng rng;
   const PassInfo *reorder; /* loop_reorder, for the lookahead */
@@ -207,24 +210,32 @@ static int rank(const Node *a, const Node *b) {
 
 static int rank_qsort(const void *a, const void *b) { return rank(*(Node *const *)a, *(Node *const *)b); }
 
+/* The bar fills with the budget (--budget) or, without one, the time. */
 static void progress(Tune *t) {
   if (!t->progress) return;
-  int b = t->o->tune.budget, w = 24, fill = b > 0 ? (int)((long long)t->evaluations * w / b) : 0;
+  int b = t->o->tune.budget, w = 24, fill = 0;
+  double tl = t->o->tune.time_limit;
+  if (b > 0) fill = (int)((long long)t->evaluations * w / b);
+  else if (tl > 0) fill = (int)((now_s() - t->t0) / tl * w);
   if (fill > w) fill = w;
-  fprintf(stderr, "\rleirc: tune [%.*s%*s] %d/%d  best %.2fx (depth %d)", fill, "########################", w - fill,
-          "", t->evaluations, b, t->orig_cost / t->best->cost, t->best->depth);
+  if (b > 0)
+    fprintf(stderr, "\rleirc: tune [%.*s%*s] %d/%d  best %.2fx (depth %d)", fill, "########################", w - fill,
+            "", t->evaluations, b, t->orig_cost / t->best->cost, t->best->depth);
+  else
+    fprintf(stderr, "\rleirc: tune [%.*s%*s] %d, %.0f/%.0f s  best %.2fx (depth %d)", fill, "########################",
+            w - fill, "", t->evaluations, now_s() - t->t0, tl, t->orig_cost / t->best->cost, t->best->depth);
   fflush(stderr);
 }
 
 /* --time-limit passed (the lookahead checks it between programs) */
 static bool out_of_time(const Tune *t) {
-  return t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->o->tune.time_limit;
+  return t->o->tune.time_limit > 0 && now_s() - t->t0 >= t->limit_s;
 }
 
 /* Should the search stop before another evaluation? */
 static bool must_stop(Tune *t) {
   if (t->stop) return true;
-  if (t->evaluations >= t->o->tune.budget) t->stop = STOP_BUDGET;
+  if (t->o->tune.budget > 0 && t->evaluations >= t->o->tune.budget) t->stop = STOP_BUDGET;
   else if (out_of_time(t)) t->stop = STOP_TIME;
   return t->stop != STOP_NONE;
 }
@@ -250,6 +261,7 @@ typedef struct Look {
   LeirCtx *s;    /* scratch: the programs tried, the model's temporaries */
   int nest;      /* the nest whose loops are reordered */
   long budget;   /* programs the model may still estimate */
+  double until;  /* and the time (0: none) */
   const char *path[TUNE_MAX_LOOKAHEAD];
   Pending *pd;   /* where the best path goes */
 } Look;
@@ -259,7 +271,8 @@ static void look_below(Look *lk, const IrProgram *q, int depth) {
   if (depth == lk->t->o->tune.lookahead) return;
   PtrVec legal = {0};
   pass_enumerate_legal(lk->s, q, lk->t->reorder, &legal);
-  for (int i = 0; i < legal.n && lk->budget > 0 && !out_of_time(lk->t); i++) {
+  for (int i = 0; i < legal.n && lk->budget > 0 && !out_of_time(lk->t) && !(lk->until > 0 && now_s() >= lk->until);
+       i++) {
     PassCand *c = legal.v[i];
     if (c->nest != lk->nest) continue;
     const char *why = NULL;
@@ -282,8 +295,13 @@ static void look_below(Look *lk, const IrProgram *q, int depth) {
  * a fresh one per candidate. */
 static void lookahead(Tune *t, PtrVec *cands) {
   FILE *null = fopen("/dev/null", "w");
-  Look lk = {t, NULL, -1, TUNE_LOOKAHEAD_PROGRAMS, {0}, NULL};
-  for (int i = 0; i < cands->n && t->reorder && lk.budget > 0; i++) {
+  Look lk = {t, NULL, -1, TUNE_LOOKAHEAD_PROGRAMS, 0, {0}, NULL};
+  /* measuring, the lookahead of one expansion takes at most
+     1/TUNE_LOOKAHEAD_TIME_SHARE of the time left: in a program of many
+     nests it could take it all before one program is measured */
+  if (t->o->cost != COST_MODEL && t->o->tune.time_limit > 0)
+    lk.until = now_s() + (t->t0 + t->limit_s - now_s()) / TUNE_LOOKAHEAD_TIME_SHARE;
+  for (int i = 0; i < cands->n && t->reorder && lk.budget > 0 && !(lk.until > 0 && now_s() >= lk.until); i++) {
     Pending *pd = cands->v[i];
     if (pd->c->nest < 0 || !isfinite(pd->est)) continue;
     LeirCtx s;
@@ -730,7 +748,8 @@ typedef struct SketchRec {
 } SketchRec;
 
 static bool sketch_out(Tune *t) {
-  return t->evaluations >= t->sketch_limit || (t->sketch_deadline > 0 && now_s() >= t->sketch_deadline);
+  return (t->sketch_limit > 0 && t->evaluations >= t->sketch_limit) ||
+         (t->sketch_deadline > 0 && now_s() >= t->sketch_deadline);
 }
 
 /* search_sketch_run's judge: the instance's steps as nodes below the
@@ -760,8 +779,8 @@ static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *de
   return SEARCH_COSTED;
 }
 
-/* The sketches (search/search.h) on the evaluations up to limit and the
- * time up to deadline (0: none); false when no rule matches (why: the
+/* The sketches (search/search.h) on the evaluations up to limit (0: no
+ * cap) and the time up to deadline (0: none); false when no rule matches (why: the
  * reason). */
 static bool sketches(Tune *t, int limit, double deadline, const char **why) {
   SearchMachine m;
@@ -799,8 +818,7 @@ static int dbl_cmp(const void *a, const void *b) {
  * cannot be run. */
 static double remeasure(Tune *t, const IrProgram *p) {
   double v[TUNE_CONFIRM_RUNS];
-  for (int r = 0; r < TUNE_CONFIRM_RUNS; r++)
-    if (!tune_eval_remeasure(t->te, p, &v[r])) return INFINITY;
+  if (!tune_eval_remeasure(t->te, p, TUNE_CONFIRM_RUNS, v)) return INFINITY;
   qsort(v, TUNE_CONFIRM_RUNS, sizeof *v, dbl_cmp);
   return v[TUNE_CONFIRM_RUNS / 2];
 }
@@ -948,8 +966,16 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
   t.progress = isatty(2);
   rng_seed(&t.rng, o->run.seed, rng_hash_string("tune"));
   t.reorder = pass_lookup("loop_reorder");
+  t.limit_s = o->tune.time_limit;
   *rc = tune_eval_new(ctx, o, p, &t.te);
   if (*rc) return NULL;
+  if (o->cost != COST_MODEL && o->tune.time_limit > 0) {
+    /* confirm() measures the original and up to TUNE_CONFIRM programs once
+       more, each about what the set-up just took for the original (compile,
+       run, measure): the search leaves them that time, at most half */
+    double share = (TUNE_CONFIRM + 1) * (now_s() - t.t0);
+    t.limit_s -= share < o->tune.time_limit / 2 ? share : o->tune.time_limit / 2;
+  }
   if (o->tune.policy) {
     char why[512];
     t.pol = policy_start(o->tune.policy, o->tune.policy_timeout, why, sizeof why);
@@ -989,13 +1015,13 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
     break;
   }
   case TUNE_AUTO: {
-    /* measured on the host: the sketches first (half the budget and the
-       time), then beam from the best program */
+    /* measured on the host: the sketches first (half the budget, if any,
+       and half the time), then beam from the best program */
     t.search_name = strategy_names[TUNE_BEAM];
     const char *why = NULL;
     if (o->cost == COST_MEASURE && o->target != TARGET_CUDA && !t.pol) {
-      int half = o->tune.budget / 2 > 0 ? o->tune.budget / 2 : 1;
-      double deadline = o->tune.time_limit > 0 ? t.t0 + o->tune.time_limit / 2 : 0;
+      int half = o->tune.budget <= 0 ? 0 : o->tune.budget / 2 > 0 ? o->tune.budget / 2 : 1;
+      double deadline = o->tune.time_limit > 0 ? t.t0 + t.limit_s / 2 : 0;
       if (sketches(&t, half, deadline, &why)) t.search_name = "sketch+beam";
       else t.nmatches = -1; /* as beam alone */
     }

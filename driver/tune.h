@@ -40,6 +40,10 @@
  * TUNE_LOOKAHEAD_GAIN times the candidate's own estimate. */
 #define TUNE_LOOKAHEAD_PROGRAMS 20000
 #define TUNE_LOOKAHEAD_GAIN 0.95
+/* With --cost=measure and a time limit, the lookahead of one expansion
+ * stops after 1/TUNE_LOOKAHEAD_TIME_SHARE of the time left (the candidates
+ * not reached by then are ranked by their own estimate). */
+#define TUNE_LOOKAHEAD_TIME_SHARE 4
 
 typedef struct TuneEval TuneEval;
 
@@ -64,9 +68,10 @@ bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs);
 /* The same in another context (a scratch one whose arena holds the
  * estimate's temporaries and whose diagnostics are discarded). */
 bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, double *secs);
-/* --cost=measure: measures q again (no verification: q passed it), as
- * tune_eval costs it; false if it cannot be run. */
-bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, double *secs);
+/* --cost=measure: measures q again n times (no verification: q passed it),
+ * each as tune_eval costs it, into secs[0..n) (on the host one compilation
+ * for the n); false if it cannot be run. */
+bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, int n, double *secs);
 void tune_eval_free(TuneEval *te);
 
 #endif

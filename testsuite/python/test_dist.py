@@ -235,12 +235,13 @@ def test_emit_steps_crash(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[o
 
 
 def test_tune(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[object, object], tmp_path: pathlib.Path) -> None:
-    """--tune --cost=model per program: the programs leirc writes."""
+    """--tune --cost=model per program: the programs leirc writes.  A --budget ends each search
+    (--tune's default is a time limit, which a loaded machine may reach at another program)."""
     for name in ("matmul.leir", "softmax.leir"):
         (tmp_path / name).write_bytes((top_srcdir / "examples" / name).read_bytes())
-        p = leirc_run(leirc, ["--tune", "--cost=model", name, "-o", "ref-" + name], tmp_path)
+        p = leirc_run(leirc, ["--tune", "--cost=model", "--budget=64", name, "-o", "ref-" + name], tmp_path)
         assert p.returncode == 0, p.stderr
-    rc = dist_main(["tune", "-o", str(tmp_path / "out"), "--cost=model", str(tmp_path / "matmul.leir"),
+    rc = dist_main(["tune", "-o", str(tmp_path / "out"), "--cost=model", "--budget=64", str(tmp_path / "matmul.leir"),
                     str(tmp_path / "softmax.leir")], cluster[0].scheduler_address, tmp_path, leirc)
     assert rc == 0
     for name in ("matmul.leir", "softmax.leir"):

@@ -1,5 +1,6 @@
 /* measure_test.c -- unit tests of codegen/measure.h: the defaults, a
- * measurement of a small program (a positive, finite median; the outputs
+ * measurement of a small program (a positive, finite median, also per
+ * series of cg_host_measure_series; the outputs
  * left by the last run are the program's result, computed from zeroed
  * outputs on every run), and a failure (an out-of-bounds read) reported
  * as false with a diagnostic.  No timing is asserted. */
@@ -51,6 +52,13 @@ static void test_measure_bufs(void **state) {
   double med = -1;
   assert_true(cg_host_measure_bufs(&pr.ctx, pr.p, &o, &m, bufs, &med));
   assert_true(med > 0 && isfinite(med));
+  for (int i = 0; i < 4; i++) assert_true(s[i] == 28.0f);
+  /* three series on one compilation: three medians, the outputs still one
+     run's */
+  double meds[3] = {-1, -1, -1};
+  for (int i = 0; i < 4; i++) s[i] = -7.0f;
+  assert_true(cg_host_measure_series(&pr.ctx, pr.p, &o, &m, bufs, 3, meds));
+  for (int k = 0; k < 3; k++) assert_true(meds[k] > 0 && isfinite(meds[k]));
   for (int i = 0; i < 4; i++) assert_true(s[i] == 28.0f);
   /* the allocating form, with its own deterministic inputs */
   med = -1;
