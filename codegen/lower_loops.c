@@ -440,38 +440,39 @@ static bool reads_tensor(const IrExpr *e, const IrTensor *t) {
 }
 
 /* Host, issue 59: the loop that maps the elements of a nest whose right
- * sides call leirc's f32 math (exp, log, erf, ** other than a square) is
- * vectorised MATH_W lanes wide, one vector a step.  Those routines compute
- * in f64 inside (ir/mathlib.c), and LLVM's own choice, 4 lanes interleaved
- * twice, left their long dependent fma chains short of independent work:
- * 16 lanes (4 ymm registers of f64 a value) ran exp 1.25x, Softplus 1.7x,
- * SELU 1.25x, GELU 1.2x faster (bench-activations).  Only where the extent
- * is a multiple of MATH_W, large (no remainder worth a scalar loop) or
- * known at run time only. */
+ * sides call leirc's math routines (exp, log, erf, ** other than a square;
+ * any float type) is vectorised MATH_W lanes wide, one vector a step.
+ * Those routines compute in f64 inside (ir/mathlib.c), and LLVM's own
+ * choice, 4 lanes interleaved twice, left their long dependent fma chains
+ * short of independent work: 16 lanes (4 ymm registers of f64 a value) ran
+ * Softplus 1.7x, SELU 1.25x, GELU 1.2x faster (bench-activations), f64
+ * log, tanh and pow 1.25x, exp 1.13x (bench-mathlib).  Only where the
+ * extent is a multiple of MATH_W, large (no remainder worth a scalar loop)
+ * or known at run time only. */
 #define MATH_W 16
 #define MATH_W_ANY 256
 
-static bool f32_math(const IrExpr *e) {
+static bool calls_math(const IrExpr *e) {
   e = ir_expr_unparen(e);
   if (!e) return false;
-  bool narrow = ir_dtype_is_float(e->type) && e->type != DT_F64;
+  bool fl = ir_dtype_is_float(e->type);
   switch (e->kind) {
   case E_REF:
     for (int i = 0; i < e->u.ref->nsub; i++)
-      if (f32_math(e->u.ref->sub[i])) return true;
+      if (calls_math(e->u.ref->sub[i])) return true;
     return false;
-  case E_UNARY: return f32_math(e->u.unary.a);
+  case E_UNARY: return calls_math(e->u.unary.a);
   case E_BINARY:
-    if (narrow && e->u.bin.op == OP_POW && !ir_pow_is_square(e)) return true;
-    return f32_math(e->u.bin.a) || f32_math(e->u.bin.b);
+    if (fl && e->u.bin.op == OP_POW && !ir_pow_is_square(e)) return true;
+    return calls_math(e->u.bin.a) || calls_math(e->u.bin.b);
   case E_CMP:
     for (int i = 0; i < e->u.cmp.n; i++)
-      if (f32_math(e->u.cmp.operand[i])) return true;
+      if (calls_math(e->u.cmp.operand[i])) return true;
     return false;
   case E_CALL:
-    if (narrow && (e->u.call.func == F_EXP || e->u.call.func == F_LOG || e->u.call.func == F_ERF)) return true;
+    if (fl && (e->u.call.func == F_EXP || e->u.call.func == F_LOG || e->u.call.func == F_ERF)) return true;
     for (int i = 0; i < e->u.call.nargs; i++)
-      if (f32_math(e->u.call.args[i])) return true;
+      if (calls_math(e->u.call.args[i])) return true;
     return false;
   default: return false;
   }
@@ -488,7 +489,7 @@ static int math_width(const CgFn *f, const IrNest *n, int64_t extent) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
     if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE) return 0;
-    math = math || f32_math(s->rhs);
+    math = math || calls_math(s->rhs);
   }
   return math ? MATH_W : 0;
 }
