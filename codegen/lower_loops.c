@@ -411,7 +411,8 @@ static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2])
  * right side reads a tensor the nest writes, so the second pass reads the
  * same inputs, and where two passes store one element the later pass's
  * value is the one the single loop stored last (the loop's iterations are
- * independent and in order in both).  Masked AVX2 tails (vmaskmovps;
+ * independent and in order in both).  Every reference moves one element
+ * along the loop or none (all_unit).  Masked AVX2 tails (vmaskmovps;
  * llvm.loop.vectorize.predicate.enable) measured no faster on znver3. */
 #define OVERLAP_W 8
 #define OVERLAP_MAX 256
@@ -478,9 +479,35 @@ static bool calls_math(const IrExpr *e) {
   }
 }
 
-/* MATH_W for the element loop of nest n with `extent` iterations (0: known
- * at run time only), else 0. */
-static int math_width(const CgFn *f, const IrNest *n, int64_t extent) {
+/* Does every reference in e move one element along l or not at all
+ * (unit_ref)?  A forced width must not vectorise gathers or scatters. */
+static bool all_unit(const IrExpr *e, const IrLoop *l) {
+  e = ir_expr_unparen(e);
+  if (!e) return true;
+  switch (e->kind) {
+  case E_REF:
+    if (!unit_ref(e->u.ref, l)) return false;
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (!all_unit(e->u.ref->sub[i], l)) return false;
+    return true;
+  case E_UNARY: return all_unit(e->u.unary.a, l);
+  case E_BINARY: return all_unit(e->u.bin.a, l) && all_unit(e->u.bin.b, l);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (!all_unit(e->u.cmp.operand[i], l)) return false;
+    return true;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (!all_unit(e->u.call.args[i], l)) return false;
+    return true;
+  default: return true;
+  }
+}
+
+/* MATH_W for the element loop l of nest n with `extent` iterations (0:
+ * known at run time only), else 0: every reference moves one element
+ * along l or none. */
+static int math_width(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t extent) {
   if (f->m->target != CG_TARGET_HOST || f->group || f->k->nred ||
       (extent > 0 && extent % MATH_W != 0 && extent < MATH_W_ANY))
     return 0;
@@ -488,7 +515,10 @@ static int math_width(const CgFn *f, const IrNest *n, int64_t extent) {
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
-    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE) return 0;
+    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE || !unit_ref(s->lhs, l) || !all_unit(s->rhs, l))
+      return 0;
+    for (int d = 0; d < s->lhs->nsub; d++)
+      if (!all_unit(s->lhs->sub[d], l)) return 0;
     math = math || calls_math(s->rhs);
   }
   return math ? MATH_W : 0;
@@ -505,7 +535,9 @@ static int overlap_width(const CgFn *f, const IrNest *n, int li, int64_t first, 
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
-    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE || s->self_ref) return 0;
+    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE || s->self_ref || !unit_ref(s->lhs, l) ||
+        !all_unit(s->rhs, l))
+      return 0;
     for (int j = 0; j < n->nitems; j++)
       if (reads_tensor(n->items[j].u.stmt->rhs, s->lhs->tensor)) return 0;
     for (int d = 0; d < s->lhs->nsub; d++) /* a subscript reading a written tensor */
@@ -608,7 +640,7 @@ static void lower_collapsed(CgFn *f, const IrNest *n, int li) {
   }
   CgLoop lp;
   cg_bind(f, n->loops[n->nloops - 1], cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, total), LOOP_L));
-  lp.vwidth = math_width(f, n, total);
+  lp.vwidth = math_width(f, n, n->loops[n->nloops - 1], total);
   cg_lower_body(f, n);
   cg_unbind(f, nb);
   cg_loop_end(f, &lp);
@@ -658,7 +690,7 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     /* a run-time range: never unrolled fully */
     lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract);
     if (lp.copies > CG_UNROLL_PARTIAL) lp.copies = CG_UNROLL_PARTIAL;
-    if (li == n->nloops - 1 && l->kind != LOOP_U) lp.vwidth = math_width(f, n, 0);
+    if (li == n->nloops - 1 && l->kind != LOOP_U) lp.vwidth = math_width(f, n, l, 0);
     break;
   case LM_SERIAL: {
     if (cg_stage_reduction(f, n, li)) {
@@ -728,7 +760,7 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     lp.tile = tile_rows(f, n, li);
     lp.copies = cg_unroll_copies(n, li, f->m->target == CG_TARGET_NVPTX, f->m->ctx->fp_contract);
     if (li == n->nloops - 1 && !first && !lp.jam && !lp.tile && (l->kind == LOOP_L || l->kind == LOOP_V))
-      lp.vwidth = math_width(f, n, l->extent);
+      lp.vwidth = math_width(f, n, l, l->extent);
     break;
   }
   }

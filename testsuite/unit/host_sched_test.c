@@ -489,7 +489,8 @@ static bool width_hint(const char *text, int w) {
 /* lower_loops.c, overlap_width and math_width (issue 59): an element loop
  * of 8 < E < 256 iterations, E not a multiple of 8, runs as [0, E - E % 8)
  * and [E - 8, E), both 8 lanes wide (no scalar remainder, the last vector
- * overlapping), unless the nest reads a tensor it writes or reduces; a
+ * overlapping), unless the nest reads a tensor it writes, reduces or has
+ * a reference that does not move one element along the loop (or none); a
  * loop whose statements call exp, log, erf or ** (f32 or f64) runs 16
  * lanes wide where its extent is a multiple of 16 (or large, or a run-time
  * range).  Every result is the interpreter's, on one thread and on two. */
@@ -521,6 +522,10 @@ static void test_host_overlap_tail(void **state) {
       {"%in A : f32[4,7]\n%out C : f32[4,7]\nB^{4}_{tx=0}L^{7}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a});];\n",
        "|r|7|", 0, 8},
       {"%in A : f32[64]\n%out C : f32[64]\nB^{64}_{tx=0}[C^{f32,g}_{tx}=erf(A^{f32,g}_{tx});];\n", "|r|", 16, 8},
+      {"%in A : f32[16,4]\n%out C : f32[4,16]\nB^{4}_{tx=0}L^{16}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{a,tx});];\n",
+       "|r|16|", 0, 16},
+      {"%in A : f32[15,4]\n%out C : f32[4,15]\nB^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{a,tx});];\n",
+       "|r|15|", 0, 8},
       {"%in A : f64[3,32]\n%out C : f64[3,32]\nB^{3}_{tx=0}L^{32}_{a=0}[C^{f64,g}_{tx,a}=log(A^{f64,g}_{tx,a})"
        "+A^{f64,g}_{tx,a}**1.5;];\n", "|r|32|", 16, 8},
   };
