@@ -266,6 +266,8 @@ typedef struct CgLoop {
                            measured, set after cg_loop_begin) */
   bool tile;            /* host: the rows of a register tile, unrolled
                            fully (lower_loops.c tile_rows) */
+  int vwidth;           /* host: vectorise W lanes wide, no interleave
+                           (lower_loops.c overlap_width; 0: LLVM's choice) */
 } CgLoop;
 LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef end,
                            IrLoopKind kind);

@@ -8,6 +8,7 @@
  */
 #include "codegen/cg.h"
 #include "codegen/unroll.h"
+#include "ir/strength.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <string.h>
@@ -18,10 +19,19 @@ static LLVMMetadataRef md_str(CgModule *m, const char *s) { return LLVMMDStringI
  * code-size bound (a full unroll of thousands of iterations costs minutes
  * of LLVM time, and a long unrolled body minutes of ptxas time). */
 static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64_t extent, int64_t copies,
-                       bool tile) {
+                       bool tile, int vwidth) {
   CgModule *m = f->m;
-  LLVMMetadataRef hint[2];
+  LLVMMetadataRef hint[3];
   int n = 0;
+  if (vwidth > 0) { /* overlap_width's loops: W lanes, one vector a step */
+    const char *key[3] = {"llvm.loop.vectorize.enable", "llvm.loop.vectorize.width", "llvm.loop.interleave.count"};
+    LLVMValueRef val[3] = {LLVMConstInt(m->i1, 1, 0), LLVMConstInt(m->i32, (unsigned long long)vwidth, 0),
+                           LLVMConstInt(m->i32, 1, 0)};
+    for (int i = 0; i < 3; i++) {
+      LLVMMetadataRef s[2] = {md_str(m, key[i]), LLVMValueAsMetadata(val[i])};
+      hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
+    }
+  }
   if (jam > 1) {
     LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.unroll_and_jam.count"),
                             LLVMValueAsMetadata(LLVMConstInt(m->i32, (unsigned long long)jam, 0))};
@@ -44,14 +54,14 @@ static void loop_hints(CgFn *f, LLVMValueRef br, IrLoopKind kind, int jam, int64
   } else if (tile) {
     LLVMMetadataRef s = md_str(m, "llvm.loop.unroll.full");
     hint[n++] = LLVMMDNodeInContext2(m->C, &s, 1);
-  } else if (vec_host) {
+  } else if (vec_host && !vwidth) {
     LLVMMetadataRef s[2] = {md_str(m, "llvm.loop.vectorize.enable"),
                             LLVMValueAsMetadata(LLVMConstInt(m->i1, 1, 0))};
     hint[n++] = LLVMMDNodeInContext2(m->C, s, 2);
   }
   if (!n) return;
   LLVMMetadataRef tmp = LLVMTemporaryMDNode(m->C, NULL, 0);
-  LLVMMetadataRef ops[3] = {tmp, hint[0], n > 1 ? hint[1] : NULL};
+  LLVMMetadataRef ops[4] = {tmp, hint[0], n > 1 ? hint[1] : NULL, n > 2 ? hint[2] : NULL};
   LLVMMetadataRef node = LLVMMDNodeInContext2(m->C, ops, (size_t)n + 1);
   LLVMMetadataReplaceAllUsesWith(tmp, node);
   LLVMSetMetadata(br, m->md_loop, LLVMMetadataAsValue(m->C, node));
@@ -68,6 +78,7 @@ LLVMValueRef cg_loop_begin(CgFn *f, CgLoop *lp, LLVMValueRef start, LLVMValueRef
   lp->jam = 0;
   lp->copies = 0;
   lp->tile = false;
+  lp->vwidth = 0;
   LLVMBuildBr(B, lp->head);
   LLVMPositionBuilderAtEnd(B, lp->head);
   lp->phi = LLVMBuildPhi(B, f->m->i64, "i");
@@ -86,7 +97,8 @@ void cg_loop_end(CgFn *f, CgLoop *lp) {
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
   LLVMValueRef br = LLVMBuildBr(B, lp->head);
   loop_hints(f, br, lp->kind, lp->jam,
-             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX, lp->copies, lp->tile);
+             LLVMIsAConstantInt(lp->end) ? LLVMConstIntGetSExtValue(lp->end) : INT64_MAX, lp->copies, lp->tile,
+             lp->vwidth);
   LLVMAddIncoming(lp->phi, &next, &latch, 1);
   LLVMPositionBuilderAtEnd(B, lp->exit);
   f->barrier_last = false;
@@ -386,6 +398,155 @@ static bool split_points(const CgFn *f, const IrNest *n, int li, int64_t cut[2])
   return split_items(f, n, l, cut);
 }
 
+/* ------------------------------------------------------- overlapped tail */
+
+/* Host, issue 59: the innermost serial loop of an element-mapping nest
+ * whose extent E (8 < E < OVERLAP_MAX) is not a multiple of the vector
+ * width W = 8 runs as two loops, [0, E - E % W) and [E - W, E), both
+ * vectorised W lanes wide without interleaving: no scalar remainder (a row
+ * of 15 ran 3 vectors and 3 scalar elements, 2.0x the time per element of
+ * a row of 16), the last vector overlapping the one before.  The elements
+ * of the overlap are computed and stored twice with the same bits: every
+ * statement is a plain store (no reduction, no initialisation) and no
+ * right side reads a tensor the nest writes, so the second pass reads the
+ * same inputs, and where two passes store one element the later pass's
+ * value is the one the single loop stored last (the loop's iterations are
+ * independent and in order in both).  Every reference moves one element
+ * along the loop or none (all_unit).  Masked AVX2 tails (vmaskmovps;
+ * llvm.loop.vectorize.predicate.enable) measured no faster on znver3. */
+#define OVERLAP_W 8
+#define OVERLAP_MAX 256
+
+static bool reads_tensor(const IrExpr *e, const IrTensor *t) {
+  e = ir_expr_unparen(e);
+  if (!e) return false;
+  switch (e->kind) {
+  case E_REF:
+    if (e->u.ref->tensor == t) return true;
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (reads_tensor(e->u.ref->sub[i], t)) return true;
+    return false;
+  case E_UNARY: return reads_tensor(e->u.unary.a, t);
+  case E_BINARY: return reads_tensor(e->u.bin.a, t) || reads_tensor(e->u.bin.b, t);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (reads_tensor(e->u.cmp.operand[i], t)) return true;
+    return false;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (reads_tensor(e->u.call.args[i], t)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Host, issue 59: the loop that maps the elements of a nest whose right
+ * sides call leirc's math routines (exp, log, erf, ** other than a square;
+ * any float type) is vectorised MATH_W lanes wide, one vector a step.
+ * Those routines compute in f64 inside (ir/mathlib.c), and LLVM's own
+ * choice, 4 lanes interleaved twice, left their long dependent fma chains
+ * short of independent work: 16 lanes (4 ymm registers of f64 a value) ran
+ * Softplus 1.7x, SELU 1.25x, GELU 1.2x faster (bench-activations), f64
+ * log, tanh and pow 1.25x, exp 1.13x (bench-mathlib).  Only where the
+ * extent is a multiple of MATH_W, large (no remainder worth a scalar loop)
+ * or known at run time only. */
+#define MATH_W 16
+#define MATH_W_ANY 256
+
+static bool calls_math(const IrExpr *e) {
+  e = ir_expr_unparen(e);
+  if (!e) return false;
+  bool fl = ir_dtype_is_float(e->type);
+  switch (e->kind) {
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (calls_math(e->u.ref->sub[i])) return true;
+    return false;
+  case E_UNARY: return calls_math(e->u.unary.a);
+  case E_BINARY:
+    if (fl && e->u.bin.op == OP_POW && !ir_pow_is_square(e)) return true;
+    return calls_math(e->u.bin.a) || calls_math(e->u.bin.b);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (calls_math(e->u.cmp.operand[i])) return true;
+    return false;
+  case E_CALL:
+    if (fl && (e->u.call.func == F_EXP || e->u.call.func == F_LOG || e->u.call.func == F_ERF)) return true;
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (calls_math(e->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Does every reference in e move one element along l or not at all
+ * (unit_ref)?  A forced width must not vectorise gathers or scatters. */
+static bool all_unit(const IrExpr *e, const IrLoop *l) {
+  e = ir_expr_unparen(e);
+  if (!e) return true;
+  switch (e->kind) {
+  case E_REF:
+    if (!unit_ref(e->u.ref, l)) return false;
+    for (int i = 0; i < e->u.ref->nsub; i++)
+      if (!all_unit(e->u.ref->sub[i], l)) return false;
+    return true;
+  case E_UNARY: return all_unit(e->u.unary.a, l);
+  case E_BINARY: return all_unit(e->u.bin.a, l) && all_unit(e->u.bin.b, l);
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++)
+      if (!all_unit(e->u.cmp.operand[i], l)) return false;
+    return true;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (!all_unit(e->u.call.args[i], l)) return false;
+    return true;
+  default: return true;
+  }
+}
+
+/* MATH_W for the element loop l of nest n with `extent` iterations (0:
+ * known at run time only), else 0: every reference moves one element
+ * along l or none. */
+static int math_width(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t extent) {
+  if (f->m->target != CG_TARGET_HOST || f->group || f->k->nred ||
+      (extent > 0 && extent % MATH_W != 0 && extent < MATH_W_ANY))
+    return 0;
+  bool math = false;
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return 0;
+    const IrStmt *s = n->items[i].u.stmt;
+    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE || !unit_ref(s->lhs, l) || !all_unit(s->rhs, l))
+      return 0;
+    for (int d = 0; d < s->lhs->nsub; d++)
+      if (!all_unit(s->lhs->sub[d], l)) return 0;
+    math = math || calls_math(s->rhs);
+  }
+  return math ? MATH_W : 0;
+}
+
+/* OVERLAP_W when loop li (from iteration `first`, no groups) gets the two
+ * overlapping loops, else 0. */
+static int overlap_width(const CgFn *f, const IrNest *n, int li, int64_t first, int g) {
+  const IrLoop *l = n->loops[li];
+  if (f->m->target != CG_TARGET_HOST || li != n->nloops - 1 || first || g || f->group || f->k->nred ||
+      (l->kind != LOOP_L && l->kind != LOOP_V) || l->extent <= OVERLAP_W || l->extent >= OVERLAP_MAX ||
+      l->extent % OVERLAP_W == 0)
+    return 0;
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return 0;
+    const IrStmt *s = n->items[i].u.stmt;
+    if (s->nred || s->init != INIT_NONE || s->redop != RED_NONE || s->self_ref || !unit_ref(s->lhs, l) ||
+        !all_unit(s->rhs, l))
+      return 0;
+    for (int j = 0; j < n->nitems; j++)
+      if (reads_tensor(n->items[j].u.stmt->rhs, s->lhs->tensor)) return 0;
+    for (int d = 0; d < s->lhs->nsub; d++) /* a subscript reading a written tensor */
+      for (int j = 0; j < n->nitems; j++)
+        if (reads_tensor(s->lhs->sub[d], n->items[j].u.stmt->lhs->tensor)) return 0;
+  }
+  return OVERLAP_W;
+}
+
 /* ------------------------------------------------------------ collapse */
 
 /* Host: the trailing loops li..n-1 of a nest that only maps elements run
@@ -479,6 +640,7 @@ static void lower_collapsed(CgFn *f, const IrNest *n, int li) {
   }
   CgLoop lp;
   cg_bind(f, n->loops[n->nloops - 1], cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, total), LOOP_L));
+  lp.vwidth = math_width(f, n, n->loops[n->nloops - 1], total);
   cg_lower_body(f, n);
   cg_unbind(f, nb);
   cg_loop_end(f, &lp);
@@ -528,6 +690,7 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     /* a run-time range: never unrolled fully */
     lp.copies = cg_unroll_copies(n, li, false, f->m->ctx->fp_contract);
     if (lp.copies > CG_UNROLL_PARTIAL) lp.copies = CG_UNROLL_PARTIAL;
+    if (li == n->nloops - 1 && l->kind != LOOP_U) lp.vwidth = math_width(f, n, l, 0);
     break;
   case LM_SERIAL: {
     if (cg_stage_reduction(f, n, li)) {
@@ -581,10 +744,23 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
       cg_loop_end(f, &lp);
       first += groups * g;
     }
+    int w = overlap_width(f, n, li, first, g);
+    if (w) { /* [0, E - E % W), then [E - W, E) below */
+      cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, 0), cg_i64(f->m, l->extent - l->extent % w), l->kind));
+      lp.vwidth = w;
+      cg_lower_loops(f, n, li + 1);
+      cg_unbind(f, nb);
+      cg_loop_end(f, &lp);
+      cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, l->extent - w), cg_i64(f->m, l->extent), l->kind));
+      lp.vwidth = w;
+      break;
+    }
     cg_bind(f, l, cg_loop_begin(f, &lp, cg_i64(f->m, first), cg_i64(f->m, l->extent), l->kind));
     lp.jam = jam_count(f, n, li);
     lp.tile = tile_rows(f, n, li);
     lp.copies = cg_unroll_copies(n, li, f->m->target == CG_TARGET_NVPTX, f->m->ctx->fp_contract);
+    if (li == n->nloops - 1 && !first && !lp.jam && !lp.tile && (l->kind == LOOP_L || l->kind == LOOP_V))
+      lp.vwidth = math_width(f, n, l, l->extent);
     break;
   }
   }

@@ -997,7 +997,8 @@ static void test_emit_llvm_host(void **state) {
  * module (no trace of the power routine, which LLVM inlines: its fma
  * steps) and the CUDA C (no call of leir_pow); f64 and other exponents keep
  * the routine.  Bit equality with the routine: mathlib_test; with the
- * interpreter: test_host_float_ops and test_host_half. */
+ * interpreter: test_host_float_ops and test_host_half.  (An f32 `x ** 3`
+ * is the f64 product in the LLVM module, issue 59: test_pow3_product.) */
 static void test_pow2_square(void **state) {
   (void)state;
   static const struct { const char *text; bool square; } cases[] = {
@@ -1005,7 +1006,7 @@ static void test_pow2_square(void **state) {
       {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=(A^{f32,g}_{tx}+1)**(2.0);];\n", true},
       {"%in A : f16[8]\n%out D : f16[8]\nB^{8}_{tx=0}[D^{f16,g}_{tx}=A^{f16,g}_{tx}**2;];\n", true},
       {"%in A : f64[8]\n%out D : f64[8]\nB^{8}_{tx=0}[D^{f64,g}_{tx}=A^{f64,g}_{tx}**2;];\n", false},
-      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**3;];\n", false},
+      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**5;];\n", false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Prog pr;
@@ -1026,6 +1027,31 @@ static void test_pow2_square(void **state) {
   }
   host_vs_interp(cases[0].text, fill_specials_a, 1);
   host_vs_interp(cases[2].text, NULL, 1);
+}
+
+/* issue 59: an f32 `x ** 3` (and 1, 4) is the f64 product in the host
+ * module: no fma steps of the power routine, two f64 multiplies; the CUDA
+ * C keeps leir_powf (the same bits: mathlib_test test_powi_product, and
+ * mathlib_emit_test against leir_powf). */
+static void test_pow3_product(void **state) {
+  (void)state;
+  Prog pr;
+  if (!prog_load(&pr, "%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**3;];\n"))
+    fail_msg("does not load: %s", pr.diag);
+  CgOptions o;
+  cg_options_init(&o);
+  o.target = CG_TARGET_HOST;
+  SBuf b = {0};
+  assert_true(cg_emit_llvm(&pr.ctx, pr.p, &o, &b));
+  assert_null(strstr(b.s, "llvm.fma"));
+  int nmul = 0;
+  for (const char *q = b.s; (q = strstr(q, "fmul double")) != NULL; q++) nmul++;
+  assert_int_equal(nmul, 2);
+  sbuf_free(&b);
+  assert_true(emit_cuda(&pr.ctx, pr.p, &b));
+  assert_non_null(strstr(b.s, "leir_powf("));
+  sbuf_free(&b);
+  prog_free(&pr);
 }
 
 /* ------------------------------------------------------------ differential */
@@ -1434,7 +1460,7 @@ int main(void) {
       cmocka_unit_test(test_host_tree_jam),
       cmocka_unit_test(test_host_staged_reduction),
       cmocka_unit_test(test_host_maxmin_bits),
-      cmocka_unit_test(test_powi_const),
+      cmocka_unit_test(test_powi_const), cmocka_unit_test(test_pow3_product),
       cmocka_unit_test(test_host_divmod_nonneg),
       cmocka_unit_test(test_host_pool_window),
       cmocka_unit_test(test_host_jam_short_reduction),

@@ -475,6 +475,72 @@ static void test_host_collapse(void **state) {
   }
 }
 
+/* Does the host module (opt_level 0) ask for a vectorisation width w? */
+static bool width_hint(const char *text, int w) {
+  SBuf b;
+  host_llvm_o0(text, &b);
+  char want[64];
+  snprintf(want, sizeof want, "!{!\"llvm.loop.vectorize.width\", i32 %d}", w);
+  bool has = strstr(b.s, want) != NULL;
+  sbuf_free(&b);
+  return has;
+}
+
+/* lower_loops.c, overlap_width and math_width (issue 59): an element loop
+ * of 8 < E < 256 iterations, E not a multiple of 8, runs as [0, E - E % 8)
+ * and [E - 8, E), both 8 lanes wide (no scalar remainder, the last vector
+ * overlapping), unless the nest reads a tensor it writes, reduces or has
+ * a reference that does not move one element along the loop (or none); a
+ * loop whose statements call exp, log, erf or ** (f32 or f64) runs 16
+ * lanes wide where its extent is a multiple of 16 (or large, or a run-time
+ * range).  Every result is the interpreter's, on one thread and on two. */
+static void test_host_overlap_tail(void **state) {
+  (void)state;
+  struct {
+    const char *text, *bounds;
+    int width, no_width;
+  } cases[] = {
+      {"%in A : f32[4,15]\n%out C : f32[4,15]\nB^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a});];\n",
+       "|r|8|15|", 8, 16},
+      {"%in A : f32[3,30]\n%out C : f32[3,30]\n%out D : f32[3,30]\nB^{3}_{tx=0}L^{30}_{a=0}[C^{f32,g}_{tx,a}="
+       "A^{f32,g}_{tx,a}*2+a;D^{f32,g}_{tx,a}=log(1+exp(A^{f32,g}_{tx,a}));];\n", "|r|24|30|", 8, 16},
+      {"%in A : f16[5,13]\n%out C : f16[5,13]\nB^{5}_{tx=0}L^{13}_{a=0}[C^{f16,g}_{tx,a}=A^{f16,g}_{tx,a}+1;];\n",
+       "|r|8|13|", 8, 16},
+      {"%in A : f32[4,15]\n%out C : f32[4,15]\n%out D : f32[4,15]\nB^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}="
+       "A^{f32,g}_{tx,a}*2;D^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+1;];\n", "|r|15|", 0, 8},
+      {"%in A : f32[4,15]\n%out C : f32[4,15]\nB^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];"
+       "B^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,(a+1)%15}*2;];\n", "|r|8|15|r|15|", 8, 16},
+      {"%in A : f32[4,15]\n%out C : f32[4,15]\nB^{4}_{tx=0}L^{15}_{a=0}L^{2}_{r=0}[C^{f32,g}_{tx,a}="
+       "C^{f32,g}_{tx,a}+A^{f32,g}_{tx,a};];B^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}=exp(C^{f32,g}_{tx,a});];\n",
+       "|r|15|2|r|15|", 0, 8},
+      {"%in A : f32[4,16]\n%out C : f32[4,16]\nB^{4}_{tx=0}L^{16}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a});];\n",
+       "|r|16|", 16, 8},
+      {"%in A : f32[4,24]\n%out C : f32[4,24]\nB^{4}_{tx=0}L^{24}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a});];\n",
+       "|r|24|", 0, 16},
+      {"%in A : f32[4,16]\n%out C : f32[4,16]\nB^{4}_{tx=0}L^{16}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}+1;];\n",
+       "|r|16|", 0, 16},
+      {"%in A : f32[4,7]\n%out C : f32[4,7]\nB^{4}_{tx=0}L^{7}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a});];\n",
+       "|r|7|", 0, 8},
+      {"%in A : f32[64]\n%out C : f32[64]\nB^{64}_{tx=0}[C^{f32,g}_{tx}=erf(A^{f32,g}_{tx});];\n", "|r|", 16, 8},
+      {"%in A : f32[16,4]\n%out C : f32[4,16]\nB^{4}_{tx=0}L^{16}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{a,tx});];\n",
+       "|r|16|", 0, 16},
+      {"%in A : f32[15,4]\n%out C : f32[4,15]\nB^{4}_{tx=0}L^{15}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{a,tx});];\n",
+       "|r|15|", 0, 8},
+      {"%in A : f64[3,32]\n%out C : f64[3,32]\nB^{3}_{tx=0}L^{32}_{a=0}[C^{f64,g}_{tx,a}=log(A^{f64,g}_{tx,a})"
+       "+A^{f64,g}_{tx,a}**1.5;];\n", "|r|32|", 16, 8},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char got[256];
+    loop_bounds(cases[i].text, got, sizeof got);
+    if (strcmp(got, cases[i].bounds)) fail_msg("case %zu: loops %s, expected %s", i, got, cases[i].bounds);
+    if (cases[i].width && !width_hint(cases[i].text, cases[i].width))
+      fail_msg("case %zu: no width %d", i, cases[i].width);
+    if (width_hint(cases[i].text, cases[i].no_width)) fail_msg("case %zu: width %d", i, cases[i].no_width);
+    host_vs_interp(cases[i].text, NULL, 1);
+    host_vs_interp_par(cases[i].text, NULL, 2, false, 1);
+  }
+}
+
 /* How many loops of the host module (opt_level 0: as lower_loops.c makes
  * them) carry the hint llvm.loop.unroll.full. */
 static int full_unroll_hints(const char *text) {
@@ -554,6 +620,7 @@ int main(void) {
       cmocka_unit_test(test_host_vector_width),
       cmocka_unit_test(test_host_no_mem_calls),
       cmocka_unit_test(test_host_collapse),
+      cmocka_unit_test(test_host_overlap_tail),
       cmocka_unit_test(test_host_tile_rows),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),

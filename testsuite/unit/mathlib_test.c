@@ -577,6 +577,31 @@ static void test_pow2_is_square(void **state) {
     }
 }
 
+/* leir_powf(x, n) for n = 1 .. 4 is the f64 product the host JIT and the
+   PTX back end emit for a constant n (codegen/mathlib_emit.c,
+   cg_math_get_powi_f32): x, (float)(d*d), (float)((d*d)*d),
+   (float)((d*d)*(d*d)) with d = (double)x, a NaN x returned bit for bit.
+   Every 4099th f32 pattern (about a million) and the specials. */
+static void check_powi_product(float x) {
+  double d = (double)x, d2 = d * d;
+  const float want[4] = {x, (float)d2, (float)(d2 * d), (float)(d2 * d2)};
+  for (int n = 1; n <= 4; n++) {
+    float got = leir_powf(x, (float)n);
+    float w = x != x ? x : want[n - 1];
+    if (bits32(got) != bits32(w))
+      fail_msg("powf(%a, %d) = %a, product %a", (double)x, n, (double)got, (double)w);
+  }
+}
+
+static void test_powi_product(void **state) {
+  (void)state;
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MIN, FLT_TRUE_MIN,
+                            -FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 0x1.fffffep63f};
+  for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) check_powi_product(specials[i]);
+  check_powi_product(f32_of(0x7fa00001u)); /* a signalling NaN comes back as it is */
+  for (uint64_t u = 0; u < (UINT64_C(1) << 32); u += 4099) check_powi_product(f32_of((uint32_t)u));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exp_special),   cmocka_unit_test(test_log_special),
@@ -586,6 +611,7 @@ int main(void) {
       cmocka_unit_test(test_f16_values),    cmocka_unit_test(test_bf16_values),
       cmocka_unit_test(test_pow2_is_square),cmocka_unit_test(test_expf_strided),
       cmocka_unit_test(test_logf_strided), cmocka_unit_test(test_erff_strided),
+      cmocka_unit_test(test_powi_product),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
