@@ -401,9 +401,90 @@ static void rs_nest(LeirCtx *ctx, IrNest *n) {
   }
 }
 
+static void rs_refs_expr(LeirCtx *ctx, IrExpr *e, PtrVec *out) {
+  e = ir_expr_unparen_mut(e);
+  switch (e->kind) {
+  case E_REF:
+    ptrvec_push(&ctx->arena, out, e->u.ref);
+    for (int i = 0; i < e->u.ref->nsub; i++) rs_refs_expr(ctx, e->u.ref->sub[i], out);
+    break;
+  case E_UNARY: rs_refs_expr(ctx, e->u.unary.a, out); break;
+  case E_BINARY:
+    rs_refs_expr(ctx, e->u.bin.a, out);
+    rs_refs_expr(ctx, e->u.bin.b, out);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) rs_refs_expr(ctx, e->u.cmp.operand[i], out);
+    break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) rs_refs_expr(ctx, e->u.call.args[i], out);
+    break;
+  default: break;
+  }
+}
+
+static void rs_refs_nest(LeirCtx *ctx, IrNest *n, PtrVec *out) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      rs_refs_nest(ctx, n->items[i].u.nest, out);
+      continue;
+    }
+    IrStmt *s = n->items[i].u.stmt;
+    ptrvec_push(&ctx->arena, out, s->lhs);
+    for (int k = 0; k < s->lhs->nsub; k++) rs_refs_expr(ctx, s->lhs->sub[k], out);
+    rs_refs_expr(ctx, s->rhs, out);
+  }
+}
+
+static bool rs_zero(const IrExpr *e) {
+  e = ir_expr_unparen(e);
+  return e->kind == E_INT && e->u.ilit.value == 0;
+}
+
+/* A tensor BASE lacks (an intermediate of the step) read and written with
+ * the literal 0 at some subscript position in every occurrence has extent
+ * 1 there: the position is dropped (the reference keeps the 0 of the
+ * output's `E_{tx,0}` in its partial sums `M_{tx,0}`, leirc writes
+ * `H_{tx}`). */
+static void rs_unit_dims(LeirCtx *ctx, const IrProgram *base, IrProgram *q) {
+  PtrVec refs = {0}, names = {0};
+  for (int i = 0; i < q->nnests; i++) rs_refs_nest(ctx, q->nests[i], &refs);
+  for (int i = 0; i < refs.n; i++) { /* the fresh tensors with a 0 somewhere */
+    const IrRef *r = refs.v[i];
+    bool z = false;
+    for (int k = 0; k < r->nsub && !z; k++) z = rs_zero(r->sub[k]);
+    if (z && r->nsub <= 31 && find_name(&names, r->name) < 0 && !ir_find_tensor(base, r->name))
+      ptrvec_push(&ctx->arena, &names, (void *)r->name);
+  }
+  for (int t = 0; t < names.n; t++) {
+    uint32_t zero = 0xffffffffu;
+    int nsub = -1;
+    for (int j = 0; j < refs.n && zero; j++) {
+      const IrRef *x = refs.v[j];
+      if (strcmp(x->name, names.v[t])) continue;
+      if (nsub < 0) {
+        nsub = x->nsub;
+        zero = nsub <= 31 ? (1u << nsub) - 1 : 0;
+      }
+      if (x->nsub != nsub) zero = 0;
+      for (int k = 0; k < x->nsub && zero; k++)
+        if (!rs_zero(x->sub[k])) zero &= ~(1u << k);
+    }
+    for (int j = 0; j < refs.n && zero; j++) {
+      IrRef *x = refs.v[j];
+      if (strcmp(x->name, names.v[t])) continue;
+      int m = 0;
+      for (int k = 0; k < x->nsub; k++)
+        if (!(zero & (1u << k))) x->sub[m++] = x->sub[k];
+      x->nsub = m;
+    }
+  }
+}
+
 /* A clone of p in the fixed spelling (for printing only: not analysed). */
-static IrProgram *respell(LeirCtx *ctx, const IrProgram *p) {
+static IrProgram *respell(LeirCtx *ctx, const IrProgram *base, const IrProgram *p) {
   IrProgram *q = ir_program_clone(ctx, p);
+  rs_unit_dims(ctx, base, q);
   for (int i = 0; i < q->nnests; i++) rs_nest(ctx, q->nests[i]);
   return q;
 }
@@ -512,7 +593,7 @@ static bool try_result(Search *s, PassCand *c, const IrProgram *q) {
     s->closest_len = n;
   }
   /* the same up to respell's exact identities: bit-identical values */
-  canon_print(&s->canon, respell(s->ctx, q));
+  canon_print(&s->canon, respell(s->ctx, s->before, q));
   return !strcmp(s->canon.b.s, s->target_rs);
 }
 
@@ -533,7 +614,12 @@ static void try_refused(Search *s, PassCand *c, const char *reason) {
   if (s->refused || s->refused_left <= 0) return;
   s->refused_left--;
   const char *r = NULL;
+  /* applied as --unsafe-math would (the algebra's passes check again while
+     rewriting: a refusal that is the flag's to lift would stop them) */
+  bool unsafe = s->ctx->unsafe_math;
+  s->ctx->unsafe_math = true;
   IrProgram *q = pass_apply_unchecked(s->ctx, s->before, c, &r);
+  s->ctx->unsafe_math = unsafe;
   if (q && try_result(s, c, q)) {
     s->refused = cand_copy(s->ctx, c);
     s->refusal = reason;
@@ -740,6 +826,16 @@ static bool try_derived_order(Search *s, const PassCand *c) {
   return false;
 }
 
+/* The rules a pass applies only when asked for (factorization's
+ * sigmoid_exp: enumerate() leaves it out), tried once per statement. */
+static bool try_asked_rules(Search *s, const PassCand *c) {
+  const char *rule = pass_cand_get(c, "rule");
+  if (!rule || strcmp(rule, "common") || !pass_has_key(c->pass, "rule")) return false;
+  PassCand *v = cand_copy(s->ctx, c);
+  pass_cand_set(s->ctx, v, "rule", "sigmoid_exp");
+  return try_variant(s, v);
+}
+
 /* Layout permutations (transpose, reshape2) of candidate c: those AFTER
  * suggests, then every order. */
 static bool try_perms(Search *s, const PassCand *c) {
@@ -825,7 +921,9 @@ static bool search_pass(Search *s, const PassInfo *pass, const int64_t *vals, in
       order[j - 1] = t;
     }
   for (int k = 0; k < all.n; k++)
-    if (try_derived_fuse(s, all.v[order[k]]) || try_derived_order(s, all.v[order[k]])) return true;
+    if (try_derived_fuse(s, all.v[order[k]]) || try_derived_order(s, all.v[order[k]]) ||
+        try_asked_rules(s, all.v[order[k]]))
+      return true;
   for (int k = 0; k < all.n; k++) {
     PassCand *c = all.v[order[k]];
     if (try_values(s, c, vals, nv) || try_perms(s, c)) return true;
@@ -1010,7 +1108,7 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     out->message = "unchanged";
     goto done;
   }
-  canon_print(&ac, respell(ctx, after));
+  canon_print(&ac, respell(ctx, before, after));
   s.target_rs = arena_strdup(A, ac.b.s);
   canon_print(&ac, after); /* its marks again */
   /* values for the free parameters: AFTER's extents that BEFORE lacks */
@@ -1048,7 +1146,7 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     goto done;
   }
   /* no candidate: BEFORE itself, respelt? */
-  canon_print(&s.canon, respell(ctx, before));
+  canon_print(&s.canon, respell(ctx, before, before));
   if (!strcmp(s.canon.b.s, s.target_rs)) {
     out->verdict = STEP_UNCHANGED;
     out->message = "unchanged up to spelling: only the order of the operands of + and *, signs moved through * and "
