@@ -489,6 +489,132 @@ static IrProgram *respell(LeirCtx *ctx, const IrProgram *base, const IrProgram *
   return q;
 }
 
+/* ------------------------------------------------------------ class T: association */
+
+/* A class T candidate's result also gives AFTER when the two differ only
+ * in the association and order of the factors and divisors of a product
+ * (a*(b/c) for a*b/c: the reference keeps the text it started from, the
+ * algebra prints products flat): equal in real arithmetic, and in floating
+ * point within a few ulp (no cancellation in a product; overflow and
+ * underflow aside), well within the class's tolerance.  Sums are not
+ * re-associated: (a+b)+c and a+(b+c) may differ by far more.  flatten()
+ * rewrites a respelt clone so: every chain of *, / and unary - becomes its
+ * sign, factors and divisors in a fixed order.  Statements of the form
+ * X=X+rest are left as written. */
+
+typedef struct FlatList {
+  IrExpr **v;
+  int n, cap;
+} FlatList;
+
+static void fl_push(LeirCtx *ctx, FlatList *l, IrExpr *e) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 8;
+    IrExpr **v = arena_alloc(&ctx->arena, sizeof *v * (size_t)cap);
+    if (l->n) memcpy(v, l->v, sizeof *v * (size_t)l->n);
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = e;
+}
+
+static bool fl_same_float(const IrExpr *e, const IrExpr *x) { return rs_float(x) && x->type == e->type; }
+
+static IrExpr *fl_expr(LeirCtx *ctx, IrExpr *e);
+
+/* The factors (num), divisors (den) and sign of a chain of *, / and - of
+ * type t. */
+static void fl_factors(LeirCtx *ctx, IrExpr *e, IrDType t, bool inv, FlatList *num, FlatList *den, bool *neg) {
+  e = ir_expr_unparen_mut(e);
+  if (e->type == t && e->kind == E_BINARY && (e->u.bin.op == OP_MUL || e->u.bin.op == OP_DIV) &&
+      fl_same_float(e, e->u.bin.a) && fl_same_float(e, e->u.bin.b)) {
+    fl_factors(ctx, e->u.bin.a, t, inv, num, den, neg);
+    fl_factors(ctx, e->u.bin.b, t, e->u.bin.op == OP_DIV ? !inv : inv, num, den, neg);
+    return;
+  }
+  if (e->type == t && e->kind == E_UNARY && e->u.unary.op == OP_NEG && fl_same_float(e, e->u.unary.a)) {
+    *neg = !*neg;
+    fl_factors(ctx, e->u.unary.a, t, inv, num, den, neg);
+    return;
+  }
+  if (rs_one(e)) return;
+  IrExpr *x = fl_expr(ctx, e);
+  fl_push(ctx, inv ? den : num, x);
+}
+
+static int fl_qcmp(const void *a, const void *b) { return rs_cmp(*(IrExpr *const *)a, *(IrExpr *const *)b); }
+
+static IrExpr *fl_chain(LeirCtx *ctx, FlatList *l, IrOp op, IrDType t) {
+  qsort(l->v, (size_t)l->n, sizeof *l->v, fl_qcmp);
+  IrExpr *r = l->v[0];
+  for (int i = 1; i < l->n; i++) {
+    r = ir_binary(ctx, op, r, l->v[i]);
+    r->type = t;
+  }
+  return r;
+}
+
+static IrExpr *fl_expr(LeirCtx *ctx, IrExpr *e) {
+  e = ir_expr_unparen_mut(e);
+  IrDType t = e->type;
+  bool chain = rs_float(e) && ((e->kind == E_BINARY && e->u.bin.op <= OP_DIV && fl_same_float(e, e->u.bin.a) &&
+                                fl_same_float(e, e->u.bin.b)) ||
+                               (e->kind == E_UNARY && e->u.unary.op == OP_NEG && fl_same_float(e, e->u.unary.a)));
+  if (chain && !(e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB))) {
+    FlatList num = {0}, den = {0};
+    bool neg = false;
+    fl_factors(ctx, e, t, false, &num, &den, &neg);
+    IrExpr *r;
+    if (!num.n) {
+      r = ir_float(ctx, 1.0);
+      r->type = t;
+    } else {
+      r = fl_chain(ctx, &num, OP_MUL, t);
+    }
+    if (den.n) {
+      r = ir_binary(ctx, OP_DIV, r, fl_chain(ctx, &den, OP_MUL, t));
+      r->type = t;
+    }
+    return neg ? rs_neg(ctx, r) : r;
+  }
+  switch (e->kind) {
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++) e->u.ref->sub[i] = fl_expr(ctx, e->u.ref->sub[i]);
+    break;
+  case E_UNARY: e->u.unary.a = fl_expr(ctx, e->u.unary.a); break;
+  case E_BINARY:
+    e->u.bin.a = fl_expr(ctx, e->u.bin.a);
+    e->u.bin.b = fl_expr(ctx, e->u.bin.b);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) e->u.cmp.operand[i] = fl_expr(ctx, e->u.cmp.operand[i]);
+    break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) e->u.call.args[i] = fl_expr(ctx, e->u.call.args[i]);
+    break;
+  default: break;
+  }
+  return e;
+}
+
+static void fl_nest(LeirCtx *ctx, IrNest *n) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      fl_nest(ctx, n->items[i].u.nest);
+      continue;
+    }
+    IrStmt *s = n->items[i].u.stmt;
+    if (!s->self_ref) s->rhs = fl_expr(ctx, s->rhs);
+  }
+}
+
+/* A respelt clone of p with its products flattened (printing only). */
+static IrProgram *flatten(LeirCtx *ctx, const IrProgram *base, const IrProgram *p) {
+  IrProgram *q = respell(ctx, base, p);
+  for (int i = 0; i < q->nnests; i++) fl_nest(ctx, q->nests[i]);
+  return q;
+}
+
 /* The location in the printed program of text offset `off` (the last mark
  * at or before it). */
 static IrLoc canon_loc(const Canon *c, size_t off) {
@@ -553,6 +679,7 @@ typedef struct Search {
   Canon canon;           /* for candidates */
   const char *target;    /* AFTER's canonical text */
   const char *target_rs; /* ... in the fixed spelling (respell) */
+  const char *target_flat; /* ... with products flattened (class T) */
   Canon *after_canon;    /* its marks */
   /* the best so far */
   PassCand *legal;       /* a legal candidate giving AFTER */
@@ -594,7 +721,11 @@ static bool try_result(Search *s, PassCand *c, const IrProgram *q) {
   }
   /* the same up to respell's exact identities: bit-identical values */
   canon_print(&s->canon, respell(s->ctx, s->before, q));
-  return !strcmp(s->canon.b.s, s->target_rs);
+  if (!strcmp(s->canon.b.s, s->target_rs)) return true;
+  /* class T: also up to the association of products */
+  if (c->cls != PASS_T) return false;
+  canon_print(&s->canon, flatten(s->ctx, s->before, q));
+  return !strcmp(s->canon.b.s, s->target_flat);
 }
 
 /* A candidate whose check passed: apply it, compare. */
@@ -1110,6 +1241,8 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
   }
   canon_print(&ac, respell(ctx, before, after));
   s.target_rs = arena_strdup(A, ac.b.s);
+  canon_print(&ac, flatten(ctx, before, after));
+  s.target_flat = arena_strdup(A, ac.b.s);
   canon_print(&ac, after); /* its marks again */
   /* values for the free parameters: AFTER's extents that BEFORE lacks */
   int64_t bv[256], av[256], vals[MAX_VALUES];

@@ -11,7 +11,9 @@
  * LEIR_STEPCHECK_SHARE=M also measures the legal share among the afters
  * (pairs within M*10^6 statement executions, those over 10^6 run on the
  * host JIT) that --compare --tolerance=reference finds equal or close,
- * value splits with --unsafe-math (issue 62).
+ * value splits with --unsafe-math (issue 62).  An after judged "unchanged
+ * up to spelling" (the exact respellings of passes/stepcheck.c) must be
+ * bit-identical to its before when run (asserted).
  *
  * test_unsafe_math: the same for the value splits (additive_split,
  * exponential_split, multiplicative_split) with --unsafe-math, damaged
