@@ -52,6 +52,7 @@ typedef struct Canon {
   size_t *off;               /* marks: text offset -> location */
   IrLoc *loc;
   int nmarks, capmarks;
+  bool skel;                 /* headers and written tensors only */
 } Canon;
 
 static void mark(Canon *c, IrLoc l) {
@@ -195,6 +196,11 @@ static void cn_nest(Canon *c, const IrNest *n) {
       continue;
     }
     const IrStmt *s = n->items[i].u.stmt;
+    if (c->skel) {
+      put_tensor(c, s->lhs->name);
+      sbuf_putc(&c->b, ';');
+      continue;
+    }
     mark(c, s->loc);
     cn_ref(c, s->lhs);
     sbuf_putc(&c->b, '=');
@@ -680,6 +686,7 @@ typedef struct Search {
   const char *target;    /* AFTER's canonical text */
   const char *target_rs; /* ... in the fixed spelling (respell) */
   const char *target_flat; /* ... with products flattened (class T) */
+  const char *target_skel; /* AFTER's loops and written tensors (Canon.skel) */
   Canon *after_canon;    /* its marks */
   /* the best so far */
   PassCand *legal;       /* a legal candidate giving AFTER */
@@ -719,7 +726,12 @@ static bool try_result(Search *s, PassCand *c, const IrProgram *q) {
     s->closest = cand_copy(s->ctx, c);
     s->closest_len = n;
   }
-  /* the same up to respell's exact identities: bit-identical values */
+  /* the same up to respell's exact identities: bit-identical values
+     (neither they nor flatten's change a loop or a written tensor) */
+  s->canon.skel = true;
+  canon_print(&s->canon, q);
+  s->canon.skel = false;
+  if (strcmp(s->canon.b.s, s->target_skel)) return false;
   canon_print(&s->canon, respell(s->ctx, s->before, q));
   if (!strcmp(s->canon.b.s, s->target_rs)) return true;
   /* class T: also up to the association of products */
@@ -1243,7 +1255,12 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
   s.target_rs = arena_strdup(A, ac.b.s);
   canon_print(&ac, flatten(ctx, before, after));
   s.target_flat = arena_strdup(A, ac.b.s);
-  canon_print(&ac, after); /* its marks again */
+  ac.skel = true;
+  canon_print(&ac, after);
+  s.target_skel = arena_strdup(A, ac.b.s);
+  ac.skel = false;
+  canon_print(&ac, after); /* its text and marks again (the buffer may have moved) */
+  s.target = ac.b.s;
   /* values for the free parameters: AFTER's extents that BEFORE lacks */
   int64_t bv[256], av[256], vals[MAX_VALUES];
   int nb = 0, na = 0, nv = 0;
