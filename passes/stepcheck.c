@@ -241,9 +241,10 @@ const char *step_canonical(LeirCtx *ctx, const IrProgram *base, const IrProgram 
 /* The reference writes many results as sympy prints them: the operands of
  * + and * in another order, `a-b` as `-b+a`, `-a*b` for `-(a*b)`, a
  * factor or divisor 1 added or dropped (`Q/1`, `1*(H+1)`), `E+E` as `2*E`,
- * `1.0` as `1`.  On floating-point values each of these identities is exact
- * in IEEE arithmetic (commutativity of one operation, negation, x*1 = x/1
- * = x, x+x = 2*x, an integer literal below 2^24 and its float):
+ * `1.0` as `1`, `max(1e-8,x)` for `max(x,1e-8)`.  On floating-point
+ * values each of these identities is exact in IEEE arithmetic
+ * (commutativity of one operation or of a two-argument max/min, negation,
+ * x*1 = x/1 = x, x+x = 2*x, an integer literal below 2^24 and its float):
  * respell() rewrites a clone of a program into one fixed spelling of them,
  * so that two programs that differ only so compute bit-identical values.
  * Nothing is re-associated (a+(b+c) stays), and integer operations are
@@ -355,6 +356,14 @@ static IrExpr *rs_expr(LeirCtx *ctx, IrExpr *e) {
     return e;
   case E_CALL:
     for (int i = 0; i < e->u.call.nargs; i++) e->u.call.args[i] = rs_expr(ctx, e->u.call.args[i]);
+    /* max and min of two values of one type commute (interp/ops.h: NaN
+       and signed zeros handled alike in either order) */
+    if ((e->u.call.func == F_MAX || e->u.call.func == F_MIN) && e->u.call.nargs == 2 &&
+        e->u.call.args[0]->type == e->u.call.args[1]->type && rs_cmp(e->u.call.args[0], e->u.call.args[1]) > 0) {
+      IrExpr *t = e->u.call.args[0];
+      e->u.call.args[0] = e->u.call.args[1];
+      e->u.call.args[1] = t;
+    }
     return e;
   case E_BINARY: break;
   default: return e;
@@ -1307,8 +1316,9 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
   canon_print(&s.canon, respell(ctx, before, before));
   if (!strcmp(s.canon.b.s, s.target_rs)) {
     out->verdict = STEP_UNCHANGED;
-    out->message = "unchanged up to spelling: only the order of the operands of + and *, signs moved through * and "
-                   "/, factors or divisors 1, x+x for 2*x and literals' spelling differ (bit-identical values)";
+    out->message = "unchanged up to spelling: only the order of the operands of +, * and two-argument max and min, "
+                   "signs moved through * and /, factors or divisors 1, x+x for 2*x and literals' spelling differ "
+                   "(bit-identical values)";
     goto done;
   }
   /* not legal: name the closest candidate */
