@@ -198,6 +198,27 @@ static const char *try_form(AlgCtx *A, AlgExpr *(*f)(AlgCtx *, AlgExpr *), AlgEx
   return t;
 }
 
+/* The first divisor of e (IR) that the divisor hook says may be infinite,
+ * and why. */
+static const IrExpr *inf_divisor(AlgCtx *A, const IrExpr *e, const char **why) {
+  e = ir_expr_unparen(e);
+  switch (e->kind) {
+  case E_UNARY: return inf_divisor(A, e->u.unary.a, why);
+  case E_BINARY: {
+    if (e->u.bin.op == OP_DIV && (*why = A->divisor_inf(A, e->u.bin.b))) return e->u.bin.b;
+    const IrExpr *r = inf_divisor(A, e->u.bin.a, why);
+    return r ? r : inf_divisor(A, e->u.bin.b, why);
+  }
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      const IrExpr *r = inf_divisor(A, e->u.call.args[i], why);
+      if (r) return r;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
 /* REF's "≠ other forms" conditions (§4.0 table): the result must differ
  * from the forms other strategies give (sympy's factor, cancel, expand,
  * logcombine; here leirc's factorization, cancellation,
@@ -238,6 +259,12 @@ static AlgExpr *apply_rule(AlgCtx *A, AlgPassKind k, const PassCand *c, AlgExpr 
     } else if (!strcmp(rule, "sigmoid_exp")) {
       r = alg_sigmoid_exp(A, e);
       none = "no factor of the form 1/(1+exp(-x))";
+      /* exp(x)/(exp(x)+1) is inf/inf = NaN where exp(x) overflows (1 before) */
+      const char *why = NULL;
+      const IrExpr *d = A->changes && A->divisor_inf ? inf_divisor(A, alg_to_ir_in(A, &A->scratch, r), &why) : NULL;
+      if (d)
+        alg_fail(A, "the new divisor %s may be infinite: %s; exp(x)/(exp(x)+1) would then be NaN where "
+                 "1/(1+exp(-x)) is 1 (--unsafe-math accepts it)", rw_text(A->ctx, d), why);
     } else if (!strcmp(rule, "sigmoid_neg")) {
       r = alg_sigmoid_neg(A, e);
       none = "no factor of the form exp(x)/(exp(x)+1)";

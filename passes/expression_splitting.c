@@ -20,7 +20,11 @@
  * `Z_{...}=sub;`; the statement reads Z_{...} instead.  The statement keeps
  * every index it mentioned, so its implicit initialisation (SPEC §9.5) is
  * unchanged.  Size guard: Z with 2^31-1 or more elements.
- * Params: nest, pattern.  Class E† per candidate: E when the sub-expression
+ * Params: nest, pattern, and `order` (not enumerated; --check-step reads it
+ * off the reference's after): Z's subscript and its nest's loops in
+ * another order, a permutation of the indices in nest order (REF's set
+ * order, e.g. `L^{8}_{a=0}B^{4}_{tx=0}[Z_{a,tx}=...]`): every element of
+ * Z is still written once, before the statement reads it.  Class E† per candidate: E when the sub-expression
  * is computed in Z's dtype (sema's type of the node), T when both are
  * float types, refused otherwise -- and refused when Z would be f16/bf16
  * and the sub-expression is computed in another type (its values may
@@ -33,11 +37,14 @@
 #include "passes/graph.h"
 #include "passes/rewrite.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const PassKey keys[] = {
   {"nest", true, "the nest (0-based); it must have one statement"},
   {"pattern", true, "the sub-expression: its number in a pre-order walk of the right side (0 = the whole)"},
+  {"order", false, "the new tensor's subscript and its nest's loops as a permutation of the sub-expression's "
+                   "indices in nest order, e.g. 1.0 (default: nest order)"},
   {NULL, false, NULL},
 };
 
@@ -92,6 +99,32 @@ static int sub_names(const IrNest *n, const IrExpr *e, const char **out) {
   return k;
 }
 
+/* Permutes names (n of them) by the parameter `order` (`1.0`: the second
+ * name first), when given; NULL, or why the parameter is wrong. */
+static const char *apply_order(PassCtx *pc, const PassCand *c, const char **names, int n) {
+  const char *o = pass_cand_get(c, "order");
+  if (!o) return NULL;
+  int perm[DEP_MAX_LOOPS], k = 0;
+  bool seen[DEP_MAX_LOOPS] = {false};
+  const char *bad = pass_reason(pc, "order=%s is not a permutation of 0..%d (the sub-expression's %d loop ind%s in "
+                                "nest order)", o, n - 1, n, n == 1 ? "ex" : "ices");
+  for (const char *p = o;;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 0 || v >= n || k >= n || seen[v]) return bad;
+    seen[v] = true;
+    perm[k++] = (int)v;
+    if (!*end) break;
+    if (*end != '.') return bad;
+    p = end + 1;
+  }
+  if (k != n) return bad;
+  const char *orig[DEP_MAX_LOOPS];
+  memcpy(orig, names, sizeof *names * (size_t)n);
+  for (int i = 0; i < n; i++) names[i] = orig[perm[i]];
+  return NULL;
+}
+
 static const char *check(PassCtx *pc, PassCand *c) {
   IrNest *n;
   IrStmt *s;
@@ -119,7 +152,8 @@ static const char *check(PassCtx *pc, PassCand *c) {
                        txt, ir_dtype_name(te), ir_dtype_name(tz));
   const char *names[DEP_MAX_LOOPS], *renamed;
   int nn = sub_names(n, st->e, names);
-  if (nn && !rw_copy_loops(pc, n, names, nn, false, &renamed, &why)) return why;
+  if ((why = apply_order(pc, c, names, nn))) return why;
+  if (nn && !rw_copy_loops(pc, n, names, nn, true, &renamed, &why)) return why;
   int64_t size = 1;
   for (int i = 0; i < nn; i++)
     if (__builtin_mul_overflow(size, n->loops[rw_loop_pos(n, names[i])]->extent, &size)) size = INT64_MAX;
@@ -148,9 +182,10 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c0) {
   IrDType dt = s->lhs->tensor ? s->lhs->tensor->dtype : s->lhs->dt_tag;
   const char *names[DEP_MAX_LOOPS], *renamed = NULL, *why;
   int nn = sub_names(n, st->e, names);
+  if (apply_order(pc, c0, names, nn)) return false;
   IrNest *m;
   if (nn) {
-    m = rw_copy_loops(pc, n, names, nn, false, &renamed, &why);
+    m = rw_copy_loops(pc, n, names, nn, true, &renamed, &why);
     if (!m) return false;
   } else {
     IrLoop *tx = rw_loop(ctx, LOOP_B, 1, "tx");

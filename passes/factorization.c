@@ -11,7 +11,8 @@
  * `sigmoid_exp` form overflows to inf/inf = NaN for x above ~88 (f32)
  * where the original gives 1, so enumerate() does not list it (not in
  * --list-applicable, never chosen by a bare -O factorization); a full
- * spelling with rule=sigmoid_exp applies it.
+ * spelling with rule=sigmoid_exp applies it, unless the new divisor exp(x)+1
+ * may be infinite (the divisor rule of alg_pass.h; --unsafe-math lifts it).
  *
  * REF uses sympy's sqf(); on `S=S+exp(X-Y)` it drops a term (REF-BUG,
  * §4.0): those corpus pairs are not oracles.  This pass never drops a leaf.

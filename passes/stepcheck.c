@@ -52,6 +52,7 @@ typedef struct Canon {
   size_t *off;               /* marks: text offset -> location */
   IrLoc *loc;
   int nmarks, capmarks;
+  bool skel;                 /* headers and written tensors only */
 } Canon;
 
 static void mark(Canon *c, IrLoc l) {
@@ -109,7 +110,12 @@ static void cn_expr(Canon *c, const IrExpr *e);
 static void cn_ref(Canon *c, const IrRef *r) {
   mark(c, r->loc);
   put_tensor(c, r->name);
-  sbuf_printf(&c->b, "^{%s,%s}", ir_dtype_name(r->dt_tag), ir_scope_name(r->sc_tag));
+  /* scope tags on program inputs, params and outputs are ignored (SPEC
+     §6.1: those buffers are global arguments); the reference's
+     operator_fusion tags an output it fuses `l` or `s` */
+  const IrTensor *known = ir_find_tensor(c->base, r->name);
+  IrScope sc = known && known->role != ROLE_TMP ? SC_G : r->sc_tag;
+  sbuf_printf(&c->b, "^{%s,%s}", ir_dtype_name(r->dt_tag), ir_scope_name(sc));
   if (!r->nsub) return;
   sbuf_puts(&c->b, "_{");
   for (int i = 0; i < r->nsub; i++) {
@@ -190,6 +196,11 @@ static void cn_nest(Canon *c, const IrNest *n) {
       continue;
     }
     const IrStmt *s = n->items[i].u.stmt;
+    if (c->skel) {
+      put_tensor(c, s->lhs->name);
+      sbuf_putc(&c->b, ';');
+      continue;
+    }
     mark(c, s->loc);
     cn_ref(c, s->lhs);
     sbuf_putc(&c->b, '=');
@@ -223,6 +234,400 @@ const char *step_canonical(LeirCtx *ctx, const IrProgram *base, const IrProgram 
   const char *s = arena_strdup(&ctx->arena, c.b.s);
   sbuf_free(&c.b);
   return s;
+}
+
+/* ------------------------------------------------------------ exact respelling */
+
+/* The reference writes many results as sympy prints them: the operands of
+ * + and * in another order, `a-b` as `-b+a`, `-a*b` for `-(a*b)`, a
+ * factor or divisor 1 added or dropped (`Q/1`, `1*(H+1)`), `E+E` as `2*E`,
+ * `1.0` as `1`, `max(1e-8,x)` for `max(x,1e-8)`.  On floating-point
+ * values each of these identities is exact in IEEE arithmetic
+ * (commutativity of one operation or of a two-argument max/min, negation,
+ * x*1 = x/1 = x, x+x = 2*x, an integer literal below 2^24 and its float):
+ * respell() rewrites a clone of a program into one fixed spelling of them,
+ * so that two programs that differ only so compute bit-identical values.
+ * Nothing is re-associated (a+(b+c) stays), and integer operations are
+ * left alone (their division and overflow do not commute with negation). */
+
+static bool rs_float(const IrExpr *e) { return ir_dtype_is_float(e->type); }
+
+static bool rs_one(const IrExpr *e) {
+  e = ir_expr_unparen(e);
+  return (e->kind == E_INT && e->u.ilit.value == 1) || (e->kind == E_FLOAT && e->u.flit.value == 1.0);
+}
+
+/* A key that orders operands: their text with literals by value and the
+ * superscripts left out. */
+static void rs_key(SBuf *b, const IrExpr *e) {
+  e = ir_expr_unparen(e);
+  char num[64];
+  switch (e->kind) {
+  case E_INT: sbuf_printf(b, "%lld", (long long)e->u.ilit.value); break;
+  case E_FLOAT:
+    ir_format_double(num, sizeof num, e->u.flit.value);
+    sbuf_puts(b, num);
+    break;
+  case E_INF: sbuf_puts(b, "inf"); break;
+  case E_INDEX: sbuf_puts(b, e->u.index.name); break;
+  case E_REF:
+    sbuf_puts(b, e->u.ref->name);
+    sbuf_putc(b, '{');
+    for (int i = 0; i < e->u.ref->nsub; i++) {
+      if (i) sbuf_putc(b, ',');
+      rs_key(b, e->u.ref->sub[i]);
+    }
+    sbuf_putc(b, '}');
+    break;
+  case E_UNARY:
+    sbuf_printf(b, "(%s", ir_op_text(e->u.unary.op));
+    rs_key(b, e->u.unary.a);
+    sbuf_putc(b, ')');
+    break;
+  case E_BINARY:
+    sbuf_putc(b, '(');
+    rs_key(b, e->u.bin.a);
+    sbuf_puts(b, ir_op_text(e->u.bin.op));
+    rs_key(b, e->u.bin.b);
+    sbuf_putc(b, ')');
+    break;
+  case E_CMP:
+    sbuf_putc(b, '(');
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      if (i) sbuf_puts(b, ir_op_text(e->u.cmp.op[i - 1]));
+      rs_key(b, e->u.cmp.operand[i]);
+    }
+    sbuf_putc(b, ')');
+    break;
+  case E_CALL:
+    sbuf_printf(b, "%s(", ir_func_name(e->u.call.func));
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      if (i) sbuf_putc(b, ',');
+      rs_key(b, e->u.call.args[i]);
+    }
+    sbuf_putc(b, ')');
+    break;
+  case E_PAREN: break;
+  }
+}
+
+static int rs_cmp(const IrExpr *a, const IrExpr *b) {
+  SBuf x = {0}, y = {0};
+  rs_key(&x, a);
+  rs_key(&y, b);
+  int r = strcmp(x.s ? x.s : "", y.s ? y.s : "");
+  sbuf_free(&x);
+  sbuf_free(&y);
+  return r;
+}
+
+/* -x with x's type (a float negation), or x when it is one already (--y = y). */
+static IrExpr *rs_neg(LeirCtx *ctx, IrExpr *x) {
+  if (x->kind == E_UNARY && x->u.unary.op == OP_NEG) return x->u.unary.a;
+  IrExpr *n = ir_unary(ctx, OP_NEG, x);
+  n->type = x->type;
+  return n;
+}
+
+static bool rs_is_neg(const IrExpr *e) { return e->kind == E_UNARY && e->u.unary.op == OP_NEG && rs_float(e->u.unary.a); }
+
+static IrExpr *rs_expr(LeirCtx *ctx, IrExpr *e) {
+  e = ir_expr_unparen_mut(e);
+  switch (e->kind) {
+  case E_INT: /* 2 and 2.0 in a float statement: the same value */
+    if (rs_float(e) && e->u.ilit.value >= -(1 << 24) && e->u.ilit.value <= (1 << 24)) {
+      IrExpr *f = ir_float(ctx, (double)e->u.ilit.value);
+      f->type = e->type;
+      return f;
+    }
+    return e;
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++) e->u.ref->sub[i] = rs_expr(ctx, e->u.ref->sub[i]);
+    return e;
+  case E_UNARY: {
+    e->u.unary.a = rs_expr(ctx, e->u.unary.a);
+    IrExpr *a = e->u.unary.a;
+    if (e->u.unary.op == OP_NEG && rs_float(e) && rs_is_neg(a) && a->type == e->type) return a->u.unary.a;
+    if (e->u.unary.op == OP_POS && rs_float(e) && a->type == e->type) return a;
+    return e;
+  }
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) e->u.cmp.operand[i] = rs_expr(ctx, e->u.cmp.operand[i]);
+    return e;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) e->u.call.args[i] = rs_expr(ctx, e->u.call.args[i]);
+    /* max and min of two values of one type commute (interp/ops.h: NaN
+       and signed zeros handled alike in either order) */
+    if ((e->u.call.func == F_MAX || e->u.call.func == F_MIN) && e->u.call.nargs == 2 &&
+        e->u.call.args[0]->type == e->u.call.args[1]->type && rs_cmp(e->u.call.args[0], e->u.call.args[1]) > 0) {
+      IrExpr *t = e->u.call.args[0];
+      e->u.call.args[0] = e->u.call.args[1];
+      e->u.call.args[1] = t;
+    }
+    return e;
+  case E_BINARY: break;
+  default: return e;
+  }
+  IrExpr *a = rs_expr(ctx, e->u.bin.a), *b = rs_expr(ctx, e->u.bin.b);
+  e->u.bin.a = a;
+  e->u.bin.b = b;
+  IrOp op = e->u.bin.op;
+  bool fl = rs_float(e) && rs_float(a) && rs_float(b) && a->type == e->type && b->type == e->type;
+  if (!fl) return e;
+  if (op == OP_SUB) { /* a-b = a+(-b) */
+    e->u.bin.op = op = OP_ADD;
+    e->u.bin.b = b = rs_neg(ctx, b);
+  }
+  if ((op == OP_MUL || op == OP_DIV) && rs_one(b)) return a; /* a*1 = a/1 = a */
+  if (op == OP_MUL && rs_one(a)) return b;
+  if (op == OP_MUL || op == OP_DIV) { /* (-a)*b = a*(-b) = -(a*b), the same for / */
+    bool na = rs_is_neg(a), nb = rs_is_neg(b);
+    if (na) e->u.bin.a = a = a->u.unary.a;
+    if (nb) e->u.bin.b = b = b->u.unary.a;
+    if (op == OP_MUL && rs_cmp(a, b) > 0) {
+      e->u.bin.a = b;
+      e->u.bin.b = a;
+    }
+    return na != nb ? rs_neg(ctx, e) : e;
+  }
+  if (op == OP_ADD && !rs_cmp(a, b)) { /* x+x = 2*x */
+    IrExpr *two = ir_float(ctx, 2.0);
+    two->type = e->type;
+    e->u.bin.op = OP_MUL;
+    e->u.bin.a = rs_cmp(two, b) > 0 ? b : two;
+    e->u.bin.b = e->u.bin.a == two ? b : two;
+    return e;
+  }
+  if (op == OP_ADD && rs_cmp(a, b) > 0) {
+    e->u.bin.a = b;
+    e->u.bin.b = a;
+  }
+  return e;
+}
+
+static void rs_nest(LeirCtx *ctx, IrNest *n) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      rs_nest(ctx, n->items[i].u.nest);
+      continue;
+    }
+    IrStmt *s = n->items[i].u.stmt;
+    if (!s->self_ref) s->rhs = rs_expr(ctx, s->rhs); /* X=X+rest: its text is its initialisation (SPEC 9.5) */
+  }
+}
+
+static void rs_refs_expr(LeirCtx *ctx, IrExpr *e, PtrVec *out) {
+  e = ir_expr_unparen_mut(e);
+  switch (e->kind) {
+  case E_REF:
+    ptrvec_push(&ctx->arena, out, e->u.ref);
+    for (int i = 0; i < e->u.ref->nsub; i++) rs_refs_expr(ctx, e->u.ref->sub[i], out);
+    break;
+  case E_UNARY: rs_refs_expr(ctx, e->u.unary.a, out); break;
+  case E_BINARY:
+    rs_refs_expr(ctx, e->u.bin.a, out);
+    rs_refs_expr(ctx, e->u.bin.b, out);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) rs_refs_expr(ctx, e->u.cmp.operand[i], out);
+    break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) rs_refs_expr(ctx, e->u.call.args[i], out);
+    break;
+  default: break;
+  }
+}
+
+static void rs_refs_nest(LeirCtx *ctx, IrNest *n, PtrVec *out) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      rs_refs_nest(ctx, n->items[i].u.nest, out);
+      continue;
+    }
+    IrStmt *s = n->items[i].u.stmt;
+    ptrvec_push(&ctx->arena, out, s->lhs);
+    for (int k = 0; k < s->lhs->nsub; k++) rs_refs_expr(ctx, s->lhs->sub[k], out);
+    rs_refs_expr(ctx, s->rhs, out);
+  }
+}
+
+static bool rs_zero(const IrExpr *e) {
+  e = ir_expr_unparen(e);
+  return e->kind == E_INT && e->u.ilit.value == 0;
+}
+
+/* A tensor BASE lacks (an intermediate of the step) read and written with
+ * the literal 0 at some subscript position in every occurrence has extent
+ * 1 there: the position is dropped (the reference keeps the 0 of the
+ * output's `E_{tx,0}` in its partial sums `M_{tx,0}`, leirc writes
+ * `H_{tx}`). */
+static void rs_unit_dims(LeirCtx *ctx, const IrProgram *base, IrProgram *q) {
+  PtrVec refs = {0}, names = {0};
+  for (int i = 0; i < q->nnests; i++) rs_refs_nest(ctx, q->nests[i], &refs);
+  for (int i = 0; i < refs.n; i++) { /* the fresh tensors with a 0 somewhere */
+    const IrRef *r = refs.v[i];
+    bool z = false;
+    for (int k = 0; k < r->nsub && !z; k++) z = rs_zero(r->sub[k]);
+    if (z && r->nsub <= 31 && find_name(&names, r->name) < 0 && !ir_find_tensor(base, r->name))
+      ptrvec_push(&ctx->arena, &names, (void *)r->name);
+  }
+  for (int t = 0; t < names.n; t++) {
+    uint32_t zero = 0xffffffffu;
+    int nsub = -1;
+    for (int j = 0; j < refs.n && zero; j++) {
+      const IrRef *x = refs.v[j];
+      if (strcmp(x->name, names.v[t])) continue;
+      if (nsub < 0) {
+        nsub = x->nsub;
+        zero = nsub <= 31 ? (1u << nsub) - 1 : 0;
+      }
+      if (x->nsub != nsub) zero = 0;
+      for (int k = 0; k < x->nsub && zero; k++)
+        if (!rs_zero(x->sub[k])) zero &= ~(1u << k);
+    }
+    for (int j = 0; j < refs.n && zero; j++) {
+      IrRef *x = refs.v[j];
+      if (strcmp(x->name, names.v[t])) continue;
+      int m = 0;
+      for (int k = 0; k < x->nsub; k++)
+        if (!(zero & (1u << k))) x->sub[m++] = x->sub[k];
+      x->nsub = m;
+    }
+  }
+}
+
+/* A clone of p in the fixed spelling (for printing only: not analysed). */
+static IrProgram *respell(LeirCtx *ctx, const IrProgram *base, const IrProgram *p) {
+  IrProgram *q = ir_program_clone(ctx, p);
+  rs_unit_dims(ctx, base, q);
+  for (int i = 0; i < q->nnests; i++) rs_nest(ctx, q->nests[i]);
+  return q;
+}
+
+/* ------------------------------------------------------------ class T: association */
+
+/* A class T candidate's result also gives AFTER when the two differ only
+ * in the association and order of the factors and divisors of a product
+ * (a*(b/c) for a*b/c: the reference keeps the text it started from, the
+ * algebra prints products flat): equal in real arithmetic, and in floating
+ * point within a few ulp (no cancellation in a product; overflow and
+ * underflow aside), well within the class's tolerance.  Sums are not
+ * re-associated: (a+b)+c and a+(b+c) may differ by far more.  flatten()
+ * rewrites a respelt clone so: every chain of *, / and unary - becomes its
+ * sign, factors and divisors in a fixed order.  Statements of the form
+ * X=X+rest are left as written. */
+
+typedef struct FlatList {
+  IrExpr **v;
+  int n, cap;
+} FlatList;
+
+static void fl_push(LeirCtx *ctx, FlatList *l, IrExpr *e) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 8;
+    IrExpr **v = arena_alloc(&ctx->arena, sizeof *v * (size_t)cap);
+    if (l->n) memcpy(v, l->v, sizeof *v * (size_t)l->n);
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = e;
+}
+
+static bool fl_same_float(const IrExpr *e, const IrExpr *x) { return rs_float(x) && x->type == e->type; }
+
+static IrExpr *fl_expr(LeirCtx *ctx, IrExpr *e);
+
+/* The factors (num), divisors (den) and sign of a chain of *, / and - of
+ * type t. */
+static void fl_factors(LeirCtx *ctx, IrExpr *e, IrDType t, bool inv, FlatList *num, FlatList *den, bool *neg) {
+  e = ir_expr_unparen_mut(e);
+  if (e->type == t && e->kind == E_BINARY && (e->u.bin.op == OP_MUL || e->u.bin.op == OP_DIV) &&
+      fl_same_float(e, e->u.bin.a) && fl_same_float(e, e->u.bin.b)) {
+    fl_factors(ctx, e->u.bin.a, t, inv, num, den, neg);
+    fl_factors(ctx, e->u.bin.b, t, e->u.bin.op == OP_DIV ? !inv : inv, num, den, neg);
+    return;
+  }
+  if (e->type == t && e->kind == E_UNARY && e->u.unary.op == OP_NEG && fl_same_float(e, e->u.unary.a)) {
+    *neg = !*neg;
+    fl_factors(ctx, e->u.unary.a, t, inv, num, den, neg);
+    return;
+  }
+  if (rs_one(e)) return;
+  IrExpr *x = fl_expr(ctx, e);
+  fl_push(ctx, inv ? den : num, x);
+}
+
+static int fl_qcmp(const void *a, const void *b) { return rs_cmp(*(IrExpr *const *)a, *(IrExpr *const *)b); }
+
+static IrExpr *fl_chain(LeirCtx *ctx, FlatList *l, IrOp op, IrDType t) {
+  qsort(l->v, (size_t)l->n, sizeof *l->v, fl_qcmp);
+  IrExpr *r = l->v[0];
+  for (int i = 1; i < l->n; i++) {
+    r = ir_binary(ctx, op, r, l->v[i]);
+    r->type = t;
+  }
+  return r;
+}
+
+static IrExpr *fl_expr(LeirCtx *ctx, IrExpr *e) {
+  e = ir_expr_unparen_mut(e);
+  IrDType t = e->type;
+  bool chain = rs_float(e) && ((e->kind == E_BINARY && e->u.bin.op <= OP_DIV && fl_same_float(e, e->u.bin.a) &&
+                                fl_same_float(e, e->u.bin.b)) ||
+                               (e->kind == E_UNARY && e->u.unary.op == OP_NEG && fl_same_float(e, e->u.unary.a)));
+  if (chain && !(e->kind == E_BINARY && (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB))) {
+    FlatList num = {0}, den = {0};
+    bool neg = false;
+    fl_factors(ctx, e, t, false, &num, &den, &neg);
+    IrExpr *r;
+    if (!num.n) {
+      r = ir_float(ctx, 1.0);
+      r->type = t;
+    } else {
+      r = fl_chain(ctx, &num, OP_MUL, t);
+    }
+    if (den.n) {
+      r = ir_binary(ctx, OP_DIV, r, fl_chain(ctx, &den, OP_MUL, t));
+      r->type = t;
+    }
+    return neg ? rs_neg(ctx, r) : r;
+  }
+  switch (e->kind) {
+  case E_REF:
+    for (int i = 0; i < e->u.ref->nsub; i++) e->u.ref->sub[i] = fl_expr(ctx, e->u.ref->sub[i]);
+    break;
+  case E_UNARY: e->u.unary.a = fl_expr(ctx, e->u.unary.a); break;
+  case E_BINARY:
+    e->u.bin.a = fl_expr(ctx, e->u.bin.a);
+    e->u.bin.b = fl_expr(ctx, e->u.bin.b);
+    break;
+  case E_CMP:
+    for (int i = 0; i < e->u.cmp.n; i++) e->u.cmp.operand[i] = fl_expr(ctx, e->u.cmp.operand[i]);
+    break;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) e->u.call.args[i] = fl_expr(ctx, e->u.call.args[i]);
+    break;
+  default: break;
+  }
+  return e;
+}
+
+static void fl_nest(LeirCtx *ctx, IrNest *n) {
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      fl_nest(ctx, n->items[i].u.nest);
+      continue;
+    }
+    IrStmt *s = n->items[i].u.stmt;
+    if (!s->self_ref) s->rhs = fl_expr(ctx, s->rhs);
+  }
+}
+
+/* A respelt clone of p with its products flattened (printing only). */
+static IrProgram *flatten(LeirCtx *ctx, const IrProgram *base, const IrProgram *p) {
+  IrProgram *q = respell(ctx, base, p);
+  for (int i = 0; i < q->nnests; i++) fl_nest(ctx, q->nests[i]);
+  return q;
 }
 
 /* The location in the printed program of text offset `off` (the last mark
@@ -288,6 +693,9 @@ typedef struct Search {
   const IrProgram *before;
   Canon canon;           /* for candidates */
   const char *target;    /* AFTER's canonical text */
+  const char *target_rs; /* ... in the fixed spelling (respell) */
+  const char *target_flat; /* ... with products flattened (class T) */
+  const char *target_skel; /* AFTER's loops and written tensors (Canon.skel) */
   Canon *after_canon;    /* its marks */
   /* the best so far */
   PassCand *legal;       /* a legal candidate giving AFTER */
@@ -327,7 +735,20 @@ static bool try_result(Search *s, PassCand *c, const IrProgram *q) {
     s->closest = cand_copy(s->ctx, c);
     s->closest_len = n;
   }
-  return false;
+  /* the same up to respell's exact identities: bit-identical values
+     (neither they nor flatten's change a loop or a written tensor) */
+  s->canon.skel = true;
+  canon_print(&s->canon, q);
+  s->canon.skel = false;
+  if (strcmp(s->canon.b.s, s->target_skel)) return false;
+  IrProgram *r = respell(s->ctx, s->before, q);
+  canon_print(&s->canon, r);
+  if (!strcmp(s->canon.b.s, s->target_rs)) return true;
+  /* class T: also up to the association of products */
+  if (c->cls != PASS_T) return false;
+  for (int i = 0; i < r->nnests; i++) fl_nest(s->ctx, r->nests[i]);
+  canon_print(&s->canon, r);
+  return !strcmp(s->canon.b.s, s->target_flat);
 }
 
 /* A candidate whose check passed: apply it, compare. */
@@ -347,7 +768,12 @@ static void try_refused(Search *s, PassCand *c, const char *reason) {
   if (s->refused || s->refused_left <= 0) return;
   s->refused_left--;
   const char *r = NULL;
+  /* applied as --unsafe-math would (the algebra's passes check again while
+     rewriting: a refusal that is the flag's to lift would stop them) */
+  bool unsafe = s->ctx->unsafe_math;
+  s->ctx->unsafe_math = true;
   IrProgram *q = pass_apply_unchecked(s->ctx, s->before, c, &r);
+  s->ctx->unsafe_math = unsafe;
   if (q && try_result(s, c, q)) {
     s->refused = cand_copy(s->ctx, c);
     s->refusal = reason;
@@ -510,6 +936,60 @@ static bool try_derived_fuse(Search *s, const PassCand *c) {
   return false;
 }
 
+static bool pass_has_key(const PassInfo *pass, const char *key) {
+  for (const PassKey *k = pass->impl ? pass->impl->keys : NULL; k && k->key; k++)
+    if (!strcmp(k->key, key)) return true;
+  return false;
+}
+
+/* The loop orders AFTER suggests for candidate c of a pass with an `order`
+ * parameter (expression_splitting): a statement of AFTER writing a tensor
+ * BEFORE lacks, subscripted by distinct plain indices of c's nest, gives
+ * the permutation from nest order to its subscript's order (the
+ * reference's Python-set order of the hoisted sub-expression's indices). */
+static bool try_derived_order(Search *s, const PassCand *c) {
+  if (!pass_has_key(c->pass, "order") || pass_cand_get(c, "order") || c->nest < 0 || c->nest >= s->before->nnests)
+    return false;
+  const IrNest *n = s->before->nests[c->nest];
+  for (int k = 0; k < s->after->nstmts; k++) {
+    const IrRef *l = s->after->stmts[k]->lhs;
+    if (ir_find_tensor(s->before, l->name) || l->nsub < 2 || l->nsub > 8) continue;
+    int pos[8], m = l->nsub;
+    bool ok = true;
+    for (int i = 0; i < m && ok; i++) {
+      const IrExpr *e = ir_expr_unparen(l->sub[i]);
+      pos[i] = -1;
+      for (int j = 0; e->kind == E_INDEX && j < n->nloops; j++)
+        if (!strcmp(n->loops[j]->index, e->u.index.name)) pos[i] = j;
+      ok = pos[i] >= 0;
+      for (int j = 0; j < i && ok; j++) ok = pos[j] != pos[i];
+    }
+    if (!ok) continue;
+    int order[8];
+    bool ident = true;
+    for (int i = 0; i < m; i++) {
+      order[i] = 0;
+      for (int j = 0; j < m; j++) order[i] += pos[j] < pos[i];
+      ident &= order[i] == i;
+    }
+    if (ident) continue;
+    PassCand *v = cand_copy(s->ctx, c);
+    pass_cand_set(s->ctx, v, "order", perm_text(s->ctx, order, m));
+    if (try_variant(s, v)) return true;
+  }
+  return false;
+}
+
+/* The rules a pass applies only when asked for (factorization's
+ * sigmoid_exp: enumerate() leaves it out), tried once per statement. */
+static bool try_asked_rules(Search *s, const PassCand *c) {
+  const char *rule = pass_cand_get(c, "rule");
+  if (!rule || strcmp(rule, "common") || !pass_has_key(c->pass, "rule")) return false;
+  PassCand *v = cand_copy(s->ctx, c);
+  pass_cand_set(s->ctx, v, "rule", "sigmoid_exp");
+  return try_variant(s, v);
+}
+
 /* Layout permutations (transpose, reshape2) of candidate c: those AFTER
  * suggests, then every order. */
 static bool try_perms(Search *s, const PassCand *c) {
@@ -571,6 +1051,12 @@ static bool try_values(Search *s, const PassCand *c, const int64_t *vals, int nv
   return false;
 }
 
+/* p respelt and flattened, printed with the search's Canon (its text). */
+static const char *canon_flat(Search *s, const IrProgram *p) {
+  canon_print(&s->canon, flatten(s->ctx, s->before, p));
+  return s->canon.b.s;
+}
+
 /* Searches the candidates of one strategy; true when a legal one gives
  * AFTER. */
 static bool search_pass(Search *s, const PassInfo *pass, const int64_t *vals, int nv) {
@@ -595,7 +1081,9 @@ static bool search_pass(Search *s, const PassInfo *pass, const int64_t *vals, in
       order[j - 1] = t;
     }
   for (int k = 0; k < all.n; k++)
-    if (try_derived_fuse(s, all.v[order[k]])) return true;
+    if (try_derived_fuse(s, all.v[order[k]]) || try_derived_order(s, all.v[order[k]]) ||
+        try_asked_rules(s, all.v[order[k]]))
+      return true;
   for (int k = 0; k < all.n; k++) {
     PassCand *c = all.v[order[k]];
     if (try_values(s, c, vals, nv) || try_perms(s, c)) return true;
@@ -780,6 +1268,16 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     out->message = "unchanged";
     goto done;
   }
+  canon_print(&ac, respell(ctx, before, after));
+  s.target_rs = arena_strdup(A, ac.b.s);
+  canon_print(&ac, flatten(ctx, before, after));
+  s.target_flat = arena_strdup(A, ac.b.s);
+  ac.skel = true;
+  canon_print(&ac, after);
+  s.target_skel = arena_strdup(A, ac.b.s);
+  ac.skel = false;
+  canon_print(&ac, after); /* its text and marks again (the buffer may have moved) */
+  s.target = ac.b.s;
   /* values for the free parameters: AFTER's extents that BEFORE lacks */
   int64_t bv[256], av[256], vals[MAX_VALUES];
   int nb = 0, na = 0, nv = 0;
@@ -814,6 +1312,15 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
     }
     goto done;
   }
+  /* no candidate: BEFORE itself, respelt? */
+  canon_print(&s.canon, respell(ctx, before, before));
+  if (!strcmp(s.canon.b.s, s.target_rs)) {
+    out->verdict = STEP_UNCHANGED;
+    out->message = "unchanged up to spelling: only the order of the operands of +, * and two-argument max and min, "
+                   "signs moved through * and /, factors or divisors 1, x+x for 2*x and literals' spelling differ "
+                   "(bit-identical values)";
+    goto done;
+  }
   /* not legal: name the closest candidate */
   const char *near = "";
   if (s.refused) {
@@ -830,6 +1337,9 @@ bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t 
       why = arena_printf(A, "%s; --unsafe-math would accept the step", why);
     }
     near = arena_printf(A, "%s gives %s but is illegal: %s", out->spelling, aname, why);
+  } else if (!strcmp(canon_flat(&s, before), s.target_flat)) {
+    /* no step at all, only the reference's printing of a product */
+    near = "only the association of products differs from before (a*(b/c) for a*b/c: equal up to rounding)";
   } else if (s.closest) {
     out->pass = s.closest->pass;
     out->spelling = pass_cand_spelling(ctx, s.closest);

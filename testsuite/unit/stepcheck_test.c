@@ -11,7 +11,9 @@
  * LEIR_STEPCHECK_SHARE=M also measures the legal share among the afters
  * (pairs within M*10^6 statement executions, those over 10^6 run on the
  * host JIT) that --compare --tolerance=reference finds equal or close,
- * value splits with --unsafe-math (issue 62).
+ * value splits with --unsafe-math (issue 62).  An after judged "unchanged
+ * up to spelling" (the exact respellings of passes/stepcheck.c) must be
+ * bit-identical to its before when run (asserted).
  *
  * test_unsafe_math: the same for the value splits (additive_split,
  * exponential_split, multiplicative_split) with --unsafe-math, damaged
@@ -238,6 +240,7 @@ typedef struct Tally {
      legal (with --unsafe-math for the value splits), the rest by strategy */
   int close, close_legal, close_legal_unsafe, close_unchanged, close_not_legal_by_pass[128];
   int legal_wrong;      /* legal, ran, and the interpreter disagrees with the class */
+  int respelt, respelt_wrong; /* unchanged up to spelling; of those, not bit-identical when run (must be 0) */
   int damaged, damaged_legal, damaged_by[DMG__COUNT], damaged_verdict[7];
   int by_pass[128], legal_by_pass[128], refused_by_pass[128];
   double *times;
@@ -347,6 +350,20 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage, bool 
       print_message("LEGAL BUT WRONG %s %s #%lld: %s\n", wl, strategy, idx, r.message);
     }
   }
+  if (r.verdict == STEP_UNCHANGED && r.after && strstr(r.message, "up to spelling")) {
+    /* unchanged up to respelling: bit-identical when run */
+    t->respelt++;
+    if (step_program_work(pb) <= 1000000 && step_program_work(r.after) <= 1000000) {
+      FILE *saved = ctx.diag_out;
+      InterpCheckOptions co = {0, 0};
+      int v = interp_check_step(&ctx, pb, r.after, 'E', 1, "respelt", &co);
+      ctx.diag_out = saved;
+      if (v != 0) {
+        t->respelt_wrong++;
+        print_message("UNCHANGED BUT DIFFERENT %s %s #%lld: %s\n", wl, strategy, idx, r.message);
+      }
+    }
+  }
   uint64_t share_max = (uint64_t)env_int("LEIR_STEPCHECK_SHARE", 0) * 1000000;
   uint64_t wmax = r.after && step_program_work(r.after) > step_program_work(pb) ? step_program_work(r.after)
                                                                                : step_program_work(pb);
@@ -421,12 +438,12 @@ static void run_corpus(bool do_damage, int every, bool unsafe) {
                   "that do not load; legal %d, equivalent %d, not equivalent %d, does not parse %d, invalid %d, "
                   "unchanged %d, not run %d; legal but wrong %d (class T within the reference rule only: %d); not "
                   "legal: %d reproduced by a candidate its check refuses, %d not run (above 10^6 statement "
-                  "executions), %d that --unsafe-math would accept; median %.2f ms, p90 %.2f ms per record, %.1f s "
-                  "in all\n",
+                  "executions), %d that --unsafe-math would accept; unchanged up to spelling %d (%d of them not "
+                  "bit-identical when run); median %.2f ms, p90 %.2f ms per record, %.1f s in all\n",
                   t.records, every, t.before_fails, t.by_verdict[STEP_LEGAL], t.by_verdict[STEP_EQUIVALENT],
                   t.by_verdict[STEP_NOT_EQUIVALENT], t.by_verdict[STEP_DOES_NOT_PARSE], t.by_verdict[STEP_INVALID],
                   t.by_verdict[STEP_UNCHANGED], t.by_verdict[STEP_NOT_RUN], t.legal_wrong, t.legal_reference_only,
-                  t.refused, t.not_run, t.would_accept, med * 1e3, p90 * 1e3, total);
+                  t.refused, t.not_run, t.would_accept, t.respelt, t.respelt_wrong, med * 1e3, p90 * 1e3, total);
     if (t.close) {
       print_message("# count: afters within %d*10^6 statement executions equal or close under "
                     "--tolerance=reference (unchanged ones apart: %d): %d, legal %d (%.1f%%; %d of them value "
@@ -442,6 +459,7 @@ static void run_corpus(bool do_damage, int every, bool unsafe) {
         print_message("#   %-34s %5d records, %5d legal, %4d reproduced by a refused candidate\n", pass_table[i].name,
                       t.by_pass[i], t.legal_by_pass[i], t.refused_by_pass[i]);
     assert_int_equal(t.legal_wrong, 0);
+    assert_int_equal(t.respelt_wrong, 0);
     assert_int_equal(t.not_run_differ, 0);
     assert_true(t.records > 0);
     assert_true(med < 0.020);
