@@ -15,7 +15,9 @@ bool bench_prog_load(BenchProg *bp, const char *leir, const char *decls) {
   leir_ctx_set_source(&bp->ctx, leir, bp->text, strlen(bp->text));
   IrProgram *p = ps_parse(&bp->ctx);
   bp->side = (IrDeclList){0};
-  bp->p = p && (!decls || ir_decls_load_json(&bp->ctx, decls, &bp->side)) && ir_sema(&bp->ctx, p, &bp->side) ? p : NULL;
+  bp->p = p && (!decls || ir_decls_load_json(&bp->ctx, decls, &bp->side)) && ir_sema(&bp->ctx, p, decls ? &bp->side : NULL)
+            ? p
+            : NULL;
   return true;
 }
 

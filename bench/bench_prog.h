@@ -20,7 +20,8 @@ typedef struct BenchProg {
 
 /* Reads `leir`: false when it cannot (bp is then not set up).  Else sets up
  * bp, parses the text and analyses it with the declarations of `decls`
- * (bp->p: NULL after an error) and returns true; bench_prog_free frees it. */
+ * (NULL: none) (bp->p: NULL after an error) and returns true;
+ * bench_prog_free frees it. */
 bool bench_prog_load(BenchProg *bp, const char *leir, const char *decls);
 void bench_prog_free(BenchProg *bp);
 

@@ -12,7 +12,6 @@
  * With CANDIDATES_LIST=1 in the environment, every legal candidate also
  * goes to stderr, one a line: program, strategy, spelling (tab-separated),
  * to find the candidates behind a changed digest. */
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "bench/bench_prog.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
+#include "testsuite/corpus_walk.h"
 
 typedef struct Row {
   long raw, legal;
@@ -60,10 +60,6 @@ static void table_program(const char *name, const char *leir, const char *decls,
   bench_prog_free(&bp);
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv) {
   const char *corpus = argc > 1 ? argv[1] : "../shared/corpus";
   const char *le = getenv("CANDIDATES_LIST");
@@ -71,40 +67,15 @@ int main(int argc, char **argv) {
   Row *rows = calloc((size_t)pass_table_size, sizeof *rows);
   if (!rows) return 1;
   for (int i = 0; i < pass_table_size; i++) rows[i].digest = 14695981039346656037ull;
-  int programs = 0;
-  for (int lv = 1; lv <= 2; lv++) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    /* Sorted, so that the digests do not depend on the directory order. */
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
-      if (n == cap) {
-        cap = cap ? 2 * cap : 256;
-        char **nn = realloc(names, cap * sizeof *names);
-        if (!nn) return 1;
-        names = nn;
-      }
-      names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
-    for (size_t k = 0; k < n; k++) {
-      size_t l = strlen(names[k]);
-      char leir[8192], decls[8192];
-      snprintf(leir, sizeof leir, "%s/%s", dir, names[k]);
-      snprintf(decls, sizeof decls, "%s/%.*s.decls.json", dir, (int)(l - 5), names[k]);
-      table_program(names[k], leir, decls, rows, list);
-      programs++;
-      free(names[k]);
-    }
-    free(names);
+  /* sorted by name, so that the digests do not depend on the directory
+   * order; a program is named by its file name (NAME.leir) in the digests */
+  CorpusProg *progs;
+  int programs = corpus_list(corpus, &progs);
+  for (int k = 0; k < programs; k++) {
+    const char *file = strrchr(progs[k].leir, '/');
+    table_program(file ? file + 1 : progs[k].leir, progs[k].leir, progs[k].decls, rows, list);
   }
+  corpus_list_free(progs, programs);
   if (!programs) {
     fprintf(stderr, "candidates_table: no corpus at %s\n", corpus);
     free(rows);

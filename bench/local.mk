@@ -40,7 +40,8 @@ bench-compile: bench/compile_latency$(EXEEXT)
 ## The pass manager: enumerate, check and apply every candidate of every
 ## implemented pass over the corpus (candidates per second).
 EXTRA_PROGRAMS += bench/passes_bench
-bench_passes_bench_SOURCES = bench/passes_bench.c bench/bench_prog.c bench/bench_prog.h
+bench_passes_bench_SOURCES = bench/passes_bench.c bench/bench_prog.c bench/bench_prog.h \
+	testsuite/corpus_walk.c testsuite/corpus_walk.h
 bench_passes_bench_LDADD = libleircore.la
 .PHONY: bench-passes
 bench: bench-passes
@@ -259,7 +260,8 @@ bench-compile-python: leirc$(EXEEXT) libleir.la
 ## Issue 39: candidates and legal candidates per strategy over the corpus,
 ## with a digest of the legal spellings (compare two builds line by line).
 EXTRA_PROGRAMS += bench/candidates_table
-bench_candidates_table_SOURCES = bench/candidates_table.c bench/bench_prog.c bench/bench_prog.h
+bench_candidates_table_SOURCES = bench/candidates_table.c bench/bench_prog.c bench/bench_prog.h \
+	testsuite/corpus_walk.c testsuite/corpus_walk.h
 bench_candidates_table_LDADD = libleircore.la
 .PHONY: bench-candidates
 bench: bench-candidates

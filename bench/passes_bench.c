@@ -9,7 +9,6 @@
  * Prints, for the operator+memory passes and for all implemented passes,
  * candidates enumerated, legal, applied, seconds and candidates per second;
  * exit status 77 when the corpus is absent. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "bench/bench_prog.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
+#include "testsuite/corpus_walk.h"
 
 /* CPU time of the process: the machine may be shared, and wall time would
  * count other processes' turns. */
@@ -79,27 +79,21 @@ static void report(const char *what, const Tally *t) {
          secs > 0 ? (double)t->applied / secs : 0.0, t->t_apply > 0 ? (double)t->applied / t->t_apply : 0.0);
 }
 
+/* The tallies corpus_walk's callback adds to. */
+typedef struct Tallies {
+  Tally om, all;
+} Tallies;
+
+static void bench_entry(const CorpusEntry *e, void *arg) {
+  Tallies *t = arg;
+  bench_program(e->leir, e->decls, &t->om, &t->all);
+}
+
 int main(int argc, char **argv) {
   const char *corpus = argc > 1 ? argv[1] : "../shared/corpus";
-  Tally om = {0}, all = {0};
-  int programs = 0;
-  for (int lv = 1; lv <= 2; lv++) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/programs/level%d", corpus, lv);
-    DIR *d = opendir(dir);
-    if (!d) continue;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      size_t l = strlen(e->d_name);
-      if (l < 6 || strcmp(e->d_name + l - 5, ".leir")) continue;
-      char leir[8192], decls[8192];
-      snprintf(leir, sizeof leir, "%s/%s", dir, e->d_name);
-      snprintf(decls, sizeof decls, "%s/%.*s.decls.json", dir, (int)(l - 5), e->d_name);
-      bench_program(leir, decls, &om, &all);
-      programs++;
-    }
-    closedir(d);
-  }
+  Tallies t = {{0}, {0}};
+  int programs = corpus_walk(corpus, bench_entry, &t);
+  Tally om = t.om, all = t.all;
   if (!programs) {
     fprintf(stderr, "passes_bench: no corpus at %s\n", corpus);
     return 77;

@@ -32,7 +32,8 @@
  * the first one's output when their passes preserve it.
  *
  * OpenBLAS is opened at run time (dlopen), so the build does not need it;
- * bench/sgemm.sh installs it and chooses the kernel (OPENBLAS_CORETYPE).
+ * without it the OpenBLAS column is skipped (nothing is installed);
+ * bench/sgemm.sh chooses the kernel (OPENBLAS_CORETYPE).
  * The kernel that ran is printed (openblas_get_corename).  Exit 77 when the
  * program cannot be found.
  */
@@ -341,7 +342,7 @@ int main(int argc, char **argv) {
              blas.best.cpu_s / runs[2 * i].best.cpu_s, blas.best.cpu_s / runs[2 * i + 1].best.cpu_s, argv[i + 1]);
     printf("max |D(leirc) - D(OpenBLAS)| / max |D(OpenBLAS)| = %.2e\n", maxdiff / (maxabs > 0 ? maxabs : 1));
   } else {
-    printf("OpenBLAS sgemm  not found (install libopenblas-dev; bench/sgemm.sh does)\n");
+    printf("OpenBLAS sgemm  not found (libopenblas.so.0; Debian: libopenblas0): OpenBLAS column skipped\n");
   }
   for (int k = 0; k < nrun; k++) leir_free(&runs[k]);
   free(runs);

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interp/check.h"
+#include "ir/ir.h"
+
 /* Prints into a new buffer of `cap` bytes (enough for what it prints). */
 static char *alloc_printf(size_t cap, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static char *alloc_printf(size_t cap, const char *fmt, ...) {
@@ -92,4 +95,50 @@ void corpus_list_free(CorpusProg *v, int n) {
     free(v[i].decls);
   }
   free(v);
+}
+
+IrProgram *corpus_load(LeirCtx *ctx, const char *name, const char *text, const char *decls, FILE *diag) {
+  leir_ctx_init(ctx);
+  ctx->diag_out = diag;
+  ctx->no_warnings = true;
+  leir_ctx_set_source(ctx, name, text, strlen(text));
+  IrProgram *p = ps_parse(ctx);
+  if (!p) return NULL;
+  IrDeclList side = {0};
+  if (decls && !ir_decls_load_json(ctx, decls, &side)) return NULL;
+  if (!ir_sema(ctx, p, decls ? &side : NULL)) return NULL;
+  return p;
+}
+
+static void count_work(const IrNest *n, int64_t outer, int64_t *w) {
+  int64_t e = outer;
+  for (int i = 0; i < n->nloops; i++)
+    if (__builtin_mul_overflow(e, n->loops[i]->extent, &e)) e = INT64_MAX / 4;
+  for (int k = 0; k < n->nitems; k++) {
+    if (n->items[k].kind == ITEM_NEST) count_work(n->items[k].u.nest, e, w);
+    else if (__builtin_add_overflow(*w, e, w)) *w = INT64_MAX / 4;
+  }
+}
+
+int64_t corpus_work(const IrProgram *p) {
+  int64_t w = 0;
+  for (int i = 0; i < p->nnests; i++) count_work(p->nests[i], 1, &w);
+  return w;
+}
+
+int corpus_compare(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, int tol, FILE *diag) {
+  InterpOptions ro = {false, 0};
+  FILE *saved = ctx->diag_out;
+  if (diag) ctx->diag_out = diag;
+  InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
+  int v = -1;
+  if (x && y && interp_same_signature(ctx, a, b, "before", "after")) {
+    InterpCompareOpts co = {1, 0, (CmpTolerance)tol, ro, 0, NULL, NULL};
+    InterpDiff d;
+    if (interp_compare_progs(x, y, &co, &d) == 0) v = (int)d.verdict;
+  }
+  if (x) interp_free(x);
+  if (y) interp_free(y);
+  ctx->diag_out = saved;
+  return v;
 }

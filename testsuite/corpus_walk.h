@@ -1,9 +1,12 @@
 /* corpus_walk.h -- the programs of the corpus (../shared/corpus), for the
  * tests and tools that run over all of them (passes_corpus_test,
- * passes_graph_test, testsuite/fuzz/campaign). */
+ * passes_graph_test, sketch_test, testsuite/fuzz/campaign): where the
+ * corpus is, its programs, and loading one.  corpus_walk.c's loading
+ * helpers need libleircore. */
 #ifndef LEIR_TESTSUITE_CORPUS_WALK_H
 #define LEIR_TESTSUITE_CORPUS_WALK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,5 +52,27 @@ typedef struct CorpusProg {
  * NULL when none); returns their number.  corpus_list_free frees them. */
 int corpus_list(const char *corpus, CorpusProg **out);
 void corpus_list_free(CorpusProg *v, int n);
+
+struct LeirCtx;
+struct IrProgram;
+
+/* Initialises *ctx (diagnostics to `diag`, warnings off), parses `text`
+ * as the source `name` and analyses it with the declarations of the
+ * sidecar file `decls` (NULL: none).  NULL after a diagnostic.  The
+ * caller frees ctx (leir_ctx_free) in either case; the context keeps a
+ * copy of `text`. */
+struct IrProgram *corpus_load(struct LeirCtx *ctx, const char *name, const char *text, const char *decls,
+                              FILE *diag);
+
+/* The interpreter's verdict (CmpVerdict: CMP_EQUAL, CMP_CLOSE or
+ * CMP_DIFFER) on b's outputs against a's, both run on the random inputs of
+ * seed 0 and compared under `tol` (a CmpTolerance, interp/compare.h); -1
+ * when either cannot run or their signatures differ.  The diagnostics of
+ * the runs go to `diag`, or where ctx sends them when `diag` is NULL. */
+int corpus_compare(struct LeirCtx *ctx, const struct IrProgram *a, const struct IrProgram *b, int tol, FILE *diag);
+
+/* Statement executions of one run of p: each statement counted once per
+ * iteration of the loops around it (INT64_MAX / 4 on overflow). */
+int64_t corpus_work(const struct IrProgram *p);
 
 #endif

@@ -152,22 +152,8 @@ static IrProgram *load(Cx *c, const Prog *pr) {
   return ir_sema(&c->ctx, p, pr->decls ? &side : NULL) ? p : NULL;
 }
 
-static void count_work(const IrNest *n, uint64_t outer, uint64_t *w) {
-  uint64_t e = outer;
-  for (int i = 0; i < n->nloops; i++)
-    if (__builtin_mul_overflow(e, (uint64_t)n->loops[i]->extent, &e)) e = UINT64_MAX / 4;
-  for (int k = 0; k < n->nitems; k++) {
-    if (n->items[k].kind == ITEM_NEST) count_work(n->items[k].u.nest, e, w);
-    else if (__builtin_add_overflow(*w, e, w)) *w = UINT64_MAX / 4;
-  }
-}
-
-/* Statement executions of one run. */
-static uint64_t work(const IrProgram *p) {
-  uint64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) count_work(p->nests[i], 1, &w);
-  return w;
-}
+/* Statement executions of one run (corpus_walk.h). */
+static uint64_t work(const IrProgram *p) { return (uint64_t)corpus_work(p); }
 
 /* ------------------------------------------------------------ one sequence */
 

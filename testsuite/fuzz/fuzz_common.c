@@ -76,22 +76,24 @@ void fz_check_diags(Fz *f) {
   f->checked = f->diag_len;
 }
 
+bool fz_sema_checked(Fz *f, IrProgram *p) {
+  int before = f->ctx.nerrors;
+  bool ok = ir_sema(&f->ctx, p, NULL);
+  if (ok != (f->ctx.nerrors == before))
+    fz_fail(f, ok ? "ir_sema succeeded after reporting an error" : "ir_sema failed silently", NULL);
+  if (ok) {
+    const char *bad = ir_verify(&f->ctx, p);
+    if (bad) fz_fail(f, "ir_verify fails after a successful ir_sema", bad);
+  }
+  fz_check_diags(f);
+  return ok;
+}
+
 IrProgram *fz_load(Fz *f) {
   IrProgram *p = ps_parse(&f->ctx);
   if ((p == NULL) != (f->ctx.nerrors > 0))
     fz_fail(f, p ? "ps_parse returned a program after an error" : "ps_parse failed silently", NULL);
-  if (p) {
-    int before = f->ctx.nerrors;
-    bool ok = ir_sema(&f->ctx, p, NULL);
-    if (ok != (f->ctx.nerrors == before))
-      fz_fail(f, ok ? "ir_sema succeeded after reporting an error" : "ir_sema failed silently", NULL);
-    if (ok) {
-      const char *bad = ir_verify(&f->ctx, p);
-      if (bad) fz_fail(f, "ir_verify fails after a successful ir_sema", bad);
-    } else {
-      p = NULL;
-    }
-  }
+  if (p && !fz_sema_checked(f, p)) p = NULL;
   fz_check_diags(f);
   return p;
 }

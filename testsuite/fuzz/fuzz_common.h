@@ -42,6 +42,11 @@ char *fz_canonical(const IrProgram *p);
  * Checks that failures are reported and that success verifies. */
 IrProgram *fz_load(Fz *f);
 
+/* Analyses p (ir_sema, no sidecar) in f's context: whether it succeeded.
+ * Checks that a failure is reported, that success verifies (ir_verify) and
+ * the diagnostics (fz_check_diags); fz_load's analysis. */
+bool fz_sema_checked(Fz *f, IrProgram *p);
+
 /* The total bytes of p's tensors (saturating). */
 uint64_t fz_tensor_bytes(const IrProgram *p);
 

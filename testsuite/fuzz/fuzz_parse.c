@@ -28,19 +28,6 @@
 
 #include "testsuite/fuzz/fuzz_common.h"
 
-static bool sema_checked(Fz *f, IrProgram *p) {
-  int before = f->ctx.nerrors;
-  bool ok = ir_sema(&f->ctx, p, NULL);
-  if (ok != (f->ctx.nerrors == before))
-    fz_fail(f, ok ? "ir_sema succeeded after reporting an error" : "ir_sema failed silently", NULL);
-  if (ok) {
-    const char *bad = ir_verify(&f->ctx, p);
-    if (bad) fz_fail(f, "ir_verify fails after a successful ir_sema", bad);
-  }
-  fz_check_diags(f);
-  return ok;
-}
-
 /* Property 4: clone, re-analyse, verify, print. */
 static void check_clone(Fz *f, const IrProgram *p, const char *text) {
   IrProgram *q = ir_program_clone(&f->ctx, p);
@@ -97,8 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (strcmp(text, text2)) fz_fail(&b, "print(parse(canonical)) differs from canonical", text2);
   free(text2);
 
-  bool ok = sema_checked(&a, p);
-  bool ok2 = sema_checked(&b, p2);
+  bool ok = fz_sema_checked(&a, p);
+  bool ok2 = fz_sema_checked(&b, p2);
   if (ok != ok2) fz_fail(ok ? &b : &a, "ir_sema's verdict differs on the canonical text", text);
   if (ok) {
     char *t = fz_canonical(p);

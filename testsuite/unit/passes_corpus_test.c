@@ -57,38 +57,6 @@ static bool in_scope(const PassInfo *p, bool opmem) {
 }
 static int64_t verify_limit = 1000000;
 
-/* Parses and analyses `text` with the sidecar `decls` in a fresh context
- * whose diagnostics go to `diag`.  NULL on error. */
-static IrProgram *load(LeirCtx *ctx, const char *name, const char *text, const char *decls, FILE *diag) {
-  leir_ctx_init(ctx);
-  ctx->diag_out = diag;
-  ctx->no_warnings = true;
-  leir_ctx_set_source(ctx, name, text, strlen(text));
-  IrProgram *p = ps_parse(ctx);
-  if (!p) return NULL;
-  IrDeclList side = {0};
-  if (decls && !ir_decls_load_json(ctx, decls, &side)) return NULL;
-  if (!ir_sema(ctx, p, decls ? &side : NULL)) return NULL;
-  return p;
-}
-
-static void count_work(const IrNest *n, int64_t outer, int64_t *w) {
-  int64_t e = outer;
-  for (int i = 0; i < n->nloops; i++)
-    if (__builtin_mul_overflow(e, n->loops[i]->extent, &e)) e = INT64_MAX / 4;
-  for (int k = 0; k < n->nitems; k++) {
-    if (n->items[k].kind == ITEM_NEST) count_work(n->items[k].u.nest, e, w);
-    else if (__builtin_add_overflow(*w, e, w)) *w = INT64_MAX / 4;
-  }
-}
-
-/* Statement executions of one run. */
-static int64_t work(const IrProgram *p) {
-  int64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) count_work(p->nests[i], 1, &w);
-  return w;
-}
-
 static char *body_text(const IrProgram *p) {
   SBuf b = {0};
   ir_print_body(&b, p);
@@ -122,27 +90,10 @@ static void note_failure(Counts *c, const char *prog, const char *sp, const char
   if (c->failures <= 40) print_message("FAIL %s: %s: %s\n", prog, sp, what);
 }
 
-/* cmp verdict of a against b on seed 0 (-1: cannot run). */
-static int verdict(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, CmpTolerance tol) {
-  InterpOptions ro = {false, 0};
-  FILE *saved = ctx->diag_out;
-  InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
-  int v = -1;
-  if (x && y && interp_same_signature(ctx, a, b, "before", "after")) {
-    InterpCompareOpts co = {1, 0, tol, ro, 0, NULL, NULL};
-    InterpDiff d;
-    if (interp_compare_progs(x, y, &co, &d) == 0) v = (int)d.verdict;
-  }
-  if (x) interp_free(x);
-  if (y) interp_free(y);
-  ctx->diag_out = saved;
-  return v;
-}
-
 static void one_program(const CorpusProg *pr, Counts *cnt, FILE *devnull, bool opmem) {
   char *text = leir_read_file(pr->leir, NULL);
   LeirCtx ctx;
-  IrProgram *p = load(&ctx, pr->leir, text, pr->decls, devnull);
+  IrProgram *p = corpus_load(&ctx, pr->leir, text, pr->decls, devnull);
   if (!p) {
     note_failure(cnt, pr->name, "-", "does not load");
     leir_ctx_free(&ctx);
@@ -150,7 +101,7 @@ static void one_program(const CorpusProg *pr, Counts *cnt, FILE *devnull, bool o
     return;
   }
   cnt->programs++;
-  bool small = work(p) <= verify_limit;
+  bool small = corpus_work(p) <= verify_limit;
   for (int i = 0; i < pass_table_size; i++) {
     if (!in_scope(&pass_table[i], opmem)) continue;
     PtrVec legal = {0};
@@ -181,7 +132,7 @@ static void one_program(const CorpusProg *pr, Counts *cnt, FILE *devnull, bool o
       SBuf b = {0};
       pass_print_program(&b, q);
       LeirCtx c2;
-      IrProgram *r = load(&c2, "reparse", b.s, pr->decls, devnull);
+      IrProgram *r = corpus_load(&c2, "reparse", b.s, pr->decls, devnull);
       char *t1 = body_text(q), *t2 = r ? body_text(r) : NULL;
       if (!r || strcmp(t1, t2)) note_failure(cnt, pr->name, sp, r ? "printed text does not round-trip" : "printed text does not re-parse");
       else cnt->reparsed++;
@@ -193,8 +144,8 @@ static void one_program(const CorpusProg *pr, Counts *cnt, FILE *devnull, bool o
         cnt->skipped_large++;
         continue;
       }
-      int v = verdict(&ctx, p, q, c->cls == PASS_T ? CMP_DEFAULT : CMP_EXACT);
-      if (v == CMP_DIFFER && c->cls == PASS_T && verdict(&ctx, p, q, CMP_REFERENCE) != CMP_DIFFER) {
+      int v = corpus_compare(&ctx, p, q, c->cls == PASS_T ? CMP_DEFAULT : CMP_EXACT, NULL);
+      if (v == CMP_DIFFER && c->cls == PASS_T && corpus_compare(&ctx, p, q, CMP_REFERENCE, NULL) != CMP_DIFFER) {
         /* a re-association whose error exceeds the elementwise tolerance
            (cancellation near zero), still within the reference's rule */
         cnt->t_reference_only++;
@@ -441,8 +392,8 @@ static void run_reference(bool opmem) {
     char decls[4400];
     snprintf(decls, sizeof decls, "%s/programs/%s/%s.decls.json", corpus, level, wl);
     LeirCtx cb, ca;
-    IrProgram *pb = load(&cb, "before", before, decls, devnull);
-    IrProgram *pa = pb ? load(&ca, "after", after, decls, devnull) : NULL;
+    IrProgram *pb = corpus_load(&cb, "before", before, decls, devnull);
+    IrProgram *pa = pb ? corpus_load(&ca, "after", after, decls, devnull) : NULL;
     if (!pb || !pa) {
       rc.unparsable++;
       print_message("UNPARSABLE %s %s #%lld (%s)\n", wl, strategy, idx, pb ? "after" : "before");
@@ -468,14 +419,14 @@ static void run_reference(bool opmem) {
     }
     free(after_body);
     int v = -2;
-    if (work(pb) > verify_limit || work(pa) > verify_limit) {
+    if (corpus_work(pb) > verify_limit || corpus_work(pa) > verify_limit) {
       rc.large++;
     } else {
-      v = verdict(&cb, pb, pa, CMP_DEFAULT);
+      v = corpus_compare(&cb, pb, pa, CMP_DEFAULT, NULL);
       bool wrong = v < 0 || v == CMP_DIFFER;
       if (m && !why) {
         bool ok = m->cls == PASS_E ? v == CMP_EQUAL : !wrong;
-        if (!ok && m->cls == PASS_T && verdict(&cb, pb, pa, CMP_REFERENCE) == CMP_CLOSE) ok = true;
+        if (!ok && m->cls == PASS_T && corpus_compare(&cb, pb, pa, CMP_REFERENCE, NULL) == CMP_CLOSE) ok = true;
         if (ok) rc.agree++;
         else {
           rc.legal_disagree++;

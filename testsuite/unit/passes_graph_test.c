@@ -74,66 +74,19 @@ static int graph_index(const char *name) {
   return -1;
 }
 
-static IrProgram *load(LeirCtx *ctx, const char *name, const char *text, const char *decls, FILE *diag) {
-  leir_ctx_init(ctx);
-  ctx->diag_out = diag;
-  ctx->no_warnings = true;
-  leir_ctx_set_source(ctx, name, text, strlen(text));
-  IrProgram *p = ps_parse(ctx);
-  if (!p) return NULL;
-  IrDeclList side = {0};
-  if (decls && !ir_decls_load_json(ctx, decls, &side)) return NULL;
-  if (!ir_sema(ctx, p, decls ? &side : NULL)) return NULL;
-  return p;
-}
-
-static void count_work(const IrNest *n, int64_t outer, int64_t *w) {
-  int64_t e = outer;
-  for (int i = 0; i < n->nloops; i++)
-    if (__builtin_mul_overflow(e, n->loops[i]->extent, &e)) e = INT64_MAX / 4;
-  for (int k = 0; k < n->nitems; k++) {
-    if (n->items[k].kind == ITEM_NEST) count_work(n->items[k].u.nest, e, w);
-    else if (__builtin_add_overflow(*w, e, w)) *w = INT64_MAX / 4;
-  }
-}
-
-static int64_t work(const IrProgram *p) {
-  int64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) count_work(p->nests[i], 1, &w);
-  return w;
-}
-
 static char *body_text(const IrProgram *p) {
   SBuf b = {0};
   ir_print_body(&b, p);
   return b.s;
 }
 
-/* CMP_EQUAL, CMP_CLOSE or CMP_DIFFER of b against a; -1 if it cannot run. */
-static int verdict(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, CmpTolerance tol, FILE *devnull) {
-  InterpOptions ro = {false, 0};
-  FILE *saved = ctx->diag_out;
-  ctx->diag_out = devnull;
-  InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
-  int v = -1;
-  if (x && y && interp_same_signature(ctx, a, b, "before", "after")) {
-    InterpCompareOpts co = {1, 0, tol, ro, 0, NULL, NULL};
-    InterpDiff d;
-    if (interp_compare_progs(x, y, &co, &d) == 0) v = (int)d.verdict;
-  }
-  if (x) interp_free(x);
-  if (y) interp_free(y);
-  ctx->diag_out = saved;
-  return v;
-}
-
 /* Does the class agree with the numbers? */
 static bool class_ok(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, PassClass cls, FILE *devnull) {
-  int v = verdict(ctx, a, b, cls == PASS_E ? CMP_EXACT : CMP_DEFAULT, devnull);
+  int v = corpus_compare(ctx, a, b, cls == PASS_E ? CMP_EXACT : CMP_DEFAULT, devnull);
   if (v == CMP_EQUAL || (cls == PASS_T && v == CMP_CLOSE)) return true;
   /* class T: a re-associated sum that cancels to near zero may leave the
      elementwise tolerance and still meet the reference's rule */
-  return cls == PASS_T && v == CMP_DIFFER && verdict(ctx, a, b, CMP_REFERENCE, devnull) == CMP_CLOSE;
+  return cls == PASS_T && v == CMP_DIFFER && corpus_compare(ctx, a, b, CMP_REFERENCE, devnull) == CMP_CLOSE;
 }
 
 static int setup(void **state) {
@@ -298,8 +251,8 @@ static void reference_record(json_t *o, Tally *t, FILE *devnull) {
   char decls[4400];
   snprintf(decls, sizeof decls, "%s/programs/%s/%s.decls.json", corpus, level, wl);
   LeirCtx cb, ca;
-  IrProgram *pb = load(&cb, "before", before, decls, devnull);
-  IrProgram *pa = pb ? load(&ca, "after", after, decls, devnull) : NULL;
+  IrProgram *pb = corpus_load(&cb, "before", before, decls, devnull);
+  IrProgram *pa = pb ? corpus_load(&ca, "after", after, decls, devnull) : NULL;
   if (!pa) {
     t->unparsable++;
     print_message("UNPARSABLE %s %s #%lld (%s)\n", wl, strategy, idx, pb ? "after" : "before");
@@ -313,11 +266,11 @@ static void reference_record(json_t *o, Tally *t, FILE *devnull) {
   PassCand *m = find_match(&cb, pb, pass, pa, ab, &why);
   free(ab);
   const char *sp = m ? pass_cand_spelling(&cb, m) : "-";
-  bool small = work(pb) <= verify_limit && work(pa) <= verify_limit;
-  int v = small ? verdict(&cb, pb, pa, CMP_DEFAULT, devnull) : -2;
+  bool small = corpus_work(pb) <= verify_limit && corpus_work(pa) <= verify_limit;
+  int v = small ? corpus_compare(&cb, pb, pa, CMP_DEFAULT, devnull) : -2;
   /* a re-associated sum that cancels may leave the elementwise tolerance:
      REF's output is wrong only if it fails the reference's rule too */
-  bool wrong = v == -1 || (v == CMP_DIFFER && verdict(&cb, pb, pa, CMP_REFERENCE, devnull) == CMP_DIFFER);
+  bool wrong = v == -1 || (v == CMP_DIFFER && corpus_compare(&cb, pb, pa, CMP_REFERENCE, devnull) == CMP_DIFFER);
   if (!small) t->large++;
   if (m && !why) {
     if (!small || class_ok(&cb, pb, pa, m->cls, devnull)) t->agree++;
@@ -414,13 +367,13 @@ static void one_program(const char *name, const char *leir, const char *decls, C
   text[n] = 0;
   fclose(f);
   LeirCtx ctx;
-  IrProgram *p = load(&ctx, leir, text, decls, devnull);
+  IrProgram *p = corpus_load(&ctx, leir, text, decls, devnull);
   if (!p) {
     leir_ctx_free(&ctx);
     free(text);
     return;
   }
-  bool small = work(p) <= verify_limit;
+  bool small = corpus_work(p) <= verify_limit;
   for (int g = 0; g < NGRAPH; g++) {
     PtrVec legal = {0};
     pass_enumerate_legal(&ctx, p, pass_lookup(graph[g]), &legal);
@@ -436,14 +389,14 @@ static void one_program(const char *name, const char *leir, const char *decls, C
       SBuf b = {0};
       pass_print_program(&b, q);
       LeirCtx c2;
-      IrProgram *r = load(&c2, "reparse", b.s, decls, devnull);
+      IrProgram *r = corpus_load(&c2, "reparse", b.s, decls, devnull);
       char *t1 = body_text(q), *t2 = r ? body_text(r) : NULL;
       if (!r || strcmp(t1, t2)) fail_note(&cnt[g], name, sp, "the result does not re-parse to the same text");
       free(t1);
       free(t2);
       sbuf_free(&b);
       leir_ctx_free(&c2);
-      if (!small || work(q) > 4 * verify_limit) {
+      if (!small || corpus_work(q) > 4 * verify_limit) {
         cnt[g].large++;
         continue;
       }
@@ -493,7 +446,7 @@ static void test_candidates(void **state) {
 /* The analyses of passes/dataflow.h on small programs. */
 static IrProgram *small(LeirCtx *ctx, const char *text) {
   FILE *devnull = fopen("/dev/null", "w");
-  IrProgram *p = load(ctx, "t.leir", text, NULL, devnull);
+  IrProgram *p = corpus_load(ctx, "t.leir", text, NULL, devnull);
   fclose(devnull);
   assert_non_null(p);
   return p;

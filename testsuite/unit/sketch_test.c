@@ -25,19 +25,6 @@
 
 static char corpus[4096];
 
-static IrProgram *load(LeirCtx *ctx, const char *name, const char *text, const char *decls, FILE *diag) {
-  leir_ctx_init(ctx);
-  ctx->diag_out = diag;
-  ctx->no_warnings = true;
-  leir_ctx_set_source(ctx, name, text, strlen(text));
-  IrProgram *p = ps_parse(ctx);
-  if (!p) return NULL;
-  IrDeclList side = {0};
-  if (decls && !ir_decls_load_json(ctx, decls, &side)) return NULL;
-  if (!ir_sema(ctx, p, decls ? &side : NULL)) return NULL;
-  return p;
-}
-
 static int64_t work(const IrProgram *p) {
   int64_t w = 0;
   for (int i = 0; i < p->nnests; i++) {
@@ -47,21 +34,6 @@ static int64_t work(const IrProgram *p) {
     w += e;
   }
   return w;
-}
-
-/* The interpreter's outputs of a and b bit-equal? */
-static bool same_outputs(LeirCtx *ctx, const IrProgram *a, const IrProgram *b) {
-  InterpOptions ro = {false, 0};
-  InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
-  int v = -1;
-  if (x && y && interp_same_signature(ctx, a, b, "before", "after")) {
-    InterpCompareOpts co = {1, 0, CMP_EXACT, ro, 0, NULL, NULL};
-    InterpDiff d;
-    if (interp_compare_progs(x, y, &co, &d) == 0) v = (int)d.verdict;
-  }
-  if (x) interp_free(x);
-  if (y) interp_free(y);
-  return v == CMP_EQUAL;
 }
 
 /* ------------------------------------------------------------ small */
@@ -89,7 +61,7 @@ static void test_matmul(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
   LeirCtx ctx;
-  IrProgram *p = load(&ctx, "mm.leir",
+  IrProgram *p = corpus_load(&ctx, "mm.leir",
                       "%in  A : f32[64,32]\n%in  C : f32[32,48]\n%out D : f32[64,48]\n"
                       "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*"
                       "C^{f32,g}_{c,a};];\n",
@@ -124,7 +96,7 @@ static void test_matmul(void **state) {
   assert_string_equal(((SketchStep *)steps.v[0])->spelling,
                       "layout_transformation(nest=0,tensor=C,kind=reshape1,item=1,factor=3)");
   assert_string_equal(((SketchStep *)steps.v[6])->spelling, "loop_reorder(nest=1,loop1=a,loop2=tx)");
-  assert_true(same_outputs(&ctx, p, q));
+  assert_int_equal(corpus_compare(&ctx, p, q, CMP_EXACT, NULL), CMP_EQUAL);
   assert_string_equal(search_sketch_describe(&ctx, (SketchMatch *const *)ms.v, 1, &choice),
                       "nest 0: packed, 16x16 tile, 3 panels a group");
   leir_ctx_free(&ctx);
@@ -323,7 +295,7 @@ static void test_no_match(void **state) {
   };
   for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
     LeirCtx ctx;
-    IrProgram *p = load(&ctx, "t.leir", progs[i][0], NULL, null);
+    IrProgram *p = corpus_load(&ctx, "t.leir", progs[i][0], NULL, null);
     assert_non_null(p);
     PtrVec ms = {0};
     const char *why = NULL;
@@ -355,7 +327,7 @@ static void one_program(const CorpusEntry *e, void *arg) {
   text[n] = 0;
   fclose(f);
   LeirCtx ctx;
-  IrProgram *p = load(&ctx, e->leir, text, e->decls, c->null);
+  IrProgram *p = corpus_load(&ctx, e->leir, text, e->decls, c->null);
   if (p) {
     c->programs++;
     PtrVec ms = {0};
@@ -387,12 +359,12 @@ static void one_program(const CorpusEntry *e, void *arg) {
         SBuf b = {0};
         pass_print_program(&b, q);
         LeirCtx c2;
-        if (!load(&c2, "reparse", b.s, e->decls, c->null)) fail_note(c, e->name, "an instance does not re-parse");
+        if (!corpus_load(&c2, "reparse", b.s, e->decls, c->null)) fail_note(c, e->name, "an instance does not re-parse");
         leir_ctx_free(&c2);
         sbuf_free(&b);
         if (small) {
           c->interpreted++;
-          if (!same_outputs(&ctx, p, q)) fail_note(c, e->name, "an instance's outputs differ");
+          if (corpus_compare(&ctx, p, q, CMP_EXACT, NULL) != CMP_EQUAL) fail_note(c, e->name, "an instance's outputs differ");
         }
       }
       free(choice);
