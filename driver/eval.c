@@ -4,8 +4,11 @@
  * by --eval --output (shards merged).
  *
  * Each input line is a JSON object {before, strategy, after, id?, decls?}.
- * The records are shared out over -j N worker processes (record k goes to
- * worker k mod N); a worker writes one result line per record to its pipe.
+ * The records are shared out over -j N worker processes, the records with
+ * the same program before to one worker (eval_order), which runs that
+ * program once for all of them (its outputs kept by canonical key,
+ * StepsOuts in driver/steps_cache.h); a worker writes one result line per
+ * record to its pipe.
  * A worker that dies (a crash, or the per-record time budget --time-limit
  * running out: SIGALRM) costs only the record it was on, which becomes a
  * counted failure (a time-out is marked "timeout"); a new worker takes over
@@ -40,6 +43,15 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------ one record */
+
+/* What a worker keeps from one record to the next: the outputs of the
+ * programs before by key (StepsOuts, driver/steps_cache.h) and the buffers
+ * of the last pair run, taken again where the sizes agree (zeroed: the
+ * same as fresh ones, without mapping and faulting in fresh pages). */
+typedef struct EvalMem {
+  StepsOuts outs;
+  InterpBufPool pool;
+} EvalMem;
 
 typedef struct EvalOut {
   bool different, build, execute, equal, legal;
@@ -115,14 +127,15 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
 }
 
 /* The program before with the inputs of o->run.seed, run by the host JIT
- * (jit) or the interpreter, or its outputs taken from `outs`: the run of
+ * (jit) or the interpreter, or its outputs taken from mem->outs: the run of
  * the same program (canonical text, seed, engine, semantic flags;
  * driver/steps_cache.h) for an earlier record of this worker, as a model's
  * predictions for one program share their before.  NULL, *failed set to
  * 1 when it does not fit in memory, 2 when it fails. */
 static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
-                              bool jit, StepsOuts *outs, int *failed) {
-  InterpProg *a = interp_new(ctx, before, io);
+                              bool jit, EvalMem *mem, int *failed) {
+  InterpProg *a = interp_new_pooled(ctx, before, io, mem ? &mem->pool : NULL);
+  StepsOuts *outs = mem ? &mem->outs : NULL;
   if (!a) {
     *failed = 1;
     return NULL;
@@ -151,10 +164,11 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
  * interp_compare_run_by do with one seed).  NULL (r->execute, r->equal
  * set) or why it could not be done. */
 static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
-                            InterpProg *b, PassClass cls, bool jit, StepsOuts *outs, EvalOut *r) {
+                            InterpProg *b, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
   InterpOptions io = {false, jit ? 0 : eval_budget(o)};
   int failed = 0;
-  InterpProg *a = before_ran(ctx, o, before, &io, jit, outs, &failed);
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed);
+  if (mem) interp_pool_free(&mem->pool); /* what the pair did not take */
   if (!a)
     return failed == 1 ? (jit ? "the programs do not fit in memory" : "the program before does not compile")
                        : (jit ? "the program before fails on the host JIT" : "the program before fails to run");
@@ -173,7 +187,7 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
  * JIT within its own (driver/verify.c; bit-identical to the
  * interpreter). */
 static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
-                     PassClass cls, EvalOut *r, const EvalSink *sk, StepsOuts *outs) {
+                     PassClass cls, EvalOut *r, const EvalSink *sk, EvalMem *mem) {
   uint64_t budget = eval_budget(o);
   Cap cap;
   cap_begin(ctx, &cap);
@@ -182,7 +196,7 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
   const char *err = NULL;
   if (!interp_same_signature(ctx, before, after, "before", "after")) {
     err = "the programs take different arguments";
-  } else if (!(b = interp_new(ctx, after, &io))) {
+  } else if (!(b = interp_new_pooled(ctx, after, &io, mem ? &mem->pool : NULL))) {
     err = "the program after does not compile";
   } else {
     r->build = true;
@@ -190,12 +204,12 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
     uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
     DrvEngine e = drv_engine_for(o, w);
     if (e == ENGINE_JIT && o->target == TARGET_HOST) {
-      err = ran_pair(ctx, o, before, after, b, cls, true, outs, r);
+      err = ran_pair(ctx, o, before, after, b, cls, true, mem, r);
     } else if (e != ENGINE_INTERP) {
       err = arena_printf(&ctx->arena, "not run: %llu statement executions > budget %llu", (unsigned long long)w,
                          (unsigned long long)(o->target == TARGET_HOST ? drv_verify_limit(o) : budget));
     } else {
-      err = ran_pair(ctx, o, before, after, b, cls, false, outs, r);
+      err = ran_pair(ctx, o, before, after, b, cls, false, mem, r);
     }
   }
   const char *diag = cap_end(ctx, &cap);
@@ -214,7 +228,7 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
 }
 
 static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut *r, const EvalSink *sk,
-                        StepsOuts *outs) {
+                        EvalMem *mem) {
   memset(r, 0, sizeof *r);
   const char *before = json_string_value(json_object_get(rec, "before"));
   const char *strategy = json_string_value(json_object_get(rec, "strategy"));
@@ -258,7 +272,7 @@ static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut 
   }
   sink_partial(sk, r);
   PassClass cls = r->legal ? sr.cls : pass && pass->cls == PASS_E ? PASS_E : PASS_T;
-  run_pair(ctx, o, pb, sr.after, cls, r, sk, outs);
+  run_pair(ctx, o, pb, sr.after, cls, r, sk, mem);
 }
 
 static json_t *result_json(json_t *rec, long index, const EvalOut *r) {
@@ -418,7 +432,7 @@ static char *eval_authors_line(const DrvOptions *o, json_t *rec, long k) {
 
 /* The result line of record k (malloc'ed, no newline); partial results go
  * to `partial` as record `slot` (NULL: nowhere). */
-static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *partial, long slot, StepsOuts *outs) {
+static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *partial, long slot, EvalMem *mem) {
   json_error_t jerr;
   json_t *rec = json_loads(line, 0, &jerr);
   if (drv_eval_is_authors(rec)) {
@@ -433,7 +447,7 @@ static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *part
   if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
   else {
     EvalSink sk = {partial, slot, k, rec};
-    eval_record(o, &ctx, rec, &r, partial ? &sk : NULL, outs);
+    eval_record(o, &ctx, rec, &r, partial ? &sk : NULL, mem);
   }
   json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
@@ -652,16 +666,18 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
-  StepsOuts outs = {0}; /* the outputs of the programs before, by key */
+  EvalMem mem;
+  memset(&mem, 0, sizeof mem);
   for (long k = from; k < in->n; k += nw) {
     alarm(limit);
-    char *s = eval_line(o, in->line[k], in->num[k], out, k, &outs);
+    char *s = eval_line(o, in->line[k], in->num[k], out, k, &mem);
     alarm(0);
     fprintf(out, "%ld\t%s\n", k, s ? s : "{}");
     fflush(out);
     free(s);
   }
-  steps_outs_free(&outs);
+  steps_outs_free(&mem.outs);
+  interp_pool_free(&mem.pool);
   fclose(out);
   _exit(0);
 }
@@ -802,6 +818,110 @@ static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **res
   return ok;
 }
 
+/* ------------------------------------------------------------ order */
+
+/* A record's program before (its "before" string; NULL: none, a group of
+ * its own) and its place in the file. */
+typedef struct Keyed {
+  char *before;
+  long k;
+} Keyed;
+
+static int cmp_keyed(const void *x, const void *y) {
+  const Keyed *a = x, *b = y;
+  int c = a->before && b->before ? strcmp(a->before, b->before) : !!a->before - !!b->before;
+  return c ? c : (a->k > b->k) - (a->k < b->k);
+}
+
+static int cmp_first(const void *x, const void *y) {
+  const long *a = x, *b = y; /* {first record, group} */
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* The order in which nw workers take the records (worker w the places w,
+ * w + nw, ...): all the records with the same program before go to one
+ * worker (in file order), so that it runs that program once for all of
+ * them (StepsOuts); the groups, in the order of their first record, go to
+ * the worker with the fewest records so far.  order[place] = the record's
+ * index in `in`; NULL when out of memory (then the file's order). */
+static long *eval_order(const Input *in, int nw) {
+  long n = in->n, ng = 0;
+  Keyed *kv = calloc((size_t)n + 1, sizeof *kv);
+  long *group = calloc((size_t)n + 1, sizeof *group), *first = calloc(2 * (size_t)n + 2, sizeof *first);
+  long *order = malloc(((size_t)n + 1) * sizeof *order), *count = calloc((size_t)nw, sizeof *count);
+  long **queue = calloc((size_t)nw, sizeof *queue);
+  bool ok = kv && group && first && order && count && queue;
+  for (int w = 0; ok && w < nw; w++) ok = (queue[w] = malloc(((size_t)n + 1) * sizeof **queue)) != NULL;
+  for (long k = 0; ok && k < n; k++) {
+    json_t *rec = json_loads(in->line[k], 0, NULL);
+    const char *b = json_string_value(json_object_get(rec, "before"));
+    kv[k] = (Keyed){b ? strdup(b) : NULL, k};
+    json_decref(rec);
+  }
+  if (ok) {
+    qsort(kv, (size_t)n, sizeof *kv, cmp_keyed);
+    for (long i = 0; i < n; i++) {
+      if (i == 0 || !kv[i].before || !kv[i - 1].before || strcmp(kv[i].before, kv[i - 1].before)) {
+        first[2 * ng] = kv[i].k; /* the smallest k of its group: sorted by k within one before */
+        first[2 * ng + 1] = ng;
+        ng++;
+      }
+      group[kv[i].k] = ng - 1;
+    }
+    qsort(first, (size_t)ng, 2 * sizeof *first, cmp_first);
+    long *to = calloc((size_t)ng + 1, sizeof *to); /* group -> worker */
+    long *size = calloc((size_t)ng + 1, sizeof *size);
+    ok = to && size;
+    if (ok) {
+      for (long k = 0; k < n; k++) size[group[k]]++;
+      for (long i = 0; i < ng; i++) {
+        long g = first[2 * i + 1];
+        int best = 0;
+        for (int w = 1; w < nw; w++)
+          if (count[w] < count[best]) best = w;
+        to[g] = best;
+        count[best] += size[g];
+      }
+    }
+    free(size);
+    if (ok) {
+      memset(count, 0, (size_t)nw * sizeof *count);
+      for (long k = 0; k < n; k++) {
+        int w = (int)to[group[k]];
+        queue[w][count[w]++] = k;
+      }
+      /* place p goes to worker p mod nw: each queue's records at its own
+         places while all queues last, the longer queues' rest after */
+      long p = 0, *at = calloc((size_t)nw, sizeof *at);
+      ok = at != NULL;
+      while (ok && p < n) {
+        for (int w = 0; w < nw && p < n; w++) {
+          int v = w;
+          if (at[v] >= count[v]) { /* this queue is done: the next one with records */
+            for (v = 0; v < nw && at[v] >= count[v]; v++) {
+            }
+          }
+          order[p++] = queue[v][at[v]++];
+        }
+      }
+      free(at);
+    }
+    free(to);
+  }
+  for (long k = 0; kv && k < n; k++) free(kv[k].before);
+  for (int w = 0; queue && w < nw; w++) free(queue[w]);
+  free(queue);
+  free(count);
+  free(first);
+  free(group);
+  free(kv);
+  if (!ok) {
+    free(order);
+    return NULL;
+  }
+  return order;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static bool blank(const char *s) {
@@ -841,9 +961,36 @@ int drv_eval(const DrvOptions *opts, const char *path) {
   }
   free(line);
   if (f != stdin) fclose(f);
+  /* the workers take the records in eval_order's order; the results are
+     written in the file's */
+  int nw = o->eval.jobs > 0 ? o->eval.jobs : 1;
+  if (nw > in.n) nw = in.n > 0 ? (int)in.n : 1;
+  long *order = eval_order(&in, nw);
+  if (order) {
+    Input by = {malloc(((size_t)in.n + 1) * sizeof *by.line), malloc(((size_t)in.n + 1) * sizeof *by.num), in.n};
+    if (by.line && by.num) {
+      for (long p = 0; p < in.n; p++) {
+        by.line[p] = in.line[order[p]];
+        by.num[p] = in.num[order[p]];
+      }
+      free(in.line);
+      free(in.num);
+      in = by;
+    } else {
+      free(by.line);
+      free(by.num);
+      free(order);
+      order = NULL;
+    }
+  }
+  long *place = calloc((size_t)in.n + 1, sizeof *place); /* record k's place */
+  for (long p = 0; place && p < in.n; p++) place[order ? order[p] : p] = p;
   char **results = calloc((size_t)(in.n ? in.n : 1), sizeof *results);
   int rc = 0;
-  if (!run_workers(o, &in, o->eval.jobs > 0 ? o->eval.jobs : 1, results)) {
+  if (!place || !results) {
+    fprintf(stderr, "leirc: out of memory\n");
+    rc = 2;
+  } else if (!run_workers(o, &in, nw, results)) {
     fprintf(stderr, "leirc: --eval: cannot start the workers: %s\n", strerror(errno));
     rc = 2;
   }
@@ -853,7 +1000,8 @@ int drv_eval(const DrvOptions *opts, const char *path) {
     rc = 1;
   }
   Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0, {0, {0}}, {0, {0}}};
-  for (long k = 0; rc == 0 && k < in.n; k++) {
+  for (long r = 0; rc == 0 && r < in.n; r++) {
+    long k = place[r];
     if (!results[k]) results[k] = failed_line(in.line[k], in.num[k], NULL, "no result", false);
     if (out) fprintf(out, "%s\n", results[k]);
     json_t *j = json_loads(results[k], 0, NULL);
@@ -870,6 +1018,8 @@ int drv_eval(const DrvOptions *opts, const char *path) {
   free(in.line);
   free(in.num);
   free(results);
+  free(order);
+  free(place);
   return rc;
 }
 
