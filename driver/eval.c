@@ -4,11 +4,11 @@
  * by --eval --output (shards merged).
  *
  * Each input line is a JSON object {before, strategy, after, id?, decls?}.
- * The records are shared out over -j N worker processes, the records with
- * the same program before to one worker (eval_order), which runs that
- * program once for all of them (its outputs kept by canonical key,
- * StepsOuts in driver/steps_cache.h); a worker writes one result line per
- * record to its pipe.
+ * The records are shared out over -j N worker processes (record k goes to
+ * worker k mod N); a worker runs a program before once for all the records
+ * of its share that have it (its outputs kept by canonical key, StepsOuts
+ * in driver/steps_cache.h) and writes one result line per record to its
+ * pipe.
  * A worker that dies (a crash, or the per-record time budget --time-limit
  * running out: SIGALRM) costs only the record it was on, which becomes a
  * counted failure (a time-out is marked "timeout"); a new worker takes over
@@ -818,110 +818,6 @@ static bool run_workers(const DrvOptions *o, const Input *in, int nw, char **res
   return ok;
 }
 
-/* ------------------------------------------------------------ order */
-
-/* A record's program before (its "before" string; NULL: none, a group of
- * its own) and its place in the file. */
-typedef struct Keyed {
-  char *before;
-  long k;
-} Keyed;
-
-static int cmp_keyed(const void *x, const void *y) {
-  const Keyed *a = x, *b = y;
-  int c = a->before && b->before ? strcmp(a->before, b->before) : !!a->before - !!b->before;
-  return c ? c : (a->k > b->k) - (a->k < b->k);
-}
-
-static int cmp_first(const void *x, const void *y) {
-  const long *a = x, *b = y; /* {first record, group} */
-  return (a[0] > b[0]) - (a[0] < b[0]);
-}
-
-/* The order in which nw workers take the records (worker w the places w,
- * w + nw, ...): all the records with the same program before go to one
- * worker (in file order), so that it runs that program once for all of
- * them (StepsOuts); the groups, in the order of their first record, go to
- * the worker with the fewest records so far.  order[place] = the record's
- * index in `in`; NULL when out of memory (then the file's order). */
-static long *eval_order(const Input *in, int nw) {
-  long n = in->n, ng = 0;
-  Keyed *kv = calloc((size_t)n + 1, sizeof *kv);
-  long *group = calloc((size_t)n + 1, sizeof *group), *first = calloc(2 * (size_t)n + 2, sizeof *first);
-  long *order = malloc(((size_t)n + 1) * sizeof *order), *count = calloc((size_t)nw, sizeof *count);
-  long **queue = calloc((size_t)nw, sizeof *queue);
-  bool ok = kv && group && first && order && count && queue;
-  for (int w = 0; ok && w < nw; w++) ok = (queue[w] = malloc(((size_t)n + 1) * sizeof **queue)) != NULL;
-  for (long k = 0; ok && k < n; k++) {
-    json_t *rec = json_loads(in->line[k], 0, NULL);
-    const char *b = json_string_value(json_object_get(rec, "before"));
-    kv[k] = (Keyed){b ? strdup(b) : NULL, k};
-    json_decref(rec);
-  }
-  if (ok) {
-    qsort(kv, (size_t)n, sizeof *kv, cmp_keyed);
-    for (long i = 0; i < n; i++) {
-      if (i == 0 || !kv[i].before || !kv[i - 1].before || strcmp(kv[i].before, kv[i - 1].before)) {
-        first[2 * ng] = kv[i].k; /* the smallest k of its group: sorted by k within one before */
-        first[2 * ng + 1] = ng;
-        ng++;
-      }
-      group[kv[i].k] = ng - 1;
-    }
-    qsort(first, (size_t)ng, 2 * sizeof *first, cmp_first);
-    long *to = calloc((size_t)ng + 1, sizeof *to); /* group -> worker */
-    long *size = calloc((size_t)ng + 1, sizeof *size);
-    ok = to && size;
-    if (ok) {
-      for (long k = 0; k < n; k++) size[group[k]]++;
-      for (long i = 0; i < ng; i++) {
-        long g = first[2 * i + 1];
-        int best = 0;
-        for (int w = 1; w < nw; w++)
-          if (count[w] < count[best]) best = w;
-        to[g] = best;
-        count[best] += size[g];
-      }
-    }
-    free(size);
-    if (ok) {
-      memset(count, 0, (size_t)nw * sizeof *count);
-      for (long k = 0; k < n; k++) {
-        int w = (int)to[group[k]];
-        queue[w][count[w]++] = k;
-      }
-      /* place p goes to worker p mod nw: each queue's records at its own
-         places while all queues last, the longer queues' rest after */
-      long p = 0, *at = calloc((size_t)nw, sizeof *at);
-      ok = at != NULL;
-      while (ok && p < n) {
-        for (int w = 0; w < nw && p < n; w++) {
-          int v = w;
-          if (at[v] >= count[v]) { /* this queue is done: the next one with records */
-            for (v = 0; v < nw && at[v] >= count[v]; v++) {
-            }
-          }
-          order[p++] = queue[v][at[v]++];
-        }
-      }
-      free(at);
-    }
-    free(to);
-  }
-  for (long k = 0; kv && k < n; k++) free(kv[k].before);
-  for (int w = 0; queue && w < nw; w++) free(queue[w]);
-  free(queue);
-  free(count);
-  free(first);
-  free(group);
-  free(kv);
-  if (!ok) {
-    free(order);
-    return NULL;
-  }
-  return order;
-}
-
 /* ------------------------------------------------------------ entry points */
 
 static bool blank(const char *s) {
@@ -961,33 +857,10 @@ int drv_eval(const DrvOptions *opts, const char *path) {
   }
   free(line);
   if (f != stdin) fclose(f);
-  /* the workers take the records in eval_order's order; the results are
-     written in the file's */
   int nw = o->eval.jobs > 0 ? o->eval.jobs : 1;
-  if (nw > in.n) nw = in.n > 0 ? (int)in.n : 1;
-  long *order = eval_order(&in, nw);
-  if (order) {
-    Input by = {malloc(((size_t)in.n + 1) * sizeof *by.line), malloc(((size_t)in.n + 1) * sizeof *by.num), in.n};
-    if (by.line && by.num) {
-      for (long p = 0; p < in.n; p++) {
-        by.line[p] = in.line[order[p]];
-        by.num[p] = in.num[order[p]];
-      }
-      free(in.line);
-      free(in.num);
-      in = by;
-    } else {
-      free(by.line);
-      free(by.num);
-      free(order);
-      order = NULL;
-    }
-  }
-  long *place = calloc((size_t)in.n + 1, sizeof *place); /* record k's place */
-  for (long p = 0; place && p < in.n; p++) place[order ? order[p] : p] = p;
   char **results = calloc((size_t)(in.n ? in.n : 1), sizeof *results);
   int rc = 0;
-  if (!place || !results) {
+  if (!results) {
     fprintf(stderr, "leirc: out of memory\n");
     rc = 2;
   } else if (!run_workers(o, &in, nw, results)) {
@@ -1000,8 +873,7 @@ int drv_eval(const DrvOptions *opts, const char *path) {
     rc = 1;
   }
   Summary s = {{strdup("overall"), 0, {0}, 0, 0}, NULL, NULL, 0, 0, {0, {0}}, {0, {0}}};
-  for (long r = 0; rc == 0 && r < in.n; r++) {
-    long k = place[r];
+  for (long k = 0; rc == 0 && k < in.n; k++) {
     if (!results[k]) results[k] = failed_line(in.line[k], in.num[k], NULL, "no result", false);
     if (out) fprintf(out, "%s\n", results[k]);
     json_t *j = json_loads(results[k], 0, NULL);
@@ -1018,8 +890,6 @@ int drv_eval(const DrvOptions *opts, const char *path) {
   free(in.line);
   free(in.num);
   free(results);
-  free(order);
-  free(place);
   return rc;
 }
 
