@@ -3,7 +3,9 @@
 #   bench/eval_legality.sh LEIRC CORPUS [OLD_LEIRC]
 # Builds an evaluation file of EVAL_RECORDS (default 30) records taken at a
 # fixed stride from CORPUS/transforms.jsonl.gz (as part 4 of
-# steps_jit_bench.sh does: before, strategy, after, the decls sidecar) and
+# steps_jit_bench.sh does: before, strategy, after, the decls sidecar; with
+# GROUPED=1, four records of each of the programs before taken, as a model's
+# predictions for one program share their before: eval_file.py grouped) and
 # scores it with --target=host --cost=model -j JOBS (default 2), for LEIRC
 # and (if given) OLD_LEIRC side by side:
 #   without execution   --max-steps=1 --jit-max-steps=0
@@ -26,7 +28,7 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/eval_legality.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-"$py" "$(dirname "$0")/eval_file.py" "$corpus" "$nrec" >"$tmp/eval.jsonl"
+"$py" "$(dirname "$0")/eval_file.py" "$corpus" "$nrec" ${GROUPED:+grouped} >"$tmp/eval.jsonl"
 echo "$(wc -l <"$tmp/eval.jsonl") records, -j $jobs --target=host --cost=model"
 # one NAME BIN LABEL ARGS...: scores, writes $tmp/NAME.LABEL.jsonl, prints a line
 one() {

@@ -85,6 +85,18 @@ bench-eval-legality: leirc$(EXEEXT)
 	@nice $(SHELL) '$(srcdir)/bench/eval_legality.sh' ./leirc$(EXEEXT) \
 	  '$(LEIR_CORPUS)' $(EVAL_LEGALITY_OLD) || test $$? -eq 77
 
+## --eval's rate with execution on corpus-sized programs (records/s, CPU s),
+## records with a program before each and four records a program before
+## (bench/eval_rate.sh; its header says how).  Not part of `make bench`
+## (minutes); JOBS, EVAL_RECORDS, TL in the environment; EVAL_RATE_OLD=PATH
+## runs another leirc at the same time and compares the -o files.
+EXTRA_DIST += bench/eval_rate.sh
+.PHONY: bench-eval-rate
+bench-eval-rate: leirc$(EXEEXT)
+	@echo "== --eval records/s with execution (bench/eval_rate.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/eval_rate.sh' ./leirc$(EXEEXT) \
+	  '$(LEIR_CORPUS)' $(EVAL_RATE_OLD) || test $$? -eq 77
+
 ## Issue 9: host run time of leirc's code against TVM's CPU build of the same
 ## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
 ## of LEIR, TIR and CUDA C (bench/tokens.py).  Both need the virtual

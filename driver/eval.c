@@ -5,7 +5,10 @@
  *
  * Each input line is a JSON object {before, strategy, after, id?, decls?}.
  * The records are shared out over -j N worker processes (record k goes to
- * worker k mod N); a worker writes one result line per record to its pipe.
+ * worker k mod N); a worker runs a program before once for all the records
+ * of its share that have it (its outputs kept by canonical key, StepsOuts
+ * in driver/steps_cache.h) and writes one result line per record to its
+ * pipe.
  * A worker that dies (a crash, or the per-record time budget --time-limit
  * running out: SIGALRM) costs only the record it was on, which becomes a
  * counted failure (a time-out is marked "timeout"); a new worker takes over
@@ -24,6 +27,7 @@
 #include "codegen/codegen.h"
 #include "codegen/costmodel.h"
 #include "codegen/measure.h"
+#include "driver/steps_cache.h"
 #include "interp/check.h"
 #include "interp/data.h"
 #include "passes/stepcheck.h"
@@ -39,6 +43,15 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------------ one record */
+
+/* What a worker keeps from one record to the next: the outputs of the
+ * programs before by key (StepsOuts, driver/steps_cache.h) and the buffers
+ * of the last pair run, taken again where the sizes agree (zeroed: the
+ * same as fresh ones, without mapping and faulting in fresh pages). */
+typedef struct EvalMem {
+  StepsOuts outs;
+  InterpBufPool pool;
+} EvalMem;
 
 typedef struct EvalOut {
   bool different, build, execute, equal, legal;
@@ -102,6 +115,8 @@ static bool seconds_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, do
   return cg_host_measure(ctx, p, &co, &mo, s);
 }
 
+static uint64_t eval_budget(const DrvOptions *o) { return drv_interp_budget(o); }
+
 /* --fp-contract=on: true when a class E step that differed changes only
  * what fuses (exact without fusion) and is within the class T tolerance
  * with it (interp_fused_step_check). */
@@ -111,40 +126,77 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
   return drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit, &d) == 1 && d.verdict != CMP_DIFFER;
 }
 
-/* --target=host, a pair over the interpreter's budget and within the host
- * JIT's (driver/verify.c): both programs run with the host JIT
- * (bit-identical to the interpreter) on the same random inputs and are
- * compared as the interpreter's runs are (interp_compare_ran_with).  NULL
- * (r->execute, r->equal set) or why it could not be done. */
-static const char *jit_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
-                            PassClass cls, EvalOut *r) {
-  InterpDiff d;
-  switch (interp_compare_run_by(ctx, before, after, o->run.seed,
-                                cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance, drv_jit_runner, ctx, &d)) {
-  case 0:
-    r->execute = true;
-    r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, true));
+/* The program before with the inputs of o->run.seed, run by the host JIT
+ * (jit) or the interpreter, or its outputs taken from mem->outs: the run of
+ * the same program (canonical text, seed, engine, semantic flags;
+ * driver/steps_cache.h) for an earlier record of this worker, as a model's
+ * predictions for one program share their before.  NULL, *failed set to
+ * 1 when it does not fit in memory, 2 when it fails. */
+static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
+                              bool jit, EvalMem *mem, int *failed) {
+  InterpProg *a = interp_new_pooled(ctx, before, io, mem ? &mem->pool : NULL);
+  StepsOuts *outs = mem ? &mem->outs : NULL;
+  if (!a) {
+    *failed = 1;
     return NULL;
-  case 1: return "the programs do not fit in memory";
-  case 2: return "the program before fails on the host JIT";
-  default: return "the program after fails on the host JIT";
   }
+  interp_random_inputs(a, o->run.seed, NULL);
+  StepsKey k = {0};
+  bool keyed = outs && steps_key(&k, before, o->run.seed, jit ? "eval before; host JIT" : "eval before; interpreter",
+                                 ctx->fp_contract, ctx->unsafe_math);
+  if (keyed && steps_outs_load(outs, &k, a)) {
+    steps_key_free(&k);
+    return a;
+  }
+  if (!(jit ? drv_jit_runner(ctx, a) : interp_run(a))) {
+    steps_key_free(&k);
+    interp_free(a);
+    *failed = 2;
+    return NULL;
+  }
+  if (keyed) steps_outs_store(outs, &k, a);
+  return a;
 }
 
-static uint64_t eval_budget(const DrvOptions *o) { return drv_interp_budget(o); }
+/* A pair run: the program before (before_ran) and the one after, b, on
+ * the same inputs, compared as the interpreter's runs are
+ * (interp_compare_ran_with, as interp_compare_progs and
+ * interp_compare_run_by do with one seed).  NULL (r->execute, r->equal
+ * set) or why it could not be done. */
+static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                            InterpProg *b, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
+  InterpOptions io = {false, jit ? 0 : eval_budget(o)};
+  int failed = 0;
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed);
+  if (mem) interp_pool_free(&mem->pool); /* what the pair did not take */
+  if (!a)
+    return failed == 1 ? (jit ? "the programs do not fit in memory" : "the program before does not compile")
+                       : (jit ? "the program before fails on the host JIT" : "the program before fails to run");
+  InterpDiff d;
+  int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
+                                   jit ? drv_jit_runner : NULL, ctx, &d);
+  interp_free(a);
+  if (rc != 0) return jit ? "the program after fails on the host JIT" : "the program after fails to run";
+  r->execute = true;
+  r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, jit));
+  return NULL;
+}
 
-/* Runs both programs and compares them under the class's tolerance. */
+/* Runs both programs and compares them under the class's tolerance: in
+ * the interpreter within its budget, else with --target=host on the host
+ * JIT within its own (driver/verify.c; bit-identical to the
+ * interpreter). */
 static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
-                     PassClass cls, EvalOut *r, const EvalSink *sk) {
+                     PassClass cls, EvalOut *r, const EvalSink *sk, EvalMem *mem) {
   uint64_t budget = eval_budget(o);
   Cap cap;
   cap_begin(ctx, &cap);
   InterpOptions io = {false, budget};
-  InterpProg *a = NULL, *b = NULL;
+  InterpProg *b = NULL;
   const char *err = NULL;
   if (!interp_same_signature(ctx, before, after, "before", "after")) {
     err = "the programs take different arguments";
-  } else if (!(b = interp_new(ctx, after, &io))) {
+  } else if (!(b = interp_new_pooled(ctx, after, &io, mem ? &mem->pool : NULL))) {
     err = "the program after does not compile";
   } else {
     r->build = true;
@@ -152,26 +204,15 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
     uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
     DrvEngine e = drv_engine_for(o, w);
     if (e == ENGINE_JIT && o->target == TARGET_HOST) {
-      err = jit_pair(ctx, o, before, after, cls, r);
+      err = ran_pair(ctx, o, before, after, b, cls, true, mem, r);
     } else if (e != ENGINE_INTERP) {
       err = arena_printf(&ctx->arena, "not run: %llu statement executions > budget %llu", (unsigned long long)w,
                          (unsigned long long)(o->target == TARGET_HOST ? drv_verify_limit(o) : budget));
-    } else if (!(a = interp_new(ctx, before, &io))) {
-      err = "the program before does not compile";
     } else {
-      InterpCompareOpts co = {1, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance, io, 0,
-                              NULL, NULL};
-      InterpDiff d;
-      if (interp_compare_progs(a, b, &co, &d) == 0) {
-        r->execute = true;
-        r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, false));
-      } else {
-        err = d.failed == 1 ? "the program before fails to run" : "the program after fails to run";
-      }
+      err = ran_pair(ctx, o, before, after, b, cls, false, mem, r);
     }
   }
   const char *diag = cap_end(ctx, &cap);
-  if (a) interp_free(a);
   if (b) interp_free(b);
   if (err) r->error = diag ? arena_printf(&ctx->arena, "%s: %s", err, diag) : err;
   if (r->equal) {
@@ -186,7 +227,8 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
   }
 }
 
-static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut *r, const EvalSink *sk) {
+static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut *r, const EvalSink *sk,
+                        EvalMem *mem) {
   memset(r, 0, sizeof *r);
   const char *before = json_string_value(json_object_get(rec, "before"));
   const char *strategy = json_string_value(json_object_get(rec, "strategy"));
@@ -230,7 +272,7 @@ static void eval_record(const DrvOptions *o, LeirCtx *ctx, json_t *rec, EvalOut 
   }
   sink_partial(sk, r);
   PassClass cls = r->legal ? sr.cls : pass && pass->cls == PASS_E ? PASS_E : PASS_T;
-  run_pair(ctx, o, pb, sr.after, cls, r, sk);
+  run_pair(ctx, o, pb, sr.after, cls, r, sk, mem);
 }
 
 static json_t *result_json(json_t *rec, long index, const EvalOut *r) {
@@ -290,7 +332,7 @@ static json_t *authors_program(const DrvOptions *o, const DrvAuthorsRecord *ar, 
   json_object_set_new(rec, "after", json_string(after));
   json_object_set(rec, "decls", ar->decls);
   EvalOut r;
-  eval_record(o, &ctx, rec, &r, NULL);
+  eval_record(o, &ctx, rec, &r, NULL, NULL);
   json_t *j = result_json(rec, k, &r);
   json_decref(rec);
   leir_ctx_free(&ctx);
@@ -390,7 +432,7 @@ static char *eval_authors_line(const DrvOptions *o, json_t *rec, long k) {
 
 /* The result line of record k (malloc'ed, no newline); partial results go
  * to `partial` as record `slot` (NULL: nowhere). */
-static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *partial, long slot) {
+static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *partial, long slot, EvalMem *mem) {
   json_error_t jerr;
   json_t *rec = json_loads(line, 0, &jerr);
   if (drv_eval_is_authors(rec)) {
@@ -405,7 +447,7 @@ static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *part
   if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
   else {
     EvalSink sk = {partial, slot, k, rec};
-    eval_record(o, &ctx, rec, &r, partial ? &sk : NULL);
+    eval_record(o, &ctx, rec, &r, partial ? &sk : NULL, mem);
   }
   json_t *j = result_json(json_is_object(rec) ? rec : NULL, k, &r);
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
@@ -624,14 +666,18 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
+  EvalMem mem;
+  memset(&mem, 0, sizeof mem);
   for (long k = from; k < in->n; k += nw) {
     alarm(limit);
-    char *s = eval_line(o, in->line[k], in->num[k], out, k);
+    char *s = eval_line(o, in->line[k], in->num[k], out, k, &mem);
     alarm(0);
     fprintf(out, "%ld\t%s\n", k, s ? s : "{}");
     fflush(out);
     free(s);
   }
+  steps_outs_free(&mem.outs);
+  interp_pool_free(&mem.pool);
   fclose(out);
   _exit(0);
 }
@@ -811,9 +857,13 @@ int drv_eval(const DrvOptions *opts, const char *path) {
   }
   free(line);
   if (f != stdin) fclose(f);
+  int nw = o->eval.jobs > 0 ? o->eval.jobs : 1;
   char **results = calloc((size_t)(in.n ? in.n : 1), sizeof *results);
   int rc = 0;
-  if (!run_workers(o, &in, o->eval.jobs > 0 ? o->eval.jobs : 1, results)) {
+  if (!results) {
+    fprintf(stderr, "leirc: out of memory\n");
+    rc = 2;
+  } else if (!run_workers(o, &in, nw, results)) {
     fprintf(stderr, "leirc: --eval: cannot start the workers: %s\n", strerror(errno));
     rc = 2;
   }

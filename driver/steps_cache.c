@@ -84,6 +84,79 @@ void steps_memo_free(StepsMemo *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* ------------------------------------------------------------ in memory */
+
+static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT; }
+
+static size_t outputs_bytes(InterpProg *a) {
+  size_t n = 0;
+  for (int i = 0; i < interp_ntensors(a); i++)
+    if (is_output(interp_buf(a, i))) n += interp_buf(a, i)->nbytes;
+  return n;
+}
+
+bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a) {
+  for (int e = 0; e < c->n; e++) {
+    StepsOutsEnt *x = &c->v[e];
+    if (!key_eq(&x->key, k) || x->nbytes != outputs_bytes(a)) continue;
+    size_t at = 0;
+    for (int i = 0; i < interp_ntensors(a); i++) {
+      InterpBuf *b = interp_buf(a, i);
+      if (!is_output(b)) continue;
+      memcpy(b->data, x->data + at, b->nbytes);
+      at += b->nbytes;
+    }
+    x->used = ++c->clock;
+    c->hits++;
+    return true;
+  }
+  c->misses++;
+  return false;
+}
+
+static void outs_drop(StepsOuts *c, int e) {
+  steps_key_free(&c->v[e].key);
+  free(c->v[e].data);
+  c->v[e] = c->v[--c->n];
+}
+
+void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
+  size_t n = outputs_bytes(a), total = n;
+  for (int e = 0; e < c->n; e++)
+    if (key_eq(&c->v[e].key, k)) { /* already kept */
+      steps_key_free(k);
+      return;
+    }
+  unsigned char *data = n <= STEPS_OUTS_BYTES ? malloc(n ? n : 1) : NULL;
+  if (!data) {
+    steps_key_free(k);
+    return;
+  }
+  size_t at = 0;
+  for (int i = 0; i < interp_ntensors(a); i++) {
+    InterpBuf *b = interp_buf(a, i);
+    if (!is_output(b)) continue;
+    memcpy(data + at, b->data, b->nbytes);
+    at += b->nbytes;
+  }
+  for (int e = 0; e < c->n; e++) total += c->v[e].nbytes;
+  /* room: the least recently used entries go */
+  while (c->n > 0 && (c->n == STEPS_OUTS_MAX || total > STEPS_OUTS_BYTES)) {
+    int lru = 0;
+    for (int e = 1; e < c->n; e++)
+      if (c->v[e].used < c->v[lru].used) lru = e;
+    total -= c->v[lru].nbytes;
+    outs_drop(c, lru);
+  }
+  c->v[c->n++] = (StepsOutsEnt){*k, data, n, ++c->clock};
+  memset(k, 0, sizeof *k);
+}
+
+void steps_outs_free(StepsOuts *c) {
+  while (c->n > 0) outs_drop(c, c->n - 1);
+  memset(c, 0, sizeof *c);
+}
+
 /* ------------------------------------------------------------ on disk */
 
 /* DIR/HASH.out: the magic line, the key's length (u64) and bytes, then for
@@ -94,8 +167,6 @@ static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) 
   if (s) snprintf(s, n, "%s/%016llx%s", dir, (unsigned long long)k->hash, suffix);
   return s;
 }
-
-static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT; }
 
 bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a) {
   char *path = entry_path(dir, k, ".out");

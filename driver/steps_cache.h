@@ -60,4 +60,34 @@ bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a);
  * partial one.  False when it cannot be written (the run goes on). */
 bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a);
 
+/* The outputs of the programs before the steps run last in one process,
+ * by key, in memory: `leirc --eval`'s worker keeps them, so that the
+ * predictions for one program (records with the same before) run that
+ * program once.  At most STEPS_OUTS_MAX entries and STEPS_OUTS_BYTES bytes
+ * of outputs in all; the least recently used entry goes first. */
+enum { STEPS_OUTS_MAX = 4 };
+#define STEPS_OUTS_BYTES ((size_t)1 << 30)
+typedef struct StepsOutsEnt {
+  StepsKey key;
+  unsigned char *data; /* the outputs in tensor order, one after another */
+  size_t nbytes;
+  uint64_t used;       /* StepsOuts.clock when last stored or loaded */
+} StepsOutsEnt;
+typedef struct StepsOuts {
+  StepsOutsEnt v[STEPS_OUTS_MAX];
+  int n;
+  uint64_t clock;
+  long hits, misses; /* steps_outs_load's answers */
+} StepsOuts;
+
+/* Fills the outputs of `a` (made from the program of k, its inputs
+ * filled) from c's entry of k.  False on a miss (no entry, or one whose
+ * size does not fit); `a`'s outputs are then untouched. */
+bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a);
+/* Keeps a copy of the outputs of `a` (run) as c's entry of k, which it
+ * takes over (freed when not kept: out of memory, or outputs larger than
+ * STEPS_OUTS_BYTES). */
+void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a);
+void steps_outs_free(StepsOuts *c);
+
 #endif

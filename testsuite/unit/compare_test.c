@@ -75,6 +75,33 @@ static void test_nan_payloads_equal(void **state)
   expect(cmp_arrays('f', 2, inf, nan, 1, CMP_EXACT), CMP_DIFFER, 0, 0);
 }
 
+/* The same bytes take a shortcut (no scan): its result must be the scan's,
+ * field by field, as for arrays that differ only in NaN payloads (which
+ * the scan finds bit-equal), under every tolerance. */
+static void test_same_bytes_as_scan(void **state)
+{
+  (void)state;
+  const float a[5] = { 1.0f, f32_from_bits(0x7fc00000), INFINITY, -0.0f, 3.0e-39f };
+  const float c[5] = { 1.0f, f32_from_bits(0x7fc00001), INFINITY, -0.0f, 3.0e-39f };
+  float b[5];
+  memcpy(b, a, sizeof b);
+  for (int tol = CMP_EXACT; tol <= CMP_REFERENCE; tol++) {
+    CmpResult x = cmp_f32(a, b, 5, (CmpTolerance)tol), y = cmp_f32(a, c, 5, (CmpTolerance)tol);
+    assert_int_equal(x.verdict, y.verdict);
+    assert_int_equal(x.verdict, CMP_EQUAL);
+    assert_int_equal(x.first_index, y.first_index);
+    assert_int_equal(x.first_bad_index, y.first_bad_index);
+    assert_memory_equal(&x.a_value, &y.a_value, sizeof x.a_value);
+    assert_memory_equal(&x.b_value, &y.b_value, sizeof x.b_value);
+    assert_int_equal(x.ulp_distance, y.ulp_distance);
+    assert_memory_equal(&x.max_abs, &y.max_abs, sizeof x.max_abs);
+    assert_memory_equal(&x.max_rel, &y.max_rel, sizeof x.max_rel);
+    assert_memory_equal(&x.mse, &y.mse, sizeof x.mse);
+  }
+  /* an unsupported element size still differs, even on the same bytes */
+  assert_int_equal(cmp_arrays('f', 3, a, a, 1, CMP_EXACT).verdict, CMP_DIFFER);
+}
+
 static void test_signed_zero(void **state)
 {
   (void)state;
@@ -317,6 +344,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_equal),
     cmocka_unit_test(test_nan_payloads_equal),
+    cmocka_unit_test(test_same_bytes_as_scan),
     cmocka_unit_test(test_signed_zero),
     cmocka_unit_test(test_close_f32),
     cmocka_unit_test(test_close_f64),

@@ -8,6 +8,11 @@
  * file holds another key (a hash collision) or is cut short; a
  * deliberately wrong candidate compared against the cached outputs still
  * differs and a right one is still equal.
+ * test_outs: the in-memory outputs of --eval's worker (StepsOuts): a hit
+ * gives the stored run's bytes; two programs that differ only in a
+ * constant, another seed or engine tag miss; at most STEPS_OUTS_MAX
+ * entries are kept, the least recently used going first; a key already
+ * kept is not stored twice.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -187,6 +192,82 @@ static void test_disk(void **state) {
   prog_free(&pc2);
 }
 
+/* rowsum with every term scaled by 3.0 or 3.5: programs that differ only
+ * in a constant */
+static const char rowsum3[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                              "L^{4}_{a=0}L^{6}_{c=0}[D^{f32,g}_{a}=D^{f32,g}_{a}+3.0*A^{f32,g}_{a,c};];\n";
+static const char rowsum35[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                               "L^{4}_{a=0}L^{6}_{c=0}[D^{f32,g}_{a}=D^{f32,g}_{a}+3.5*A^{f32,g}_{a,c};];\n";
+
+static void test_outs(void **state) {
+  (void)state;
+  StepsOuts c = {0};
+  Prog p3, p35, q3, q35;
+  InterpProg *a3 = made(&p3, rowsum3, true), *a35 = made(&p35, rowsum35, true);
+  InterpProg *b3 = made(&q3, rowsum3, false), *b35 = made(&q35, rowsum35, false);
+  StepsKey k3, k35, k3b, seed1, tag;
+  assert_true(steps_key(&k3, p3.p, 0, "eval before; interpreter", false, false));
+  assert_true(steps_key(&k35, p35.p, 0, "eval before; interpreter", false, false));
+  assert_true(steps_key(&k3b, q3.p, 0, "eval before; interpreter", false, false)); /* k3 parsed afresh */
+  assert_true(steps_key(&seed1, p3.p, 1, "eval before; interpreter", false, false));
+  assert_true(steps_key(&tag, p3.p, 0, "eval before; host JIT", false, false));
+  assert_true(k3.hash != k35.hash);
+
+  assert_false(steps_outs_load(&c, &k3b, b3)); /* empty */
+  steps_outs_store(&c, &k3, a3);
+  assert_null(k3.text); /* taken over */
+  assert_int_equal(c.n, 1);
+  assert_false(steps_outs_load(&c, &k35, b35)); /* differs only in a constant */
+  assert_false(steps_outs_load(&c, &seed1, b3));
+  assert_false(steps_outs_load(&c, &tag, b3));
+  InterpBuf *y = interp_find(b3, "D");
+  memset(y->data, 0x55, y->nbytes);
+  assert_true(steps_outs_load(&c, &k3b, b3)); /* the same text parsed afresh */
+  assert_memory_equal(interp_find(a3, "D")->data, y->data, y->nbytes);
+  assert_int_equal(c.hits, 1);
+  assert_int_equal(c.misses, 4);
+  /* 3.5's outputs are not 3.0's: a shared entry would have shown it */
+  assert_memory_not_equal(interp_find(a35, "D")->data, y->data, y->nbytes);
+  steps_outs_store(&c, &k35, a35);
+  assert_int_equal(c.n, 2);
+  assert_true(steps_outs_load(&c, &k3b, b35)); /* same sizes: the key decides */
+  assert_memory_equal(interp_find(a3, "D")->data, interp_find(b35, "D")->data, y->nbytes);
+
+  /* a key kept already is not stored twice */
+  StepsKey again;
+  assert_true(steps_key(&again, p3.p, 0, "eval before; interpreter", false, false));
+  steps_outs_store(&c, &again, a3);
+  assert_null(again.text);
+  assert_int_equal(c.n, 2);
+
+  /* room for STEPS_OUTS_MAX: k3 was used last, so k35 goes first */
+  for (uint64_t s = 10; s < 10 + STEPS_OUTS_MAX - 1; s++) {
+    StepsKey ks;
+    assert_true(steps_key(&ks, p3.p, s, "eval before; interpreter", false, false));
+    steps_outs_store(&c, &ks, a3);
+  }
+  assert_int_equal(c.n, STEPS_OUTS_MAX);
+  assert_true(steps_outs_load(&c, &k3b, b3));
+  StepsKey k35b;
+  assert_true(steps_key(&k35b, q35.p, 0, "eval before; interpreter", false, false));
+  assert_false(steps_outs_load(&c, &k35b, b35));
+
+  steps_outs_free(&c);
+  assert_int_equal(c.n, 0);
+  steps_key_free(&k3b);
+  steps_key_free(&k35b);
+  steps_key_free(&seed1);
+  steps_key_free(&tag);
+  interp_free(a3);
+  interp_free(a35);
+  interp_free(b3);
+  interp_free(b35);
+  prog_free(&p3);
+  prog_free(&p35);
+  prog_free(&q3);
+  prog_free(&q35);
+}
+
 static void test_pool(void **state) {
   (void)state;
   Prog p1, p2, p3;
@@ -229,6 +310,7 @@ int main(void) {
       cmocka_unit_test(test_pool),
       cmocka_unit_test(test_memo),
       cmocka_unit_test(test_disk),
+      cmocka_unit_test(test_outs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
