@@ -162,6 +162,12 @@ IrProgram *search_conv_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, 
                              const char **why);
 IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
     __attribute__((format(printf, 5, 6)));
+/* The position of loop `name` in nest n, -1 when it has none. */
+int search_loop_pos(const IrNest *n, const char *name);
+/* Splits loop x of nest by `factor` (outer extent) with one loop_split
+ * step (search_step); the new outer loop's name into *outer. */
+IrProgram *search_split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,
+                        PtrVec *steps, const char **why);
 
 /* ------------------------------------------------------------ the search */
 

@@ -78,7 +78,7 @@ static bool has_literal(const IrRef *r) {
   return false;
 }
 
-static int loop_pos(const IrNest *n, const char *name) {
+int search_loop_pos(const IrNest *n, const char *name) {
   for (int i = 0; i < n->nloops; i++)
     if (!strcmp(n->loops[i]->index, name)) return i;
   return -1;
@@ -108,7 +108,7 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
   if (n->nloops != d->nsub + 1) return "a loop is neither an index of the result nor the reduction";
   for (int i = 0; i < d->nsub; i++) {
     const char *x = plain(d->sub[i]);
-    if (!x || loop_pos(n, x) < 0 || sub_pos(d, x) != i) return "the result's subscripts are not distinct loop indices";
+    if (!x || search_loop_pos(n, x) < 0 || sub_pos(d, x) != i) return "the result's subscripts are not distinct loop indices";
   }
   const IrExpr *e = strip(s->rhs);
   if (e->kind != E_BINARY || e->u.bin.op != OP_ADD) return "not D = D + A*B";
@@ -127,10 +127,10 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
     int bj = opd_pos(rb, lj), bk = opd_pos(rb, lk);
     if (bj < 0 || bk < 0 || opd_pos(rb, li) != -1) continue;
     for (int i = 0; i < ra->nsub; i++)
-      if (!literal(ra->sub[i]) && loop_pos(n, plain(ra->sub[i])) < 0)
+      if (!literal(ra->sub[i]) && search_loop_pos(n, plain(ra->sub[i])) < 0)
         return "an operand is subscripted by an index of no loop";
     for (int i = 0; i < rb->nsub; i++)
-      if (!literal(rb->sub[i]) && loop_pos(n, plain(rb->sub[i])) < 0)
+      if (!literal(rb->sub[i]) && search_loop_pos(n, plain(rb->sub[i])) < 0)
         return "an operand is subscripted by an index of no loop";
     *mt = (SketchMatch){0};
     mt->nest = ni;
@@ -140,9 +140,9 @@ static const char *match_nest(const IrProgram *p, int ni, SketchMatch *mt) {
     mt->li = li;
     mt->lj = lj;
     mt->lk = lk;
-    mt->ni = n->loops[loop_pos(n, li)]->extent;
-    mt->nj = n->loops[loop_pos(n, lj)]->extent;
-    mt->nk = n->loops[loop_pos(n, lk)]->extent;
+    mt->ni = n->loops[search_loop_pos(n, li)]->extent;
+    mt->nj = n->loops[search_loop_pos(n, lj)]->extent;
+    mt->nk = n->loops[search_loop_pos(n, lk)]->extent;
     mt->bj = bj;
     mt->bk = bk;
     mt->brank = rb->nsub;
@@ -278,7 +278,7 @@ static int find_nest(const IrProgram *p, int from, const char *d, const char *k)
   for (int i = from; i < p->nnests; i++) {
     const IrNest *n = p->nests[i];
     if (n->nitems == 1 && n->items[0].kind == ITEM_STMT && !strcmp(n->items[0].u.stmt->lhs->name, d) &&
-        loop_pos(n, k) >= 0)
+        search_loop_pos(n, k) >= 0)
       return i;
   }
   return -1;
@@ -344,13 +344,11 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
   return q;
 }
 
-/* Splits loop x of nest by `factor` (outer extent); the new outer loop's
- * name into *outer. */
-static IrProgram *split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,
+IrProgram *search_split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,
                         PtrVec *steps, const char **why) {
   IrProgram *q = search_step(ctx, p, steps, why, "loop_split(nest=%d,loop=%s,factor=%lld)", nest, x, (long long)factor);
   if (!q) return NULL;
-  int at = loop_pos(q->nests[nest], x);
+  int at = search_loop_pos(q->nests[nest], x);
   if (at < 1) {
     *why = "the split loop is lost";
     return NULL;
@@ -366,9 +364,9 @@ static IrProgram *apply_one(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, c
   int64_t panels = mt->nj / o->cols;
   if (o->pack && !(p = pack(ctx, p, mt, o, &nest, steps, why))) return NULL;
   const char *pl = NULL, *rl = NULL, *ql = NULL;
-  if (panels > 1 && !(p = split(ctx, p, nest, mt->lj, panels, &pl, steps, why))) return NULL;
-  if (mt->ni / o->rows > 1 && !(p = split(ctx, p, nest, mt->li, mt->ni / o->rows, &rl, steps, why))) return NULL;
-  if (o->group > 1 && o->group < panels && !(p = split(ctx, p, nest, pl, panels / o->group, &ql, steps, why)))
+  if (panels > 1 && !(p = search_split(ctx, p, nest, mt->lj, panels, &pl, steps, why))) return NULL;
+  if (mt->ni / o->rows > 1 && !(p = search_split(ctx, p, nest, mt->li, mt->ni / o->rows, &rl, steps, why))) return NULL;
+  if (o->group > 1 && o->group < panels && !(p = search_split(ctx, p, nest, pl, panels / o->group, &ql, steps, why)))
     return NULL;
   /* the order wanted: the batch loops as they are, then [q] r p k i j
      (a group of one panel: p r k i j) */

@@ -12,12 +12,6 @@ static const char *plain(const IrExpr *e) {
   return e && e->kind == E_INDEX ? e->u.index.name : NULL;
 }
 
-static int loop_at(const IrNest *n, const char *name) {
-  for (int i = 0; i < n->nloops; i++)
-    if (!strcmp(n->loops[i]->index, name)) return i;
-  return -1;
-}
-
 typedef struct Seen {
   const char *x;
   bool seen;
@@ -70,7 +64,7 @@ static bool match(const IrProgram *p, int ni, SketchMatch *mt) {
     return false;
   for (int i = 0; i < d->nsub; i++) {
     const char *x = plain(d->sub[i]);
-    if (!x || loop_at(n, x) < 0) return false;
+    if (!x || search_loop_pos(n, x) < 0) return false;
     for (int k = 0; k < i; k++)
       if (!strcmp(plain(d->sub[k]), x)) return false;
   }
@@ -101,8 +95,8 @@ static bool match(const IrProgram *p, int ni, SketchMatch *mt) {
       mt->b = img->name;
       mt->li = li;
       mt->lj = lj;
-      mt->ni = n->loops[loop_at(n, li)]->extent;
-      mt->nj = n->loops[loop_at(n, lj)]->extent;
+      mt->ni = n->loops[search_loop_pos(n, li)]->extent;
+      mt->nj = n->loops[search_loop_pos(n, lj)]->extent;
       mt->elem = ir_dtype_size(d->tensor->dtype);
       return true;
     }
@@ -157,27 +151,12 @@ SketchMatch *search_conv_match(LeirCtx *ctx, const IrProgram *p, int ni, const S
   return c;
 }
 
-/* Splits loop x of nest by `factor` (outer extent); the new outer loop's
- * name into *outer. */
-static IrProgram *split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,
-                        PtrVec *steps, const char **why) {
-  IrProgram *q = search_step(ctx, p, steps, why, "loop_split(nest=%d,loop=%s,factor=%lld)", nest, x, (long long)factor);
-  if (!q) return NULL;
-  int at = loop_at(q->nests[nest], x);
-  if (at < 1) {
-    *why = "the split loop is lost";
-    return NULL;
-  }
-  *outer = q->nests[nest]->loops[at - 1]->index;
-  return q;
-}
-
 IrProgram *search_conv_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o, PtrVec *steps,
                              const char **why) {
   int nest = mt->nest;
   const char *io = NULL, *jo = NULL;
-  if (mt->ni / o->rows > 1 && !(p = split(ctx, p, nest, mt->li, mt->ni / o->rows, &io, steps, why))) return NULL;
-  if (mt->nj / o->cols > 1 && !(p = split(ctx, p, nest, mt->lj, mt->nj / o->cols, &jo, steps, why))) return NULL;
+  if (mt->ni / o->rows > 1 && !(p = search_split(ctx, p, nest, mt->li, mt->ni / o->rows, &io, steps, why))) return NULL;
+  if (mt->nj / o->cols > 1 && !(p = search_split(ctx, p, nest, mt->lj, mt->nj / o->cols, &jo, steps, why))) return NULL;
   /* the order wanted: the other spatial loops as they are (the split
      loops' outer halves where the loops were), the reductions as they
      are, then the tile i j */
