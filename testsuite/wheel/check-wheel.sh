@@ -167,6 +167,22 @@ for ex in matmul softmax layernorm; do
   [ -s "$ex.tree.ptx" ] && same "$ex.tree.ptx" "$ex.wheel.ptx" "leirc --emit=ptx $ex.leir"
 done
 
+# the learned cost model (issue 58): the wheel bundles XGBoost and its own
+# costmodel.json; its estimate equals the build tree's, where the build tree
+# has XGBoost (configure found libxgboost-dev)
+if env -u LEIRC_COST_MODEL "$tree_leirc" --print-cost --cost=learned "$top_srcdir/examples/matmul.leir" \
+     >learned.tree 2>&1; then
+  in_venv "$va" env -u LEIRC_COST_MODEL leirc --print-cost --cost=learned \
+    "$top_srcdir/examples/matmul.leir" >learned.wheel 2>&1
+  if grep -q '^learned_seconds: ' learned.tree; then
+    same learned.tree learned.wheel "leirc --print-cost --cost=learned"
+  else
+    ko "leirc --print-cost --cost=learned: the build tree printed no learned_seconds"
+  fi
+else
+  echo "note: the build tree's leirc has no learned cost model (no XGBoost): not compared"
+fi
+
 # Program.run round trip: the same script under the wheel and the build tree
 cat >roundtrip.py <<'EOF'
 """Program.run of examples/NAME.leir on exact inputs; writes each output's bytes."""
