@@ -162,6 +162,9 @@ IrProgram *search_conv_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, 
                              const char **why);
 IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
     __attribute__((format(printf, 5, 6)));
+/* mt's options: the SketchOption pointers of *v copied into mt->opts in
+ * their order, v->v[best] moved first; false when *v is empty. */
+bool search_set_options(LeirCtx *ctx, SketchMatch *mt, const PtrVec *v, int best);
 /* The position of loop `name` in nest n, -1 when it has none. */
 int search_loop_pos(const IrNest *n, const char *name);
 /* Splits loop x of nest by `factor` (outer extent) with one loop_split

@@ -193,13 +193,7 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
       }
     }
   }
-  if (!v.n) return false;
-  mt->nopts = v.n;
-  mt->opts = arena_alloc(&ctx->arena, sizeof *mt->opts * (size_t)v.n);
-  mt->opts[0] = *(SketchOption *)v.v[best];
-  for (int i = 0, k = 1; i < v.n; i++)
-    if (i != best) mt->opts[k++] = *(SketchOption *)v.v[i];
-  return true;
+  return search_set_options(ctx, mt, &v, best);
 }
 
 int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine *m, PtrVec *out, const char **why) {
@@ -342,6 +336,16 @@ static IrProgram *pack(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const 
     return NULL;
   }
   return q;
+}
+
+bool search_set_options(LeirCtx *ctx, SketchMatch *mt, const PtrVec *v, int best) {
+  if (!v->n) return false;
+  mt->nopts = v->n;
+  mt->opts = arena_alloc(&ctx->arena, sizeof *mt->opts * (size_t)v->n);
+  mt->opts[0] = *(SketchOption *)v->v[best];
+  for (int i = 0, k = 1; i < v->n; i++)
+    if (i != best) mt->opts[k++] = *(SketchOption *)v->v[i];
+  return true;
 }
 
 IrProgram *search_split(LeirCtx *ctx, IrProgram *p, int nest, const char *x, int64_t factor, const char **outer,

@@ -134,13 +134,7 @@ static bool options(LeirCtx *ctx, SketchMatch *mt, const SearchMachine *m) {
       ptrvec_push(&ctx->arena, &v, o);
     }
   }
-  if (!v.n) return false;
-  mt->nopts = v.n;
-  mt->opts = arena_alloc(&ctx->arena, sizeof *mt->opts * (size_t)v.n);
-  mt->opts[0] = *(SketchOption *)v.v[best];
-  for (int i = 0, k = 1; i < v.n; i++)
-    if (i != best) mt->opts[k++] = *(SketchOption *)v.v[i];
-  return true;
+  return search_set_options(ctx, mt, &v, best);
 }
 
 SketchMatch *search_conv_match(LeirCtx *ctx, const IrProgram *p, int ni, const SearchMachine *m) {
