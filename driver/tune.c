@@ -946,6 +946,10 @@ static bool write_trace(Tune *t, double wall) {
   json_object_set_new(j, "failed_runs", json_integer(t->failed));
   json_object_set_new(j, "stop", json_string(stop_names[t->stop]));
   if (t->pol) json_object_set_new(j, "policy_refusals", json_integer(policy_refusals(t->pol)));
+  if (t->o->tune.rank_learned) { /* the learned model ranked, updated online */
+    json_object_set_new(j, "rank_cost", json_string("learned"));
+    json_object_set_new(j, "model_observations", json_integer(tune_eval_observed(t->te)));
+  }
   json_object_set_new(j, "wall_s", json_real(wall));
   char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
   fprintf(f, "%s\n", s2 ? s2 : "{}");
@@ -1040,6 +1044,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
             t.evaluations, t.wrong, t.orig_cost / result_cost(&t), t.best->depth, stop_names[t.stop],
             wall);
   bool ok = !o->tune.trace || write_trace(&t, wall);
+  if (ok && o->tune.model_save) ok = tune_eval_save_model(t.te, o->tune.model_save);
   IrProgram *best = t.best->p;
   tune_eval_free(t.te);
   policy_stop(t.pol);

@@ -72,6 +72,11 @@ bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, doub
  * each as tune_eval costs it, into secs[0..n) (on the host one compilation
  * for the n); false if it cannot be run. */
 bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, int n, double *secs);
+/* --rank-cost=learned: the measurements the learned model observed. */
+int tune_eval_observed(const TuneEval *te);
+/* --cost-model-save: the learned model (refitted to what it observed)
+ * written to path; false after a diagnostic. */
+bool tune_eval_save_model(TuneEval *te, const char *path);
 void tune_eval_free(TuneEval *te);
 
 #endif
