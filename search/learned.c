@@ -1,6 +1,8 @@
 /* learned.c -- the learned cost model through XGBoost's C API (see
  * learned.h). */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include "config.h"
 
 #include "search/learned.h"
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dlfcn.h>
 
 #ifdef HAVE_XGBOOST
 #include <xgboost/c_api.h>
@@ -61,10 +64,20 @@ bool search_learned_default_path(char *buf, size_t n) {
   }
   snprintf(buf, n, "%s/%s", LEIR_PKGDATADIR, MODEL_FILE);
   if (readable(buf)) return true;
+  /* beside the executable, then beside the library holding this code
+     (libleir loaded by Python: the build tree's .libs/libleir.so, the
+     wheel's), each then one folder up */
   char exe[4096];
   ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (l > 0) {
-    exe[l] = 0;
+  Dl_info di;
+  for (int which = 0; which < 2; which++) {
+    if (which == 0) {
+      if (l <= 0) continue;
+      exe[l] = 0;
+    } else {
+      if (!dladdr((void *)search_learned_default_path, &di) || !di.dli_fname || di.dli_fname[0] != '/') continue;
+      snprintf(exe, sizeof exe, "%s", di.dli_fname);
+    }
     for (int up = 0; up < 2; up++) {
       char *slash = strrchr(exe, '/');
       if (!slash) break;

@@ -15,7 +15,9 @@
  * environment variable LEIRC_COST_MODEL; PKGDATADIR/costmodel.json (the
  * installed model); costmodel.json beside the running executable or one
  * folder up (a build tree: leirc is a libtool wrapper running .libs/leirc;
- * make copies the source tree's tools/costmodel/costmodel.json there).
+ * make copies the source tree's tools/costmodel/costmodel.json there);
+ * costmodel.json beside the shared library holding this code or one
+ * folder up (libleir loaded by Python from a build tree or the wheel).
  *
  * Nothing is printed: XGBoost's own log goes to a callback that drops it,
  * and its errors become diagnostics on ctx ("cannot load the learned cost
