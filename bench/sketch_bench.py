@@ -17,7 +17,8 @@ program is written under OUTDIR (default: a temporary folder) with its
 --trace.
 
     sketch_bench.py LEIRC CORPUS [--tune="ARGS"] [--leirc-args="ARGS"] [--procs P] [--reps R]
-                    [--only NAME,...] [--outdir DIR] [--rank-compare [--rank-time S]]
+                    [--only NAME,...] [--outdir DIR]
+                    [--rank-compare [--rank-time S] [--rank-settings NAME,...]]
 
 Prints a Markdown table (ms per run; torch / leirc > 1: leirc is faster)
 and the geomean of torch / tuned per family.  Exits 0; 77 when the corpus
@@ -83,6 +84,24 @@ transposed-A matmul (about 0.6-0.7x).  Where it only ranks the candidates
 before the measured search measures them (``--rank-cost``), the two are
 equal within this machine's noise (3.79 against 3.64, 3.35 against 3.30;
 the same workload's auto figures move up to 3x between the runs).
+
+With the sketch screening of ``--rank-cost=learned`` (instances the model
+rates over twice the best measured are not measured; 06:14-06:21 UTC, load
+6.5 -> 14.7, ``--rank-settings auto/analytic,auto/learned+online --only``
+the seven matmul-family and conv workloads)::
+
+    workload                      written  auto/analytic  auto/learned+online
+    Gemm_Add_ReLU                 115.205      6.143          6.224
+    Gemm_Gemm                     280.196     12.154         17.837
+    Matmul_Scaling_ResidualAdd      0.412      0.096          0.082
+    Batched_matrix_multiplication 221.582     84.636         82.745
+    Matmul_with_transposed_A       94.139     31.385         31.478
+    Tall_skinny_matrix_mult.        1.007      0.452          0.515
+    conv_pointwise_2D              69.472     72.235         39.967
+    geomean speed-up                           4.39           4.54
+    learned faster / slower / within 5%: 2/2/3
+
+again equal within the noise.
 
 Without --rank-compare, measured 6 Dec 2026, 02:27-02:44 UTC, `make bench-sketch SKETCH_BENCH_ARGS='--procs 3
 --reps 20'` (leirc cafb35c, --fp-contract=on): a 2-CPU AMD EPYC KVM guest, AVX2,
@@ -233,7 +252,9 @@ RANK_SETTINGS: List[Tuple[str, str]] = [
 def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path,
                  outdir: pathlib.Path, only: set) -> int:
     """--rank-compare: the programs picked by analytic and learned ranking."""
-    names = [n for n, _ in RANK_SETTINGS]
+    chosen = set(filter(None, args.rank_settings.split(",")))
+    settings = [(n, a) for n, a in RANK_SETTINGS if not chosen or n in chosen]
+    names = [n for n, _ in settings]
     print(f"rank comparison, --time-limit={args.rank_time}, one thread (taskset -c 0), "
           f"best of {args.procs} processes")
     print()
@@ -248,7 +269,7 @@ def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path
         prog = progs / f"{name}.leir"
         decls = prog.with_suffix(".decls.json")
         picked: List[Optional[pathlib.Path]] = []
-        for n, targs in RANK_SETTINGS:
+        for n, targs in settings:
             out = outdir / f"{base}.{n.replace('/', '-').replace('+', '-')}.leir"
             got, summary = tune(leirc, prog, decls, shlex.split(targs)
                                 + [f"--time-limit={args.rank_time}"], out)
@@ -271,9 +292,12 @@ def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path
         for n, t in zip(names, best[1:]):
             if tw and t:
                 speed[n].append(tw / t)
-        for stage, (a, l) in (("sketch", (best[1], best[2])), ("auto", (best[3], best[4]))):
-            if a and l:
-                wins[stage][0 if l < a / 1.05 else 1 if l > a * 1.05 else 2] += 1
+        got = dict(zip(names, best[1:]))
+        for stage in ("sketch", "auto"):
+            a = got.get(f"{stage}/analytic")
+            lt = got.get("sketch/learned" if stage == "sketch" else "auto/learned+online")
+            if a and lt:
+                wins[stage][0 if lt < a / 1.05 else 1 if lt > a * 1.05 else 2] += 1
     print()
     for n in names:
         rs = speed[n]
@@ -300,6 +324,8 @@ def main() -> int:
     ap.add_argument("--outdir", default="")
     ap.add_argument("--rank-compare", action="store_true",
                     help="analytic against learned ranking (see the module's text); no PyTorch")
+    ap.add_argument("--rank-settings", default="",
+                    help="--rank-compare: only these settings (comma separated names, default all)")
     ap.add_argument("--rank-time", type=float, default=20.0,
                     help="--rank-compare: the --time-limit of every tuning (default %(default)s)")
     args = ap.parse_args()

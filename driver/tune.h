@@ -45,6 +45,13 @@
  * not reached by then are ranked by their own estimate). */
 #define TUNE_LOOKAHEAD_TIME_SHARE 4
 
+/* --rank-cost=learned with --cost=measure: once TUNE_SKETCH_SCREEN_AFTER
+ * sketch instances are measured, an instance the learned model (refitted
+ * to the measurements) estimates over TUNE_SKETCH_SCREEN times the best
+ * program measured so far is dropped unmeasured. */
+#define TUNE_SKETCH_SCREEN 2.0
+#define TUNE_SKETCH_SCREEN_AFTER 4
+
 typedef struct TuneEval TuneEval;
 
 typedef enum TuneStatus {
