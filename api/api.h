@@ -23,6 +23,8 @@ struct leir_context {
   int gpu_sm;              /* "gpu_arch" */
   leir_program *programs;  /* the live handles, to free with the context */
   leir_compiled *compiled; /* the live compiled programs, likewise */
+  struct SearchLearned *learned; /* leir_program_cost "learned": loaded at
+                                    its first use (search/learned.h) */
 };
 
 struct leir_program {

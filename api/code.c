@@ -5,6 +5,7 @@
 #include "codegen/costmodel.h"
 #include "codegen/emit.h"
 #include "codegen/measure.h"
+#include "search/learned.h"
 
 #include <string.h>
 
@@ -34,8 +35,17 @@ leir_status leir_program_cost(leir_context *lc, const leir_program *p, const cha
   api_begin(lc);
   if (!api_owns(lc, p, "leir_program_cost")) return LEIR_EINVAL;
   if (!seconds_out) return api_einval(lc, "leir_program_cost: seconds_out is NULL");
-  if (!target || (strcmp(target, "host") && strcmp(target, "cuda")))
-    return api_einval(lc, "the cost model's target must be host or cuda, not '%s'", target ? target : "(null)");
+  if (!target || (strcmp(target, "host") && strcmp(target, "cuda") && strcmp(target, "learned")))
+    return api_einval(lc, "the cost model's target must be host, cuda or learned, not '%s'",
+                      target ? target : "(null)");
+  if (!strcmp(target, "learned")) { /* the learned model of the host */
+    if (!search_learned_available())
+      return api_einval(lc, "the learned cost model: this libleir was built without XGBoost (configure found no "
+                            "libxgboost-dev)");
+    if (!lc->learned && !(lc->learned = search_learned_load(&lc->ctx, NULL))) return LEIR_ERROR;
+    api_use(lc, p);
+    return search_learned_seconds(&lc->ctx, lc->learned, p->ir, seconds_out) ? LEIR_OK : LEIR_ERROR;
+  }
   api_use(lc, p);
   CostEstimate e;
   if (!cost_model_estimate(&lc->ctx, p->ir, !strcmp(target, "host") ? COST_HOST : COST_CUDA, lc->gpu_sm, &e))

@@ -2,6 +2,7 @@
  * (leir/leir.h). */
 #include "config.h"
 #include "api/api.h"
+#include "search/learned.h"
 
 #include "codegen/codegen.h"
 #include "interp/compare.h"
@@ -34,6 +35,7 @@ void leir_context_free(leir_context *lc) {
   if (!lc) return;
   api_compiled_free_all(lc);
   while (lc->programs) leir_program_free(lc->programs);
+  search_learned_free(lc->learned);
   diag_list_clear(&lc->diags);
   leir_ctx_free(&lc->ctx);
   free(lc);

@@ -18,12 +18,92 @@ program is written under OUTDIR (default: a temporary folder) with its
 
     sketch_bench.py LEIRC CORPUS [--tune="ARGS"] [--leirc-args="ARGS"] [--procs P] [--reps R]
                     [--only NAME,...] [--outdir DIR]
+                    [--rank-compare [--rank-time S] [--rank-settings NAME,...]]
 
 Prints a Markdown table (ms per run; torch / leirc > 1: leirc is faster)
 and the geomean of torch / tuned per family.  Exits 0; 77 when the corpus
 is absent.
 
-Measured 6 Dec 2026, 02:27-02:44 UTC, `make bench-sketch SKETCH_BENCH_ARGS='--procs 3
+``--rank-compare`` (issue 58 item 1: where does the learned cost model rank
+better?) leaves PyTorch out and tunes each workload four ways, each with
+``--time-limit=S`` (default 20) on core 0, then times the four programs
+picked, side by side (best of PROCS processes each, interleaved):
+
+* ``sketch/analytic``: ``--tune=sketch --cost=model`` (the analytic model
+  ranks the sketch instances, the best verified one is kept);
+* ``sketch/learned``: ``--tune=sketch --cost=learned`` (the learned model);
+* ``auto/analytic``: ``--tune`` (measured: the sketches, then beam, whose
+  candidates the analytic model ranks before the best --expand are measured);
+* ``auto/learned+online``: ``--tune --rank-cost=learned`` (the same with the
+  learned model ranking, refitted to every measurement of the search).
+
+It prints the measured ms of each picked program, the geomean speed-up
+over the program as written per setting, and how often learned's pick
+beat analytic's (by more than 5%) and lost to it.  (softmax and the sum
+match no sketch rule: ``--tune=sketch`` runs beam there, ranked by the
+model named.)
+
+Measured 6 Dec 2026 (leirc of branch online, --fp-contract=on), twice,
+``make bench-sketch SKETCH_BENCH_ARGS='--rank-compare --procs 3
+--rank-time 20'``, 2-CPU AMD EPYC KVM guest, one thread, taskset -c 0,
+about 7 engineers building on the 2 CPUs (ms; run 1 05:41-05:54 UTC,
+load 8.0 -> 13.3; run 2 05:54-06:06, load 12.5 -> 10.1)::
+
+    workload                      written  sk/analytic  sk/learned  auto/analytic  auto/learned+online
+    run 1
+    Gemm_Add_ReLU                 149.455     13.917       2.433        1.977          2.174
+    Gemm_Gemm                     431.976     37.485      22.826       48.787         26.778
+    Matmul_Scaling_ResidualAdd      0.573      0.125       0.107        0.089          0.101
+    Batched_matrix_multiplication 239.651    110.565     169.707       76.682         98.621
+    Matmul_with_transposed_A      194.393    135.700     230.218       80.610         71.424
+    Tall_skinny_matrix_mult.        0.979      1.013       0.539        0.452          0.436
+    conv_pointwise_2D              72.090     78.250      85.651       69.462         82.011
+    softmax                         1.097      1.258       0.850        0.673          0.764
+    Sum_reduction_over_a_dim.       0.195      0.173       0.252        0.207          0.144
+    geomean speed-up                           2.26        2.82         3.64           3.79
+    learned faster / slower / within 5%:  sketch 5/4/0, auto 3/5/1
+    run 2
+    Gemm_Add_ReLU                 129.133     13.902       6.224        6.224          2.601
+    Gemm_Gemm                     264.831     27.282      13.038       13.695         33.774
+    Matmul_Scaling_ResidualAdd      0.415      0.086       0.088        0.074          0.079
+    Batched_matrix_multiplication 263.261    110.945     155.113      148.117        126.009
+    Matmul_with_transposed_A       56.198     56.465      94.413       31.735         31.496
+    Tall_skinny_matrix_mult.        0.985      0.993       0.519        0.440          0.428
+    conv_pointwise_2D              86.924     88.815      86.352       88.066         85.532
+    softmax                         0.828      1.035       0.648        0.591          0.622
+    Sum_reduction_over_a_dim.       0.220      0.219       0.298        0.105          0.099
+    geomean speed-up                           2.10        2.48         3.30           3.35
+    learned faster / slower / within 5%:  sketch 4/3/2, auto 3/3/3
+
+Where the model alone picks the program (``--tune=sketch`` with
+``--cost=model`` against ``--cost=learned``), the learned model's pick is
+faster by geomean in both runs (2.82 against 2.26, 2.48 against 2.10:
+about 1.2x), much faster on Gemm_Add_ReLU, Gemm_Gemm, the tall-skinny
+matmul and softmax, and consistently slower on the batched matmul and the
+transposed-A matmul (about 0.6-0.7x).  Where it only ranks the candidates
+before the measured search measures them (``--rank-cost``), the two are
+equal within this machine's noise (3.79 against 3.64, 3.35 against 3.30;
+the same workload's auto figures move up to 3x between the runs).
+
+With the sketch screening of ``--rank-cost=learned`` (instances the model
+rates over twice the best measured are not measured; 06:14-06:21 UTC, load
+6.5 -> 14.7, ``--rank-settings auto/analytic,auto/learned+online --only``
+the seven matmul-family and conv workloads)::
+
+    workload                      written  auto/analytic  auto/learned+online
+    Gemm_Add_ReLU                 115.205      6.143          6.224
+    Gemm_Gemm                     280.196     12.154         17.837
+    Matmul_Scaling_ResidualAdd      0.412      0.096          0.082
+    Batched_matrix_multiplication 221.582     84.636         82.745
+    Matmul_with_transposed_A       94.139     31.385         31.478
+    Tall_skinny_matrix_mult.        1.007      0.452          0.515
+    conv_pointwise_2D              69.472     72.235         39.967
+    geomean speed-up                           4.39           4.54
+    learned faster / slower / within 5%: 2/2/3
+
+again equal within the noise.
+
+Without --rank-compare, measured 6 Dec 2026, 02:27-02:44 UTC, `make bench-sketch SKETCH_BENCH_ARGS='--procs 3
 --reps 20'` (leirc cafb35c, --fp-contract=on): a 2-CPU AMD EPYC KVM guest, AVX2,
 PyTorch 1.13 (Debian), one thread each, taskset -c 0; load 16.0 before,
 14.5 after (about 7 engineers building and testing on 2 CPUs: a median
@@ -161,6 +241,74 @@ def ratio(a: Optional[float], b: Optional[float]) -> str:
     return "-" if a is None or b is None or b == 0 else f"{a / b:.2f}"
 
 
+RANK_SETTINGS: List[Tuple[str, str]] = [
+    ("sketch/analytic", "--tune=sketch --cost=model"),
+    ("sketch/learned", "--tune=sketch --cost=learned"),
+    ("auto/analytic", "--tune"),
+    ("auto/learned+online", "--tune --rank-cost=learned"),
+]
+
+
+def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path,
+                 outdir: pathlib.Path, only: set) -> int:
+    """--rank-compare: the programs picked by analytic and learned ranking."""
+    chosen = set(filter(None, args.rank_settings.split(",")))
+    settings = [(n, a) for n, a in RANK_SETTINGS if not chosen or n in chosen]
+    names = [n for n, _ in settings]
+    print(f"rank comparison, --time-limit={args.rank_time}, one thread (taskset -c 0), "
+          f"best of {args.procs} processes")
+    print()
+    print("| workload | written ms | " + " | ".join(f"{n} ms" for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    speed: Dict[str, List[float]] = {n: [] for n in names}
+    wins = {"sketch": [0, 0, 0], "auto": [0, 0, 0]}  # learned better, worse, within 5%
+    for _family, name, _expr in WORKLOADS:
+        base = name.split("/")[1]
+        if only and base not in only:
+            continue
+        prog = progs / f"{name}.leir"
+        decls = prog.with_suffix(".decls.json")
+        picked: List[Optional[pathlib.Path]] = []
+        for n, targs in settings:
+            out = outdir / f"{base}.{n.replace('/', '-').replace('+', '-')}.leir"
+            got, summary = tune(leirc, prog, decls, shlex.split(targs)
+                                + [f"--time-limit={args.rank_time}"], out)
+            picked.append(got)
+            m = re.search(r'"search":"([^"]*)".*"evaluations":(\d+)', summary)
+            if m:
+                sys.stderr.write(f"sketch_bench: {base} {n}: search {m.group(1)}, "
+                                 f"{m.group(2)} evaluations\n")
+        # timed interleaved: round r times every program once more
+        best: List[Optional[float]] = [None] * (len(picked) + 1)
+        for _ in range(args.procs):
+            for i, p in enumerate([prog] + picked):
+                if p is None:
+                    continue
+                t = leirc_time(leirc, p, decls if p == prog else None, 1)
+                if t is not None and (best[i] is None or t < best[i]):
+                    best[i] = t
+        tw = best[0]
+        print(f"| {base} | {fmt(tw)} | " + " | ".join(fmt(t) for t in best[1:]) + " |", flush=True)
+        for n, t in zip(names, best[1:]):
+            if tw and t:
+                speed[n].append(tw / t)
+        got = dict(zip(names, best[1:]))
+        for stage in ("sketch", "auto"):
+            a = got.get(f"{stage}/analytic")
+            lt = got.get("sketch/learned" if stage == "sketch" else "auto/learned+online")
+            if a and lt:
+                wins[stage][0 if lt < a / 1.05 else 1 if lt > a * 1.05 else 2] += 1
+    print()
+    for n in names:
+        rs = speed[n]
+        if rs:
+            g = math.exp(sum(math.log(r) for r in rs) / len(rs))
+            print(f"geomean speed-up over as written, {n}: {g:.2f} ({len(rs)} workloads)")
+    for stage, (b, w, e) in wins.items():
+        print(f"{stage}: learned's pick faster on {b}, slower on {w}, within 5% on {e}")
+    return 0
+
+
 def main() -> int:
     """Measures every workload and prints the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -174,6 +322,12 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--only", default="", help="workload names, comma separated")
     ap.add_argument("--outdir", default="")
+    ap.add_argument("--rank-compare", action="store_true",
+                    help="analytic against learned ranking (see the module's text); no PyTorch")
+    ap.add_argument("--rank-settings", default="",
+                    help="--rank-compare: only these settings (comma separated names, default all)")
+    ap.add_argument("--rank-time", type=float, default=20.0,
+                    help="--rank-compare: the --time-limit of every tuning (default %(default)s)")
     args = ap.parse_args()
     progs = pathlib.Path(args.corpus) / "programs"
     if not progs.is_dir():
@@ -183,6 +337,9 @@ def main() -> int:
     outdir = pathlib.Path(args.outdir or tempfile.mkdtemp(prefix="sketch_bench."))
     outdir.mkdir(parents=True, exist_ok=True)
     leirc = [args.leirc] + shlex.split(args.leirc_args)
+    if args.rank_compare:
+        print(f"leirc: {' '.join(leirc)}; programs under {outdir}")
+        return rank_compare(args, leirc, progs, outdir, only)
     print(f"leirc: {' '.join(leirc)}; tune: {args.tune}; programs under {outdir}")
     print()
     print("| family | workload | torch ms | leirc as written ms | tuned ms | torch / written "

@@ -87,6 +87,12 @@ typedef struct DrvTuneOptions {
   int vector_bytes;          /* --vector-bytes N: the vector registers the
                                 sketches fit their tiles to (16, 32, 64;
                                 0 = the host's) */
+  bool rank_learned;         /* --rank-cost=learned: with --cost=measure the
+                                learned model (search/learned.h) ranks the
+                                candidates, updated online with the
+                                search's measurements */
+  const char *model_save;    /* --cost-model-save=FILE: the learned model as
+                                the search left it (NULL: not saved) */
 } DrvTuneOptions;
 
 /* --emit-steps (driver/steps.c). */

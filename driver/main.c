@@ -179,6 +179,16 @@ static const char usage_text[] =
   "                        estimate within N loop_reorder steps after it,\n"
   "                        and take those steps too when they promise 5%\n"
   "                        or more (default 2, at most 3; 0 = off)\n"
+  "      --rank-cost=M     with --cost=measure, the model that ranks the\n"
+  "                        candidates before they are measured: model (the\n"
+  "                        analytic one, the default) or learned (the\n"
+  "                        learned model, refitted during the search to\n"
+  "                        every program it measures, which also skips\n"
+  "                        sketch instances it rates over twice the best;\n"
+  "                        host only)\n"
+  "      --cost-model-save=FILE  with --rank-cost=learned or --cost=learned,\n"
+  "                        write the learned model as the search left it\n"
+  "                        (XGBoost JSON; LEIRC_COST_MODEL=FILE reads it)\n"
   "      --time-limit=SECONDS  stop the search after this wall time\n"
   "                        (default 60)\n"
   "      --vector-bytes=N  the vector registers the sketches fit their\n"
@@ -333,7 +343,7 @@ enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT, OPT_VERIFY_ALL };
 enum { OPT_CHECK_STEP = 2304, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD,
-       OPT_VECTOR_BYTES };
+       OPT_VECTOR_BYTES, OPT_RANK_COST, OPT_COST_MODEL_SAVE };
 /* the pass options (driver/passes_cli.c) */
 enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
        OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH, OPT_FP_CONTRACT };
@@ -393,6 +403,8 @@ static const struct option long_opts[] = {
   {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
   {"expand", required_argument, NULL, OPT_EXPAND},
   {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
+  {"rank-cost", required_argument, NULL, OPT_RANK_COST},
+  {"cost-model-save", required_argument, NULL, OPT_COST_MODEL_SAVE},
   {"vector-bytes", required_argument, NULL, OPT_VECTOR_BYTES},
   {"serve", no_argument, NULL, OPT_SERVE},
   {"policy", required_argument, NULL, OPT_POLICY},
@@ -489,7 +501,7 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false, serve = false, format_given = false, cost_given = false;
+  bool unsafe_math = false, serve = false, format_given = false, cost_given = false, rank_given = false;
   int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
   uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
@@ -599,6 +611,16 @@ int main(int argc, char **argv) {
       break;
     }
     case OPT_TRACE: o.tune.trace = optarg; break;
+    case OPT_RANK_COST:
+      if (!strcmp(optarg, "model")) o.tune.rank_learned = false;
+      else if (!strcmp(optarg, "learned")) o.tune.rank_learned = true;
+      else return usage_error("--rank-cost must be model or learned, not '%s'", optarg);
+      rank_given = true;
+      break;
+    case OPT_COST_MODEL_SAVE:
+      if (!*optarg) return usage_error("%s", "--cost-model-save needs a file name");
+      o.tune.model_save = optarg;
+      break;
     case OPT_VECTOR_BYTES:
       if (strcmp(optarg, "16") && strcmp(optarg, "32") && strcmp(optarg, "64"))
         return usage_error("--vector-bytes must be 16, 32 or 64, not '%s'", optarg);
@@ -708,6 +730,15 @@ int main(int argc, char **argv) {
     clash = "--verify-all needs --tune";
   else if (o.learned && o.target == TARGET_CUDA)
     clash = "--cost=learned is a model of the host: it does not combine with --target=cuda";
+  else if (rank_given && !o.tune.enabled)
+    clash = "--rank-cost needs --tune";
+  else if (o.tune.rank_learned && o.target == TARGET_CUDA)
+    clash = "--rank-cost=learned is a model of the host: it does not combine with --target=cuda";
+  else if (o.tune.rank_learned && o.cost != COST_MEASURE)
+    clash = "--rank-cost=learned ranks the candidates that --cost=measure measures: it does not combine with "
+            "--cost=model or --cost=learned";
+  else if (o.tune.model_save && !(o.tune.enabled && (o.learned || o.tune.rank_learned)))
+    clash = "--cost-model-save needs --tune with --rank-cost=learned or --cost=learned";
   if (o.learned && o.target == TARGET_DEFAULT) o.target = TARGET_HOST;
   if (clash) {
     drv_pass_free(&o);

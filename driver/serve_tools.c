@@ -46,9 +46,11 @@ static const struct {
    "\"output_dir\":{\"type\":\"string\"},\"seed\":{\"type\":\"integer\",\"minimum\":0}}|[\"program\",\"output_dir\"]"},
   {"emit_ptx", "The launch plan and PTX of a program (leirc --emit=ptx).",
    "{" PROG ",\"arch\":{\"type\":\"string\",\"description\":\"sm_NN, default sm_90\"}}|[\"program\"]"},
-  {"estimate_cost", "The analytic cost model's estimate (leirc --print-cost --cost=model --json).",
-   "{" PROG ",\"target\":{\"type\":\"string\",\"enum\":[\"cuda\",\"host\"]},\"arch\":{\"type\":\"string\"}}|"
-   "[\"program\"]"},
+  {"estimate_cost", "The analytic cost model's estimate (leirc --print-cost --cost=model --json); with cost "
+   "learned also the learned model's estimate of the host's run time (--cost=learned: learned_seconds).",
+   "{" PROG ",\"target\":{\"type\":\"string\",\"enum\":[\"cuda\",\"host\"]},\"arch\":{\"type\":\"string\"},"
+   "\"cost\":{\"type\":\"string\",\"enum\":[\"model\",\"learned\"],\"description\":\"model (default) or "
+   "learned (host only)\"}}|[\"program\"]"},
   {"measure", "The measured median run time on the host (JIT) and the model's estimate.", "{" PROG "}|[\"program\"]"},
   {"history", "The steps that led from the loaded program to this one.", "{" PROG "}|[\"program\"]"},
 };
@@ -397,9 +399,13 @@ static json_t *cost(Req *r, const IrProgram *p) {
 static json_t *t_estimate_cost(Req *r, json_t *a) {
   IrProgram *p = load_id(r, arg(a, "program"), NULL);
   if (!p || !set_arch(r, a)) return NULL;
-  const char *t = arg(a, "target");
-  r->o.target = t && !strcmp(t, "host") ? TARGET_HOST : TARGET_CUDA;
+  const char *t = arg(a, "target"), *c = arg(a, "cost");
+  bool learned = c && !strcmp(c, "learned");
+  if (learned && t && strcmp(t, "host"))
+    return req_fail(r, "estimate_cost: cost 'learned' is a model of the host: it does not combine with target 'cuda'");
+  r->o.target = learned || (t && !strcmp(t, "host")) ? TARGET_HOST : TARGET_CUDA;
   r->o.cost = COST_MODEL;
+  r->o.learned = learned;
   return cost(r, p);
 }
 

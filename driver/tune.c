@@ -156,6 +156,9 @@ typedef struct Tune {
   PtrVec instances;        /* SketchRec*: every instance judged, in order */
   const char *search_name; /* the trace's "search" */
   int nmatches;            /* nests a sketch rule matched (-1: not tried) */
+  int screened;            /* --rank-cost=learned: sketch instances not
+                              measured, the model's estimate being over
+                              TUNE_SKETCH_SCREEN times the best cost */
   SearchStats sk;
 } Tune;
 
@@ -769,6 +772,15 @@ static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *de
   rec->pipeline = arena_strdup(&t->ctx->arena, b.s ? b.s : "");
   sbuf_free(&b);
   const SketchStep *last = steps->v[steps->n - 1];
+  /* --rank-cost=learned, measuring: the model (refitted to every
+     measurement so far) screens the instances; one it estimates over
+     TUNE_SKETCH_SCREEN times the best program measured is not measured */
+  double est;
+  if (t->o->tune.rank_learned && t->o->cost == COST_MEASURE && t->sketched.n >= TUNE_SKETCH_SCREEN_AFTER &&
+      tune_eval_model(t->te, last->prog, &est) && est > TUNE_SKETCH_SCREEN * t->best->cost) {
+    t->screened++;
+    return SEARCH_DROPPED;
+  }
   int before = t->evaluations;
   Node *m = try_step(t, n, last->cand, last->prog, program_text(t->ctx, last->prog));
   if (t->evaluations > before || m) ptrvec_push(&t->ctx->arena, &t->instances, rec);
@@ -946,6 +958,11 @@ static bool write_trace(Tune *t, double wall) {
   json_object_set_new(j, "failed_runs", json_integer(t->failed));
   json_object_set_new(j, "stop", json_string(stop_names[t->stop]));
   if (t->pol) json_object_set_new(j, "policy_refusals", json_integer(policy_refusals(t->pol)));
+  if (t->o->tune.rank_learned) { /* the learned model ranked, updated online */
+    json_object_set_new(j, "rank_cost", json_string("learned"));
+    json_object_set_new(j, "model_observations", json_integer(tune_eval_observed(t->te)));
+    if (t->nmatches >= 0) json_object_set_new(j, "sketch_screened", json_integer(t->screened));
+  }
   json_object_set_new(j, "wall_s", json_real(wall));
   char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
   fprintf(f, "%s\n", s2 ? s2 : "{}");
@@ -1040,6 +1057,7 @@ IrProgram *drv_tune(LeirCtx *ctx, const DrvOptions *o, IrProgram *p, int *rc) {
             t.evaluations, t.wrong, t.orig_cost / result_cost(&t), t.best->depth, stop_names[t.stop],
             wall);
   bool ok = !o->tune.trace || write_trace(&t, wall);
+  if (ok && o->tune.model_save) ok = tune_eval_save_model(t.te, o->tune.model_save);
   IrProgram *best = t.best->p;
   tune_eval_free(t.te);
   policy_stop(t.pol);

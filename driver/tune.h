@@ -45,6 +45,13 @@
  * not reached by then are ranked by their own estimate). */
 #define TUNE_LOOKAHEAD_TIME_SHARE 4
 
+/* --rank-cost=learned with --cost=measure: once TUNE_SKETCH_SCREEN_AFTER
+ * sketch instances are measured, an instance the learned model (refitted
+ * to the measurements) estimates over TUNE_SKETCH_SCREEN times the best
+ * program measured so far is dropped unmeasured. */
+#define TUNE_SKETCH_SCREEN 2.0
+#define TUNE_SKETCH_SCREEN_AFTER 4
+
 typedef struct TuneEval TuneEval;
 
 typedef enum TuneStatus {
@@ -72,6 +79,11 @@ bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, doub
  * each as tune_eval costs it, into secs[0..n) (on the host one compilation
  * for the n); false if it cannot be run. */
 bool tune_eval_remeasure(TuneEval *te, const IrProgram *q, int n, double *secs);
+/* --rank-cost=learned: the measurements the learned model observed. */
+int tune_eval_observed(const TuneEval *te);
+/* --cost-model-save: the learned model (refitted to what it observed)
+ * written to path; false after a diagnostic. */
+bool tune_eval_save_model(TuneEval *te, const char *path);
 void tune_eval_free(TuneEval *te);
 
 #endif

@@ -222,6 +222,16 @@ static bool model_cost_in(TuneEval *te, LeirCtx *ctx, const IrProgram *q, double
 
 static bool model_cost(TuneEval *te, const IrProgram *q, double *secs) { return model_cost_in(te, te->ctx, q, secs); }
 
+/* --rank-cost=learned: a measurement updates the learned model (its next
+ * estimate refits it; search/learned.h).  A program whose features cannot
+ * be computed is left out (its diagnostic dropped). */
+static void observe(TuneEval *te, LeirCtx *ctx, const IrProgram *q, double secs) {
+  Quiet qt;
+  quiet_begin(ctx, &qt);
+  search_learned_observe(ctx, te->learned, q, secs);
+  quiet_end(ctx, &qt);
+}
+
 /* The outputs of q (in ip) against the reference's, by name. */
 static bool outputs_agree(TuneEval *te, InterpProg *ip, char cls, const char **why) {
   for (int i = 0; i < interp_ntensors(te->ref); i++) {
@@ -260,7 +270,12 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
   te->ctx = ctx;
   te->o = o;
   te->orig = orig;
-  if (o->learned && !(te->learned = search_learned_load(ctx, NULL))) {
+  if (o->tune.rank_learned && !search_learned_available()) {
+    diag_error(ctx, noloc, "--rank-cost=learned: this leirc was built without XGBoost (configure found no libxgboost-dev)");
+    free(te);
+    return 1;
+  }
+  if ((o->learned || o->tune.rank_learned) && !(te->learned = search_learned_load(ctx, NULL))) {
     free(te);
     return 1;
   }
@@ -289,6 +304,7 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
   bool ok = true;
   double *cost = (o->cost == COST_MODEL) ? NULL : &te->orig_cost;
   if (!te->small || cost) ok = backend_run(te, orig, te->ref, cost); /* reference outputs */
+  if (ok && cost && te->learned) observe(te, ctx, orig, *cost);
   if (ok && (o->cost == COST_MODEL)) ok = model_cost(te, orig, &te->orig_cost);
   if (!ok) {
     diag_error(ctx, noloc, "--tune: the program itself cannot be %s", (o->cost == COST_MODEL) ? "modelled" : "run and timed");
@@ -343,6 +359,7 @@ static TuneStatus eval_impl(TuneEval *te, const IrProgram *q, char cls, double *
   }
   if ((te->o->cost == COST_MODEL) && cost && !model_cost(te, q, cost)) st = TUNE_FAIL;
 out:
+  if (st == TUNE_OK && cost && te->o->cost == COST_MEASURE && te->learned) observe(te, ctx, q, *cost);
   interp_free(ip);
   const char *msg = quiet_end(ctx, &qt);
   if (st != TUNE_OK && !*why) *why = msg ? msg : st == TUNE_WRONG ? "the outputs differ" : "cannot be run";
@@ -367,6 +384,12 @@ bool tune_eval_model(TuneEval *te, const IrProgram *q, double *secs) {
 
 bool tune_eval_model_in(TuneEval *te, LeirCtx *scratch, const IrProgram *q, double *secs) {
   return model_cost_in(te, scratch, q, secs);
+}
+
+int tune_eval_observed(const TuneEval *te) { return te->learned ? search_learned_observed(te->learned) : 0; }
+
+bool tune_eval_save_model(TuneEval *te, const char *path) {
+  return te->learned && search_learned_save(te->ctx, te->learned, path);
 }
 
 void tune_eval_free(TuneEval *te) {

@@ -214,7 +214,9 @@ leir_status leir_compare(leir_context *ctx, const leir_program *a, const leir_pr
 char *leir_program_emit(leir_context *ctx, const leir_program *p, const char *kind);
 
 /* The analytic cost model's estimate in seconds for target "host" or
- * "cuda" (the context's gpu_arch). */
+ * "cuda" (the context's gpu_arch); target "learned": the learned model of
+ * the host's run time (leirc --cost=learned; its file as leirc finds it,
+ * $LEIRC_COST_MODEL first, loaded at the context's first such call). */
 leir_status leir_program_cost(leir_context *ctx, const leir_program *p, const char *target,
                               double *seconds_out);
 /* The host JIT's measured median run time in seconds (random inputs). */

@@ -23,3 +23,8 @@ noinst_DATA = costmodel.json
 CLEANFILES += costmodel.json
 costmodel.json: $(srcdir)/tools/costmodel/costmodel.json
 	cp $(srcdir)/tools/costmodel/costmodel.json $@
+check_PROGRAMS += testsuite/unit/learned_test
+testsuite_unit_learned_test_SOURCES = testsuite/unit/learned_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_learned_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_learned_test_LDADD = libleircore.la $(CMOCKA_LIBS) -lm

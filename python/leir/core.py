@@ -814,7 +814,13 @@ class Program:
 
     def cost(self, target: str = "host") -> float:
         """The analytic cost model's estimate in seconds on ``target``
-        (``"host"`` or ``"cuda"``, for the context's gpu_arch); no run."""
+        (``"host"`` or ``"cuda"``, for the context's gpu_arch); no run.
+        ``target="learned"``: the learned model's estimate of the host's
+        run time (``leirc --cost=learned``; the model file is
+        ``$LEIRC_COST_MODEL``, else the installed one, else
+        ``costmodel.json`` beside libleir or one folder up).  Raises
+        :class:`LeirError` when libleir was built without XGBoost or the
+        model file cannot be read (the diagnostic says which)."""
         out = ctypes.c_double()
         btarget = _encode(target, "target")
         with self._ctx._call() as (L, h):

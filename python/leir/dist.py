@@ -79,6 +79,13 @@ VALUE_OPTIONS = {
     "--dump-before", "--dump-after", "--dump-dir", "--fp-contract", "--gpu-arch", "--target", "--cost",
     "--eval", "--format", "--jobs", "--budget", "--beam-width", "--max-depth", "--trace", "--time-limit",
     "--expand", "--lookahead", "--policy", "--policy-timeout", "--max-programs", "--max-request",
+    "--rank-cost", "--cost-model-save", "--vector-bytes",
+}
+
+# Options a mode does not offer, and why (the message of the DistError).
+UNOFFERED = {
+    "tune": {"--cost-model-save": "each program's search refits a learned model of its own on its worker: "
+                                  "run leirc --tune itself to keep one"},
 }
 
 # leirc's options a mode's tasks set themselves.
@@ -170,6 +177,8 @@ def split_leirc_args(args: Sequence[str], mode: str) -> Tuple[List[str], List[st
         name = a.split("=", 1)[0] if a.startswith("--") else a[:2]
         if name in REFUSED.get(mode, set()):
             raise DistError(f"{mode}: {name} is set by {PROG} itself")
+        if name in UNOFFERED.get(mode, {}):
+            raise DistError(f"{mode}: {name} is not offered: {UNOFFERED[mode][name]}")
         if name in VALUE_OPTIONS and ("=" not in a if a.startswith("--") else len(a) == 2):
             if i >= len(args):
                 raise DistError(f"option '{a}' needs a value")

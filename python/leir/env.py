@@ -33,8 +33,12 @@ Episode end
 Cost
     ``cost="model"`` (default): the analytic cost model on ``target``
     (``"host"`` or ``"cuda"``), deterministic: the same seed and actions
-    give the same episode.  ``cost="measure"``: the host JIT's measured
-    median run time (``target="host"`` only; noisy).
+    give the same episode.  ``cost="learned"``: the learned cost model
+    of the host's run time (``leirc --cost=learned``, XGBoost; ``target=
+    "host"`` only; deterministic; a libleir without XGBoost or without the
+    model file raises :class:`leir.LeirError` at ``reset``).
+    ``cost="measure"``: the host JIT's measured median run time
+    (``target="host"`` only; noisy).
 
 ``info`` of a step: ``spelling``, ``strategy``, ``cls`` (``"E"``/``"T"``),
 ``valid``, ``verified`` (with ``verify=True``, the default: the new program
@@ -70,8 +74,8 @@ class StepEnv(gym.Env):
     ``program``: LEIR text (with ``decls``, the SPEC §8.2 sidecar, when it
     has no header) or a :class:`leir.Program`.  ``target``: ``"host"`` or
     ``"cuda"`` (of the cost model; ``measure`` is host only).
-    ``max_steps``: steps per episode.  ``cost``: ``"model"`` or
-    ``"measure"``.  ``max_candidates``: the size of the action space.
+    ``max_steps``: steps per episode.  ``cost``: ``"model"``,
+    ``"learned"`` or ``"measure"``.  ``max_candidates``: the size of the action space.
     ``strategies``: offer only the candidates of these strategies (names
     as STRATEGIES.md spells them).  ``verify``: compare each new program
     with the one before in the interpreter (``info["verified"]``).
@@ -89,12 +93,14 @@ class StepEnv(gym.Env):
                  verify: bool = True, invalid_reward: float = -1.0, max_text: int = 1 << 20,
                  decls: Any = None, render_mode: str | None = None,
                  context_options: dict[str, Any] | None = None) -> None:
-        if cost not in ("model", "measure"):
-            raise ValueError(f"cost must be 'model' or 'measure', not {cost!r}")
+        if cost not in ("model", "learned", "measure"):
+            raise ValueError(f"cost must be 'model', 'learned' or 'measure', not {cost!r}")
         if target not in ("host", "cuda"):
             raise ValueError(f"target must be 'host' or 'cuda', not {target!r}")
         if cost == "measure" and target != "host":
             raise ValueError("cost='measure' measures on the host: use target='host'")
+        if cost == "learned" and target != "host":
+            raise ValueError("cost='learned' is a model of the host: use target='host'")
         if max_steps < 1 or max_candidates < 1:
             raise ValueError("max_steps and max_candidates must be at least 1")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -206,7 +212,9 @@ class StepEnv(gym.Env):
         return mask
 
     def _cost(self, p: Program) -> float:
-        return p.measure() if self.cost_kind == "measure" else p.cost(self.target)
+        if self.cost_kind == "measure":
+            return p.measure()
+        return p.cost("learned" if self.cost_kind == "learned" else self.target)
 
     def _list(self) -> None:
         assert self.program is not None

@@ -521,6 +521,50 @@ def test_cost(leirc: str, matmul: leir.Program) -> None:
         matmul.cost("tpu")
 
 
+FAST_SUM = ("%in A : f32[512,512]\n%out C : f32[512]\n"
+            "L^{512}_{a=0}L^{512}_{c=0}[C^{f32,g}_{c}=C^{f32,g}_{c}+A^{f32,g}_{a,c};];\n")
+SLOW_SUM = ("%in A : f32[512,512]\n%out C : f32[512]\n"
+            "L^{512}_{c=0}L^{512}_{a=0}[C^{f32,g}_{c}=C^{f32,g}_{c}+A^{f32,g}_{a,c};];\n")
+
+
+def _learned_or_skip(p: leir.Program) -> float:
+    try:
+        return p.cost("learned")
+    except leir.LeirError as e:
+        if any("built without XGBoost" in str(d) for d in e.diagnostics):
+            assert str(e.diagnostics[0]) == ("libleir: error: the learned cost model: this libleir was built "
+                                             "without XGBoost (configure found no libxgboost-dev)\n")
+            pytest.skip("libleir built without XGBoost")
+        raise
+
+
+def test_cost_learned(leirc: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cost("learned") is leirc --print-cost --cost=learned's learned_seconds
+    (the build tree's model, found beside libleir), ranks the two row sums
+    as measured, and says exactly why when the model file is missing."""
+    monkeypatch.delenv("LEIRC_COST_MODEL", raising=False)
+    ctx = leir.Context()
+    fast = leir.Program.parse(FAST_SUM, context=ctx)
+    slow = leir.Program.parse(SLOW_SUM, context=ctx)
+    f = _learned_or_skip(fast)
+    src = tmp_path / "fast.leir"
+    src.write_text(FAST_SUM)
+    out = run_leirc(leirc, "--print-cost", "--cost=learned", str(src)).stdout
+    assert f == pytest.approx(float(re.search(r"^learned_seconds: (\S+)", out, re.M).group(1)), rel=1e-5)
+    assert 0 < f < slow.cost("learned")
+    assert fast.cost("learned") == f  # deterministic, the model kept by the context
+    missing = tmp_path / "none" / "costmodel.json"
+    monkeypatch.setenv("LEIRC_COST_MODEL", str(missing))
+    other = leir.Program.parse(FAST_SUM, context=leir.Context())  # a new context loads it
+    with pytest.raises(leir.LeirError) as ei:
+        other.cost("learned")
+    assert [str(d) for d in ei.value.diagnostics] == [f"libleir: error: cannot read the learned cost model {missing}\n"]
+    with pytest.raises(leir.LeirError) as ei:
+        other.cost("tpu")
+    assert str(ei.value.diagnostics[0]).endswith(
+        "error: the cost model's target must be host, cuda or learned, not 'tpu'\n")
+
+
 def test_measure(matmul: leir.Program) -> None:
     try:
         t = matmul.measure()

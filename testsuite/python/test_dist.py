@@ -234,6 +234,27 @@ def test_emit_steps_crash(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[o
     assert (tmp_path / "dist.jsonl").read_bytes() == b"".join(want)
 
 
+def test_tune_learned(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[object, object],
+                      tmp_path: pathlib.Path) -> None:
+    """--cost=learned passes through: the program leirc --tune --cost=learned writes (no measurement: the same
+    bytes); --cost-model-save is refused with its reason."""
+    name = "matmul.leir"
+    (tmp_path / name).write_bytes((top_srcdir / "examples" / name).read_bytes())
+    p = leirc_run(leirc, ["--tune", "--cost=learned", "--budget=24", name, "-o", "ref-" + name], tmp_path)
+    if b"built without XGBoost" in p.stderr:
+        pytest.skip("leirc built without XGBoost")
+    assert p.returncode == 0, p.stderr
+    rc = dist_main(["tune", "-o", str(tmp_path / "out"), "--cost", "learned", "--budget=24", str(tmp_path / name)],
+                   cluster[0].scheduler_address, tmp_path, leirc)
+    assert rc == 0
+    assert (tmp_path / "out" / name).read_bytes() == (tmp_path / ("ref-" + name)).read_bytes()
+    with pytest.raises(dist.DistError, match=r"^tune: --cost-model-save is not offered: each program's search refits a "
+                                        r"learned model of its own on its worker: run leirc --tune itself to keep "
+                                        r"one$"):
+        dist.split_leirc_args(["--cost=learned", "--cost-model-save", "m.json", name], "tune")
+    assert dist.split_leirc_args(["--rank-cost", "learned", name], "tune") == (["--rank-cost=learned"], [name])
+
+
 def test_tune(leirc: str, top_srcdir: pathlib.Path, cluster: Tuple[object, object], tmp_path: pathlib.Path) -> None:
     """--tune --cost=model per program: the programs leirc writes.  A --budget ends each search
     (--tune's default is a time limit, which a loaded machine may reach at another program)."""

@@ -161,6 +161,31 @@ def test_measured_cost() -> None:
 
 
 @gym_test
+def test_learned_cost(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    """cost="learned": the learned model's estimates (Program.cost("learned")),
+    the reward their log ratio; an exact error without the model file."""
+    monkeypatch.delenv("LEIRC_COST_MODEL", raising=False)
+    env = StepEnv(MATMUL.read_text(), cost="learned", max_steps=2, verify=False)
+    try:
+        _, info = env.reset(seed=0)
+    except leir.LeirError as e:
+        if any("built without XGBoost" in str(d) for d in e.diagnostics):
+            pytest.skip("libleir built without XGBoost")
+        raise
+    assert info["cost"] == leir.Program.parse(MATMUL.read_text(), context=leir.Context()).cost("learned")
+    _, reward, *_, info2 = env.step(0)
+    assert reward == pytest.approx(math.log(info["cost"] / info2["cost"]))
+    missing = tmp_path / "costmodel.json"
+    monkeypatch.setenv("LEIRC_COST_MODEL", str(missing))
+    env = StepEnv(MATMUL.read_text(), cost="learned", max_steps=2, verify=False)
+    with pytest.raises(leir.LeirError) as ei:
+        env.reset(seed=0)
+    assert [str(d) for d in ei.value.diagnostics] == [f"libleir: error: cannot read the learned cost model {missing}\n"]
+    with pytest.raises(ValueError, match=r"^cost='learned' is a model of the host: use target='host'$"):
+        StepEnv(MATMUL.read_text(), target="cuda", cost="learned")
+
+
+@gym_test
 def test_bad_arguments() -> None:
     text = MATMUL.read_text()
     with pytest.raises(ValueError):

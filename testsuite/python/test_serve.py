@@ -170,9 +170,9 @@ def test_mcp_client_session(leirc: str, tmp_path: pathlib.Path) -> None:
 class Server:
     """leirc --serve driven line by line, every read bounded in time."""
 
-    def __init__(self, leirc: str, *args: str) -> None:
+    def __init__(self, leirc: str, *args: str, env: dict[str, str] | None = None) -> None:
         self.p = subprocess.Popen([leirc, "--serve", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
+                                  stderr=subprocess.DEVNULL, env=env)
         self.buf = b""
 
     def send(self, line: bytes | str) -> None:
@@ -313,6 +313,40 @@ def test_oversized_line(leirc: str) -> None:
     srv = Server(leirc)  # the default limit: 16 MiB
     _error(srv.ask(b'{"jsonrpc":"2.0","id":1,"method":"ping","pad":"' + b"y" * (17 << 20) + b'"}'), -32600)
     _ping(srv, 3)
+    assert srv.close() == 0
+
+
+def test_estimate_cost_learned(leirc: str, tmp_path: pathlib.Path) -> None:
+    """estimate_cost's cost "learned": leirc --print-cost --cost=learned --json's object (host); target cuda
+    with it, an unknown cost and a missing model file are errors with exact texts."""
+    src = TOP / "examples" / "matmul.leir"
+    env = {k: v for k, v in os.environ.items() if k != "LEIRC_COST_MODEL"}
+    r = subprocess.run([leirc, "--print-cost", "--cost=learned", "--json", str(src)], capture_output=True,
+                       text=True, env=env)
+    if "built without XGBoost" in r.stderr:
+        pytest.skip("leirc built without XGBoost")
+    assert r.returncode == 0, r.stderr
+    want = json.loads(r.stdout)
+    srv = Server(leirc, env=env)
+    assert srv.ask(_call(1, "load_program", {"path": str(src)}))["result"]["structuredContent"]["program"] == "p1"
+    got = srv.ask(_call(2, "estimate_cost", {"program": "p1", "cost": "learned"}))["result"]
+    assert got["structuredContent"] == want and want["learned_seconds"] > 0
+    got = srv.ask(_call(3, "estimate_cost", {"program": "p1", "cost": "model", "target": "host"}))["result"]
+    assert "learned_seconds" not in got["structuredContent"]
+    bad = srv.ask(_call(4, "estimate_cost", {"program": "p1", "cost": "learned", "target": "cuda"}))["result"]
+    assert bad["isError"] is True
+    assert bad["content"][0]["text"] == ("estimate_cost: cost 'learned' is a model of the host: it does not "
+                                         "combine with target 'cuda'")
+    bad = srv.ask(_call(5, "estimate_cost", {"program": "p1", "cost": "guess"}))
+    _error(bad, -32602, 5)
+    assert bad["error"]["message"] == "estimate_cost: argument 'cost' must be a string among the schema's enum"
+    assert srv.close() == 0
+    missing = tmp_path / "costmodel.json"
+    srv = Server(leirc, env={**env, "LEIRC_COST_MODEL": str(missing)})
+    srv.ask(_call(1, "load_program", {"path": str(src)}))
+    bad = srv.ask(_call(2, "estimate_cost", {"program": "p1", "cost": "learned"}))["result"]
+    assert bad["isError"] is True
+    assert bad["content"][0]["text"] == f"p1: error: cannot read the learned cost model {missing}\n"
     assert srv.close() == 0
 
 

@@ -628,7 +628,7 @@ static void test_cost_and_measure(void **state) {
   snprintf(buf, sizeof buf, "%.6g", sec);
   assert_string_equal(buf, "4.25333e-06"); /* one thread: parallel.h */
   assert_int_equal(leir_program_cost(ctx, p, "interp", &sec), LEIR_EINVAL);
-  assert_string_equal(only_diag(ctx), "libleir: error: the cost model's target must be host or cuda, not 'interp'\n");
+  assert_string_equal(only_diag(ctx), "libleir: error: the cost model's target must be host, cuda or learned, not 'interp'\n");
   assert_int_equal(leir_program_cost(ctx, p, "host", NULL), LEIR_EINVAL);
   assert_int_equal(leir_program_cost(ctx, NULL, "host", &sec), LEIR_EINVAL);
   assert_int_equal(leir_program_cost(NULL, p, "host", &sec), LEIR_EINVAL);
