@@ -78,6 +78,7 @@ WORKLOADS: List[Tuple[str, str, str]] = [
     ("conv", "level1/conv_pointwise_2D", "nnf.conv2d(A, D)"),
     ("other", "level1/softmax", "torch.softmax(A, dim=1)"),
     ("other", "level1/Sum_reduction_over_a_dimension", "torch.sum(A, dim=1, keepdim=True)"),
+    ("other", "level1/TripletMarginLoss", "nnf.triplet_margin_loss(A, C, D)"),
 ]
 
 CHILD = """

@@ -211,7 +211,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
     has_tx |= !strcmp(loops[k]->index, "tx") || (loops[k]->kind == LOOP_B && ir_hw_axis_of_index(loops[k]->index) == HW_TX);
     k++;
   }
-  if (!has_tx) {
+  if (!has_tx && strcmp(a, "tx")) { /* (an L loop named tx is the lane loop itself) */
     memmove(loops + 1, loops, sizeof(IrLoop *) * (size_t)k);
     loops[0] = rw_loop(ctx, LOOP_B, 1, "tx");
     k++;
