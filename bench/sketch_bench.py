@@ -135,6 +135,23 @@ Matmul_with_transposed_A 25.4 / 91.9 / 39.3 (0.65); softmax 0.281 /
 An earlier run (02:08-02:27, load 12-17, an older leirc without the conv
 rule, PyTorch's best call rather than its median) gave matmul 0.53
 (Gemm_Add_ReLU 0.03: 2.1 ms against 64.3 ms), conv 11.1, other 0.69.
+
+The rfactor rule (reduction_rfactor, leirc's own strategy), 6 Dec 2026
+06:08-06:11 UTC, `--only softmax,Sum_reduction_over_a_dimension,
+TripletMarginLoss --procs 3 --reps 20`, the same machine, load 9.7-10.5,
+the branch's leirc and then main's (858eb11, no rfactor) one after the
+other (ms; torch / tuned):
+
+    workload                        torch  written  tuned (rfactor)  tuned (main)
+    softmax (16 rows of 16384)      0.278   0.825   0.626  0.44      0.614  0.49
+    Sum_reduction_over_a_dimension  0.116   0.108   0.185  (no rule: beam, 8 evaluations)
+    TripletMarginLoss (128 x 1024)  0.193   0.268   0.060  3.19      0.277  0.91
+
+TripletMarginLoss's two 1024-long f32 sums of squares each in lanes (the
+best of 8 measured instances: 32 and 8 lanes) run 4.4x faster than
+written; softmax's exp keeps its row sum slow, lanes or not;
+Sum_reduction_over_a_dimension sums over a loop that is not innermost (no
+match).
 """
 
 import argparse
@@ -158,6 +175,7 @@ WORKLOADS: List[Tuple[str, str, str]] = [
     ("conv", "level1/conv_pointwise_2D", "nnf.conv2d(A, D)"),
     ("other", "level1/softmax", "torch.softmax(A, dim=1)"),
     ("other", "level1/Sum_reduction_over_a_dimension", "torch.sum(A, dim=1, keepdim=True)"),
+    ("other", "level1/TripletMarginLoss", "nnf.triplet_margin_loss(A, C, D)"),
 ]
 
 CHILD = """

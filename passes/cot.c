@@ -221,6 +221,12 @@ static const CotRow cot_rows[] = {
    "{nest}{site}. The check established the pattern: {why}. The change drops the masked reduction loop and "
    "computes each element from the one before it and one new term, a running scan whose guard supplies the "
    "identity at the first element; the scan loop stays serial." TAIL},
+  {"reduction_rfactor",
+   "Strided reduction split (a strategy of leirc's own, not one of the 43) in nest {nest} of the reduction loop "
+   "'{P:loop}' (extent {E:loop}) into {P:lanes} lanes{site}. The check established that the reduction may be split: "
+   "{why}. The change accumulates the terms k = g*{P:lanes}+v of each lane v into its own partial result, the lane "
+   "loop innermost so that the lanes are independent vector chains, then adds the {P:lanes} partial results in lane "
+   "order in a new nest, which reassociates the reduction." TAIL},
 };
 
 const char *cot_template(const char *name) {

@@ -38,6 +38,7 @@ libleircore_la_SOURCES += passes/exponential_split.c passes/value_split.c
 libleircore_la_SOURCES += passes/multiplicative_split.c passes/additive_split.c
 ## leirc's own strategies (not in STRATEGIES.md)
 libleircore_la_SOURCES += passes/scan_rewrite.c
+libleircore_la_SOURCES += passes/reduction_rfactor.c
 
 ## tests
 check_PROGRAMS += testsuite/unit/passes_test

@@ -135,7 +135,7 @@ struct PassInfo {
 
 /* The 43 strategies in the order of STRATEGIES.md (graph, operator, memory,
  * math), pass_table[0..pass_table_paper), then leirc's own strategies
- * (`own`: scan_rewrite), pass_table[pass_table_paper..pass_table_size). */
+ * (`own`: scan_rewrite, reduction_rfactor), pass_table[pass_table_paper..pass_table_size). */
 extern const PassInfo pass_table[];
 extern const int pass_table_size;
 extern const int pass_table_paper; /* 43 */

@@ -58,5 +58,6 @@ extern const PassImpl pass_impl_flashattention_wo_tiling;
 
 /* leirc's own strategies (not in STRATEGIES.md), after the 43 */
 extern const PassImpl pass_impl_scan_rewrite;
+extern const PassImpl pass_impl_reduction_rfactor;
 
 #endif /* LEIR_PASSES_PASSES_H */

@@ -815,9 +815,11 @@ static void collect_extents(const IrNest *n, int64_t *v, int *nv, int cap) {
  * recovered parameters per check: the time per check stays bounded. */
 enum { MAX_VALUES = 12, MAX_VARIANTS = 720, MAX_REFUSED = 48, MAX_ALL_VARIANTS = 1000 };
 
-/* The parameters whose values enumeration lists only in part. */
+/* The parameters whose values enumeration lists only in part
+ * (reduction_rfactor's lanes: the lane loop's extent is among AFTER's). */
 static bool free_int_key(const char *key) {
-  return !strcmp(key, "factor") || !strcmp(key, "factor1") || !strcmp(key, "factor2") || !strcmp(key, "split");
+  return !strcmp(key, "factor") || !strcmp(key, "factor1") || !strcmp(key, "factor2") || !strcmp(key, "split") ||
+         !strcmp(key, "lanes");
 }
 
 static bool next_perm(int *a, int n) {

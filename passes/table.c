@@ -68,6 +68,8 @@ const PassInfo pass_table[] = {
   /* leirc's own (not in STRATEGIES.md) */
   {"scan_rewrite", "scan", X, E, "a masked prefix sum or product as a running scan (leirc's own)", &pass_impl_scan_rewrite,
    true},
+  {"reduction_rfactor", "vrfactor", O, D, "split a reduction into V strided partial results, then add them in order (leirc's own)",
+   &pass_impl_reduction_rfactor, true},
 };
 
 const int pass_table_size = (int)(sizeof pass_table / sizeof pass_table[0]);

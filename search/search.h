@@ -60,6 +60,18 @@
  * accumulated across every reduction.  Free factors as the matmul rule's
  * (no packing, no groups); not a nest the matmul rule takes.
  *
+ * The rfactor rule (search/sketch_rfactor.c).  A top-level nest of one
+ * statement, an implicitly initialised float sum, max or min (SPEC 9.5)
+ * whose innermost loop is a serial L reduction loop k of extent >= 64 over
+ * which some operand is contiguous (its last item k or k + f, k in no other
+ * item): one chain of dependent operations the host JIT must not
+ * re-associate.  An instance is one step of leirc's own reduction_rfactor
+ * (nest, loop=k, lanes=V): V strided partial results, the lane loop
+ * innermost (in k's place) where the JIT vectorises the independent lanes,
+ * then the V partials added in lane order.  Free factor: V in 16, 8, 32
+ * (16 first), dividing k's extent with at least 2 terms a lane.  Only nests
+ * that neither the matmul nor the conv rule takes.
+ *
  * The search (search/sketch_search.c): the rules' instances over every
  * match (one option per nest; the nests are rewritten from the
  * last to the first, so that a copy nest inserted before one leaves the
@@ -92,11 +104,12 @@ bool search_machine_of_bytes(int vec_bytes, SearchMachine *m);
 typedef enum SketchRule {
   SKETCH_MATMUL, /* a matmul-like nest (search/sketch.c) */
   SKETCH_INLINE, /* a chain of elementwise nests (search/sketch_inline.c) */
-  SKETCH_CONV    /* a sum of products over several reductions (search/sketch_conv.c) */
+  SKETCH_CONV,   /* a sum of products over several reductions (search/sketch_conv.c) */
+  SKETCH_RFACTOR /* a serial reduction over a contiguous axis (search/sketch_rfactor.c) */
 } SketchRule;
 
-/* One option of a rule for one match: the matmul rule's factors, or the
- * inline rule's producers inlined. */
+/* One option of a rule for one match: the matmul rule's factors, the
+ * inline rule's producers inlined, or the rfactor rule's lanes (in cols). */
 typedef struct SketchOption {
   bool pack;
   int64_t cols, rows, group;
@@ -160,6 +173,9 @@ IrProgram *search_inline_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt
 SketchMatch *search_conv_match(LeirCtx *ctx, const IrProgram *p, int ni, const SearchMachine *m);
 IrProgram *search_conv_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o, PtrVec *steps,
                              const char **why);
+SketchMatch *search_rfactor_match(LeirCtx *ctx, const IrProgram *p, int ni);
+IrProgram *search_rfactor_apply(LeirCtx *ctx, IrProgram *p, const SketchMatch *mt, const SketchOption *o,
+                                PtrVec *steps, const char **why);
 IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **why, const char *f, ...)
     __attribute__((format(printf, 5, 6)));
 /* mt's options: the SketchOption pointers of *v copied into mt->opts in

@@ -211,6 +211,7 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
     SketchMatch mt;
     const char *r = match_nest(p, i, &mt);
     SketchMatch *cv = r ? search_conv_match(ctx, p, i, m) : NULL;
+    if (!cv && r) cv = search_rfactor_match(ctx, p, i);
     if (cv) {
       ptrvec_push(&ctx->arena, out, cv);
       found++;
@@ -230,8 +231,8 @@ int search_sketch_matches(LeirCtx *ctx, const IrProgram *p, const SearchMachine 
   }
   if (!found && why)
     *why = reason ? reason
-                  : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of "
-                    "elementwise nests to inline";
+                  : "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j], a convolution or a serial "
+                    "reduction over a contiguous axis of 64 or more, no chain of elementwise nests to inline";
   return found;
 }
 
@@ -410,6 +411,7 @@ IrProgram *search_sketch_apply(LeirCtx *ctx, const IrProgram *p, SketchMatch *co
   for (int i = n - 1; i >= 0; i--) /* the last nest first: indices before it stay */
     if (!(q = ms[i]->rule == SKETCH_INLINE ? search_inline_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
               : ms[i]->rule == SKETCH_CONV  ? search_conv_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
+              : ms[i]->rule == SKETCH_RFACTOR ? search_rfactor_apply(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)
                                             : apply_one(ctx, q, ms[i], &ms[i]->opts[choice[i]], steps, why)))
       return NULL;
   return q;
@@ -422,6 +424,11 @@ const char *search_sketch_describe(LeirCtx *ctx, SketchMatch *const *ms, int n, 
     if (ms[i]->rule == SKETCH_INLINE) {
       sbuf_printf(&b, "%snests %d-%d: %d of %d inlined", i ? "; " : "", ms[i]->nest, ms[i]->nest + ms[i]->links,
                   o->links, ms[i]->links);
+      continue;
+    }
+    if (ms[i]->rule == SKETCH_RFACTOR) {
+      sbuf_printf(&b, "%snest %d: %s reduced over %s in %lld lanes", i ? "; " : "", ms[i]->nest, ms[i]->d, ms[i]->lk,
+                  (long long)o->cols);
       continue;
     }
     if (ms[i]->rule == SKETCH_CONV) {

@@ -274,20 +274,80 @@ static void test_conv(void **state) {
   fclose(null);
 }
 
+/* The rfactor rule: a squared-distance row sum over a contiguous axis of
+ * 128 (TripletMarginLoss's, made small) takes one reduction_rfactor step;
+ * lanes 16, 8, 32 (16 first); the result within the tolerance (class T).
+ * A row of 32 (under 64), a max over a non-contiguous axis, and a sum whose
+ * innermost loop is not its reduction are not the rule's. */
+static void test_rfactor(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  IrProgram *p = corpus_load(&ctx, "tml.leir",
+                             "%in  A : f32[4,128]\n%in  C : f32[4,128]\n%out D : f32[4]\n"
+                             "B^{4}_{tx=0}L^{128}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+(A^{f32,g}_{tx,a}-C^{f32,g}_{tx,a})*"
+                             "(A^{f32,g}_{tx,a}-C^{f32,g}_{tx,a});];\n",
+                             NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 1);
+  SketchMatch *mt = ms.v[0];
+  assert_int_equal(mt->rule, SKETCH_RFACTOR);
+  assert_string_equal(mt->lk, "a");
+  assert_int_equal(mt->nk, 128);
+  assert_int_equal(mt->nopts, 3);
+  assert_int_equal(mt->opts[0].cols, 16);
+  assert_int_equal(mt->opts[1].cols, 8);
+  assert_int_equal(mt->opts[2].cols, 32);
+  int choice = 0;
+  PtrVec steps = {0};
+  IrProgram *q = search_sketch_apply(&ctx, p, (SketchMatch *const *)ms.v, 1, &choice, &steps, &why);
+  assert_non_null(q);
+  assert_int_equal(steps.n, 1);
+  assert_string_equal(((SketchStep *)steps.v[0])->spelling, "reduction_rfactor(nest=0,loop=a,lanes=16)");
+  assert_int_equal(((SketchStep *)steps.v[0])->cand->cls, PASS_T);
+  SBuf b = {0};
+  pass_print_program(&b, q);
+  assert_string_equal(b.s, "%in    A : f32[4,128]\n%in    C : f32[4,128]\n%out   D : f32[4]\n"
+                           "B^{4}_{tx=0}L^{8}_{f=0}L^{16}_{a=0}[E^{f32,g}_{tx,a}=E^{f32,g}_{tx,a}+(A^{f32,g}_{tx,f*16+a}-"
+                           "C^{f32,g}_{tx,f*16+a})*(A^{f32,g}_{tx,f*16+a}-C^{f32,g}_{tx,f*16+a});];"
+                           "B^{4}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+E^{f32,g}_{tx,a};];\n");
+  sbuf_free(&b);
+  assert_true(corpus_compare(&ctx, p, q, CMP_DEFAULT, NULL) != CMP_DIFFER);
+  assert_true(corpus_compare(&ctx, p, q, CMP_EXACT, NULL) != CMP_EQUAL); /* the lanes re-associate */
+  assert_string_equal(search_sketch_describe(&ctx, (SketchMatch *const *)ms.v, 1, &choice),
+                      "nest 0: D reduced over a in 16 lanes");
+  leir_ctx_free(&ctx);
+  static const char *const none[] = {
+    "%in  A : f32[4,32]\n%out D : f32[4]\nB^{4}_{tx=0}L^{32}_{a=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];\n",
+    "%in  A : f32[128,4]\n%out D : f32[4]\nB^{4}_{tx=0}L^{128}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{a,tx});];\n",
+    "%in  A : f32[4,128]\n%out D : f32[4]\nL^{128}_{a=0}B^{4}_{tx=0}[D^{f32,g}_{tx}=D^{f32,g}_{tx}+A^{f32,g}_{tx,a};];\n",
+  };
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+    p = corpus_load(&ctx, "none.leir", none[i], NULL, null);
+    assert_non_null(p);
+    ms = (PtrVec){0};
+    assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 0);
+    leir_ctx_free(&ctx);
+  }
+  fclose(null);
+}
+
 static void test_no_match(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
   static const char *const progs[][2] = {
     /* an elementwise product: no reduction */
     {"%in  A : f32[8,16]\n%out D : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a};];\n",
-     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of elementwise nests to "
-     "inline"},
+     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j], a convolution or a serial reduction over a "
+     "contiguous axis of 64 or more, no chain of elementwise nests to inline"},
     /* an elementwise chain whose inline is class T (the f64 intermediate's
        rounding to f32 would move): not the inline rule's */
     {"%in  A : f32[8,16]\n%out E : f32[8,16]\nB^{8}_{tx=0}L^{16}_{a=0}[D^{f64,g}_{tx,a}=A^{f32,g}_{tx,a}*0.1;];"
      "B^{8}_{tx=0}L^{16}_{a=0}[E^{f32,g}_{tx,a}=D^{f64,g}_{tx,a}+1;];\n",
-     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j] or a convolution, no chain of elementwise nests to "
-     "inline"},
+     "no nest is a reduction D[..,i,j] += A[..,i,k] * B[..,k,j], a convolution or a serial reduction over a "
+     "contiguous axis of 64 or more, no chain of elementwise nests to inline"},
     /* a product of 5 columns: no tile of 16-float vectors divides 5 */
     {"%in  A : f32[8,4]\n%in  C : f32[4,5]\n%out D : f32[8,5]\n"
      "B^{8}_{tx=0}L^{5}_{a=0}L^{4}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];\n",
@@ -309,7 +369,7 @@ static void test_no_match(void **state) {
 /* ------------------------------------------------------------ corpus */
 
 typedef struct Counts {
-  int programs, matched, nests, convs, chains, instances, interpreted, failures;
+  int programs, matched, nests, convs, chains, rfactors, instances, interpreted, close, failures;
   FILE *null;
 } Counts;
 
@@ -339,6 +399,8 @@ static void one_program(const CorpusEntry *e, void *arg) {
           c->chains++;
         else if (((SketchMatch *)ms.v[i])->rule == SKETCH_CONV)
           c->convs++;
+        else if (((SketchMatch *)ms.v[i])->rule == SKETCH_RFACTOR)
+          c->rfactors++;
         else
           c->nests++;
       int *choice = calloc((size_t)nm, sizeof *choice);
@@ -363,8 +425,21 @@ static void one_program(const CorpusEntry *e, void *arg) {
         leir_ctx_free(&c2);
         sbuf_free(&b);
         if (small) {
+          /* class E steps bit for bit; an instance with a class T step
+             (reduction_rfactor's lanes of a sum) within the tolerance of
+             STRATEGIES 0.4, or, counted apart, only within the reference's
+             acceptance rule (a mixed-sign sum near 0: --tune verifies and
+             drops those) */
+          bool t = false;
+          for (int k = 0; k < steps.n; k++) t |= ((SketchStep *)steps.v[k])->cand->cls == PASS_T;
           c->interpreted++;
-          if (corpus_compare(&ctx, p, q, CMP_EXACT, NULL) != CMP_EQUAL) fail_note(c, e->name, "an instance's outputs differ");
+          if (!t) {
+            if (corpus_compare(&ctx, p, q, CMP_EXACT, NULL) != CMP_EQUAL) fail_note(c, e->name, "an instance's outputs differ");
+          } else if (corpus_compare(&ctx, p, q, CMP_DEFAULT, NULL) == CMP_DIFFER) {
+            c->close++;
+            if (corpus_compare(&ctx, p, q, CMP_REFERENCE, NULL) == CMP_DIFFER)
+              fail_note(c, e->name, "a class T instance's outputs differ beyond the reference's rule");
+          }
         }
       }
       free(choice);
@@ -384,17 +459,21 @@ static void test_corpus(void **state) {
   c.null = fopen("/dev/null", "w");
   corpus_walk(corpus, one_program, &c);
   fclose(c.null);
-  print_message("# count: sketch: programs %d, matched %d (matmul nests %d, convolutions %d, elementwise chains %d), "
-                "instances applied %d, interpreted %d, failures %d\n",
-                c.programs, c.matched, c.nests, c.convs, c.chains, c.instances, c.interpreted, c.failures);
+  print_message("# count: sketch: programs %d, matched %d (matmul nests %d, convolutions %d, elementwise chains %d, "
+                "serial reductions %d), instances applied %d, interpreted %d (class T outside the f32 tolerance, "
+                "within the reference's rule: %d), failures %d\n",
+                c.programs, c.matched, c.nests, c.convs, c.chains, c.rfactors, c.instances, c.interpreted, c.close,
+                c.failures);
   assert_int_equal(c.failures, 0);
-  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests; 101
+  /* the corpus of 146 programs: 60 with matmul-like nests, 192 nests; 107
      with a match of any rule, 25 convolutions, 183 chains of elementwise
-     nests */
-  assert_int_equal(c.matched, 101);
+     nests, 77 serial reductions over a contiguous axis of 64 or more (the
+     rfactor rule; 101 programs matched before it) */
+  assert_int_equal(c.matched, 107);
   assert_int_equal(c.nests, 192);
   assert_int_equal(c.convs, 25);
   assert_int_equal(c.chains, 183);
+  assert_int_equal(c.rfactors, 77);
 }
 
 int main(void) {
@@ -404,6 +483,7 @@ int main(void) {
     cmocka_unit_test(test_literal_subscript),
     cmocka_unit_test(test_inline),
     cmocka_unit_test(test_conv),
+    cmocka_unit_test(test_rfactor),
     cmocka_unit_test(test_no_match),
     cmocka_unit_test(test_corpus),
   };
