@@ -249,23 +249,42 @@ static const CuMathChunk cu_math_chunks[] = {
      "  r = y == 0.0 ? 1.0 : r;\n"
      "  return x == 1.0 ? 1.0 : r;\n"
      "}\n"},
-    {"expf", "d64 horner",
+    {"expf_poly64", "",
      "static __constant__ double leir_m_expf_poly[9] = {\n"
      "    0x1.a15a4f98eb4a5p-16, 0x1.a1aa7f143c60ap-13, 0x1.6c164df443c8cp-10,\n"
      "    0x1.111080ae06089p-7,  0x1.5555557428d91p-5,  0x1.555555a26dedbp-3,\n"
      "    0x1.fffffffff71cfp-2,  0x1.ffffffffd38c1p-1,  0x1.0000000000000p+0,\n"
+     "};\n"},
+    {"hornerf", "",
+     "static __device__ float hornerf(const float *c, int n, float v) {\n"
+     "  float p = c[0];\n"
+     "  for (int i = 1; i < n; i++) p = fmaf(p, v, c[i]);\n"
+     "  return p;\n"
+     "}\n"
+     "static __device__ __forceinline__ float pow2f(int32_t k) { return flt((uint32_t)(k + 127) << 23); }\n"},
+    {"expf", "bits32 flt hornerf",
+     "static __constant__ float leir_mf_expf_poly[6] = {\n"
+     "    0x1.a2477ep-13f, 0x1.6d3c86p-10f, 0x1.111002p-7f,\n"
+     "    0x1.5554f6p-5f,  0x1.555556p-3f,  0x1p-1f,\n"
      "};\n"
      "static __device__ float leir_expf(float x) {\n"
-     "  double d = (double)x;\n"
-     "  double c = d > 89.0 ? 89.0 : d;\n"
-     "  c = c < -104.0 ? -104.0 : c;\n"
-     "  double t = fma(c, 0x1.71547652b82fep+0, 0x1.8p52);\n"
-     "  double kd = t - 0x1.8p52;\n"
-     "  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(0x1.8p52);\n"
-     "  double r = fma(kd, -0x1.62e42fefa39efp-1, c);\n"
-     "  double p = horner(leir_m_expf_poly, 9, r);\n"
-     "  float f = (float)__dmul_rn(p, dbl(((uint64_t)k + 1023u) << 52));\n"
-     "  return x != x ? x : f;\n"
+     "  float c = x > 89.0f ? 89.0f : x;\n"
+     "  c = c < -104.0f ? -104.0f : c;\n"
+     "  float t = fmaf(c, 0x1.715476p+0f, 0x1.8p23f);\n"
+     "  float kf = t - 0x1.8p23f;\n"
+     "  int32_t k = (int32_t)bits32(t) - (int32_t)bits32(0x1.8p23f);\n"
+     "  float rh = fmaf(kf, -0x1.62e43p-1f, c);\n"
+     "  float r = fmaf(kf, 0x1.05c61p-29f, rh);\n"
+     "  float dr = fmaf(kf, 0x1.05c61p-29f, rh - r);\n"
+     "  float p = hornerf(leir_mf_expf_poly, 6, r);\n"
+     "  float c2 = fmaf(__fmul_rn(r, r), p, fmaf(dr, r, dr));\n"
+     "  float sh = 1.0f + r;\n"
+     "  float sl = (1.0f - sh) + r;\n"
+     "  float s = sh + (sl + c2);\n"
+     "  int32_t k1 = k / 2;\n"
+     "  int32_t k2 = k - k1;\n"
+     "  float y = __fmul_rn(__fmul_rn(s, pow2f(k1)), pow2f(k2));\n"
+     "  return x != x ? x : y;\n"
      "}\n"},
     {"logf", "d64 horner flt",
      "static __constant__ double leir_m_logf_poly[5] = {\n"
@@ -291,7 +310,7 @@ static const CuMathChunk cu_math_chunks[] = {
      "  y = x < 0.0f ? flt(QNAN32) : y;\n"
      "  return x != x ? x : y;\n"
      "}\n"},
-    {"erff", "expf",
+    {"erff", "d64 horner expf_poly64",
      "static __constant__ double leir_m_erffa_poly[9] = {\n"
      "    0x1.1c41ab6eec487p-20, -0x1.d2b8522d6f7cbp-17, 0x1.f57e9cee106c1p-14,\n"
      "    -0x1.bfe158a7be278p-11, 0x1.56588b32275a7p-8, -0x1.b82cbae7577a7p-6,\n"

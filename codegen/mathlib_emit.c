@@ -98,6 +98,25 @@ static V horner(Em *e, const double *c, int n, V v) {
   return p;
 }
 
+static uint32_t fbits(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+static V kfl(Em *e, float v) { return LLVMConstReal(e->f32, v); }
+
+static V hornerf(Em *e, const float *c, int n, V v) {
+  V p = kfl(e, c[0]);
+  for (int i = 1; i < n; i++)
+    p = fma_(e, p, v, kfl(e, c[i]));
+  return p;
+}
+
+static V pow2f(Em *e, V k) { /* flt((k + 127) << 23) */
+  return cast(e, shl(e, iadd(e, k, ku(e, 127)), ku(e, 23)), e->f32);
+}
+
 static V pow2i(Em *e, V k) { /* dbl((k + 1023) << 52) */
   return cast(e, shl(e, iadd(e, k, kl(e, 1023)), kl(e, 52)), e->f64);
 }
@@ -183,7 +202,7 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_expf: the f32 routine of its own (f64 inside, one rounding) */
+/* leir_expf: the f32 routine of its own, in f32 arithmetic */
 static V emit_expf(Em *e, LLVMModuleRef M) {
   V have;
   LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
@@ -191,16 +210,24 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   if (!fn)
     return have;
   V x = LLVMGetParam(fn, 0);
-  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
-  V hi = kd(e, LEIR_M_EXPF_HI), lo = kd(e, LEIR_M_EXPF_LO);
-  V c = sel(e, fcmp(e, LLVMRealOGT, d, hi), hi, d);
+  V one = kfl(e, 1.0f), shift = kfl(e, LEIR_MF_SHIFT);
+  V hi = kfl(e, LEIR_MF_EXPF_HI), lo = kfl(e, LEIR_MF_EXPF_LO);
+  V c = sel(e, fcmp(e, LLVMRealOGT, x, hi), hi, x);
   c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
-  V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
-  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
-  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
-  V r = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
-  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, r);
-  V y = LLVMBuildFPTrunc(e->B, mul(e, p, pow2i(e, k)), e->f32, "");
+  V t = fma_(e, c, kfl(e, LEIR_MF_INVLN2), shift);
+  V kk = sub(e, t, shift);
+  V k = isub(e, cast(e, t, e->i32), ku(e, fbits(LEIR_MF_SHIFT)));
+  V rh = fma_(e, kk, kfl(e, -LEIR_MF_LN2H), c);
+  V r = fma_(e, kk, kfl(e, -LEIR_MF_LN2L), rh);
+  V dr = fma_(e, kk, kfl(e, -LEIR_MF_LN2L), sub(e, rh, r));
+  V p = hornerf(e, leir_mf_expf_poly, LEIR_MF_EXPF_N, r);
+  V c2 = fma_(e, mul(e, r, r), p, fma_(e, dr, r, dr));
+  V sh = add(e, one, r);
+  V sl = add(e, sub(e, one, sh), r);
+  V sv = add(e, sh, add(e, sl, c2));
+  V k1 = LLVMBuildSDiv(e->B, k, ku(e, 2), "");
+  V k2 = isub(e, k, k1);
+  V y = mul(e, mul(e, sv, pow2f(e, k1)), pow2f(e, k2));
   return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }
 

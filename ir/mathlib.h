@@ -10,10 +10,12 @@
  *
  * mathlib.c must be compiled with -ffp-contract=off (no implicit FMA).
  *
- * Accuracy (measured by testsuite/unit/mathlib_test.c): the f32 routines are
- * computed in f64 and rounded once (max error about 0.5 ulp; expf, logf and
- * erff, f64 routines of their own sized for f32, are checked on every input by
- * bench/mathlib_exhaustive); the f64 routines are within about 1 ulp.
+ * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
+ * input, bench/mathlib_exhaustive): expf computes in f32 arithmetic (max
+ * 0.76 ulp); logf and erff are f64 routines of their own sized for f32 and
+ * rounded once (max about 0.5 ulp), powf the f64 pow rounded; leir_expf_cr
+ * is the f64-inside expf (0.5 + 2^-15 ulp) kept for reference; the f64
+ * routines are within about 1 ulp.
  * Subnormal results are produced (no flush to zero).
  */
 #ifndef LEIR_IR_MATHLIB_H
@@ -22,6 +24,7 @@
 #include <stdint.h>
 
 float leir_expf(float x);
+float leir_expf_cr(float x); /* correctly rounded but for 1430 inputs, f64 inside */
 double leir_exp(double x);
 float leir_logf(float x);
 double leir_log(double x);
@@ -68,6 +71,16 @@ float leir_round_bf16(float x);
 #define LEIR_M_POW_IMAX 64.0                 /* integer-power path bound */
 #define LEIR_M_POW_BIG 0x1p900               /* its result range */
 #define LEIR_M_POW_SMALL 0x1p-900
+
+/* the f32 routines in f32 arithmetic */
+#define LEIR_MF_SHIFT 0x1.8p23f              /* 1.5 * 2^23, round-to-int */
+#define LEIR_MF_INVLN2 0x1.715476p+0f        /* 1/ln 2 rounded to f32 */
+#define LEIR_MF_LN2H 0x1.62e43p-1f           /* ln 2 ~ LN2H + LN2L */
+#define LEIR_MF_LN2L (-0x1.05c61p-29f)
+#define LEIR_MF_EXPF_HI 89.0f                /* expf argument clamp */
+#define LEIR_MF_EXPF_LO (-104.0f)
+#define LEIR_MF_EXPF_N 6
+extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
 
 #define LEIR_M_EXP_N 12
 #define LEIR_M_EXPF_N 9
