@@ -36,6 +36,7 @@ static const Routine routines[] = {
     {"expf_cr", leir_expf_cr, leir_exp, expl, ml_known_exp},
     {"logf", leir_logf, leir_log, logl, ml_known_log},
     {"erff", leir_erff, leir_erf, erfl, ml_known_erf},
+    {"erff_cr", leir_erff_cr, leir_erf, erfl, ml_known_erf},
 };
 
 typedef struct {

@@ -98,12 +98,6 @@ static V horner(Em *e, const double *c, int n, V v) {
   return p;
 }
 
-static uint32_t fbits(float x) {
-  uint32_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-
 static V kfl(Em *e, float v) { return LLVMConstReal(e->f32, v); }
 
 static V hornerf(Em *e, const float *c, int n, V v) {
@@ -111,10 +105,6 @@ static V hornerf(Em *e, const float *c, int n, V v) {
   for (int i = 1; i < n; i++)
     p = fma_(e, p, v, kfl(e, c[i]));
   return p;
-}
-
-static V pow2f(Em *e, V k) { /* flt((k + 127) << 23) */
-  return cast(e, shl(e, iadd(e, k, ku(e, 127)), ku(e, 23)), e->f32);
 }
 
 static V pow2i(Em *e, V k) { /* dbl((k + 1023) << 52) */
@@ -216,7 +206,8 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
   V t = fma_(e, c, kfl(e, LEIR_MF_INVLN2), shift);
   V kk = sub(e, t, shift);
-  V k = isub(e, cast(e, t, e->i32), ku(e, fbits(LEIR_MF_SHIFT)));
+  V tb = cast(e, t, e->i32);
+  V h = lshr(e, tb, ku(e, 1));
   V rh = fma_(e, kk, kfl(e, -LEIR_MF_LN2H), c);
   V r = fma_(e, kk, kfl(e, -LEIR_MF_LN2L), rh);
   V dr = fma_(e, kk, kfl(e, -LEIR_MF_LN2L), sub(e, rh, r));
@@ -225,9 +216,9 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   V sh = add(e, one, r);
   V sl = add(e, sub(e, one, sh), r);
   V sv = add(e, sh, add(e, sl, c2));
-  V k1 = LLVMBuildSDiv(e->B, k, ku(e, 2), "");
-  V k2 = isub(e, k, k1);
-  V y = mul(e, mul(e, sv, pow2f(e, k1)), pow2f(e, k2));
+  V s1 = cast(e, shl(e, iadd(e, h, ku(e, LEIR_MF_EXPF_E)), ku(e, 23)), e->f32);
+  V s2 = cast(e, shl(e, iadd(e, isub(e, tb, h), ku(e, LEIR_MF_EXPF_E)), ku(e, 23)), e->f32);
+  V y = mul(e, mul(e, sv, s1), s2);
   return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }
 
@@ -356,7 +347,8 @@ static V emit_erf(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_erff: the f32 routine of its own */
+/* leir_erff: the f32 routine of its own, in f32 arithmetic; the erfc
+   polynomial's coefficients are selected per interval (hi) */
 static V emit_erff(Em *e, LLVMModuleRef M) {
   V have;
   LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
@@ -364,23 +356,22 @@ static V emit_erff(Em *e, LLVMModuleRef M) {
   if (!fn)
     return have;
   V x = LLVMGetParam(fn, 0);
-  V one = kd(e, 1.0), top = kd(e, LEIR_M_ERFF_ONE);
-  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
-  V a = fabs_(e, d);
+  V top = kfl(e, LEIR_MF_ERFF_ONE);
+  V a = fabs_(e, x);
   V w = mul(e, a, a);
-  V ra = mul(e, a, horner(e, leir_m_erffa_poly, LEIR_M_ERFFA_N, w));
+  V wl = fma_(e, a, a, neg(e, w));
+  V q = hornerf(e, leir_mf_erffa_poly, LEIR_MF_ERFFA_N, w);
+  V ra = fma_(e, a, fma_(e, wl, kfl(e, LEIR_MF_ERFF_D), q), a);
   V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
-  V wc = mul(e, c, c);
-  V t = fma_(e, neg(e, wc), kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
-  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
-  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
-  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, fma_(e, kf, kd(e, -LEIR_M_LN2H), neg(e, wc)));
-  V ex = mul(e, p, pow2i(e, k));
-  V q = horner(e, leir_m_erffb_poly, LEIR_M_ERFFB_N, sub(e, c, kd(e, LEIR_M_ERFF_MID)));
-  V rb = fma_(e, neg(e, ex), q, one);
-  V r = sel(e, fcmp(e, LLVMRealOLT, a, kd(e, LEIR_M_ERFF_SPLIT)), ra, rb);
-  r = sel(e, fcmp(e, LLVMRealOGE, a, top), one, r);
-  V y = LLVMBuildFPTrunc(e->B, copysign_(e, r, d), e->f32, "");
+  V hi = fcmp(e, LLVMRealOGE, c, kfl(e, LEIR_MF_ERFF_B));
+  V u = sub(e, c, sel(e, hi, kfl(e, LEIR_MF_ERFF_M2), kfl(e, LEIR_MF_ERFF_M1)));
+  const float *p1 = leir_mf_erffb_poly[0], *p2 = leir_mf_erffb_poly[1];
+  V p = sel(e, hi, kfl(e, p2[0]), kfl(e, p1[0]));
+  for (int i = 1; i < LEIR_MF_ERFFB_N; i++)
+    p = fma_(e, p, u, sel(e, hi, kfl(e, p2[i]), kfl(e, p1[i])));
+  V rb = fma_(e, neg(e, u), p, sel(e, hi, kfl(e, LEIR_MF_ERFF_K2), kfl(e, LEIR_MF_ERFF_K1)));
+  V r = sel(e, fcmp(e, LLVMRealOLT, a, kfl(e, LEIR_MF_ERFF_SPLIT)), ra, rb);
+  V y = copysign_(e, r, x);
   return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }
 

@@ -89,18 +89,20 @@
  * THE f32 ROUTINES IN f32 ARITHMETIC (issue 59: 8 lanes per AVX2 register).
  * Here + - * are IEEE binary32 operations, fmaf the correctly rounded f32
  * fma, integers are int32; constants LEIR_MF_*, tables leir_mf_*_poly,
- * hornerf(P, v) as horner in f32; pow2f(k) = flt((k + 127) << 23).
+ * hornerf(P, v) as horner in f32, flt() the bit cast to f32.
  * leir_expf(x):
  *   c = x > EXPF_HI ? EXPF_HI : x;  c = c < EXPF_LO ? EXPF_LO : c
- *   t = fmaf(c, INVLN2, SHIFT);  kf = t - SHIFT
- *   k = (int32)bits(t) - (int32)bits(SHIFT)             (same value as kf)
+ *   t = fmaf(c, INVLN2, SHIFT);  kf = t - SHIFT   (k = kf = bits(t) - bits(SHIFT))
+ *   tb = bits(t);  h = tb >> 1                         (u32; bits(SHIFT) is even)
  *   rh = fmaf(kf, -LN2H, c)                              (exact)
  *   r = fmaf(kf, -LN2L, rh);  dr = fmaf(kf, -LN2L, rh - r)   (r + dr ~ c - k ln2)
  *   p = hornerf(expf_poly, r)                      (~(e^r - 1 - r)/r^2)
  *   c2 = fmaf(r * r, p, fmaf(dr, r, dr))
  *   sh = 1 + r;  sl = (1 - sh) + r;  s = sh + (sl + c2)
- *   k1 = k / 2;  k2 = k - k1;  y = (s * pow2f(k1)) * pow2f(k2)
- *   result x != x ? x : y
+ *   s1 = flt((h + EXPF_E) << 23);  s2 = flt((tb - h + EXPF_E) << 23)   (u32)
+ *   y = (s * s1) * s2;  result x != x ? x : y
+ *   (EXPF_E = 127 - bits(SHIFT)/2 mod 2^32: s1 = 2^k1 with k1 = floor(k/2),
+ *   s2 = 2^(k - k1).)
  *   k in [-150, 128]: +inf from EXPF_HI = 89 on, 0 from EXPF_LO = -104
  *   down, subnormals from the last product (s was rounded once before it).
  *   Over every f32 input (bench/mathlib_exhaustive): max 0.757849 ulp (at
@@ -135,7 +137,18 @@
  *   |ln m| <= ln2/2, so ed ln2 + ln m never cancels badly; the polynomial's
  *   relative error is < 2^-43.  Over every f32 input (bench/mathlib_exhaustive)
  *   below 0.5000005 ulp, and 15 of the 2^32 results not correctly rounded.
- * leir_erff(x), f32 (its own routine; d = (double)x):
+ * leir_erff(x), in f32 arithmetic:
+ *   a = |x|;  w = a * a;  wl = fmaf(a, a, -w)            (a^2 = w + wl)
+ *   q = hornerf(erffa_poly, w);  ra = fmaf(a, fmaf(wl, ERFF_D, q), a)   (a < SPLIT)
+ *   c = a < ERFF_ONE ? a : ERFF_ONE;  hi = c >= ERFF_B
+ *   u = c - (hi ? M2 : M1)                              (exact)
+ *   p = hornerf(hi ? erffb_poly[1] : erffb_poly[0], u)  (each coefficient a select)
+ *   rb = fmaf(-u, p, hi ? K2 : K1)                      (K - u p = 1 - erfc(c))
+ *   r = a < ERFF_SPLIT ? ra : rb;  y = copysignf(r, x);  result x != x ? x : y
+ *   Over every f32 input (bench/mathlib_exhaustive): max 0.78 ulp (see
+ *   leirc(1) for the measured figure).
+ * leir_erff_cr(x), f32 computed in f64 (the routine before issue 59, kept
+ * for reference and tests, used by no back end; d = (double)x):
  *   a = |d|;  w = a * a                                  (exact: a is an f32)
  *   ra = a * horner(erffa_poly, w)                       (|x| < ERFF_SPLIT)
  *   c = a < ERFF_ONE ? a : ERFF_ONE;  wc = c * c         (exact)
@@ -497,16 +510,33 @@ const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {
     0x1.5554f6p-5f,  0x1.555556p-3f,  0x1p-1f,
 };
 
-static inline float pow2f(int32_t k) { /* 2^k, -126 <= k <= 127 */
-  return flt((uint32_t)(k + 127) << 23);
-}
+/* erf(a)/a - 1 in w = a^2, a in [0, 0.875] (7 terms), and (erfc(M + u) -
+   (1 - K))/u in u = c - M on [0.875, 2.25] and [2.25, 4] (11 terms each):
+   minimax fits (mpmath, Lawson's iteration on Chebyshev nodes), each
+   coefficient rounded to f32 in turn and the rest refitted; absolute errors
+   2^-29.9, 2^-31.1 and 2^-31.9.  M is an f32 whose erfc(M) lies within
+   2^-38 of 1 - K, K an f32, so erf = K - u P(u) ends in one fma. */
+const float leir_mf_erffa_poly[LEIR_MF_ERFFA_N] = {
+    0x1.470686p-14f, -0x1.a41b42p-11f, 0x1.542252p-8f, -0x1.b7fe86p-6f,
+    0x1.ce2d56p-4f,  -0x1.81274p-2f,   0x1.06eba8p-3f,
+};
+
+const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N] = {
+    {0x1.77ebfp-13f, 0x1.28b59p-13f, -0x1.a16b12p-10f, 0x1.8256ep-10f,
+     0x1.74da3p-8f, -0x1.16f0fcp-6f, 0x1.06357ep-7f, 0x1.8a9c16p-5f,
+     -0x1.0430ep-3f, 0x1.3a02p-3f, -0x1.91d738p-4f},
+    {0x1.d2644ep-18f, -0x1.39fe36p-17f, -0x1.b23f5ep-16f, 0x1.e51454p-14f,
+     -0x1.1735e4p-12f, 0x1.d8818ap-12f, -0x1.2e7602p-11f, 0x1.2469dcp-11f,
+     -0x1.a35cc2p-12f, 0x1.a847f8p-13f, -0x1.0f8e5ap-14f},
+};
 
 float leir_expf(float x) {
   float c = x > LEIR_MF_EXPF_HI ? LEIR_MF_EXPF_HI : x;
   c = c < LEIR_MF_EXPF_LO ? LEIR_MF_EXPF_LO : c;
   float t = fmaf(c, LEIR_MF_INVLN2, LEIR_MF_SHIFT);
   float kf = t - LEIR_MF_SHIFT;
-  int32_t k = (int32_t)bits32(t) - (int32_t)bits32(LEIR_MF_SHIFT);
+  uint32_t tb = bits32(t);
+  uint32_t h = tb >> 1;
   float rh = fmaf(kf, -LEIR_MF_LN2H, c);
   float r = fmaf(kf, -LEIR_MF_LN2L, rh);
   float dr = fmaf(kf, -LEIR_MF_LN2L, rh - r);
@@ -515,9 +545,9 @@ float leir_expf(float x) {
   float sh = 1.0f + r;
   float sl = (1.0f - sh) + r;
   float s = sh + (sl + c2);
-  int32_t k1 = k / 2;
-  int32_t k2 = k - k1;
-  float y = (s * pow2f(k1)) * pow2f(k2);
+  float s1 = flt((h + LEIR_MF_EXPF_E) << 23);
+  float s2 = flt((tb - h + LEIR_MF_EXPF_E) << 23);
+  float y = (s * s1) * s2;
   return x != x ? x : y;
 }
 
@@ -555,6 +585,25 @@ float leir_logf(float x) {
 }
 
 float leir_erff(float x) {
+  float a = fabsf(x);
+  float w = a * a;
+  float wl = fmaf(a, a, -w);
+  float q = hornerf(leir_mf_erffa_poly, LEIR_MF_ERFFA_N, w);
+  float ra = fmaf(a, fmaf(wl, LEIR_MF_ERFF_D, q), a);
+  float c = a < LEIR_MF_ERFF_ONE ? a : LEIR_MF_ERFF_ONE;
+  bool hi = c >= LEIR_MF_ERFF_B;
+  float u = c - (hi ? LEIR_MF_ERFF_M2 : LEIR_MF_ERFF_M1);
+  const float *p1 = leir_mf_erffb_poly[0], *p2 = leir_mf_erffb_poly[1];
+  float p = hi ? p2[0] : p1[0];
+  for (int i = 1; i < LEIR_MF_ERFFB_N; i++)
+    p = fmaf(p, u, hi ? p2[i] : p1[i]);
+  float rb = fmaf(-u, p, hi ? LEIR_MF_ERFF_K2 : LEIR_MF_ERFF_K1);
+  float r = a < LEIR_MF_ERFF_SPLIT ? ra : rb;
+  float y = copysignf(r, x);
+  return x != x ? x : y;
+}
+
+float leir_erff_cr(float x) {
   double d = (double)x;
   double a = fabs(d);
   double w = a * a;

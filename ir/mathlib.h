@@ -29,6 +29,7 @@ double leir_exp(double x);
 float leir_logf(float x);
 double leir_log(double x);
 float leir_erff(float x);
+float leir_erff_cr(float x); /* f64 inside, 0.5 + 2^-12 ulp */
 double leir_erf(double x);
 float leir_powf(float x, float y);
 double leir_pow(double x, double y);
@@ -79,8 +80,22 @@ float leir_round_bf16(float x);
 #define LEIR_MF_LN2L (-0x1.05c61p-29f)
 #define LEIR_MF_EXPF_HI 89.0f                /* expf argument clamp */
 #define LEIR_MF_EXPF_LO (-104.0f)
+#define LEIR_MF_EXPF_E (127u - (0x4b400000u >> 1)) /* 2^k1 = flt((h + E) << 23) */
 #define LEIR_MF_EXPF_N 6
 extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
+#define LEIR_MF_ERFF_SPLIT 0.875f            /* erff: series / erfc polynomial */
+#define LEIR_MF_ERFF_D (-0x1.812746p-2f)      /* -2/(3 sqrt pi): the w rounding's correction */
+#define LEIR_MF_ERFF_ONE 4.0f                /* erfc's argument clamp */
+#define LEIR_MF_ERFF_B 2.25f                 /* erfc's two intervals [SPLIT, B), [B, 4] */
+#define LEIR_MF_ERFF_M1 0x1.9016c8p+0f        /* their centres: 1 - erfc(M) = K */
+#define LEIR_MF_ERFF_K1 0x1.f22118p-1f       /* within 2^-38 */
+#define LEIR_MF_ERFF_M2 0x1.900132p+1f
+#define LEIR_MF_ERFF_K2 0x1.fffeb4p-1f
+#define LEIR_MF_ERFFA_N 7
+#define LEIR_MF_ERFFB_N 11
+extern const float leir_mf_erffa_poly[LEIR_MF_ERFFA_N]; /* erf(a)/a - 1 in a^2, a < 1 */
+/* (erfc(M + u) - (1 - K))/u in u = c - M, for each interval */
+extern const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N];
 
 #define LEIR_M_EXP_N 12
 #define LEIR_M_EXPF_N 9
