@@ -188,13 +188,14 @@ static const CuMathChunk cu_math_chunks[] = {
      "  r = copysign(r, x);\n"
      "  return x != x ? x : r;\n"
      "}\n"},
-    {"pow", "log_dd exp_core dd",
+    {"is_int", "",
      "static __device__ bool is_int(double v) {\n"
      "  double av = fabs(v);\n"
      "  bool big = av >= 0x1p52;\n"
      "  bool rnd = (av + 0x1p52) - 0x1p52 == av;\n"
      "  return av != INFINITY && (big || rnd);\n"
-     "}\n"
+     "}\n"},
+    {"pow", "is_int log_dd exp_core dd",
      "static __device__ DD dd_mul(DD a, DD b) {\n"
      "  double p = __dmul_rn(a.h, b.h);\n"
      "  double e = fma(a.h, b.h, -p);\n"
@@ -281,13 +282,12 @@ static const CuMathChunk cu_math_chunks[] = {
      "  float y = __fmul_rn(__fmul_rn(s, s1), s2);\n"
      "  return x != x ? x : y;\n"
      "}\n"},
-    {"logf", "d64 horner flt",
+    {"logf_d", "d64 horner",
      "static __constant__ double leir_m_logf_poly[5] = {\n"
      "    0x1.8c8c1378bf76ep-3, 0x1.c67ad9ecb9497p-3, 0x1.249323e501d94p-2,\n"
      "    0x1.999998cafbbe2p-2, 0x1.5555555564e97p-1,\n"
      "};\n"
-     "static __device__ float leir_logf(float x) {\n"
-     "  double d = (double)x;\n"
+     "static __device__ double logf_d(double d) {\n"
      "  uint64_t u = bits64(d);\n"
      "  double ed = dbl((u >> 52) | 0x4330000000000000ull) - 0x1.00000000003ffp52;\n"
      "  double m = dbl((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);\n"
@@ -298,12 +298,30 @@ static const CuMathChunk cu_math_chunks[] = {
      "  double s = f / (f + 2.0);\n"
      "  double w = __dmul_rn(s, s);\n"
      "  double q = horner(leir_m_logf_poly, 5, w);\n"
-     "  double r = fma(ed, 0x1.62e42fefa39efp-1, fma(__dmul_rn(s, w), q, s + s));\n"
-     "  float y = (float)r;\n"
+     "  return fma(ed, 0x1.62e42fefa39efp-1, fma(__dmul_rn(s, w), q, s + s));\n"
+     "}\n"},
+    {"logf", "logf_d flt",
+     "static __device__ float leir_logf(float x) {\n"
+     "  float y = (float)logf_d((double)x);\n"
      "  y = x == INFINITY ? x : y;\n"
      "  y = x == 0.0f ? -INFINITY : y;\n"
      "  y = x < 0.0f ? flt(QNAN32) : y;\n"
      "  return x != x ? x : y;\n"
+     "}\n"},
+    {"expf_d", "d64 horner",
+     "static __constant__ double leir_m_expf_poly[9] = {\n"
+     "    0x1.a15a4f98eb4a5p-16, 0x1.a1aa7f143c60ap-13, 0x1.6c164df443c8cp-10,\n"
+     "    0x1.111080ae06089p-7,  0x1.5555557428d91p-5,  0x1.555555a26dedbp-3,\n"
+     "    0x1.fffffffff71cfp-2,  0x1.ffffffffd38c1p-1,  0x1.0000000000000p+0,\n"
+     "};\n"
+     "static __device__ double expf_d(double z) {\n"
+     "  double c = z > 89.0 ? 89.0 : z;\n"
+     "  c = c < -104.0 ? -104.0 : c;\n"
+     "  double t = fma(c, 0x1.71547652b82fep+0, 0x1.8p52);\n"
+     "  double kd = t - 0x1.8p52;\n"
+     "  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(0x1.8p52);\n"
+     "  double r = fma(kd, -0x1.62e42fefa39efp-1, c);\n"
+     "  return __dmul_rn(horner(leir_m_expf_poly, 9, r), dbl(((uint64_t)k + 1023u) << 52));\n"
      "}\n"},
     {"erff", "hornerf",
      "static __constant__ float leir_mf_erffa_poly[7] = {\n"
@@ -336,12 +354,41 @@ static const CuMathChunk cu_math_chunks[] = {
      "  float y = copysignf(r, x);\n"
      "  return x != x ? x : y;\n"
      "}\n"},
-    {"powf", "pow flt",
+    {"powf", "is_int logf_d expf_d flt",
      "static __device__ float leir_powf(float x, float y) {\n"
-     "  float r = (float)leir_pow((double)x, (double)y);\n"
-     "  float n = y != y ? y : flt(QNAN32);\n"
-     "  n = x != x ? x : n;\n"
-     "  return r != r ? n : r;\n"
+     "  double d = (double)x;\n"
+     "  double e = (double)y;\n"
+     "  double ax = fabs(d);\n"
+     "  double ay = fabs(e);\n"
+     "  bool yint = is_int(e);\n"
+     "  bool yodd = yint && !is_int(__dmul_rn(e, 0.5));\n"
+     "  bool yneg = e < 0.0;\n"
+     "  double r = expf_d(__dmul_rn(e, logf_d(ax)));\n"
+     "  double yc = ay < 7.0 ? ay : 7.0;\n"
+     "  int64_t n = (int64_t)bits64(yc + 0x1p52) - (int64_t)bits64(0x1p52);\n"
+     "  double acc = 1.0;\n"
+     "  double b = ax;\n"
+     "  for (int i = 0; i < 3; i++) {\n"
+     "    acc = (n >> i) & 1 ? __dmul_rn(acc, b) : acc;\n"
+     "    if (i < 2) b = __dmul_rn(b, b);\n"
+     "  }\n"
+     "  double ri = yneg ? 1.0 / acc : acc;\n"
+     "  r = yint && ay <= 7.0 ? ri : r;\n"
+     "  r = ax == 0.0 ? (yneg ? INFINITY : 0.0) : r;\n"
+     "  r = ax == INFINITY ? (yneg ? 0.0 : INFINITY) : r;\n"
+     "  double rinf = (ax < 1.0) == yneg ? INFINITY : 0.0;\n"
+     "  r = ay == INFINITY ? (ax == 1.0 ? 1.0 : rinf) : r;\n"
+     "  bool xneg = (bits64(d) >> 63) != 0;\n"
+     "  r = yodd && xneg ? -r : r;\n"
+     "  r = d < 0.0 && ax != INFINITY && ay != INFINITY && !yint ? dbl(QNAN64) : r;\n"
+     "  r = e != e ? e : r;\n"
+     "  r = d != d ? d : r;\n"
+     "  r = e == 0.0 ? 1.0 : r;\n"
+     "  r = d == 1.0 ? 1.0 : r;\n"
+     "  float f = (float)r;\n"
+     "  float nn = y != y ? y : flt(QNAN32);\n"
+     "  nn = x != x ? x : nn;\n"
+     "  return f != f ? nn : f;\n"
      "}\n"},
     {"f32_to_f16", "bits32",
      "static __device__ uint16_t leir_f32_to_f16(float x) {\n"

@@ -162,9 +162,24 @@
  *   absolute error below 2^-37 in erf).  Over every f32 input
  *   (bench/mathlib_exhaustive) at most 0.500043 ulp, and 18670 of the 2^32
  *   results not correctly rounded.
- * leir_powf: r = (float)leir_pow((double)x, (double)y), then
- *   NaN results are made target independent: r = r != r ? (x != x ? x :
- *   y != y ? y : QNANF) : r      (QNANF = 0x7fc00000).
+ * leir_powf(x, y), f64 inside (d = (double)x, e = (double)y): leir_pow's
+ * sequence on d and e with three changes: the general path is
+ *   r = expf_d(e * logf_d(|d|)), where logf_d(v) is leir_logf's f64 value
+ *   r before its rounding to float, and expf_d(z) is leir_expf_cr's
+ *   sequence on the double z with the product p * dbl((k+1023) << 52)
+ *   returned unrounded;
+ * the integer path is plain f64 binary powering for |y| <= POWF_IMAX = 7:
+ *   yc = ay < 7 ? ay : 7;  n = (int64)bits(yc + 2^52) - (int64)bits(2^52)
+ *   acc = 1;  b = |d|;  for i = 0 .. 2: { acc = bit i of n ? acc * b : acc;
+ *   if i < 2: b = b * b };  ri = y < 0 ? 1 / acc : acc
+ *   r = yint && ay <= 7 ? ri : r
+ * and after the specials (as leir_pow's, on d and e): f = (float)r;
+ *   result f != f ? (x != x ? x : y != y ? y : QNANF) : f.
+ *   The general path's relative error is below 2^-36 (|e ln|d|| <= 104 +
+ *   the clamp), so results are within 0.5 + 2^-12 ulp; f32 overflow and
+ *   subnormals come from the one rounding (float)r.
+ * leir_powf_cr: (float)leir_pow((double)x, (double)y), with the same NaN
+ *   fix-up (the routine before issue 59, kept for reference and tests).
  * NaN bits: a NaN result is either an input NaN passed through by a select
  *   (never by arithmetic) or the fixed QNAN/QNANF, so even NaN bits agree
  *   between targets whose arithmetic makes different default NaNs.
@@ -564,8 +579,8 @@ float leir_expf_cr(float x) {
   return x != x ? x : f;
 }
 
-float leir_logf(float x) {
-  double d = (double)x;
+/* ln d for a positive finite f32 value d, in f64 (leir_logf, leir_powf) */
+static double logf_d(double d) {
   uint64_t u = bits64(d);
   double ed = dbl((u >> 52) | 0x4330000000000000ull) - LEIR_M_LOGF_EB;
   double m = dbl((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
@@ -576,8 +591,11 @@ float leir_logf(float x) {
   double s = f / (f + 2.0);
   double w = s * s;
   double q = horner(leir_m_logf_poly, LEIR_M_LOGF_N, w);
-  double r = fma(ed, LEIR_M_LN2H, fma(s * w, q, s + s));
-  float y = (float)r;
+  return fma(ed, LEIR_M_LN2H, fma(s * w, q, s + s));
+}
+
+float leir_logf(float x) {
+  float y = (float)logf_d((double)x);
   y = x == INFINITY ? x : y;
   y = x == 0.0f ? -INFINITY : y;
   y = x < 0.0f ? flt(QNAN32) : y;
@@ -623,7 +641,55 @@ float leir_erff_cr(float x) {
 }
 
 
+/* e^z in f64, sized for an f32 result (leir_powf) */
+static double expf_d(double z) {
+  double c = z > LEIR_M_EXPF_HI ? LEIR_M_EXPF_HI : z;
+  c = c < LEIR_M_EXPF_LO ? LEIR_M_EXPF_LO : c;
+  double t = fma(c, LEIR_M_INVLN2, LEIR_M_SHIFT);
+  double kd = t - LEIR_M_SHIFT;
+  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(LEIR_M_SHIFT);
+  double r = fma(kd, -LEIR_M_LN2H, c);
+  return horner(leir_m_expf_poly, LEIR_M_EXPF_N, r) * dbl(((uint64_t)k + 1023u) << 52);
+}
+
 float leir_powf(float x, float y) {
+  double d = (double)x;
+  double e = (double)y;
+  double ax = fabs(d);
+  double ay = fabs(e);
+  bool yint = is_int(e);
+  bool yodd = yint && !is_int(e * 0.5);
+  bool yneg = e < 0.0;
+  double r = expf_d(e * logf_d(ax));
+  double yc = ay < LEIR_M_POWF_IMAX ? ay : LEIR_M_POWF_IMAX;
+  int64_t n = (int64_t)bits64(yc + LEIR_M_TWO52) - (int64_t)bits64(LEIR_M_TWO52);
+  double acc = 1.0;
+  double b = ax;
+  for (int i = 0; i < 3; i++) {
+    acc = (n >> i) & 1 ? acc * b : acc;
+    if (i < 2)
+      b = b * b;
+  }
+  double ri = yneg ? 1.0 / acc : acc;
+  r = yint && ay <= LEIR_M_POWF_IMAX ? ri : r;
+  r = ax == 0.0 ? (yneg ? INFINITY : 0.0) : r;
+  r = ax == INFINITY ? (yneg ? 0.0 : INFINITY) : r;
+  double rinf = (ax < 1.0) == yneg ? INFINITY : 0.0;
+  r = ay == INFINITY ? (ax == 1.0 ? 1.0 : rinf) : r;
+  bool xneg = (bits64(d) >> 63) != 0;
+  r = yodd && xneg ? -r : r;
+  r = d < 0.0 && ax != INFINITY && ay != INFINITY && !yint ? dbl(QNAN64) : r;
+  r = e != e ? e : r;
+  r = d != d ? d : r;
+  r = e == 0.0 ? 1.0 : r;
+  r = d == 1.0 ? 1.0 : r;
+  float f = (float)r;
+  float nn = y != y ? y : flt(QNAN32);
+  nn = x != x ? x : nn;
+  return f != f ? nn : f;
+}
+
+float leir_powf_cr(float x, float y) {
   float r = (float)leir_pow((double)x, (double)y);
   float n = y != y ? y : flt(QNAN32);
   n = x != x ? x : n;

@@ -32,6 +32,7 @@ float leir_erff(float x);
 float leir_erff_cr(float x); /* f64 inside, 0.5 + 2^-12 ulp */
 double leir_erf(double x);
 float leir_powf(float x, float y);
+float leir_powf_cr(float x, float y); /* leir_pow rounded to f32 */
 double leir_pow(double x, double y);
 
 /* IEEE binary16 and bfloat16: round to nearest even, subnormals kept,
@@ -70,6 +71,7 @@ float leir_round_bf16(float x);
 #define LEIR_M_ERF_C 4.0                     /* erfc variable 1/(|x|+C) - T0 */
 #define LEIR_M_ERF_T0 0x1.33p-3
 #define LEIR_M_POW_IMAX 64.0                 /* integer-power path bound */
+#define LEIR_M_POWF_IMAX 7.0                 /* powf's integer-power path bound */
 #define LEIR_M_POW_BIG 0x1p900               /* its result range */
 #define LEIR_M_POW_SMALL 0x1p-900
 

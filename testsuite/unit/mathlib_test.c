@@ -306,7 +306,7 @@ static void test_accuracy_f64(void **state) {
 static void test_accuracy_f32(void **state) {
   (void)state;
   uint64_t s = 2;
-  Worst we = {0}, wc = {0}, wl = {0}, wr = {0}, wrc = {0}, wp = {0};
+  Worst we = {0}, wc = {0}, wl = {0}, wr = {0}, wrc = {0}, wp = {0}, wpc = {0};
   for (int i = 0; i < N_ACC; i++) {
     float x = (float)(i % 3 ? uni(&s, -104.0, 89.0) : uni(&s, -2.0, 2.0));
     note(&we, err32(leir_expf(x), exp(x)), ulps32(leir_expf(x), expf(x)), x, 0);
@@ -335,6 +335,8 @@ static void test_accuracy_f32(void **state) {
     }
     float r = leir_powf(x, y);
     note(&wp, err32(r, pow(x, y)), ulps32(r, powf(x, y)), x, y);
+    r = leir_powf_cr(x, y);
+    note(&wpc, err32(r, pow(x, y)), ulps32(r, powf(x, y)), x, y);
   }
   printf("f32 vs double libm (and steps from the float libm):\n");
   report("expf", &we, 0.751, 1); /* f32 arithmetic, 0.75 ulp over every input */
@@ -343,6 +345,7 @@ static void test_accuracy_f32(void **state) {
   report("erff", &wr, 0.776, 1); /* f32 arithmetic, 0.78 ulp over every input */
   report("erff_cr", &wrc, 0.501, 1);
   report("powf", &wp, 0.501, 1);
+  report("powf_cr", &wpc, 0.501, 1);
 }
 
 /* The f32 routines of their own against the correctly rounded result on
