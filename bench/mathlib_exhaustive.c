@@ -4,7 +4,8 @@
  *
  *   mathlib_exhaustive [--threads T] [--stride S] [ROUTINE...]
  *
- * ROUTINE: expf, logf, erff (default: all of them); T threads (default 2) split the
+ * ROUTINE: expf, expf_cr, logf, erff (default: all of them; expf_cr is the
+ * f64-inside expf kept for reference); T threads (default 2) split the
  * 2^32 patterns; stride S checks every S-th pattern (default 1: all).
  * Prints one line per routine: the maximum error in ulps and where, how many
  * results are not the correctly rounded one, and the unresolved and NaN
@@ -32,8 +33,10 @@ typedef struct {
 
 static const Routine routines[] = {
     {"expf", leir_expf, leir_exp, expl, ml_known_exp},
+    {"expf_cr", leir_expf_cr, leir_exp, expl, ml_known_exp},
     {"logf", leir_logf, leir_log, logl, ml_known_log},
     {"erff", leir_erff, leir_erf, erfl, ml_known_erf},
+    {"erff_cr", leir_erff_cr, leir_erf, erfl, ml_known_erf},
 };
 
 typedef struct {

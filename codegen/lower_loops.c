@@ -443,9 +443,11 @@ static bool reads_tensor(const IrExpr *e, const IrTensor *t) {
 /* Host, issue 59: the loop that maps the elements of a nest whose right
  * sides call leirc's math routines (exp, log, erf, ** other than a square;
  * any float type) is vectorised MATH_W lanes wide, one vector a step.
- * Those routines compute in f64 inside (ir/mathlib.c), and LLVM's own
- * choice, 4 lanes interleaved twice, left their long dependent fma chains
- * short of independent work: 16 lanes (4 ymm registers of f64 a value) ran
+ * Those routines computed in f64 inside (ir/mathlib.c) when this was
+ * measured (f32 exp and erf compute in f32 since, 8 lanes a ymm register),
+ * and LLVM's own choice, 4 lanes interleaved twice, left their long
+ * dependent fma chains short of independent work: 16 lanes (4 ymm
+ * registers of f64 a value) ran
  * Softplus 1.7x, SELU 1.25x, GELU 1.2x faster (bench-activations), f64
  * log, tanh and pow 1.25x, exp 1.13x (bench-mathlib).  Only where the
  * extent is a multiple of MATH_W, large (no remainder worth a scalar loop)

@@ -98,6 +98,15 @@ static V horner(Em *e, const double *c, int n, V v) {
   return p;
 }
 
+static V kfl(Em *e, float v) { return LLVMConstReal(e->f32, v); }
+
+static V hornerf(Em *e, const float *c, int n, V v) {
+  V p = kfl(e, c[0]);
+  for (int i = 1; i < n; i++)
+    p = fma_(e, p, v, kfl(e, c[i]));
+  return p;
+}
+
 static V pow2i(Em *e, V k) { /* dbl((k + 1023) << 52) */
   return cast(e, shl(e, iadd(e, k, kl(e, 1023)), kl(e, 52)), e->f64);
 }
@@ -183,7 +192,7 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_expf: the f32 routine of its own (f64 inside, one rounding) */
+/* leir_expf: the f32 routine of its own, in f32 arithmetic */
 static V emit_expf(Em *e, LLVMModuleRef M) {
   V have;
   LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
@@ -191,16 +200,25 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   if (!fn)
     return have;
   V x = LLVMGetParam(fn, 0);
-  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
-  V hi = kd(e, LEIR_M_EXPF_HI), lo = kd(e, LEIR_M_EXPF_LO);
-  V c = sel(e, fcmp(e, LLVMRealOGT, d, hi), hi, d);
+  V one = kfl(e, 1.0f), shift = kfl(e, LEIR_MF_SHIFT);
+  V hi = kfl(e, LEIR_MF_EXPF_HI), lo = kfl(e, LEIR_MF_EXPF_LO);
+  V c = sel(e, fcmp(e, LLVMRealOGT, x, hi), hi, x);
   c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
-  V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
-  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
-  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
-  V r = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
-  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, r);
-  V y = LLVMBuildFPTrunc(e->B, mul(e, p, pow2i(e, k)), e->f32, "");
+  V t = fma_(e, c, kfl(e, LEIR_MF_INVLN2), shift);
+  V kk = sub(e, t, shift);
+  V tb = cast(e, t, e->i32);
+  V h = lshr(e, tb, ku(e, 1));
+  V rh = fma_(e, kk, kfl(e, -LEIR_MF_LN2H), c);
+  V r = fma_(e, kk, kfl(e, -LEIR_MF_LN2L), rh);
+  V dr = fma_(e, kk, kfl(e, -LEIR_MF_LN2L), sub(e, rh, r));
+  V p = hornerf(e, leir_mf_expf_poly, LEIR_MF_EXPF_N, r);
+  V c2 = fma_(e, mul(e, r, r), p, fma_(e, dr, r, dr));
+  V sh = add(e, one, r);
+  V sl = add(e, sub(e, one, sh), r);
+  V sv = add(e, sh, add(e, sl, c2));
+  V s1 = cast(e, shl(e, iadd(e, h, ku(e, LEIR_MF_EXPF_E)), ku(e, 23)), e->f32);
+  V s2 = cast(e, shl(e, iadd(e, isub(e, tb, h), ku(e, LEIR_MF_EXPF_E)), ku(e, 23)), e->f32);
+  V y = mul(e, mul(e, sv, s1), s2);
   return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }
 
@@ -273,16 +291,10 @@ static V emit_log(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_logf: the f32 routine of its own */
-static V emit_logf(Em *e, LLVMModuleRef M) {
-  V have;
-  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
-  V fn = begin_fn(e, M, "leir.logf", f, (LLVMTypeRef[]){f}, 1, &have);
-  if (!fn)
-    return have;
-  V x = LLVMGetParam(fn, 0);
+/* ln d for a positive finite f32 value d, in f64 (logf_d in ir/mathlib.c) */
+static V logf_d(Em *e, V d) {
   V one = kd(e, 1.0);
-  V u = cast(e, LLVMBuildFPExt(e->B, x, e->f64, ""), e->i64);
+  V u = cast(e, d, e->i64);
   V eb = ior(e, lshr(e, u, kl(e, 52)), kl(e, 0x4330000000000000ll));
   V ed = sub(e, cast(e, eb, e->f64), kd(e, LEIR_M_LOGF_EB));
   V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
@@ -294,8 +306,18 @@ static V emit_logf(Em *e, LLVMModuleRef M) {
   V s = fdv(e, fm, add(e, fm, kd(e, 2.0)));
   V w = mul(e, s, s);
   V q = horner(e, leir_m_logf_poly, LEIR_M_LOGF_N, w);
-  V r = fma_(e, ed, kd(e, LEIR_M_LN2H), fma_(e, mul(e, s, w), q, add(e, s, s)));
-  V y = LLVMBuildFPTrunc(e->B, r, e->f32, "");
+  return fma_(e, ed, kd(e, LEIR_M_LN2H), fma_(e, mul(e, s, w), q, add(e, s, s)));
+}
+
+/* leir_logf: the f32 routine of its own */
+static V emit_logf(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.logf", f, (LLVMTypeRef[]){f}, 1, &have);
+  if (!fn)
+    return have;
+  V x = LLVMGetParam(fn, 0);
+  V y = LLVMBuildFPTrunc(e->B, logf_d(e, LLVMBuildFPExt(e->B, x, e->f64, "")), e->f32, "");
   V inf = LLVMConstReal(e->f32, INFINITY), zero = LLVMConstReal(e->f32, 0.0);
   y = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, y);
   y = sel(e, fcmp(e, LLVMRealOEQ, x, zero), LLVMConstReal(e->f32, -INFINITY), y);
@@ -329,7 +351,8 @@ static V emit_erf(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_erff: the f32 routine of its own */
+/* leir_erff: the f32 routine of its own, in f32 arithmetic; the erfc
+   polynomial's coefficients are selected per interval (hi) */
 static V emit_erff(Em *e, LLVMModuleRef M) {
   V have;
   LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
@@ -337,23 +360,22 @@ static V emit_erff(Em *e, LLVMModuleRef M) {
   if (!fn)
     return have;
   V x = LLVMGetParam(fn, 0);
-  V one = kd(e, 1.0), top = kd(e, LEIR_M_ERFF_ONE);
-  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
-  V a = fabs_(e, d);
+  V top = kfl(e, LEIR_MF_ERFF_ONE);
+  V a = fabs_(e, x);
   V w = mul(e, a, a);
-  V ra = mul(e, a, horner(e, leir_m_erffa_poly, LEIR_M_ERFFA_N, w));
+  V wl = fma_(e, a, a, neg(e, w));
+  V q = hornerf(e, leir_mf_erffa_poly, LEIR_MF_ERFFA_N, w);
+  V ra = fma_(e, a, fma_(e, wl, kfl(e, LEIR_MF_ERFF_D), q), a);
   V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
-  V wc = mul(e, c, c);
-  V t = fma_(e, neg(e, wc), kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
-  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
-  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
-  V p = horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, fma_(e, kf, kd(e, -LEIR_M_LN2H), neg(e, wc)));
-  V ex = mul(e, p, pow2i(e, k));
-  V q = horner(e, leir_m_erffb_poly, LEIR_M_ERFFB_N, sub(e, c, kd(e, LEIR_M_ERFF_MID)));
-  V rb = fma_(e, neg(e, ex), q, one);
-  V r = sel(e, fcmp(e, LLVMRealOLT, a, kd(e, LEIR_M_ERFF_SPLIT)), ra, rb);
-  r = sel(e, fcmp(e, LLVMRealOGE, a, top), one, r);
-  V y = LLVMBuildFPTrunc(e->B, copysign_(e, r, d), e->f32, "");
+  V hi = fcmp(e, LLVMRealOGE, c, kfl(e, LEIR_MF_ERFF_B));
+  V u = sub(e, c, sel(e, hi, kfl(e, LEIR_MF_ERFF_M2), kfl(e, LEIR_MF_ERFF_M1)));
+  const float *p1 = leir_mf_erffb_poly[0], *p2 = leir_mf_erffb_poly[1];
+  V p = sel(e, hi, kfl(e, p2[0]), kfl(e, p1[0]));
+  for (int i = 1; i < LEIR_MF_ERFFB_N; i++)
+    p = fma_(e, p, u, sel(e, hi, kfl(e, p2[i]), kfl(e, p1[i])));
+  V rb = fma_(e, neg(e, u), p, sel(e, hi, kfl(e, LEIR_MF_ERFF_K2), kfl(e, LEIR_MF_ERFF_K1)));
+  V r = sel(e, fcmp(e, LLVMRealOLT, a, kfl(e, LEIR_MF_ERFF_SPLIT)), ra, rb);
+  V y = copysign_(e, r, x);
   return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }
 
@@ -451,20 +473,81 @@ static V emit_pow(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
 }
 
+/* e^z in f64, sized for an f32 result (expf_d in ir/mathlib.c) */
+static V expf_d(Em *e, V z) {
+  V hi = kd(e, LEIR_M_EXPF_HI), lo = kd(e, LEIR_M_EXPF_LO);
+  V c = sel(e, fcmp(e, LLVMRealOGT, z, hi), hi, z);
+  c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
+  V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
+  V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
+  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V r = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
+  return mul(e, horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, r), pow2i(e, k));
+}
+
+/* leir_powf(x, y) (f32 x and y; f64 inside).  int_only: the integer
+   path's result without the general one, for a constant integer y with
+   |y| <= POWF_IMAX (leir_powf selects the integer path there). */
+static V powf_body(Em *e, V x, V y, bool int_only) {
+  V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
+  V d = LLVMBuildFPExt(e->B, x, e->f64, "");
+  V ev = LLVMBuildFPExt(e->B, y, e->f64, "");
+  V ax = fabs_(e, d), ay = fabs_(e, ev);
+  V yint = is_int(e, ev);
+  V yodd = land(e, yint, lnot(e, is_int(e, mul(e, ev, kd(e, 0.5)))));
+  V yneg = fcmp(e, LLVMRealOLT, ev, zero);
+  V r = int_only ? NULL : expf_d(e, mul(e, ev, logf_d(e, ax)));
+  V imax = kd(e, LEIR_M_POWF_IMAX), two52 = kd(e, LEIR_M_TWO52);
+  V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
+  V n = isub(e, cast(e, add(e, yc, two52), e->i64), kl(e, (int64_t)dbits(LEIR_M_TWO52)));
+  V acc = one, b = ax;
+  for (int i = 0; i < 3; i++) {
+    V on = icmp(e, LLVMIntNE, iand(e, lshr(e, n, kl(e, i)), kl(e, 1)), kl(e, 0));
+    acc = sel(e, on, mul(e, acc, b), acc);
+    if (i < 2)
+      b = mul(e, b, b);
+  }
+  V ri = sel(e, yneg, fdv(e, one, acc), acc);
+  r = int_only ? ri : sel(e, land(e, yint, fcmp(e, LLVMRealOLE, ay, imax)), ri, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
+  V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
+  V r1 = sel(e, fcmp(e, LLVMRealOEQ, ax, one), one, rinf);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), r1, r);
+  V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, d, e->i64), kl(e, 63)), kl(e, 0));
+  r = sel(e, land(e, yodd, xneg), neg(e, r), r);
+  V bad = land(e, fcmp(e, LLVMRealOLT, d, zero), fcmp(e, LLVMRealUNE, ax, inf));
+  bad = land(e, bad, fcmp(e, LLVMRealUNE, ay, inf));
+  bad = land(e, bad, lnot(e, yint));
+  r = sel(e, bad, qnan64(e), r);
+  r = sel(e, isnan_(e, ev), ev, r);
+  r = sel(e, isnan_(e, d), d, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, ev, zero), one, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, d, one), one, r);
+  V f = LLVMBuildFPTrunc(e->B, r, e->f32, "");
+  V nn = sel(e, isnan_(e, y), y, qnan32(e));
+  nn = sel(e, isnan_(e, x), x, nn);
+  return sel(e, isnan_(e, f), nn, f);
+}
+
+static V emit_powf(Em *e, LLVMModuleRef M) {
+  V have;
+  LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
+  V fn = begin_fn(e, M, "leir.powf", f, (LLVMTypeRef[]){f, f}, 2, &have);
+  if (!fn)
+    return have;
+  return end_fn(e, fn, powf_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
+}
+
 /* leir_powf(x, n) for a constant integer n, 1 <= |n| <= 6, without the
-   general path.  Exact: x is a float, so a finite nonzero |x| lies in
-   [2^-149, 2^128) and |x|^|n| (acc.h, within a few ulps of it) in
-   [2^-894, 2^768), inside [POW_SMALL, POW_BIG] = [2^-900, 2^900]; and n is
-   an integer with |n| <= 64: leir_pow's `ok` holds and it returns the
-   integer path's value.  Zeros, infinities and NaNs are the specials,
-   which stay.
-   For 1 <= n <= 4 the integer path's value is a plain f64 product: with
-   d = (double)x, d*d is exact (48 bits) and pow_int's double-double steps
-   give acc.h = RN(|x|^n) (for n = 3, 4 the one rounded product: its
-   error term acc.l is exact, and acc.h + acc.l rounds back to acc.h), so
-   ri = RN(|x|^n) and, the sign of an odd power restored (RN is symmetric),
-   leir_powf(x, n) = (float)RN(x^n) = (float)(d*d*d) (n = 3), (float)(d2*d2)
-   with d2 = d*d (n = 4), (float)d2 (n = 2), x (n = 1).  Those products
+   general path: leir_powf selects its integer path for every integer y
+   with |y| <= 64 (the specials after it stay).
+   For 1 <= n <= 4 that path's value is a plain f64 product: with
+   d = (double)x, d*d is exact (48 bits), and the binary powering computes
+   acc = d (n = 1), d2 = d*d (n = 2), d * d2 (n = 3), d2 * d2 (n = 4), the
+   first multiplication by 1 being exact; the sign of an odd power
+   restored (RN is symmetric), leir_powf(x, n) = (float)(d*d*d) (n = 3),
+   (float)(d2*d2) (n = 4), (float)d2 (n = 2), x (n = 1).  Those products
    also give pow's specials (+-0, +-inf, 1 stay what pow makes of them: the
    signed zero and infinity of x^n); a NaN x comes back as x itself (the
    NaN select), as leir_powf returns it.  mathlib_emit_test compares every
@@ -489,44 +572,20 @@ LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n) {
     V y = n == 1 ? x : LLVMBuildFPTrunc(e.B, p, e.f32, "");
     return end_fn(&e, fn, sel(&e, isnan_(&e, x), x, y));
   }
-  V r = LLVMBuildFPTrunc(e.B, pow_body(&e, LLVMBuildFPExt(e.B, x, e.f64, ""), kd(&e, n), true), e.f32, "");
-  V nan = sel(&e, isnan_(&e, x), x, qnan32(&e)); /* leir_powf: y is not NaN */
-  return end_fn(&e, fn, sel(&e, isnan_(&e, r), nan, r));
+  return end_fn(&e, fn, powf_body(&e, x, LLVMConstReal(f, n), true));
 }
 
 /* ------------------------------------------------------------------- f32 */
 
-/* leir.<name>f: (float)f64fn((double)args...) with the NaN fix-up */
-static V emit_f32(Em *e, LLVMModuleRef M, const char *name, V f64fn, unsigned np) {
-  V have;
-  LLVMContextRef C = LLVMGetModuleContext(M);
-  LLVMTypeRef f = LLVMFloatTypeInContext(C);
-  V fn = begin_fn(e, M, name, f, (LLVMTypeRef[]){f, f}, np, &have);
-  if (!fn)
-    return have;
-  V a[2], d[2];
-  for (unsigned i = 0; i < np; i++) {
-    a[i] = LLVMGetParam(fn, i);
-    d[i] = LLVMBuildFPExt(e->B, a[i], e->f64, "");
-  }
-  LLVMTypeRef fty = LLVMGlobalGetValueType(f64fn);
-  V r = LLVMBuildFPTrunc(e->B, LLVMBuildCall2(e->B, fty, f64fn, d, np, ""), e->f32, "");
-  V n = qnan32(e);
-  for (unsigned i = np; i-- > 0;)
-    n = sel(e, isnan_(e, a[i]), a[i], n);
-  return end_fn(e, fn, sel(e, isnan_(e, r), n, r));
-}
-
 LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
   static const struct {
-    const char *which, *f32name;
-    V (*emit)(Em *, LLVMModuleRef);
-    V (*emit32)(Em *, LLVMModuleRef); /* an f32 routine of its own, or NULL */
-    unsigned np;
-  } tab[] = {{"exp", "leir.expf", emit_exp, emit_expf, 1},
-             {"log", "leir.logf", emit_log, emit_logf, 1},
-             {"erf", "leir.erff", emit_erf, emit_erff, 1},
-             {"pow", "leir.powf", emit_pow, NULL, 2}};
+    const char *which;
+    V (*emit)(Em *, LLVMModuleRef);   /* f64 */
+    V (*emit32)(Em *, LLVMModuleRef); /* f32 */
+  } tab[] = {{"exp", emit_exp, emit_expf},
+             {"log", emit_log, emit_logf},
+             {"erf", emit_erf, emit_erff},
+             {"pow", emit_pow, emit_powf}};
   LLVMTypeKind kind = LLVMGetTypeKind(ty);
   if (kind != LLVMDoubleTypeKind && kind != LLVMFloatTypeKind)
     return NULL;
@@ -534,12 +593,7 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty) {
     if (strcmp(which, tab[i].which) != 0)
       continue;
     Em e;
-    if (kind == LLVMFloatTypeKind && tab[i].emit32)
-      return tab[i].emit32(&e, M);
-    V f64fn = tab[i].emit(&e, M);
-    if (kind == LLVMDoubleTypeKind)
-      return f64fn;
-    return emit_f32(&e, M, tab[i].f32name, f64fn, tab[i].np);
+    return kind == LLVMFloatTypeKind ? tab[i].emit32(&e, M) : tab[i].emit(&e, M);
   }
   return NULL;
 }

@@ -86,7 +86,30 @@
  *     r = y != y ? y : r;  r = x != x ? x : r;  r = y == 0 ? 1 : r;  r = x == 1 ? 1 : r
  *   So pow(x, 2) == x * x exactly whenever x*x is in [2^-900, 2^900].
  *
- * leir_expf(x), f32 (its own routine, sized for an f32 result; d = (double)x):
+ * THE f32 ROUTINES IN f32 ARITHMETIC (issue 59: 8 lanes per AVX2 register).
+ * Here + - * are IEEE binary32 operations, fmaf the correctly rounded f32
+ * fma, integers are int32; constants LEIR_MF_*, tables leir_mf_*_poly,
+ * hornerf(P, v) as horner in f32, flt() the bit cast to f32.
+ * leir_expf(x):
+ *   c = x > EXPF_HI ? EXPF_HI : x;  c = c < EXPF_LO ? EXPF_LO : c
+ *   t = fmaf(c, INVLN2, SHIFT);  kf = t - SHIFT   (k = kf = bits(t) - bits(SHIFT))
+ *   tb = bits(t);  h = tb >> 1                         (u32; bits(SHIFT) is even)
+ *   rh = fmaf(kf, -LN2H, c)                              (exact)
+ *   r = fmaf(kf, -LN2L, rh);  dr = fmaf(kf, -LN2L, rh - r)   (r + dr ~ c - k ln2)
+ *   p = hornerf(expf_poly, r)                      (~(e^r - 1 - r)/r^2)
+ *   c2 = fmaf(r * r, p, fmaf(dr, r, dr))
+ *   sh = 1 + r;  sl = (1 - sh) + r;  s = sh + (sl + c2)
+ *   s1 = flt((h + EXPF_E) << 23);  s2 = flt((tb - h + EXPF_E) << 23)   (u32)
+ *   y = (s * s1) * s2;  result x != x ? x : y
+ *   (EXPF_E = 127 - bits(SHIFT)/2 mod 2^32: s1 = 2^k1 with k1 = floor(k/2),
+ *   s2 = 2^(k - k1).)
+ *   k in [-150, 128]: +inf from EXPF_HI = 89 on, 0 from EXPF_LO = -104
+ *   down, subnormals from the last product (s was rounded once before it).
+ *   Over every f32 input (bench/mathlib_exhaustive): max 0.757849 ulp (at
+ *   -0x1.5ecadp+6, a subnormal result: the double rounding), 0.600571 ulp
+ *   for x > -87.33 (normal results); 2029142 results not correctly rounded.
+ * leir_expf_cr(x), f32 computed in f64 (the routine before issue 59, kept
+ * for reference and tests, used by no back end; d = (double)x):
  *   c = d > EXPF_HI ? EXPF_HI : d;  c = c < EXPF_LO ? EXPF_LO : c
  *   t = fma(c, INVLN2, SHIFT);  kd = t - SHIFT
  *   k = (int64)bits(t) - (int64)bits(SHIFT)            (same value as kd)
@@ -114,7 +137,18 @@
  *   |ln m| <= ln2/2, so ed ln2 + ln m never cancels badly; the polynomial's
  *   relative error is < 2^-43.  Over every f32 input (bench/mathlib_exhaustive)
  *   below 0.5000005 ulp, and 15 of the 2^32 results not correctly rounded.
- * leir_erff(x), f32 (its own routine; d = (double)x):
+ * leir_erff(x), in f32 arithmetic:
+ *   a = |x|;  w = a * a;  wl = fmaf(a, a, -w)            (a^2 = w + wl)
+ *   q = hornerf(erffa_poly, w);  ra = fmaf(a, fmaf(wl, ERFF_D, q), a)   (a < SPLIT)
+ *   c = a < ERFF_ONE ? a : ERFF_ONE;  hi = c >= ERFF_B
+ *   u = c - (hi ? M2 : M1)                              (exact)
+ *   p = hornerf(hi ? erffb_poly[1] : erffb_poly[0], u)  (each coefficient a select)
+ *   rb = fmaf(-u, p, hi ? K2 : K1)                      (K - u p = 1 - erfc(c))
+ *   r = a < ERFF_SPLIT ? ra : rb;  y = copysignf(r, x);  result x != x ? x : y
+ *   Over every f32 input (bench/mathlib_exhaustive): max 0.804201 ulp (at
+ *   0x1.c13c86p-1, just above SPLIT), 28656598 results not correctly rounded.
+ * leir_erff_cr(x), f32 computed in f64 (the routine before issue 59, kept
+ * for reference and tests, used by no back end; d = (double)x):
  *   a = |d|;  w = a * a                                  (exact: a is an f32)
  *   ra = a * horner(erffa_poly, w)                       (|x| < ERFF_SPLIT)
  *   c = a < ERFF_ONE ? a : ERFF_ONE;  wc = c * c         (exact)
@@ -128,9 +162,24 @@
  *   absolute error below 2^-37 in erf).  Over every f32 input
  *   (bench/mathlib_exhaustive) at most 0.500043 ulp, and 18670 of the 2^32
  *   results not correctly rounded.
- * leir_powf: r = (float)leir_pow((double)x, (double)y), then
- *   NaN results are made target independent: r = r != r ? (x != x ? x :
- *   y != y ? y : QNANF) : r      (QNANF = 0x7fc00000).
+ * leir_powf(x, y), f64 inside (d = (double)x, e = (double)y): leir_pow's
+ * sequence on d and e with three changes: the general path is
+ *   r = expf_d(e * logf_d(|d|)), where logf_d(v) is leir_logf's f64 value
+ *   r before its rounding to float, and expf_d(z) is leir_expf_cr's
+ *   sequence on the double z with the product p * dbl((k+1023) << 52)
+ *   returned unrounded;
+ * the integer path is plain f64 binary powering for |y| <= POWF_IMAX = 7:
+ *   yc = ay < 7 ? ay : 7;  n = (int64)bits(yc + 2^52) - (int64)bits(2^52)
+ *   acc = 1;  b = |d|;  for i = 0 .. 2: { acc = bit i of n ? acc * b : acc;
+ *   if i < 2: b = b * b };  ri = y < 0 ? 1 / acc : acc
+ *   r = yint && ay <= 7 ? ri : r
+ * and after the specials (as leir_pow's, on d and e): f = (float)r;
+ *   result f != f ? (x != x ? x : y != y ? y : QNANF) : f.
+ *   The general path's relative error is below 2^-36 (|e ln|d|| <= 104 +
+ *   the clamp), so results are within 0.5 + 2^-12 ulp; f32 overflow and
+ *   subnormals come from the one rounding (float)r.
+ * leir_powf_cr: (float)leir_pow((double)x, (double)y), with the same NaN
+ *   fix-up (the routine before issue 59, kept for reference and tests).
  * NaN bits: a NaN result is either an input NaN passed through by a select
  *   (never by arithmetic) or the fixed QNAN/QNANF, so even NaN bits agree
  *   between targets whose arithmetic makes different default NaNs.
@@ -267,6 +316,13 @@ static double horner(const double *c, int n, double v) {
   double p = c[0];
   for (int i = 1; i < n; i++)
     p = fma(p, v, c[i]);
+  return p;
+}
+
+static float hornerf(const float *c, int n, float v) {
+  float p = c[0];
+  for (int i = 1; i < n; i++)
+    p = fmaf(p, v, c[i]);
   return p;
 }
 
@@ -463,7 +519,54 @@ double leir_pow(double x, double y) {
 
 /* ------------------------------------------------------------------- f32 */
 
+/* The f32 routines in f32 arithmetic (see the contract above). */
+const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {
+    0x1.a2477ep-13f, 0x1.6d3c86p-10f, 0x1.111002p-7f,
+    0x1.5554f6p-5f,  0x1.555556p-3f,  0x1p-1f,
+};
+
+/* erf(a)/a - 1 in w = a^2, a in [0, 0.875] (7 terms), and (erfc(M + u) -
+   (1 - K))/u in u = c - M on [0.875, 2.25] and [2.25, 4] (11 terms each):
+   minimax fits (mpmath, Lawson's iteration on Chebyshev nodes), each
+   coefficient rounded to f32 in turn and the rest refitted; absolute errors
+   2^-29.9, 2^-31.1 and 2^-31.9.  M is an f32 whose erfc(M) lies within
+   2^-38 of 1 - K, K an f32, so erf = K - u P(u) ends in one fma. */
+const float leir_mf_erffa_poly[LEIR_MF_ERFFA_N] = {
+    0x1.470686p-14f, -0x1.a41b42p-11f, 0x1.542252p-8f, -0x1.b7fe86p-6f,
+    0x1.ce2d56p-4f,  -0x1.81274p-2f,   0x1.06eba8p-3f,
+};
+
+const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N] = {
+    {0x1.77ebfp-13f, 0x1.28b59p-13f, -0x1.a16b12p-10f, 0x1.8256ep-10f,
+     0x1.74da3p-8f, -0x1.16f0fcp-6f, 0x1.06357ep-7f, 0x1.8a9c16p-5f,
+     -0x1.0430ep-3f, 0x1.3a02p-3f, -0x1.91d738p-4f},
+    {0x1.d2644ep-18f, -0x1.39fe36p-17f, -0x1.b23f5ep-16f, 0x1.e51454p-14f,
+     -0x1.1735e4p-12f, 0x1.d8818ap-12f, -0x1.2e7602p-11f, 0x1.2469dcp-11f,
+     -0x1.a35cc2p-12f, 0x1.a847f8p-13f, -0x1.0f8e5ap-14f},
+};
+
 float leir_expf(float x) {
+  float c = x > LEIR_MF_EXPF_HI ? LEIR_MF_EXPF_HI : x;
+  c = c < LEIR_MF_EXPF_LO ? LEIR_MF_EXPF_LO : c;
+  float t = fmaf(c, LEIR_MF_INVLN2, LEIR_MF_SHIFT);
+  float kf = t - LEIR_MF_SHIFT;
+  uint32_t tb = bits32(t);
+  uint32_t h = tb >> 1;
+  float rh = fmaf(kf, -LEIR_MF_LN2H, c);
+  float r = fmaf(kf, -LEIR_MF_LN2L, rh);
+  float dr = fmaf(kf, -LEIR_MF_LN2L, rh - r);
+  float p = hornerf(leir_mf_expf_poly, LEIR_MF_EXPF_N, r);
+  float c2 = fmaf(r * r, p, fmaf(dr, r, dr));
+  float sh = 1.0f + r;
+  float sl = (1.0f - sh) + r;
+  float s = sh + (sl + c2);
+  float s1 = flt((h + LEIR_MF_EXPF_E) << 23);
+  float s2 = flt((tb - h + LEIR_MF_EXPF_E) << 23);
+  float y = (s * s1) * s2;
+  return x != x ? x : y;
+}
+
+float leir_expf_cr(float x) {
   double d = (double)x;
   double c = d > LEIR_M_EXPF_HI ? LEIR_M_EXPF_HI : d;
   c = c < LEIR_M_EXPF_LO ? LEIR_M_EXPF_LO : c;
@@ -476,8 +579,8 @@ float leir_expf(float x) {
   return x != x ? x : f;
 }
 
-float leir_logf(float x) {
-  double d = (double)x;
+/* ln d for a positive finite f32 value d, in f64 (leir_logf, leir_powf) */
+static double logf_d(double d) {
   uint64_t u = bits64(d);
   double ed = dbl((u >> 52) | 0x4330000000000000ull) - LEIR_M_LOGF_EB;
   double m = dbl((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
@@ -488,8 +591,11 @@ float leir_logf(float x) {
   double s = f / (f + 2.0);
   double w = s * s;
   double q = horner(leir_m_logf_poly, LEIR_M_LOGF_N, w);
-  double r = fma(ed, LEIR_M_LN2H, fma(s * w, q, s + s));
-  float y = (float)r;
+  return fma(ed, LEIR_M_LN2H, fma(s * w, q, s + s));
+}
+
+float leir_logf(float x) {
+  float y = (float)logf_d((double)x);
   y = x == INFINITY ? x : y;
   y = x == 0.0f ? -INFINITY : y;
   y = x < 0.0f ? flt(QNAN32) : y;
@@ -497,6 +603,25 @@ float leir_logf(float x) {
 }
 
 float leir_erff(float x) {
+  float a = fabsf(x);
+  float w = a * a;
+  float wl = fmaf(a, a, -w);
+  float q = hornerf(leir_mf_erffa_poly, LEIR_MF_ERFFA_N, w);
+  float ra = fmaf(a, fmaf(wl, LEIR_MF_ERFF_D, q), a);
+  float c = a < LEIR_MF_ERFF_ONE ? a : LEIR_MF_ERFF_ONE;
+  bool hi = c >= LEIR_MF_ERFF_B;
+  float u = c - (hi ? LEIR_MF_ERFF_M2 : LEIR_MF_ERFF_M1);
+  const float *p1 = leir_mf_erffb_poly[0], *p2 = leir_mf_erffb_poly[1];
+  float p = hi ? p2[0] : p1[0];
+  for (int i = 1; i < LEIR_MF_ERFFB_N; i++)
+    p = fmaf(p, u, hi ? p2[i] : p1[i]);
+  float rb = fmaf(-u, p, hi ? LEIR_MF_ERFF_K2 : LEIR_MF_ERFF_K1);
+  float r = a < LEIR_MF_ERFF_SPLIT ? ra : rb;
+  float y = copysignf(r, x);
+  return x != x ? x : y;
+}
+
+float leir_erff_cr(float x) {
   double d = (double)x;
   double a = fabs(d);
   double w = a * a;
@@ -516,7 +641,55 @@ float leir_erff(float x) {
 }
 
 
+/* e^z in f64, sized for an f32 result (leir_powf) */
+static double expf_d(double z) {
+  double c = z > LEIR_M_EXPF_HI ? LEIR_M_EXPF_HI : z;
+  c = c < LEIR_M_EXPF_LO ? LEIR_M_EXPF_LO : c;
+  double t = fma(c, LEIR_M_INVLN2, LEIR_M_SHIFT);
+  double kd = t - LEIR_M_SHIFT;
+  int64_t k = (int64_t)bits64(t) - (int64_t)bits64(LEIR_M_SHIFT);
+  double r = fma(kd, -LEIR_M_LN2H, c);
+  return horner(leir_m_expf_poly, LEIR_M_EXPF_N, r) * dbl(((uint64_t)k + 1023u) << 52);
+}
+
 float leir_powf(float x, float y) {
+  double d = (double)x;
+  double e = (double)y;
+  double ax = fabs(d);
+  double ay = fabs(e);
+  bool yint = is_int(e);
+  bool yodd = yint && !is_int(e * 0.5);
+  bool yneg = e < 0.0;
+  double r = expf_d(e * logf_d(ax));
+  double yc = ay < LEIR_M_POWF_IMAX ? ay : LEIR_M_POWF_IMAX;
+  int64_t n = (int64_t)bits64(yc + LEIR_M_TWO52) - (int64_t)bits64(LEIR_M_TWO52);
+  double acc = 1.0;
+  double b = ax;
+  for (int i = 0; i < 3; i++) {
+    acc = (n >> i) & 1 ? acc * b : acc;
+    if (i < 2)
+      b = b * b;
+  }
+  double ri = yneg ? 1.0 / acc : acc;
+  r = yint && ay <= LEIR_M_POWF_IMAX ? ri : r;
+  r = ax == 0.0 ? (yneg ? INFINITY : 0.0) : r;
+  r = ax == INFINITY ? (yneg ? 0.0 : INFINITY) : r;
+  double rinf = (ax < 1.0) == yneg ? INFINITY : 0.0;
+  r = ay == INFINITY ? (ax == 1.0 ? 1.0 : rinf) : r;
+  bool xneg = (bits64(d) >> 63) != 0;
+  r = yodd && xneg ? -r : r;
+  r = d < 0.0 && ax != INFINITY && ay != INFINITY && !yint ? dbl(QNAN64) : r;
+  r = e != e ? e : r;
+  r = d != d ? d : r;
+  r = e == 0.0 ? 1.0 : r;
+  r = d == 1.0 ? 1.0 : r;
+  float f = (float)r;
+  float nn = y != y ? y : flt(QNAN32);
+  nn = x != x ? x : nn;
+  return f != f ? nn : f;
+}
+
+float leir_powf_cr(float x, float y) {
   float r = (float)leir_pow((double)x, (double)y);
   float n = y != y ? y : flt(QNAN32);
   n = x != x ? x : n;

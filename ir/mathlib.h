@@ -10,10 +10,13 @@
  *
  * mathlib.c must be compiled with -ffp-contract=off (no implicit FMA).
  *
- * Accuracy (measured by testsuite/unit/mathlib_test.c): the f32 routines are
- * computed in f64 and rounded once (max error about 0.5 ulp; expf, logf and
- * erff, f64 routines of their own sized for f32, are checked on every input by
- * bench/mathlib_exhaustive); the f64 routines are within about 1 ulp.
+ * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
+ * input, bench/mathlib_exhaustive): expf and erff compute in f32 arithmetic
+ * (max 0.7579 and 0.8043 ulp); logf is an f64 routine of its own sized for f32
+ * and rounded once (max about 0.5 ulp), powf too (e^(y ln|x|) in f64 within
+ * 2^-36, rounded once); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
+ * f64-inside routines they replaced (about 0.5 ulp), kept for reference and
+ * tests; the f64 routines are within about 1 ulp.
  * Subnormal results are produced (no flush to zero).
  */
 #ifndef LEIR_IR_MATHLIB_H
@@ -22,12 +25,15 @@
 #include <stdint.h>
 
 float leir_expf(float x);
+float leir_expf_cr(float x); /* correctly rounded but for 1430 inputs, f64 inside */
 double leir_exp(double x);
 float leir_logf(float x);
 double leir_log(double x);
 float leir_erff(float x);
+float leir_erff_cr(float x); /* f64 inside, 0.5 + 2^-12 ulp */
 double leir_erf(double x);
 float leir_powf(float x, float y);
+float leir_powf_cr(float x, float y); /* leir_pow rounded to f32 */
 double leir_pow(double x, double y);
 
 /* IEEE binary16 and bfloat16: round to nearest even, subnormals kept,
@@ -66,8 +72,33 @@ float leir_round_bf16(float x);
 #define LEIR_M_ERF_C 4.0                     /* erfc variable 1/(|x|+C) - T0 */
 #define LEIR_M_ERF_T0 0x1.33p-3
 #define LEIR_M_POW_IMAX 64.0                 /* integer-power path bound */
+#define LEIR_M_POWF_IMAX 7.0                 /* powf's integer-power path bound */
 #define LEIR_M_POW_BIG 0x1p900               /* its result range */
 #define LEIR_M_POW_SMALL 0x1p-900
+
+/* the f32 routines in f32 arithmetic */
+#define LEIR_MF_SHIFT 0x1.8p23f              /* 1.5 * 2^23, round-to-int */
+#define LEIR_MF_INVLN2 0x1.715476p+0f        /* 1/ln 2 rounded to f32 */
+#define LEIR_MF_LN2H 0x1.62e43p-1f           /* ln 2 ~ LN2H + LN2L */
+#define LEIR_MF_LN2L (-0x1.05c61p-29f)
+#define LEIR_MF_EXPF_HI 89.0f                /* expf argument clamp */
+#define LEIR_MF_EXPF_LO (-104.0f)
+#define LEIR_MF_EXPF_E (127u - (0x4b400000u >> 1)) /* 2^k1 = flt((h + E) << 23) */
+#define LEIR_MF_EXPF_N 6
+extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
+#define LEIR_MF_ERFF_SPLIT 0.875f            /* erff: series / erfc polynomial */
+#define LEIR_MF_ERFF_D (-0x1.812746p-2f)      /* -2/(3 sqrt pi): the w rounding's correction */
+#define LEIR_MF_ERFF_ONE 4.0f                /* erfc's argument clamp */
+#define LEIR_MF_ERFF_B 2.25f                 /* erfc's two intervals [SPLIT, B), [B, 4] */
+#define LEIR_MF_ERFF_M1 0x1.9016c8p+0f        /* their centres: 1 - erfc(M) = K */
+#define LEIR_MF_ERFF_K1 0x1.f22118p-1f       /* within 2^-38 */
+#define LEIR_MF_ERFF_M2 0x1.900132p+1f
+#define LEIR_MF_ERFF_K2 0x1.fffeb4p-1f
+#define LEIR_MF_ERFFA_N 7
+#define LEIR_MF_ERFFB_N 11
+extern const float leir_mf_erffa_poly[LEIR_MF_ERFFA_N]; /* erf(a)/a - 1 in a^2, a < 1 */
+/* (erfc(M + u) - (1 - K))/u in u = c - M, for each interval */
+extern const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N];
 
 #define LEIR_M_EXP_N 12
 #define LEIR_M_EXPF_N 9
