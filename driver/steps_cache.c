@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 /* The file's first line; a new layout or key gets a new one. */
-static const char magic[] = "leirc-steps-cache 1\n";
+static const char magic[] = "leirc-steps-cache 2\n";
 
 static uint64_t fnv1a(const char *s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -86,7 +86,10 @@ void steps_memo_free(StepsMemo *m) {
 
 /* ------------------------------------------------------------ in memory */
 
-static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT; }
+/* What a run writes: the outputs and the intermediates (kept too, as the
+ * values a program after a step run from its middle starts from,
+ * driver/incr.c). */
+static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT || b->t->role == ROLE_TMP; }
 
 static size_t outputs_bytes(InterpProg *a) {
   size_t n = 0;

@@ -50,6 +50,9 @@ const StepsMemoEnt *steps_memo_find(StepsMemo *m, const StepsKey *k);
 bool steps_memo_add(StepsMemo *m, StepsKey *k, int verdict, const char *text);
 void steps_memo_free(StepsMemo *m);
 
+/* (The "outputs" kept below are every output and intermediate, ROLE_OUT
+ * and ROLE_TMP: what a program after a step run from its middle starts
+ * from, driver/incr.c.) */
 /* --steps-cache=DIR: fills the outputs of `a` (made from the program of k,
  * its inputs filled) from DIR's entry of k.  False on a miss (no entry, an
  * entry of another key, a size that does not fit, a read error); `a`'s
