@@ -253,7 +253,9 @@ int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *bef
  * id of `after`, those the skipped nests write; true when skip > 0.
  * drv_incr_load copies the kept tensors from `a` (the before, run: every
  * output and intermediate holds its final value) into `b` (made from
- * r->prog) and marks them kept (interp_set_kept), before b is run. */
+ * r->prog) and marks them kept (interp_set_kept), before b is run.
+ * tmps: whether the before's intermediates will hold their final values in
+ * `a` (false: a skipped nest may write outputs only). */
 /* Statement executions of one run of p (saturating at UINT64_MAX). */
 uint64_t drv_program_work(const IrProgram *p);
 typedef struct DrvIncr {
@@ -261,7 +263,7 @@ typedef struct DrvIncr {
   const IrProgram *prog;
   unsigned char *kept;
 } DrvIncr;
-bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    DrvIncr *r);
 void drv_incr_load(const DrvIncr *r, struct InterpProg *a, struct InterpProg *b);
 /* With LEIRC_INCR_STATS set in the environment, one line on stderr per

@@ -172,7 +172,7 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
      values the before's run left (driver/incr.c; *bp, the whole after,
      compiled: the same errors) */
   DrvIncr inc = {0, after, NULL};
-  if (a && drv_incr_plan(ctx, o, before, after, &inc)) {
+  if (a && drv_incr_plan(ctx, o, before, after, true, &inc)) {
     InterpBufPool *pool = mem ? &mem->pool : NULL;
     interp_free(*bp); /* its buffers to the pool, for the new one */
     InterpProg *s = interp_new_pooled(ctx, inc.prog, &io, pool);

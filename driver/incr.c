@@ -10,7 +10,9 @@
  * start of nest k every tensor holds in the after's run what it held in
  * the before's run after its nest k-1.  For a tensor written by those
  * nests that is the before's final value when no later nest of the before
- * writes it (checked: k is lowered until it holds); a tensor they do not
+ * writes it and that value is known (an intermediate's is not when the
+ * before's outputs came from a --steps-cache entry without its
+ * intermediates; checked: k is lowered until both hold); a tensor they do not
  * write still holds its initial value.  The after is then run as a
  * program of its nests [k,n) (same tensors, same statement ids) on
  * buffers where the tensors written by the skipped nests hold the
@@ -108,7 +110,7 @@ static bool same_nest(const IrProgram *before, const IrProgram *after, int i, un
   return true;
 }
 
-bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    DrvIncr *r) {
   memset(r, 0, sizeof *r);
   r->prog = after;
@@ -132,7 +134,7 @@ bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
     for (int t = 0; t < nt && ok; t++) {
       if (!w[t]) continue;
       const IrTensor *x = ir_find_tensor(before, after->tensors[t]->name);
-      ok = x && !bw[x->id];
+      ok = x && !bw[x->id] && (tmps || x->role != ROLE_TMP);
     }
     if (!ok) continue;
     IrProgram *q = arena_alloc(&ctx->arena, sizeof *q);

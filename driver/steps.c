@@ -59,6 +59,8 @@ typedef struct Before {
   const char *not_run; /* why the steps of this program are not checked */
   InterpProg *a;       /* ran on seed o->run.seed */
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
+  bool tmps;           /* its intermediates hold their final values (run, or
+                          taken from a --steps-cache entry that has them) */
   InterpBufPool pool;  /* the last program after a step's buffers, for the next */
 } Before;
 
@@ -235,7 +237,8 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
                           ctx->unsafe_math))
       dir = NULL;
-    if (!dir || !steps_cache_load(dir, &k, bf->a)) {
+    if (!dir || !steps_cache_load(dir, &k, bf->a, &bf->tmps)) {
+      bf->tmps = true;
       ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
       if (ok && dir) steps_cache_store(dir, &k, bf->a);
     }
@@ -280,7 +283,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   /* the after from its first nest that differs from the before's, on
      the values the before's run left (driver/incr.c) */
   DrvIncr inc;
-  drv_incr_plan(ctx, o, before, after, &inc);
+  drv_incr_plan(ctx, o, before, after, bf->tmps, &inc);
   drv_incr_stats(&inc, after);
   if (same) b = interp_new_pooled(ctx, inc.prog, &ro, &bf->pool);
   interp_pool_free(&bf->pool);

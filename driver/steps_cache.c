@@ -162,8 +162,10 @@ void steps_outs_free(StepsOuts *c) {
 
 /* ------------------------------------------------------------ on disk */
 
-/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, then for
- * each output of the program in tensor order its size (u64) and bytes. */
+/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, 1 when
+ * the intermediates are kept too, else 0 (u64), then for each output (and
+ * then intermediate) of the program in tensor order its size (u64) and
+ * bytes. */
 static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) {
   size_t n = strlen(dir) + strlen(suffix) + 64;
   char *s = malloc(n);
@@ -171,25 +173,42 @@ static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) 
   return s;
 }
 
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a) {
+/* Whether an entry of `a` keeps its intermediates: when they are at most
+ * STEPS_CACHE_TMP_BYTES in all. */
+static bool tmps_fit(InterpProg *a) {
+  size_t n = 0;
+  for (int i = 0; i < interp_ntensors(a); i++)
+    if (interp_buf(a, i)->t->role == ROLE_TMP) n += interp_buf(a, i)->nbytes;
+  return n <= STEPS_CACHE_TMP_BYTES;
+}
+
+/* What an entry holds of a tensor: the outputs, and the intermediates
+ * with `tmps`. */
+static bool on_disk(const InterpBuf *b, bool tmps) {
+  return b->t->role == ROLE_OUT || (tmps && b->t->role == ROLE_TMP);
+}
+
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps) {
   char *path = entry_path(dir, k, ".out");
   FILE *f = path ? fopen(path, "rb") : NULL;
   free(path);
   if (!f) return false;
   bool ok = false;
   char m[sizeof magic];
-  uint64_t len = 0;
+  uint64_t len = 0, with = 0;
   char *key = NULL;
   if (fread(m, 1, sizeof magic - 1, f) != sizeof magic - 1 || memcmp(m, magic, sizeof magic - 1)) goto out;
   if (fread(&len, sizeof len, 1, f) != 1 || len != k->len) goto out;
   if (!(key = malloc(k->len + 1)) || fread(key, 1, k->len, f) != k->len || memcmp(key, k->text, k->len)) goto out;
+  if (fread(&with, sizeof with, 1, f) != 1 || with > 1) goto out;
   for (int i = 0; i < interp_ntensors(a); i++) {
     InterpBuf *b = interp_buf(a, i);
-    if (!is_output(b)) continue;
+    if (!on_disk(b, with)) continue;
     uint64_t n = 0;
     if (fread(&n, sizeof n, 1, f) != 1 || n != b->nbytes || fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
   }
-  ok = fgetc(f) == EOF; /* nothing after the last output */
+  ok = fgetc(f) == EOF; /* nothing after the last tensor */
+  if (ok && tmps) *tmps = with;
 out:
   free(key);
   fclose(f);
@@ -204,11 +223,12 @@ bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a) {
   bool ok = f != NULL;
   if (f) {
     uint64_t len = k->len;
+    uint64_t with = tmps_fit(a);
     ok = fwrite(magic, 1, sizeof magic - 1, f) == sizeof magic - 1 && fwrite(&len, sizeof len, 1, f) == 1 &&
-         fwrite(k->text, 1, k->len, f) == k->len;
+         fwrite(k->text, 1, k->len, f) == k->len && fwrite(&with, sizeof with, 1, f) == 1;
     for (int i = 0; ok && i < interp_ntensors(a); i++) {
       InterpBuf *b = interp_buf(a, i);
-      if (!is_output(b)) continue;
+      if (!on_disk(b, with)) continue;
       uint64_t n = b->nbytes;
       ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(b->data, 1, b->nbytes, f) == b->nbytes;
     }

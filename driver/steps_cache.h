@@ -50,21 +50,26 @@ const StepsMemoEnt *steps_memo_find(StepsMemo *m, const StepsKey *k);
 bool steps_memo_add(StepsMemo *m, StepsKey *k, int verdict, const char *text);
 void steps_memo_free(StepsMemo *m);
 
-/* (The "outputs" kept below are every output and intermediate, ROLE_OUT
- * and ROLE_TMP: what a program after a step run from its middle starts
- * from, driver/incr.c.) */
 /* --steps-cache=DIR: fills the outputs of `a` (made from the program of k,
- * its inputs filled) from DIR's entry of k.  False on a miss (no entry, an
- * entry of another key, a size that does not fit, a read error); `a`'s
- * outputs are then undefined and the program must be run. */
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a);
-/* Writes the outputs of `a` (run) as DIR's entry of k: a file written
+ * its inputs filled) from DIR's entry of k, and its intermediates when the
+ * entry has them (*tmps set to whether it has; tmps may be NULL): the
+ * values a program after a step run from its middle starts from
+ * (driver/incr.c).  False on a miss (no entry, an entry of another key, a
+ * size that does not fit, a read error); `a`'s outputs are then undefined
+ * and the program must be run. */
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps);
+/* An entry keeps the intermediates of its program when they are at most
+ * this many bytes in all (else the outputs only: the disk space of a whole
+ * corpus's entries stays that of its outputs and small intermediates). */
+#define STEPS_CACHE_TMP_BYTES ((size_t)64 << 20)
+/* Writes the outputs of `a` (run), and its intermediates within
+ * STEPS_CACHE_TMP_BYTES, as DIR's entry of k: a file written
  * aside and renamed into place, so that concurrent workers never read a
  * partial one.  False when it cannot be written (the run goes on). */
 bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a);
 
-/* The outputs of the programs before the steps run last in one process,
- * by key, in memory: `leirc --eval`'s worker keeps them, so that the
+/* The outputs and intermediates of the programs before the steps run last
+ * in one process, by key, in memory: `leirc --eval`'s worker keeps them, so that the
  * predictions for one program (records with the same before) run that
  * program once.  At most STEPS_OUTS_MAX entries and STEPS_OUTS_BYTES bytes
  * of outputs in all; the least recently used entry goes first. */
