@@ -130,10 +130,12 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
  * (jit) or the interpreter, or its outputs taken from mem->outs: the run of
  * the same program (canonical text, seed, engine, semantic flags;
  * driver/steps_cache.h) for an earlier record of this worker, as a model's
- * predictions for one program share their before.  NULL, *failed set to
- * 1 when it does not fit in memory, 2 when it fails. */
+ * predictions for one program share their before (*tmps false when its
+ * intermediates were not kept).  NULL, *failed set to 1 when it does not
+ * fit in memory, 2 when it fails. */
 static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
-                              bool jit, EvalMem *mem, int *failed) {
+                              bool jit, EvalMem *mem, int *failed, bool *tmps) {
+  *tmps = true;
   InterpProg *a = interp_new_pooled(ctx, before, io, mem ? &mem->pool : NULL);
   StepsOuts *outs = mem ? &mem->outs : NULL;
   if (!a) {
@@ -144,7 +146,7 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
   StepsKey k = {0};
   bool keyed = outs && steps_key(&k, before, o->run.seed, jit ? "eval before; host JIT" : "eval before; interpreter",
                                  ctx->fp_contract, ctx->unsafe_math);
-  if (keyed && steps_outs_load(outs, &k, a)) {
+  if (keyed && steps_outs_load(outs, &k, a, tmps)) {
     steps_key_free(&k);
     return a;
   }
@@ -167,12 +169,13 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
                             InterpProg **bp, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
   InterpOptions io = {false, jit ? 0 : eval_budget(o)};
   int failed = 0;
-  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed);
+  bool tmps = true;
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps);
   /* the after from its first nest that differs from the before's, on the
      values the before's run left (driver/incr.c; *bp, the whole after,
      compiled: the same errors) */
   DrvIncr inc = {0, after, NULL};
-  if (a && drv_incr_plan(ctx, o, before, after, true, &inc)) {
+  if (a && drv_incr_plan(ctx, o, before, after, tmps, &inc)) {
     InterpBufPool *pool = mem ? &mem->pool : NULL;
     interp_free(*bp); /* its buffers to the pool, for the new one */
     InterpProg *s = interp_new_pooled(ctx, inc.prog, &io, pool);

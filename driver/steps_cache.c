@@ -86,31 +86,32 @@ void steps_memo_free(StepsMemo *m) {
 
 /* ------------------------------------------------------------ in memory */
 
-/* What a run writes: the outputs and the intermediates (kept too, as the
- * values a program after a step run from its middle starts from,
- * driver/incr.c). */
-static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT || b->t->role == ROLE_TMP; }
+/* What an in-memory entry holds of `a`: its outputs, and its intermediates
+ * when they fit in STEPS_CACHE_TMP_BYTES (as an entry on disk). */
+static bool tmps_fit(InterpProg *a);
+static bool on_disk(const InterpBuf *b, bool tmps);
 
-static size_t outputs_bytes(InterpProg *a) {
+static size_t outputs_bytes(InterpProg *a, bool tmps) {
   size_t n = 0;
   for (int i = 0; i < interp_ntensors(a); i++)
-    if (is_output(interp_buf(a, i))) n += interp_buf(a, i)->nbytes;
+    if (on_disk(interp_buf(a, i), tmps)) n += interp_buf(a, i)->nbytes;
   return n;
 }
 
-bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a) {
+bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a, bool *tmps) {
   for (int e = 0; e < c->n; e++) {
     StepsOutsEnt *x = &c->v[e];
-    if (!key_eq(&x->key, k) || x->nbytes != outputs_bytes(a)) continue;
+    if (!key_eq(&x->key, k) || x->nbytes != outputs_bytes(a, x->tmps)) continue;
     size_t at = 0;
     for (int i = 0; i < interp_ntensors(a); i++) {
       InterpBuf *b = interp_buf(a, i);
-      if (!is_output(b)) continue;
+      if (!on_disk(b, x->tmps)) continue;
       memcpy(b->data, x->data + at, b->nbytes);
       at += b->nbytes;
     }
     x->used = ++c->clock;
     c->hits++;
+    if (tmps) *tmps = x->tmps;
     return true;
   }
   c->misses++;
@@ -124,7 +125,8 @@ static void outs_drop(StepsOuts *c, int e) {
 }
 
 void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
-  size_t n = outputs_bytes(a), total = n;
+  bool with = tmps_fit(a);
+  size_t n = outputs_bytes(a, with), total = n;
   for (int e = 0; e < c->n; e++)
     if (key_eq(&c->v[e].key, k)) { /* already kept */
       steps_key_free(k);
@@ -138,7 +140,7 @@ void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
   size_t at = 0;
   for (int i = 0; i < interp_ntensors(a); i++) {
     InterpBuf *b = interp_buf(a, i);
-    if (!is_output(b)) continue;
+    if (!on_disk(b, with)) continue;
     memcpy(data + at, b->data, b->nbytes);
     at += b->nbytes;
   }
@@ -151,7 +153,7 @@ void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
     total -= c->v[lru].nbytes;
     outs_drop(c, lru);
   }
-  c->v[c->n++] = (StepsOutsEnt){*k, data, n, ++c->clock};
+  c->v[c->n++] = (StepsOutsEnt){*k, data, n, ++c->clock, with};
   memset(k, 0, sizeof *k);
 }
 

@@ -68,8 +68,10 @@ bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *t
  * partial one.  False when it cannot be written (the run goes on). */
 bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a);
 
-/* The outputs and intermediates of the programs before the steps run last
- * in one process, by key, in memory: `leirc --eval`'s worker keeps them, so that the
+/* The outputs of the programs before the steps run last in one process,
+ * and their intermediates within STEPS_CACHE_TMP_BYTES (steps_outs_load
+ * sets *tmps, which may be NULL, to whether it restored them), by key, in
+ * memory: `leirc --eval`'s worker keeps them, so that the
  * predictions for one program (records with the same before) run that
  * program once.  At most STEPS_OUTS_MAX entries and STEPS_OUTS_BYTES bytes
  * of outputs in all; the least recently used entry goes first. */
@@ -80,6 +82,7 @@ typedef struct StepsOutsEnt {
   unsigned char *data; /* the outputs in tensor order, one after another */
   size_t nbytes;
   uint64_t used;       /* StepsOuts.clock when last stored or loaded */
+  bool tmps;           /* the intermediates follow the outputs */
 } StepsOutsEnt;
 typedef struct StepsOuts {
   StepsOutsEnt v[STEPS_OUTS_MAX];
@@ -91,7 +94,7 @@ typedef struct StepsOuts {
 /* Fills the outputs of `a` (made from the program of k, its inputs
  * filled) from c's entry of k.  False on a miss (no entry, or one whose
  * size does not fit); `a`'s outputs are then untouched. */
-bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a);
+bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a, bool *tmps);
 /* Keeps a copy of the outputs of `a` (run) as c's entry of k, which it
  * takes over (freed when not kept: out of memory, or outputs larger than
  * STEPS_OUTS_BYTES). */

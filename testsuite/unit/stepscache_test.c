@@ -13,8 +13,8 @@
  * constant, another seed or engine tag miss; at most STEPS_OUTS_MAX
  * entries are kept, the least recently used going first; a key already
  * kept is not stored twice.
- * test_tmps: an entry keeps the intermediates within
- * STEPS_CACHE_TMP_BYTES, else the outputs only, and says which.
+ * test_tmps: an entry, on disk and in memory, keeps the intermediates
+ * within STEPS_CACHE_TMP_BYTES, else the outputs only, and says which.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -233,6 +233,24 @@ static void test_tmps(void **state) {
   assert_false(tmps);
   assert_memory_equal(interp_find(c, "D")->data, interp_find(d, "D")->data, interp_find(c, "D")->nbytes);
   assert_int_equal(((unsigned char *)interp_find(d, "Z")->data)[0], 0);
+  /* the same rule in memory (StepsOuts, --eval's worker) */
+  StepsOuts o = {0};
+  StepsKey k2, kb2;
+  assert_true(steps_key(&k2, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_key(&kb2, pc.p, 0, "before; interpreter", false, false));
+  steps_outs_store(&o, &k2, a);
+  steps_outs_store(&o, &kb2, c);
+  memset(interp_find(b, "T")->data, 0, interp_find(b, "T")->nbytes);
+  tmps = false;
+  assert_true(steps_outs_load(&o, &k, b, &tmps));
+  assert_true(tmps);
+  assert_memory_equal(interp_find(a, "T")->data, interp_find(b, "T")->data, interp_find(a, "T")->nbytes);
+  tmps = true;
+  assert_true(steps_outs_load(&o, &kb, d, &tmps));
+  assert_false(tmps);
+  assert_int_equal(o.v[0].nbytes + o.v[1].nbytes, interp_find(a, "D")->nbytes + interp_find(a, "T")->nbytes +
+                                                      interp_find(c, "D")->nbytes);
+  steps_outs_free(&o);
   char p[600];
   snprintf(p, sizeof p, "%s/%016llx.out", dir, (unsigned long long)k.hash);
   remove(p);
@@ -272,16 +290,16 @@ static void test_outs(void **state) {
   assert_true(steps_key(&tag, p3.p, 0, "eval before; host JIT", false, false));
   assert_true(k3.hash != k35.hash);
 
-  assert_false(steps_outs_load(&c, &k3b, b3)); /* empty */
+  assert_false(steps_outs_load(&c, &k3b, b3, NULL)); /* empty */
   steps_outs_store(&c, &k3, a3);
   assert_null(k3.text); /* taken over */
   assert_int_equal(c.n, 1);
-  assert_false(steps_outs_load(&c, &k35, b35)); /* differs only in a constant */
-  assert_false(steps_outs_load(&c, &seed1, b3));
-  assert_false(steps_outs_load(&c, &tag, b3));
+  assert_false(steps_outs_load(&c, &k35, b35, NULL)); /* differs only in a constant */
+  assert_false(steps_outs_load(&c, &seed1, b3, NULL));
+  assert_false(steps_outs_load(&c, &tag, b3, NULL));
   InterpBuf *y = interp_find(b3, "D");
   memset(y->data, 0x55, y->nbytes);
-  assert_true(steps_outs_load(&c, &k3b, b3)); /* the same text parsed afresh */
+  assert_true(steps_outs_load(&c, &k3b, b3, NULL)); /* the same text parsed afresh */
   assert_memory_equal(interp_find(a3, "D")->data, y->data, y->nbytes);
   assert_int_equal(c.hits, 1);
   assert_int_equal(c.misses, 4);
@@ -289,7 +307,7 @@ static void test_outs(void **state) {
   assert_memory_not_equal(interp_find(a35, "D")->data, y->data, y->nbytes);
   steps_outs_store(&c, &k35, a35);
   assert_int_equal(c.n, 2);
-  assert_true(steps_outs_load(&c, &k3b, b35)); /* same sizes: the key decides */
+  assert_true(steps_outs_load(&c, &k3b, b35, NULL)); /* same sizes: the key decides */
   assert_memory_equal(interp_find(a3, "D")->data, interp_find(b35, "D")->data, y->nbytes);
 
   /* a key kept already is not stored twice */
@@ -306,10 +324,10 @@ static void test_outs(void **state) {
     steps_outs_store(&c, &ks, a3);
   }
   assert_int_equal(c.n, STEPS_OUTS_MAX);
-  assert_true(steps_outs_load(&c, &k3b, b3));
+  assert_true(steps_outs_load(&c, &k3b, b3, NULL));
   StepsKey k35b;
   assert_true(steps_key(&k35b, q35.p, 0, "eval before; interpreter", false, false));
-  assert_false(steps_outs_load(&c, &k35b, b35));
+  assert_false(steps_outs_load(&c, &k35b, b35, NULL));
 
   steps_outs_free(&c);
   assert_int_equal(c.n, 0);
