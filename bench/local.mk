@@ -385,6 +385,19 @@ bench-steps-cache: leirc$(EXEEXT)
 	@nice $(SHELL) '$(srcdir)/bench/steps_cache_bench.sh' ./leirc$(EXEEXT) \
 	  '$(LEIR_CORPUS)' $(STEPS_CACHE_OLD) || test $$? -eq 77
 
+## Verified --emit-steps with each program after a step run from its first
+## nest that differs from the program before (driver/incr.c) against
+## --no-incremental, side by side: one --shard=0/CORPUS_SHARD of the whole
+## corpus, --steps-cache cold and warm, extrapolated as
+## bench/steps_cache_bench.sh does (its header).  Not part of `make bench`
+## (20-40 minutes on a loaded machine).  JOBS, CORPUS_SHARD in the
+## environment.
+EXTRA_DIST += bench/incr_bench.sh
+.PHONY: bench-incr
+bench-incr: leirc$(EXEEXT)
+	@echo "== --emit-steps CPU time, programs after a step run from their first changed nest (bench/incr_bench.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/incr_bench.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
+
 ## -O with a run of bare names (issue 58 item 4): the model's seconds as
 ## written, one step at a time and the combination, host and cuda, then the
 ## GPU model sanity of --tune --target=cuda on SGEMM (issue 57; 2-3 min).

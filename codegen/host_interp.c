@@ -16,7 +16,7 @@ bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) {
   }
   for (int i = 0; i < n; i++) {
     InterpBuf *b = interp_buf(ip, i);
-    if (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) memset(b->data, 0, b->nbytes);
+    if ((b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) && !interp_kept(ip, i)) memset(b->data, 0, b->nbytes);
     bufs[i] = b->data;
   }
   CgOptions co;

@@ -110,6 +110,8 @@ typedef struct DrvStepsOptions {
   bool jit_max_steps_given; /* (else DRV_JIT_DEFAULT_MAX_STEPS) */
   int format;              /* --format: STEPS_RECORDS (default), STEPS_STEPTP, STEPS_CHAT */
   const char *cache_dir;   /* --steps-cache=DIR (driver/steps_cache.h); NULL = off */
+  bool no_incremental;     /* --no-incremental: run every program after a
+                              step in full (driver/incr.c) */
 } DrvStepsOptions;
 enum { STEPS_RECORDS, STEPS_STEPTP, STEPS_CHAT };
 /* The interpreter budget of --emit-steps per run without --max-steps. */
@@ -226,8 +228,6 @@ bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool j
  * 0 <= I < N); the run over o->steps.inputs: exit status 0, 1 (an input
  * had an error; the other inputs' records are written) or 2. */
 bool drv_parse_shard(const char *s, int *i, int *n);
-/* Statement executions of one run of p (saturating at UINT64_MAX). */
-uint64_t drv_program_work(const IrProgram *p);
 int drv_emit_steps(const DrvOptions *o);
 
 /* driver/verify.c: the engine of a run that --emit-steps or --eval checks:
@@ -250,6 +250,32 @@ bool drv_jit_runner(void *ctx, struct InterpProg *ip);
 struct InterpDiff;
 int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, int tol,
                          bool jit, struct InterpDiff *d);
+
+/* driver/incr.c: the program after a step run from its first nest that
+ * differs from the program before (issue 61).  drv_incr_plan fills *r:
+ * skip, the leading nests of `after` whose values are taken from the
+ * before's run (0: none, prog is `after`), prog, `after` without them
+ * (same tensors and statement ids; in ctx's arena), and kept, by tensor
+ * id of `after`, those the skipped nests write; true when skip > 0.
+ * drv_incr_load copies the kept tensors from `a` (the before, run: every
+ * output and intermediate holds its final value) into `b` (made from
+ * r->prog) and marks them kept (interp_set_kept), before b is run.
+ * tmps: whether the before's intermediates will hold their final values in
+ * `a` (false: a skipped nest may write outputs only). */
+/* Statement executions of one run of p (saturating at UINT64_MAX). */
+uint64_t drv_program_work(const IrProgram *p);
+typedef struct DrvIncr {
+  int skip;
+  const IrProgram *prog;
+  unsigned char *kept;
+} DrvIncr;
+bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
+                   DrvIncr *r);
+void drv_incr_load(const DrvIncr *r, struct InterpProg *a, struct InterpProg *b);
+/* With LEIRC_INCR_STATS set in the environment, one line on stderr per
+ * program after a step run: "incr SKIP NESTS SKIPPED_WORK WORK" (statement
+ * executions; bench/incr_bench.sh). */
+void drv_incr_stats(const DrvIncr *r, const IrProgram *after);
 
 /* driver/jobs.c: -j N.  Computes items 0..n-1 over nw forked worker
  * processes: fn(arg, i, out, diag) writes item i's output and diagnostics

@@ -130,10 +130,12 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
  * (jit) or the interpreter, or its outputs taken from mem->outs: the run of
  * the same program (canonical text, seed, engine, semantic flags;
  * driver/steps_cache.h) for an earlier record of this worker, as a model's
- * predictions for one program share their before.  NULL, *failed set to
- * 1 when it does not fit in memory, 2 when it fails. */
+ * predictions for one program share their before (*tmps false when its
+ * intermediates were not kept).  NULL, *failed set to 1 when it does not
+ * fit in memory, 2 when it fails. */
 static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
-                              bool jit, EvalMem *mem, int *failed) {
+                              bool jit, EvalMem *mem, int *failed, bool *tmps) {
+  *tmps = true;
   InterpProg *a = interp_new_pooled(ctx, before, io, mem ? &mem->pool : NULL);
   StepsOuts *outs = mem ? &mem->outs : NULL;
   if (!a) {
@@ -144,7 +146,7 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
   StepsKey k = {0};
   bool keyed = outs && steps_key(&k, before, o->run.seed, jit ? "eval before; host JIT" : "eval before; interpreter",
                                  ctx->fp_contract, ctx->unsafe_math);
-  if (keyed && steps_outs_load(outs, &k, a)) {
+  if (keyed && steps_outs_load(outs, &k, a, tmps)) {
     steps_key_free(&k);
     return a;
   }
@@ -164,14 +166,33 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
  * interp_compare_run_by do with one seed).  NULL (r->execute, r->equal
  * set) or why it could not be done. */
 static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
-                            InterpProg *b, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
+                            InterpProg **bp, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
   InterpOptions io = {false, jit ? 0 : eval_budget(o)};
   int failed = 0;
-  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed);
+  bool tmps = true;
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps);
+  /* the after from its first nest that differs from the before's, on the
+     values the before's run left (driver/incr.c; *bp, the whole after,
+     compiled: the same errors) */
+  DrvIncr inc = {0, after, NULL};
+  if (a && drv_incr_plan(ctx, o, before, after, tmps, &inc)) {
+    InterpBufPool *pool = mem ? &mem->pool : NULL;
+    interp_free(*bp); /* its buffers to the pool, for the new one */
+    InterpProg *s = interp_new_pooled(ctx, inc.prog, &io, pool);
+    if (s) drv_incr_load(&inc, a, s);
+    else s = interp_new_pooled(ctx, after, &io, pool);
+    *bp = s;
+  }
+  if (a) drv_incr_stats(&inc, after);
+  InterpProg *b = *bp;
   if (mem) interp_pool_free(&mem->pool); /* what the pair did not take */
   if (!a)
     return failed == 1 ? (jit ? "the programs do not fit in memory" : "the program before does not compile")
                        : (jit ? "the program before fails on the host JIT" : "the program before fails to run");
+  if (!b) {
+    interp_free(a);
+    return "the program after does not compile";
+  }
   InterpDiff d;
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
                                    jit ? drv_jit_runner : NULL, ctx, &d);
@@ -204,12 +225,12 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
     uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
     DrvEngine e = drv_engine_for(o, w);
     if (e == ENGINE_JIT && o->target == TARGET_HOST) {
-      err = ran_pair(ctx, o, before, after, b, cls, true, mem, r);
+      err = ran_pair(ctx, o, before, after, &b, cls, true, mem, r);
     } else if (e != ENGINE_INTERP) {
       err = arena_printf(&ctx->arena, "not run: %llu statement executions > budget %llu", (unsigned long long)w,
                          (unsigned long long)(o->target == TARGET_HOST ? drv_verify_limit(o) : budget));
     } else {
-      err = ran_pair(ctx, o, before, after, b, cls, false, mem, r);
+      err = ran_pair(ctx, o, before, after, &b, cls, false, mem, r);
     }
   }
   const char *diag = cap_end(ctx, &cap);

@@ -235,6 +235,11 @@ static const char usage_text[] =
   "                        and take them from there in later runs, shards\n"
   "                        and workers instead of running it again (the\n"
   "                        records are the same bytes)\n"
+  "      --no-incremental  --emit-steps, --eval: run every program after a\n"
+  "                        step in full (by default its leading nests that\n"
+  "                        equal the program before's are not run again:\n"
+  "                        their values are taken from the before's run;\n"
+  "                        the records are the same bytes)\n"
   "      --sample=K        at most K records per program (seeded choice)\n"
   "      --balance         keep a candidate of a strategy with n candidates\n"
   "                        in the run with probability min(1, m/n), m the\n"
@@ -332,7 +337,7 @@ enum { OPT_EMIT = 256, OPT_PRINT_DECLS, OPT_DECLS, OPT_WERROR, OPT_NO_CARET,
 /* code generation */
 enum { OPT_GPU_ARCH = 768, OPT_TARGET };
 /* --emit-steps (driver/steps.c) */
-enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED, OPT_STEPS_CACHE,
+enum { OPT_EMIT_STEPS = 1280, OPT_SAMPLE, OPT_BALANCE, OPT_SHARD, OPT_NO_VERIFY, OPT_KEEP_UNVERIFIED, OPT_STEPS_CACHE, OPT_NO_INCREMENTAL,
        OPT_JIT_MAX_STEPS };
 /* --cost, --print-cost (driver/cost_cli.c) */
 enum { OPT_COST = 1536, OPT_PRINT_COST };
@@ -377,6 +382,7 @@ static const struct option long_opts[] = {
   {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
   {"keep-unverified", no_argument, NULL, OPT_KEEP_UNVERIFIED},
   {"steps-cache", required_argument, NULL, OPT_STEPS_CACHE},
+  {"no-incremental", no_argument, NULL, OPT_NO_INCREMENTAL},
   {"jit-max-steps", required_argument, NULL, OPT_JIT_MAX_STEPS},
   {"list-passes", no_argument, NULL, OPT_LIST_PASSES},
   {"list-applicable", no_argument, NULL, OPT_LIST_APPLICABLE},
@@ -568,6 +574,7 @@ int main(int argc, char **argv) {
     case OPT_NO_VERIFY: o.steps.no_verify = true; break;
     case OPT_KEEP_UNVERIFIED: o.steps.keep_unverified = true; break;
     case OPT_STEPS_CACHE: o.steps.cache_dir = optarg; break;
+    case OPT_NO_INCREMENTAL: o.steps.no_incremental = true; break;
     case OPT_JIT_MAX_STEPS:
       if (!leir_parse_u64(optarg, &o.steps.jit_max_steps)) return usage_error("bad --jit-max-steps '%s'", optarg);
       o.steps.jit_max_steps_given = true;
@@ -791,6 +798,8 @@ int main(int argc, char **argv) {
     return usage_error("%s", "--sample, --balance, --shard, --no-verify and --keep-unverified need --emit-steps");
   if (!o.steps.path && format_given) return usage_error("%s", "--format needs --emit-steps");
   if (!o.steps.path && o.steps.cache_dir) return usage_error("%s", "--steps-cache needs --emit-steps");
+  if (!o.steps.path && o.steps.no_incremental)
+    return usage_error("%s", "--no-incremental needs --emit-steps or --eval");
   if (!o.steps.path && o.steps.jit_max_steps_given)
     return usage_error("%s", "--jit-max-steps needs --emit-steps, --eval or --check-step");
   if (o.steps.path) { /* several inputs allowed */

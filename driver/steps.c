@@ -59,6 +59,8 @@ typedef struct Before {
   const char *not_run; /* why the steps of this program are not checked */
   InterpProg *a;       /* ran on seed o->run.seed */
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
+  bool tmps;           /* its intermediates hold their final values (run, or
+                          taken from a --steps-cache entry that has them) */
   InterpBufPool pool;  /* the last program after a step's buffers, for the next */
 } Before;
 
@@ -201,30 +203,6 @@ static void select_records(const DrvOptions *o, int g, StepInput *in, const long
 
 /* ------------------------------------------------------------ checking */
 
-/* Statement executions of one run of p: every statement runs once per
- * iteration of the loops around it (LEIR has no conditional statements);
- * saturates at UINT64_MAX. */
-static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-
-static uint64_t nest_work(const IrNest *n, uint64_t m) {
-  for (int i = 0; i < n->nloops; i++) m = mul_sat(m, (uint64_t)n->loops[i]->extent);
-  uint64_t w = 0;
-  for (int i = 0; i < n->nitems; i++) {
-    uint64_t x = n->items[i].kind == ITEM_STMT ? m : nest_work(n->items[i].u.nest, m);
-    w = x > UINT64_MAX - w ? UINT64_MAX : w + x;
-  }
-  return w;
-}
-
-uint64_t drv_program_work(const IrProgram *p) {
-  uint64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) {
-    uint64_t x = nest_work(p->nests[i], 1);
-    w = x > UINT64_MAX - w ? UINT64_MAX : w + x;
-  }
-  return w;
-}
-
 /* The engine that runs p (driver/verify.c): the interpreter within its
  * budget, the host JIT above it within --jit-max-steps; else *text says
  * why the run is not made. */
@@ -259,7 +237,8 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
                           ctx->unsafe_math))
       dir = NULL;
-    if (!dir || !steps_cache_load(dir, &k, bf->a)) {
+    if (!dir || !steps_cache_load(dir, &k, bf->a, &bf->tmps)) {
+      bf->tmps = true;
       ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
       if (ok && dir) steps_cache_store(dir, &k, bf->a);
     }
@@ -301,8 +280,14 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   /* the buffers of the last program after a step, reused where the sizes
      agree; those it does not take are freed (the memory in use stays that
      of the two programs) */
-  if (same) b = interp_new_pooled(ctx, after, &ro, &bf->pool);
+  /* the after from its first nest that differs from the before's, on
+     the values the before's run left (driver/incr.c) */
+  DrvIncr inc;
+  drv_incr_plan(ctx, o, before, after, bf->tmps, &inc);
+  drv_incr_stats(&inc, after);
+  if (same) b = interp_new_pooled(ctx, inc.prog, &ro, &bf->pool);
   interp_pool_free(&bf->pool);
+  if (b) drv_incr_load(&inc, bf->a, b);
   if (!same)
     what = "the step changed the program's arguments";
   else if (!b)

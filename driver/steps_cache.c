@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 /* The file's first line; a new layout or key gets a new one. */
-static const char magic[] = "leirc-steps-cache 1\n";
+static const char magic[] = "leirc-steps-cache 2\n";
 
 static uint64_t fnv1a(const char *s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -86,28 +86,32 @@ void steps_memo_free(StepsMemo *m) {
 
 /* ------------------------------------------------------------ in memory */
 
-static bool is_output(const InterpBuf *b) { return b->t->role == ROLE_OUT; }
+/* What an in-memory entry holds of `a`: its outputs, and its intermediates
+ * when they fit in STEPS_CACHE_TMP_BYTES (as an entry on disk). */
+static bool tmps_fit(InterpProg *a);
+static bool on_disk(const InterpBuf *b, bool tmps);
 
-static size_t outputs_bytes(InterpProg *a) {
+static size_t outputs_bytes(InterpProg *a, bool tmps) {
   size_t n = 0;
   for (int i = 0; i < interp_ntensors(a); i++)
-    if (is_output(interp_buf(a, i))) n += interp_buf(a, i)->nbytes;
+    if (on_disk(interp_buf(a, i), tmps)) n += interp_buf(a, i)->nbytes;
   return n;
 }
 
-bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a) {
+bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a, bool *tmps) {
   for (int e = 0; e < c->n; e++) {
     StepsOutsEnt *x = &c->v[e];
-    if (!key_eq(&x->key, k) || x->nbytes != outputs_bytes(a)) continue;
+    if (!key_eq(&x->key, k) || x->nbytes != outputs_bytes(a, x->tmps)) continue;
     size_t at = 0;
     for (int i = 0; i < interp_ntensors(a); i++) {
       InterpBuf *b = interp_buf(a, i);
-      if (!is_output(b)) continue;
+      if (!on_disk(b, x->tmps)) continue;
       memcpy(b->data, x->data + at, b->nbytes);
       at += b->nbytes;
     }
     x->used = ++c->clock;
     c->hits++;
+    if (tmps) *tmps = x->tmps;
     return true;
   }
   c->misses++;
@@ -121,7 +125,8 @@ static void outs_drop(StepsOuts *c, int e) {
 }
 
 void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
-  size_t n = outputs_bytes(a), total = n;
+  bool with = tmps_fit(a);
+  size_t n = outputs_bytes(a, with), total = n;
   for (int e = 0; e < c->n; e++)
     if (key_eq(&c->v[e].key, k)) { /* already kept */
       steps_key_free(k);
@@ -135,7 +140,7 @@ void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
   size_t at = 0;
   for (int i = 0; i < interp_ntensors(a); i++) {
     InterpBuf *b = interp_buf(a, i);
-    if (!is_output(b)) continue;
+    if (!on_disk(b, with)) continue;
     memcpy(data + at, b->data, b->nbytes);
     at += b->nbytes;
   }
@@ -148,7 +153,7 @@ void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a) {
     total -= c->v[lru].nbytes;
     outs_drop(c, lru);
   }
-  c->v[c->n++] = (StepsOutsEnt){*k, data, n, ++c->clock};
+  c->v[c->n++] = (StepsOutsEnt){*k, data, n, ++c->clock, with};
   memset(k, 0, sizeof *k);
 }
 
@@ -159,8 +164,10 @@ void steps_outs_free(StepsOuts *c) {
 
 /* ------------------------------------------------------------ on disk */
 
-/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, then for
- * each output of the program in tensor order its size (u64) and bytes. */
+/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, 1 when
+ * the intermediates are kept too, else 0 (u64), then for each output (and
+ * then intermediate) of the program in tensor order its size (u64) and
+ * bytes. */
 static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) {
   size_t n = strlen(dir) + strlen(suffix) + 64;
   char *s = malloc(n);
@@ -168,25 +175,42 @@ static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) 
   return s;
 }
 
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a) {
+/* Whether an entry of `a` keeps its intermediates: when they are at most
+ * STEPS_CACHE_TMP_BYTES in all. */
+static bool tmps_fit(InterpProg *a) {
+  size_t n = 0;
+  for (int i = 0; i < interp_ntensors(a); i++)
+    if (interp_buf(a, i)->t->role == ROLE_TMP) n += interp_buf(a, i)->nbytes;
+  return n <= STEPS_CACHE_TMP_BYTES;
+}
+
+/* What an entry holds of a tensor: the outputs, and the intermediates
+ * with `tmps`. */
+static bool on_disk(const InterpBuf *b, bool tmps) {
+  return b->t->role == ROLE_OUT || (tmps && b->t->role == ROLE_TMP);
+}
+
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps) {
   char *path = entry_path(dir, k, ".out");
   FILE *f = path ? fopen(path, "rb") : NULL;
   free(path);
   if (!f) return false;
   bool ok = false;
   char m[sizeof magic];
-  uint64_t len = 0;
+  uint64_t len = 0, with = 0;
   char *key = NULL;
   if (fread(m, 1, sizeof magic - 1, f) != sizeof magic - 1 || memcmp(m, magic, sizeof magic - 1)) goto out;
   if (fread(&len, sizeof len, 1, f) != 1 || len != k->len) goto out;
   if (!(key = malloc(k->len + 1)) || fread(key, 1, k->len, f) != k->len || memcmp(key, k->text, k->len)) goto out;
+  if (fread(&with, sizeof with, 1, f) != 1 || with > 1) goto out;
   for (int i = 0; i < interp_ntensors(a); i++) {
     InterpBuf *b = interp_buf(a, i);
-    if (!is_output(b)) continue;
+    if (!on_disk(b, with)) continue;
     uint64_t n = 0;
     if (fread(&n, sizeof n, 1, f) != 1 || n != b->nbytes || fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
   }
-  ok = fgetc(f) == EOF; /* nothing after the last output */
+  ok = fgetc(f) == EOF; /* nothing after the last tensor */
+  if (ok && tmps) *tmps = with;
 out:
   free(key);
   fclose(f);
@@ -201,11 +225,12 @@ bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a) {
   bool ok = f != NULL;
   if (f) {
     uint64_t len = k->len;
+    uint64_t with = tmps_fit(a);
     ok = fwrite(magic, 1, sizeof magic - 1, f) == sizeof magic - 1 && fwrite(&len, sizeof len, 1, f) == 1 &&
-         fwrite(k->text, 1, k->len, f) == k->len;
+         fwrite(k->text, 1, k->len, f) == k->len && fwrite(&with, sizeof with, 1, f) == 1;
     for (int i = 0; ok && i < interp_ntensors(a); i++) {
       InterpBuf *b = interp_buf(a, i);
-      if (!is_output(b)) continue;
+      if (!on_disk(b, with)) continue;
       uint64_t n = b->nbytes;
       ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(b->data, 1, b->nbytes, f) == b->nbytes;
     }

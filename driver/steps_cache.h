@@ -51,17 +51,27 @@ bool steps_memo_add(StepsMemo *m, StepsKey *k, int verdict, const char *text);
 void steps_memo_free(StepsMemo *m);
 
 /* --steps-cache=DIR: fills the outputs of `a` (made from the program of k,
- * its inputs filled) from DIR's entry of k.  False on a miss (no entry, an
- * entry of another key, a size that does not fit, a read error); `a`'s
- * outputs are then undefined and the program must be run. */
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a);
-/* Writes the outputs of `a` (run) as DIR's entry of k: a file written
+ * its inputs filled) from DIR's entry of k, and its intermediates when the
+ * entry has them (*tmps set to whether it has; tmps may be NULL): the
+ * values a program after a step run from its middle starts from
+ * (driver/incr.c).  False on a miss (no entry, an entry of another key, a
+ * size that does not fit, a read error); `a`'s outputs are then undefined
+ * and the program must be run. */
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps);
+/* An entry keeps the intermediates of its program when they are at most
+ * this many bytes in all (else the outputs only: the disk space of a whole
+ * corpus's entries stays that of its outputs and small intermediates). */
+#define STEPS_CACHE_TMP_BYTES ((size_t)64 << 20)
+/* Writes the outputs of `a` (run), and its intermediates within
+ * STEPS_CACHE_TMP_BYTES, as DIR's entry of k: a file written
  * aside and renamed into place, so that concurrent workers never read a
  * partial one.  False when it cannot be written (the run goes on). */
 bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a);
 
 /* The outputs of the programs before the steps run last in one process,
- * by key, in memory: `leirc --eval`'s worker keeps them, so that the
+ * and their intermediates within STEPS_CACHE_TMP_BYTES (steps_outs_load
+ * sets *tmps, which may be NULL, to whether it restored them), by key, in
+ * memory: `leirc --eval`'s worker keeps them, so that the
  * predictions for one program (records with the same before) run that
  * program once.  At most STEPS_OUTS_MAX entries and STEPS_OUTS_BYTES bytes
  * of outputs in all; the least recently used entry goes first. */
@@ -72,6 +82,7 @@ typedef struct StepsOutsEnt {
   unsigned char *data; /* the outputs in tensor order, one after another */
   size_t nbytes;
   uint64_t used;       /* StepsOuts.clock when last stored or loaded */
+  bool tmps;           /* the intermediates follow the outputs */
 } StepsOutsEnt;
 typedef struct StepsOuts {
   StepsOutsEnt v[STEPS_OUTS_MAX];
@@ -83,7 +94,7 @@ typedef struct StepsOuts {
 /* Fills the outputs of `a` (made from the program of k, its inputs
  * filled) from c's entry of k.  False on a miss (no entry, or one whose
  * size does not fit); `a`'s outputs are then untouched. */
-bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a);
+bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a, bool *tmps);
 /* Keeps a copy of the outputs of `a` (run) as c's entry of k, which it
  * takes over (freed when not kept: out of memory, or outputs larger than
  * STEPS_OUTS_BYTES). */

@@ -182,6 +182,8 @@ void interp_free(InterpProg *ip) {
 }
 
 int interp_ntensors(const InterpProg *ip) { return ip->nbufs; }
+void interp_set_kept(InterpProg *ip, const unsigned char *kept) { ip->kept = kept; }
+bool interp_kept(const InterpProg *ip, int id) { return ip->kept && id >= 0 && id < ip->nbufs && ip->kept[id]; }
 InterpBuf *interp_buf(InterpProg *ip, int id) { return id >= 0 && id < ip->nbufs ? &ip->bufs[id] : NULL; }
 const IrProgram *interp_program(const InterpProg *ip) { return ip->p; }
 LeirCtx *interp_ctx(const InterpProg *ip) { return ip->ctx; }
@@ -245,7 +247,7 @@ static void report(InterpProg *ip) {
 bool interp_run(InterpProg *ip) {
   for (int i = 0; i < ip->nbufs; i++) {
     IrRole r = ip->bufs[i].t->role;
-    if (r == ROLE_OUT || r == ROLE_TMP) reset_buf(&ip->bufs[i], ip->opt.poison);
+    if ((r == ROLE_OUT || r == ROLE_TMP) && !interp_kept(ip, i)) reset_buf(&ip->bufs[i], ip->opt.poison);
   }
   memcpy(ip->regs, ip->init, sizeof(IVal) * (size_t)ip->nregs);
   for (int i = 0; i < ip->ntrees; i++) {

@@ -182,6 +182,14 @@ LeirCtx *interp_ctx(const InterpProg *ip);
  * Returns false after an error diagnostic (out of bounds, work limit). */
 bool interp_run(InterpProg *ip);
 
+/* Marks tensors (kept[id] != 0, indexed like p->tensors; NULL: none) whose
+ * contents the following runs keep instead of resetting them: the caller
+ * has filled them (a program run from the middle of a longer one on the
+ * values its first part left, driver/incr.c).  The array must outlive
+ * the runs.  interp_kept tells whether tensor id is kept. */
+void interp_set_kept(InterpProg *ip, const unsigned char *kept);
+bool interp_kept(const InterpProg *ip, int tensor_id);
+
 /* Statement executions of the last run. */
 uint64_t interp_steps(const InterpProg *ip);
 

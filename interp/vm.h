@@ -142,6 +142,7 @@ struct InterpProg {
   const IrProgram *p;
   InterpOptions opt;
   InterpBufPool *pool; /* interp_new_pooled's, else NULL */
+  const unsigned char *kept; /* interp_set_kept's, else NULL */
   Arena arena;        /* compile-time structures */
   int nbufs;
   InterpBuf *bufs;    /* indexed by IrTensor.id */

@@ -13,6 +13,8 @@
  * constant, another seed or engine tag miss; at most STEPS_OUTS_MAX
  * entries are kept, the least recently used going first; a key already
  * kept is not stored twice.
+ * test_tmps: an entry, on disk and in memory, keeps the intermediates
+ * within STEPS_CACHE_TMP_BYTES, else the outputs only, and says which.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -125,34 +127,34 @@ static void test_disk(void **state) {
   key_of(&other, rowsum_wrong, 0, "before; interpreter");
 
   InterpProg *b = made(&pb, rowsum, false);
-  assert_false(steps_cache_load(dir, &k, b)); /* miss: nothing stored */
+  assert_false(steps_cache_load(dir, &k, b, NULL)); /* miss: nothing stored */
   assert_true(steps_cache_store(dir, &k, a));
   InterpBuf *x = interp_find(a, "D"), *y = interp_find(b, "D");
   memset(y->data, 0x55, y->nbytes);
-  assert_true(steps_cache_load(dir, &k, b)); /* hit */
+  assert_true(steps_cache_load(dir, &k, b, NULL)); /* hit */
   assert_memory_equal(x->data, y->data, x->nbytes);
-  assert_false(steps_cache_load(dir, &seed1, b));
-  assert_false(steps_cache_load(dir, &tag, b));
-  assert_false(steps_cache_load(dir, &other, b));
+  assert_false(steps_cache_load(dir, &seed1, b, NULL));
+  assert_false(steps_cache_load(dir, &tag, b, NULL));
+  assert_false(steps_cache_load(dir, &other, b, NULL));
 
   /* a file of another key under this key's name (a collision), and an
      entry cut short: misses */
   snprintf(p1, sizeof p1, "%s/%016llx.out", dir, (unsigned long long)k.hash);
   snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)seed1.hash);
   copy_file(p1, p2, 0);
-  assert_false(steps_cache_load(dir, &seed1, b));
+  assert_false(steps_cache_load(dir, &seed1, b, NULL));
   copy_file(p1, p2, 1);
-  assert_true(steps_cache_store(dir, &seed1, a) && steps_cache_load(dir, &seed1, b));
+  assert_true(steps_cache_store(dir, &seed1, a) && steps_cache_load(dir, &seed1, b, NULL));
   StepsKey cut = {0};
   assert_true(steps_key(&cut, pa.p, 2, "before; interpreter", false, false));
   snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)cut.hash);
   copy_file(p1, p2, 1);
-  assert_false(steps_cache_load(dir, &cut, b));
+  assert_false(steps_cache_load(dir, &cut, b, NULL));
   remove(p2);
 
   /* candidates against the cached outputs (b): the wrong one differs, the
      right one is bit-equal */
-  assert_true(steps_cache_load(dir, &k, b));
+  assert_true(steps_cache_load(dir, &k, b, NULL));
   InterpDiff d;
   InterpProg *w = made(&pw, rowsum_wrong, false);
   assert_int_equal(interp_compare_ran(b, w, 0, CMP_EXACT, &d), 0);
@@ -165,7 +167,7 @@ static void test_disk(void **state) {
   Prog pc2;
   InterpProg *c = made(&pc, rowsum_wrong, true), *r = made(&pc2, rowsum, false);
   assert_true(steps_cache_store(dir, &k, c));
-  assert_true(steps_cache_load(dir, &k, b));
+  assert_true(steps_cache_load(dir, &k, b, NULL));
   assert_int_equal(interp_compare_ran(b, r, 0, CMP_EXACT, &d), 0);
   assert_int_equal(d.verdict, CMP_DIFFER);
 
@@ -192,6 +194,81 @@ static void test_disk(void **state) {
   prog_free(&pc2);
 }
 
+/* An entry keeps the intermediates within STEPS_CACHE_TMP_BYTES: a small
+ * one comes back with them (*tmps true, their bytes), one over the limit
+ * with its outputs only (*tmps false). */
+static const char with_tmp[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                               "L^{4}_{a=0}L^{6}_{c=0}[T^{f32,g}_{a}=T^{f32,g}_{a}+A^{f32,g}_{a,c};];\n"
+                               "L^{4}_{a=0}[D^{f32,g}_{a}=T^{f32,g}_{a}*2.0;];\n";
+static const char big_tmp[] = "%in    A : f64[4]\n%out   D : f64[4]\n"
+                              "L^{8388609}_{i=0}[Z^{f64,g}_{i}=A^{f64,g}_{0};];\n"
+                              "L^{4}_{a=0}[D^{f64,g}_{a}=Z^{f64,g}_{a}+A^{f64,g}_{a};];\n";
+
+static void test_tmps(void **state) {
+  (void)state;
+  const char *top = getenv("top_builddir");
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_tmps.XXXXXX", top && *top ? top : ".");
+  assert_non_null(mkdtemp(dir));
+  Prog pa, pb, pc, pd;
+  InterpProg *a = made(&pa, with_tmp, true), *b = made(&pb, with_tmp, false);
+  StepsKey k, kb;
+  assert_true(steps_key(&k, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_cache_store(dir, &k, a));
+  bool tmps = false;
+  assert_true(steps_cache_load(dir, &k, b, &tmps));
+  assert_true(tmps);
+  assert_memory_equal(interp_find(a, "T")->data, interp_find(b, "T")->data, interp_find(a, "T")->nbytes);
+  assert_memory_equal(interp_find(a, "D")->data, interp_find(b, "D")->data, interp_find(a, "D")->nbytes);
+  /* the intermediate (8388609 f64, over 64 MiB) not stored: not run, its
+     output set by hand */
+  InterpProg *c = made(&pc, big_tmp, false), *d = made(&pd, big_tmp, false);
+  assert_true(interp_find(c, "Z")->nbytes > STEPS_CACHE_TMP_BYTES);
+  memset(interp_find(c, "D")->data, 0x3c, interp_find(c, "D")->nbytes);
+  memset(interp_find(c, "Z")->data, 0x11, 64);
+  assert_true(steps_key(&kb, pc.p, 0, "before; interpreter", false, false));
+  assert_true(steps_cache_store(dir, &kb, c));
+  tmps = true;
+  assert_true(steps_cache_load(dir, &kb, d, &tmps));
+  assert_false(tmps);
+  assert_memory_equal(interp_find(c, "D")->data, interp_find(d, "D")->data, interp_find(c, "D")->nbytes);
+  assert_int_equal(((unsigned char *)interp_find(d, "Z")->data)[0], 0);
+  /* the same rule in memory (StepsOuts, --eval's worker) */
+  StepsOuts o = {0};
+  StepsKey k2, kb2;
+  assert_true(steps_key(&k2, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_key(&kb2, pc.p, 0, "before; interpreter", false, false));
+  steps_outs_store(&o, &k2, a);
+  steps_outs_store(&o, &kb2, c);
+  memset(interp_find(b, "T")->data, 0, interp_find(b, "T")->nbytes);
+  tmps = false;
+  assert_true(steps_outs_load(&o, &k, b, &tmps));
+  assert_true(tmps);
+  assert_memory_equal(interp_find(a, "T")->data, interp_find(b, "T")->data, interp_find(a, "T")->nbytes);
+  tmps = true;
+  assert_true(steps_outs_load(&o, &kb, d, &tmps));
+  assert_false(tmps);
+  assert_int_equal(o.v[0].nbytes + o.v[1].nbytes, interp_find(a, "D")->nbytes + interp_find(a, "T")->nbytes +
+                                                      interp_find(c, "D")->nbytes);
+  steps_outs_free(&o);
+  char p[600];
+  snprintf(p, sizeof p, "%s/%016llx.out", dir, (unsigned long long)k.hash);
+  remove(p);
+  snprintf(p, sizeof p, "%s/%016llx.out", dir, (unsigned long long)kb.hash);
+  remove(p);
+  assert_int_equal(rmdir(dir), 0);
+  steps_key_free(&k);
+  steps_key_free(&kb);
+  interp_free(a);
+  interp_free(b);
+  interp_free(c);
+  interp_free(d);
+  prog_free(&pa);
+  prog_free(&pb);
+  prog_free(&pc);
+  prog_free(&pd);
+}
+
 /* rowsum with every term scaled by 3.0 or 3.5: programs that differ only
  * in a constant */
 static const char rowsum3[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
@@ -213,16 +290,16 @@ static void test_outs(void **state) {
   assert_true(steps_key(&tag, p3.p, 0, "eval before; host JIT", false, false));
   assert_true(k3.hash != k35.hash);
 
-  assert_false(steps_outs_load(&c, &k3b, b3)); /* empty */
+  assert_false(steps_outs_load(&c, &k3b, b3, NULL)); /* empty */
   steps_outs_store(&c, &k3, a3);
   assert_null(k3.text); /* taken over */
   assert_int_equal(c.n, 1);
-  assert_false(steps_outs_load(&c, &k35, b35)); /* differs only in a constant */
-  assert_false(steps_outs_load(&c, &seed1, b3));
-  assert_false(steps_outs_load(&c, &tag, b3));
+  assert_false(steps_outs_load(&c, &k35, b35, NULL)); /* differs only in a constant */
+  assert_false(steps_outs_load(&c, &seed1, b3, NULL));
+  assert_false(steps_outs_load(&c, &tag, b3, NULL));
   InterpBuf *y = interp_find(b3, "D");
   memset(y->data, 0x55, y->nbytes);
-  assert_true(steps_outs_load(&c, &k3b, b3)); /* the same text parsed afresh */
+  assert_true(steps_outs_load(&c, &k3b, b3, NULL)); /* the same text parsed afresh */
   assert_memory_equal(interp_find(a3, "D")->data, y->data, y->nbytes);
   assert_int_equal(c.hits, 1);
   assert_int_equal(c.misses, 4);
@@ -230,7 +307,7 @@ static void test_outs(void **state) {
   assert_memory_not_equal(interp_find(a35, "D")->data, y->data, y->nbytes);
   steps_outs_store(&c, &k35, a35);
   assert_int_equal(c.n, 2);
-  assert_true(steps_outs_load(&c, &k3b, b35)); /* same sizes: the key decides */
+  assert_true(steps_outs_load(&c, &k3b, b35, NULL)); /* same sizes: the key decides */
   assert_memory_equal(interp_find(a3, "D")->data, interp_find(b35, "D")->data, y->nbytes);
 
   /* a key kept already is not stored twice */
@@ -247,10 +324,10 @@ static void test_outs(void **state) {
     steps_outs_store(&c, &ks, a3);
   }
   assert_int_equal(c.n, STEPS_OUTS_MAX);
-  assert_true(steps_outs_load(&c, &k3b, b3));
+  assert_true(steps_outs_load(&c, &k3b, b3, NULL));
   StepsKey k35b;
   assert_true(steps_key(&k35b, q35.p, 0, "eval before; interpreter", false, false));
-  assert_false(steps_outs_load(&c, &k35b, b35));
+  assert_false(steps_outs_load(&c, &k35b, b35, NULL));
 
   steps_outs_free(&c);
   assert_int_equal(c.n, 0);
@@ -311,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_memo),
       cmocka_unit_test(test_disk),
       cmocka_unit_test(test_outs),
+      cmocka_unit_test(test_tmps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

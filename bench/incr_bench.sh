@@ -1,0 +1,66 @@
+#!/bin/sh
+# incr_bench.sh -- issue 61 item 1: verified `leirc --emit-steps` with
+# the program after each step run from its first nest that differs from
+# the program before (driver/incr.c) against --no-incremental (every
+# program after run in full), the same leirc side by side.
+#
+#   bench/incr_bench.sh LEIRC CORPUS_DIR
+#
+# bench/steps_cache_bench.sh's method, part 2: one shard
+# --shard=0/CORPUS_SHARD (default 2000) -j JOBS (default 2) of the whole
+# corpus (levels 1 and 2) with --steps-cache, first with a cold cache,
+# then with the warm one; the two settings run at the same time (side by
+# side), each with its own cache directory.  The whole corpus is estimated
+# as CORPUS_SHARD x the warm shard's CPU time plus the programs' first
+# runs, (cold - warm) x programs / the shard's programs.  CPU seconds are
+# user+sys of leirc and its workers (/usr/bin/time).  Also printed: how
+# many programs after a step skip nests and the share of the statement
+# executions skipped (LEIRC_INCR_STATS), and whether the two settings'
+# records are the same bytes.
+set -eu
+leirc=$1
+corpus=$2
+jobs=${JOBS:-2}
+cshard=${CORPUS_SHARD:-2000}
+[ -d "$corpus/programs" ] || { echo "incr_bench: no corpus at $corpus (skipped)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/incr_bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+load() { uptime | sed 's/.*load average: */load /'; }
+echo "machine: $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs"
+progs=$(ls "$corpus"/programs/level1/*.leir "$corpus"/programs/level2/*.leir)
+np=$(echo "$progs" | wc -l)
+mkdir "$tmp/c_full" "$tmp/c_incr"
+# run NAME PHASE FLAGS...: one timed shard into $tmp/NAME.PHASE.*
+run() {
+  name=$1 phase=$2
+  shift 2
+  LEIRC_INCR_STATS=1 /usr/bin/time -f %U+%S -o "$tmp/$name.$phase.time" "$leirc" --emit-steps=- \
+    --shard=0/"$cshard" -j "$jobs" --steps-cache="$tmp/c_$name" "$@" $progs >"$tmp/$name.$phase.jsonl" \
+    2>"$tmp/$name.$phase.err"
+}
+cpu_of() { tail -1 "$tmp/$1.time" | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
+for phase in cold warm; do
+  echo "== --shard=0/$cshard -j $jobs, $phase cache  [$(load)]"
+  run full "$phase" --no-incremental &
+  run incr "$phase" &
+  wait
+  for name in full incr; do echo "$name: $(cpu_of "$name.$phase") CPU s"; done
+done
+echo "[$(load)]"
+mine=$(sed -n 's/.*"source":"\([^"]*\)".*/\1/p' "$tmp/incr.warm.jsonl" | sort -u | wc -l)
+echo "$(wc -l <"$tmp/incr.warm.jsonl") records of $mine programs"
+for name in full incr; do
+  awk -v w="$(cpu_of "$name.warm")" -v c="$(cpu_of "$name.cold")" -v n="$cshard" -v np="$np" -v m="$mine" \
+      -v name="$name" 'BEGIN {
+    first = (c - w) * np / m; if (first < 0) first = 0
+    printf "%-5s whole corpus: %d x %.1f s + the %d programs'"'"' first runs %.0f s = %.1f CPU h\n", name, n, w, np,
+           first, (n * w + first) / 3600 }'
+done
+grep -h '^incr ' "$tmp/incr.cold.err" | awk '{
+  n++; if ($2 > 0) k++; s += $4; w += $5 }
+  END { printf "programs after a step run: %d, %d of them skip leading nests (%.1f %%); statement executions skipped: %.1f %%\n",
+               n, k, n ? 100 * k / n : 0, w ? 100 * s / w : 0 }'
+for phase in cold warm; do
+  if cmp -s "$tmp/full.$phase.jsonl" "$tmp/incr.$phase.jsonl"; then echo "$phase records: byte-identical"
+  else echo "$phase records: DIFFERENT"; fi
+done

@@ -1,0 +1,198 @@
+/* incr_test.c -- driver/incr.c: the program after a step run from its
+ * first nest that differs from the program before (issue 61).
+ *
+ * For each pair (before, after), crafted as the steps that change where
+ * it matters (the last nest, the first nest, a nest between, a tensor the
+ * skipped nests write and a later nest of the before rewrites in place, a
+ * nest added by fission, nests removed by fusion): the exact number of
+ * nests skipped and tensors kept, and the after's outputs run from there
+ * on the before's values, in the interpreter and on the host JIT, are the
+ * bytes of its full run.  A forced skip over a tensor that the before
+ * rewrites later gives other bytes (the rule that lowers the skip is what
+ * keeps the result right), and --no-incremental, --unsafe-math and a
+ * before whose intermediates are unknown skip nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "driver/driver.h"
+#include "interp/data.h"
+#include "interp/interp.h"
+#include "testsuite/unit/unit_prog.h"
+
+#define HDR "%in    A : f32[4,6]\n%out   C : f32[4]\n"
+#define N_SUM "L^{4}_{a=0}L^{6}_{c=0}[T^{f32,g}_{a}=T^{f32,g}_{a}+A^{f32,g}_{a,c};];\n"
+#define N_DBL "L^{4}_{a=0}[D^{f32,g}_{a}=T^{f32,g}_{a}*2.0;];\n"
+#define N_OUT "L^{4}_{a=0}[C^{f32,g}_{a}=D^{f32,g}_{a}+1.0;];\n"
+
+/* T = row sums, D = 2T, C = D + 1 */
+static const char base[] = HDR N_SUM N_DBL N_OUT;
+/* the last nest changed (+ commuted) */
+static const char last[] = HDR N_SUM N_DBL "L^{4}_{a=0}[C^{f32,g}_{a}=1.0+D^{f32,g}_{a};];\n";
+/* the first nest changed */
+static const char first[] = HDR "L^{4}_{a=0}L^{6}_{c=0}[T^{f32,g}_{a}=A^{f32,g}_{a,c}+T^{f32,g}_{a};];\n" N_DBL N_OUT;
+/* the middle nest changed */
+static const char middle[] = HDR N_SUM "L^{4}_{a=0}[D^{f32,g}_{a}=2.0*T^{f32,g}_{a};];\n" N_OUT;
+/* fission: the last nest as two (a nest added) */
+static const char fission[] = HDR N_SUM N_DBL "L^{4}_{a=0}[E^{f32,g}_{a}=D^{f32,g}_{a};];\n"
+                              "L^{4}_{a=0}[C^{f32,g}_{a}=E^{f32,g}_{a}+1.0;];\n";
+/* fusion: the last two nests as one (a nest removed) */
+static const char fusion[] = HDR N_SUM "L^{4}_{a=0}[D^{f32,g}_{a}=T^{f32,g}_{a}*2.0;C^{f32,g}_{a}=D^{f32,g}_{a}+1.0;];\n";
+
+/* W (independent), then T, D, T updated in place from D, then C. */
+#define N_W "L^{4}_{a=0}[W^{f32,g}_{a}=A^{f32,g}_{a,0}*3.0;];\n"
+#define N_INPLACE "L^{4}_{a=0}[T^{f32,g}_{a}=T^{f32,g}_{a}+D^{f32,g}_{a};];\n"
+#define N_OUT2 "L^{4}_{a=0}[C^{f32,g}_{a}=T^{f32,g}_{a}+W^{f32,g}_{a};];\n"
+static const char rw[] = HDR N_W N_SUM N_DBL N_INPLACE N_OUT2;
+/* the in-place update commuted: T is written by the nests before it and
+   rewritten by it, so only W's nest can be skipped */
+static const char rw_step[] = HDR N_W N_SUM N_DBL "L^{4}_{a=0}[T^{f32,g}_{a}=D^{f32,g}_{a}+T^{f32,g}_{a};];\n" N_OUT2;
+
+static void opts(DrvOptions *o) { memset(o, 0, sizeof *o); }
+
+/* The after's outputs, all of them in tensor order, from a full run (r
+ * NULL) or from r's suffix run on the before's values (a, run), by the
+ * interpreter or the host JIT. */
+static unsigned char *outputs(Prog *pr, const IrProgram *after, InterpProg *a, const DrvIncr *r, bool jit,
+                              size_t *n) {
+  InterpProg *b = interp_new(&pr->ctx, r ? r->prog : after, NULL);
+  assert_non_null(b);
+  interp_random_inputs(b, 0, NULL);
+  if (r) drv_incr_load(r, a, b);
+  assert_true(jit ? cg_run_host_interp(&pr->ctx, b) : interp_run(b));
+  size_t total = 0;
+  for (int i = 0; i < interp_ntensors(b); i++)
+    if (interp_buf(b, i)->t->role == ROLE_OUT) total += interp_buf(b, i)->nbytes;
+  unsigned char *v = malloc(total + 1);
+  assert_non_null(v);
+  *n = 0;
+  for (int i = 0; i < interp_ntensors(b); i++) {
+    InterpBuf *x = interp_buf(b, i);
+    if (x->t->role != ROLE_OUT) continue;
+    memcpy(v + *n, x->data, x->nbytes);
+    *n += x->nbytes;
+  }
+  interp_free(b);
+  return v;
+}
+
+/* The plan of (before, after) skips `skip` nests keeping the tensors
+ * named in `kept` (space-separated), and its suffix run gives the full
+ * run's bytes on both engines. */
+static void check_pair(const char *before, const char *after, int skip, const char *kept) {
+  Prog pb, pa;
+  assert_true(prog_load(&pb, before));
+  assert_true(prog_load(&pa, after));
+  DrvOptions o;
+  opts(&o);
+  DrvIncr r;
+  assert_int_equal(drv_incr_plan(&pa.ctx, &o, pb.p, pa.p, true, &r), skip > 0);
+  assert_int_equal(r.skip, skip);
+  assert_int_equal(r.prog->nnests, pa.p->nnests - skip);
+  char names[256] = "";
+  for (int i = 0; skip && i < pa.p->ntensors; i++)
+    if (r.kept[i]) {
+      if (*names) strcat(names, " ");
+      strcat(names, pa.p->tensors[i]->name);
+    }
+  assert_string_equal(names, kept);
+  InterpProg *a = interp_new(&pb.ctx, pb.p, NULL);
+  assert_non_null(a);
+  interp_random_inputs(a, 0, NULL);
+  assert_true(interp_run(a));
+  for (int jit = 0; jit < 2; jit++) {
+    size_t n1, n2;
+    unsigned char *full = outputs(&pa, pa.p, NULL, NULL, jit, &n1);
+    unsigned char *part = outputs(&pa, pa.p, a, &r, jit, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(full, part, n1);
+    free(full);
+    free(part);
+  }
+  interp_free(a);
+  prog_free(&pb);
+  prog_free(&pa);
+}
+
+static void test_pairs(void **state) {
+  (void)state;
+  check_pair(base, last, 2, "T D");
+  check_pair(base, first, 0, "");
+  check_pair(base, middle, 1, "T");
+  check_pair(base, fission, 2, "T D");
+  check_pair(base, fusion, 1, "T");
+  check_pair(base, base, 2, "T D"); /* the same program: its last nest runs */
+  check_pair(rw, rw_step, 1, "W");
+}
+
+/* Skipping past a tensor the before rewrites later (T, updated in place
+ * by the before's nest 3) would start the after from T's final value:
+ * other bytes than the full run. */
+static void test_forced(void **state) {
+  (void)state;
+  Prog pb, pa;
+  assert_true(prog_load(&pb, rw));
+  assert_true(prog_load(&pa, rw_step));
+  InterpProg *a = interp_new(&pb.ctx, pb.p, NULL);
+  assert_non_null(a);
+  interp_random_inputs(a, 0, NULL);
+  assert_true(interp_run(a));
+  IrProgram q = *pa.p;
+  q.nnests -= 3;
+  q.nests += 3;
+  unsigned char kept[16] = {0};
+  for (int i = 0; i < pa.p->ntensors; i++) {
+    const char *nm = pa.p->tensors[i]->name;
+    kept[i] = !strcmp(nm, "W") || !strcmp(nm, "T") || !strcmp(nm, "D");
+  }
+  DrvIncr r = {3, &q, kept};
+  size_t n1, n2;
+  unsigned char *full = outputs(&pa, pa.p, NULL, NULL, false, &n1);
+  unsigned char *part = outputs(&pa, pa.p, a, &r, false, &n2);
+  assert_int_equal(n1, n2);
+  assert_true(memcmp(full, part, n1) != 0);
+  free(full);
+  free(part);
+  interp_free(a);
+  prog_free(&pb);
+  prog_free(&pa);
+}
+
+static void test_off(void **state) {
+  (void)state;
+  Prog pb, pa;
+  assert_true(prog_load(&pb, base));
+  assert_true(prog_load(&pa, last));
+  DrvOptions o;
+  opts(&o);
+  DrvIncr r;
+  o.steps.no_incremental = true;
+  assert_false(drv_incr_plan(&pa.ctx, &o, pb.p, pa.p, true, &r));
+  assert_int_equal(r.skip, 0);
+  assert_ptr_equal(r.prog, pa.p);
+  o.steps.no_incremental = false;
+  pa.ctx.unsafe_math = true;
+  assert_false(drv_incr_plan(&pa.ctx, &o, pb.p, pa.p, true, &r));
+  pa.ctx.unsafe_math = false;
+  assert_true(drv_incr_plan(&pa.ctx, &o, pb.p, pa.p, true, &r));
+  /* the before's intermediates unknown (a --steps-cache entry without
+     them): the skipped nests would write T and D */
+  assert_false(drv_incr_plan(&pa.ctx, &o, pb.p, pa.p, false, &r));
+  prog_free(&pb);
+  prog_free(&pa);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_pairs),
+    cmocka_unit_test(test_forced),
+    cmocka_unit_test(test_off),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
