@@ -13,8 +13,11 @@ in this one run, all pinned to CPU 0 (``taskset -c 0``; ``--cpu``):
   ``--time-limit`` shortens it), one thread as well; leirc verifies the tuned
   program against the imported one (class E bit-equal, class T within the
   tolerance) before it writes it; then timed as above;
-- PyTorch eager: ``torch.no_grad()``, ``torch.set_num_threads(1)``, the
-  best call of up to REPS after a warm-up, the best of PROCS fresh processes;
+- PyTorch eager: ``torch.no_grad()``, ``torch.set_num_threads(1)``, timed
+  as leirc times its program: the median of REPS (5) calls after a warm-up,
+  the best of PROCS fresh processes (results files before format 3, and so
+  before 6 Dec 2026, hold the best call of up to 20 instead, which favours
+  PyTorch on a loaded machine: ``eager_best`` keeps that figure);
 - ``torch.compile`` the same way where this PyTorch has it and it works on
   the CPU ("n/a" otherwise: Debian's torch 1.13 has none).
 
@@ -99,25 +102,26 @@ reps = int(sys.argv[3])
 model, inputs = load_model_file(sys.argv[2])
 out = {"shapes": [list(x.shape) if hasattr(x, "shape") else None for x in inputs]}
 
-def best_of(f):
-    f()
-    best, spent, n = None, 0.0, 0
-    while n < reps and (n < 3 or spent < 0.5):
-        t = time.perf_counter(); f(); t = time.perf_counter() - t
-        best = t if best is None or t < best else best
-        spent += t
-        n += 1
-    return best
+def timed(f):
+    # as leirc --cost=measure times its program: one warm-up (kept as the first
+    # timed call when over 1 s), the median of REPS timed calls; the best call too
+    t = time.perf_counter(); f(); t = time.perf_counter() - t
+    ts = [t] if t > 1.0 else []
+    while len(ts) < reps:
+        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+    ts.sort()
+    n = len(ts)
+    return (ts[n // 2] if n % 2 else 0.5 * (ts[n // 2 - 1] + ts[n // 2])), ts[0]
 
 with torch.no_grad():
-    out["eager"] = best_of(lambda: model(*inputs))
+    out["eager"], out["eager_best"] = timed(lambda: model(*inputs))
     if not hasattr(torch, "compile"):
         out["compile"] = None
         out["compile_note"] = "n/a (torch " + torch.__version__.split("+")[0] + ")"
     else:
         try:
             cm = torch.compile(model)
-            out["compile"] = best_of(lambda: cm(*inputs))
+            out["compile"], out["compile_best"] = timed(lambda: cm(*inputs))
         except Exception as e:  # a model torch.compile cannot take
             out["compile"] = None
             out["compile_note"] = "n/a (" + type(e).__name__ + ")"
@@ -239,7 +243,7 @@ def leirc_time(leirc: str, prog: pathlib.Path, flags: Sequence[str], procs: int)
 
 def torch_time(model: pathlib.Path, procs: int, reps: int) -> Dict[str, Any]:
     """Best over PROCS fresh processes of PyTorch eager's (and torch.compile's) best call."""
-    res: Dict[str, Any] = {"eager": None, "compile": None}
+    res: Dict[str, Any] = {"eager": None, "compile": None, "eager_best": None, "compile_best": None}
     for _ in range(procs):
         r = subprocess.run(["taskset", "-c", CPU[0], sys.executable, "-c", CHILD, str(TOP / "python"), str(model),
                             str(reps)], capture_output=True, text=True, check=False, timeout=600)
@@ -250,7 +254,7 @@ def torch_time(model: pathlib.Path, procs: int, reps: int) -> Dict[str, Any]:
             continue
         res["shapes"] = one["shapes"]
         res["compile_note"] = one.get("compile_note", "")
-        for k in ("eager", "compile"):
+        for k in ("eager", "compile", "eager_best", "compile_best"):
             if one.get(k) is not None and (res[k] is None or one[k] < res[k]):
                 res[k] = one[k]
     return res
@@ -370,6 +374,7 @@ def run_one(w: Workload, args: argparse.Namespace, work: pathlib.Path, tune_flag
         row["torch_error"] = f"model input shapes {tt['shapes']} are not the corpus's {w.shapes}"
         return
     row["eager"], row["compile"] = tt["eager"], tt["compile"]
+    row["eager_best"], row["compile_best"] = tt["eager_best"], tt["compile_best"]
     row["compile_note"] = tt.get("compile_note", "")
     if "error" in tt and tt["eager"] is None:
         row["torch_error"] = tt["error"]
@@ -429,7 +434,13 @@ def print_tables(ws: List[Workload], tuned: bool) -> Dict[str, Any]:
     return summary
 
 
-FORMAT = "leirc-vs-torch-results/2"
+FORMAT = "leirc-vs-torch-results/3"
+
+# how files without "torch_stat" (format 2 and before) timed PyTorch
+OLD_TORCH_STAT = "best call of up to 20, best of 3 processes"
+
+# how PyTorch is timed (the results file says; --tables notes files that differ)
+TORCH_STAT = "median of {reps} calls after a warm-up, best of {procs} processes"
 
 
 def git_commit() -> str:
@@ -510,6 +521,9 @@ def merge(paths: Sequence[str]) -> Tuple[List[Workload], bool]:
     flags = sorted({" ".join(res.get("tune_flags", [])) or "(defaults)" for _, res in loaded})
     if len(flags) > 1:
         print(f"note: the files were tuned with different flags: {'; '.join(flags)}")
+    stats = sorted({res.get("torch_stat", OLD_TORCH_STAT) for _, res in loaded})
+    if len(stats) > 1:
+        print(f"note: the files time PyTorch differently: {'; '.join(stats)}")
     if again:
         print(f"measured twice, the latest kept ({len(again)}):")
         for a in again:
@@ -553,7 +567,8 @@ def main() -> int:
     ap.add_argument("--per-category", type=int, default=0, help="at most K workloads per category, spread evenly")
     ap.add_argument("--shard", help="I/N: every Nth workload from the Ith (after the other selections)")
     ap.add_argument("--procs", type=int, default=3, help="fresh processes per timing, the best kept (default 3)")
-    ap.add_argument("--reps", type=int, default=20, help="PyTorch calls per process at most (default 20)")
+    ap.add_argument("--reps", type=int, default=5, help="PyTorch's timed calls per process, their median kept, as "
+                    "leirc's (default 5)")
     ap.add_argument("--work", default="bench-vs-torch", help="where the imported and tuned programs go")
     ap.add_argument("--cpu", default="0", help="the CPU every run is pinned to (default 0)")
     ap.add_argument("--results", help="the results file, rewritten after every workload (default "
@@ -598,11 +613,13 @@ def main() -> int:
     print(f"machine: {machine()}, {os.cpu_count()} CPUs; one thread: taskset -c {CPU[0]} for leirc (host JIT, "
           f"one worker) and PyTorch (set_num_threads(1), no_grad)")
     print(f"torch {torch.__version__}, leirc {args.leirc}; tune: leirc --tune {' '.join(tune_flags) or '(defaults)'}"
-          f"{' (reuse)' if args.reuse else ''}; best of {args.procs} fresh processes per timing")
+          f"{' (reuse)' if args.reuse else ''}; leirc: median of 5 runs after a warm-up, best of {args.procs} fresh "
+          f"processes; PyTorch: {TORCH_STAT.format(reps=args.reps, procs=args.procs)}")
     res: Dict[str, Any] = {
         "format": FORMAT, "commit": git_commit(), "machine": machine(), "cpus": os.cpu_count(), "cpu": CPU[0],
         "torch": torch.__version__, "leirc": args.leirc, "tune_flags": tune_flags, "reuse": args.reuse,
         "procs": args.procs, "reps": args.reps, "shard": args.shard,
+        "torch_stat": TORCH_STAT.format(reps=args.reps, procs=args.procs),
         "selection": {"only": args.only, "category": args.category, "per_category": args.per_category},
         "universe": [w.wid for w in every], "selected": [w.wid for w in ws],
         "start": now(), "load_before": uptime(), "end": None, "load_after": None, "complete": False, "rows": []}
