@@ -1,7 +1,7 @@
 """Schedule sketches (issue 58): PyTorch eager against leirc as written and as tuned.
 
 For each corpus workload below (a handful per family: matmul / Linear / bmm,
-conv, others) three times side by side on one CPU (taskset -c 0):
+conv, others) three times side by side on one CPU (taskset -c 0; --cpu):
 
 * PyTorch eager: the same operation on tensors of the corpus's shapes
   (torch.set_num_threads(1), no_grad, the median of REPS calls, as leirc's
@@ -17,7 +17,7 @@ program is written under OUTDIR (default: a temporary folder) with its
 --trace.
 
     sketch_bench.py LEIRC CORPUS [--tune="ARGS"] [--leirc-args="ARGS"] [--procs P] [--reps R]
-                    [--only NAME,...] [--outdir DIR]
+                    [--only NAME,...] [--outdir DIR] [--cpu N]
 
 Prints a Markdown table (ms per run; torch / leirc > 1: leirc is faster)
 and the geomean of torch / tuned per family.  Exits 0; 77 when the corpus
@@ -67,6 +67,9 @@ import sys
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
+# the CPU every timed or tuning process is pinned to (--cpu)
+CPU: List[str] = ["0"]
+
 # (family, level/workload, PyTorch eager spelling over the corpus's tensor names)
 WORKLOADS: List[Tuple[str, str, str]] = [
     ("matmul", "level2/Gemm_Add_ReLU", "torch.relu(nnf.linear(A, H) + G)"),
@@ -105,7 +108,7 @@ def leirc_time(leirc: List[str], prog: pathlib.Path, decls: Optional[pathlib.Pat
                procs: int) -> Optional[float]:
     """Best over PROCS runs of leirc's measured median host run time."""
     best = None
-    cmd = ["taskset", "-c", "0"] + leirc + ["--print-cost", "--cost=measure", "--target=host"]
+    cmd = ["taskset", "-c", CPU[0]] + leirc + ["--print-cost", "--cost=measure", "--target=host"]
     if decls:
         cmd += ["--decls", str(decls)]
     for _ in range(procs):
@@ -123,7 +126,7 @@ def torch_time(decls: pathlib.Path, expr: str, procs: int, reps: int) -> Optiona
     best = None
     for _ in range(procs):
         out = subprocess.run(
-            ["taskset", "-c", "0", sys.executable, "-c", CHILD, str(decls), str(reps), expr],
+            ["taskset", "-c", CPU[0], sys.executable, "-c", CHILD, str(decls), str(reps), expr],
             capture_output=True, text=True, check=False).stdout.strip()
         try:
             t = float(out)
@@ -137,7 +140,7 @@ def tune(leirc: List[str], prog: pathlib.Path, decls: pathlib.Path, args: List[s
          out: pathlib.Path) -> Tuple[Optional[pathlib.Path], str]:
     """The tuned program (None if leirc failed) and the trace's summary line."""
     trace = out.with_suffix(".jsonl")
-    res = subprocess.run(["taskset", "-c", "0"] + leirc + args
+    res = subprocess.run(["taskset", "-c", CPU[0]] + leirc + args
                          + ["--decls", str(decls), f"--trace={trace}", "--emit=leir",
                             "-o", str(out), str(prog)],
                          capture_output=True, text=True, check=False)
@@ -174,7 +177,9 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--only", default="", help="workload names, comma separated")
     ap.add_argument("--outdir", default="")
+    ap.add_argument("--cpu", default="0", help="the CPU every run is pinned to (default 0)")
     args = ap.parse_args()
+    CPU[0] = args.cpu
     progs = pathlib.Path(args.corpus) / "programs"
     if not progs.is_dir():
         print(f"sketch_bench: no corpus at {args.corpus}")
