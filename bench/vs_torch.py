@@ -431,7 +431,24 @@ def print_tables(ws: List[Workload], tuned: bool) -> Dict[str, Any]:
         print(f"| {cat} | {s['n']} | {fmt_r(s['torch/imported'])} | {fmt_r(s['torch/tuned']) if tuned else '-'} "
               f"| {s['faster_imported']} | {s['faster_tuned'] if tuned else '-'} | {len(big)} "
               f"| {fmt_r(s['big']['torch/imported'])} | {fmt_r(s['big']['torch/tuned']) if tuned else '-'} |")
+    if tuned:
+        print_losers(ws)
     return summary
+
+
+def print_losers(ws: List[Workload]) -> None:
+    """The workloads where tuned leirc is slower than PyTorch eager, the worst first, with the schedule kept."""
+    lost = [(ratio(w.row.get("eager"), w.row.get("tuned")), w.row) for w in ws]
+    lost = sorted(((x, r) for x, r in lost if x is not None and x < 1), key=lambda xr: (xr[0], xr[1]["id"]))
+    print(f"\n### Tuned leirc slower than PyTorch eager ({len(lost)})\n")
+    if not lost:
+        return
+    print("| workload | category | torch / tuned | tuned speed-up | tune's pipeline |")
+    print("|---|---|---|---|---|")
+    for x, r in lost:
+        t = r.get("tune", {})
+        print(f"| {r['id']} | {r['category']} | {fmt_r(x)} | {fmt_r(ratio(r.get('imported'), r.get('tuned')))} "
+              f"| {t.get('pipeline') or '(as imported)'} |")
 
 
 FORMAT = "leirc-vs-torch-results/3"
