@@ -429,11 +429,19 @@ bench-sketch: leirc$(EXEEXT)
 ## VS_TORCH_ARGS='--time-limit 20 --per-category 5' or '--shard 0/8',
 ## '--category conv', '--only REGEX', '--no-tune', '--reuse' to take the
 ## tuned programs bench-vs-torch/tuned holds).  A table per category with
-## geomeans, the machine and the load.  By name.
-EXTRA_DIST += bench/vs_torch.py
-.PHONY: bench-vs-torch
+## geomeans, the machine and the load.  By name.  The results file
+## (bench-vs-torch/results.json, or bench-vs-torch/shard-I-of-N.json with
+## --shard; --results FILE) is rewritten after every workload: the full run is
+## done in shards over several sessions, each shard's file committed to
+## bench/vs-torch-results/, and `make bench-vs-torch-tables` merges them
+## (coverage of all the workloads, shards missing or partial, the latest of a
+## workload measured twice).
+EXTRA_DIST += bench/vs_torch.py bench/vs-torch-results
+.PHONY: bench-vs-torch bench-vs-torch-tables
 bench-vs-torch: leirc$(EXEEXT)
 	@echo "== leirc against PyTorch, one thread (bench/vs_torch.py)"
 	@uptime
 	@'$(PYTHON)' -u '$(srcdir)/bench/vs_torch.py' ./leirc$(EXEEXT) --corpus '$(LEIR_CORPUS)' \
 	  --work bench-vs-torch $(VS_TORCH_ARGS) || test $$? -eq 77
+bench-vs-torch-tables:
+	@'$(PYTHON)' '$(srcdir)/bench/vs_torch.py' --tables '$(srcdir)/bench/vs-torch-results'
