@@ -998,7 +998,9 @@ static void test_emit_llvm_host(void **state) {
  * steps) and the CUDA C (no call of leir_pow); f64 and other exponents keep
  * the routine.  Bit equality with the routine: mathlib_test; with the
  * interpreter: test_host_float_ops and test_host_half.  (An f32 `x ** 3`
- * is the f64 product in the LLVM module, issue 59: test_pow3_product.) */
+ * is the f64 product in the LLVM module, issue 59: test_pow3_product; so
+ * is any small integer exponent since f32 pow's own routine, which multiplies
+ * for |n| <= 7: the routine's case is a non-integer exponent.) */
 static void test_pow2_square(void **state) {
   (void)state;
   static const struct { const char *text; bool square; } cases[] = {
@@ -1006,7 +1008,7 @@ static void test_pow2_square(void **state) {
       {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=(A^{f32,g}_{tx}+1)**(2.0);];\n", true},
       {"%in A : f16[8]\n%out D : f16[8]\nB^{8}_{tx=0}[D^{f16,g}_{tx}=A^{f16,g}_{tx}**2;];\n", true},
       {"%in A : f64[8]\n%out D : f64[8]\nB^{8}_{tx=0}[D^{f64,g}_{tx}=A^{f64,g}_{tx}**2;];\n", false},
-      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**5;];\n", false},
+      {"%in A : f32[8]\n%out D : f32[8]\nB^{8}_{tx=0}[D^{f32,g}_{tx}=A^{f32,g}_{tx}**2.5;];\n", false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     Prog pr;
