@@ -106,14 +106,6 @@ static const char *check(PassCtx *pc, PassCand *c) {
   return NULL;
 }
 
-static IrExpr *combine(LeirCtx *ctx, IrReduceOp op, IrExpr *a, IrExpr *b) {
-  if (op == RED_MAX || op == RED_MIN) {
-    IrExpr *args[2] = {a, b};
-    return ir_call(ctx, op == RED_MAX ? F_MAX : F_MIN, 2, args);
-  }
-  return ir_binary(ctx, op == RED_MUL ? OP_MUL : OP_ADD, a, b);
-}
-
 static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   LeirCtx *ctx = pc->ctx;
   IrNest *n = q->nests[c->nest];
@@ -158,7 +150,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   IrExpr *pe = ir_refexpr(ctx, rw_ref(ctx, pn, dt, out->sc_tag, out->sub, out->nsub));
   IrExpr *qe = ir_refexpr(ctx, rw_ref(ctx, qn, dt, out->sc_tag, out->sub, out->nsub));
   IrExpr *self = ir_refexpr(ctx, ir_ref_clone(ctx, out));
-  IrStmt *sc = ir_stmt_new(ctx, ir_ref_clone(ctx, out), combine(ctx, op, self, combine(ctx, op, pe, qe)));
+  IrStmt *sc = ir_stmt_new(ctx, ir_ref_clone(ctx, out), rw_accum_combine(ctx, op, self, rw_accum_combine(ctx, op, pe, qe)));
   IrNest *nc = rw_nest1(ctx, loops, k, sc);
 
   q->nests[c->nest] = np;

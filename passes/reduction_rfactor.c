@@ -170,14 +170,6 @@ static IrRef *with_lane(LeirCtx *ctx, const IrRef *r, const char *name, IrDType 
   return x;
 }
 
-static IrExpr *combine(LeirCtx *ctx, IrReduceOp op, IrExpr *a, IrExpr *b) {
-  if (op == RED_MAX || op == RED_MIN) {
-    IrExpr *args[2] = {a, b};
-    return ir_call(ctx, op == RED_MAX ? F_MAX : F_MIN, 2, args);
-  }
-  return ir_binary(ctx, op == RED_MUL ? OP_MUL : OP_ADD, a, b);
-}
-
 static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   LeirCtx *ctx = pc->ctx;
   IrNest *n = q->nests[c->nest];
@@ -218,7 +210,7 @@ static bool apply(PassCtx *pc, IrProgram *q, const PassCand *c) {
   }
   loops[k++] = rw_loop(ctx, LOOP_L, lanes, a);
   IrExpr *part = ir_refexpr(ctx, with_lane(ctx, out, pn, dt, a));
-  IrStmt *sc = ir_stmt_new(ctx, ir_ref_clone(ctx, out), combine(ctx, op, ir_refexpr(ctx, ir_ref_clone(ctx, out)), part));
+  IrStmt *sc = ir_stmt_new(ctx, ir_ref_clone(ctx, out), rw_accum_combine(ctx, op, ir_refexpr(ctx, ir_ref_clone(ctx, out)), part));
   sc->loc = s->loc;
   IrNest *nc = rw_nest1(ctx, loops, k, sc);
 

@@ -150,6 +150,9 @@ IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self);
 const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op);
 /* The test behind it: does the update's conversion make the order matter? */
 bool rw_accum_converts(const IrStmt *s, IrReduceOp op);
+/* a OP b for the partial results of an accumulation: max(a,b) / min(a,b)
+ * for RED_MAX / RED_MIN, a*b for RED_MUL, a+b otherwise. */
+IrExpr *rw_accum_combine(LeirCtx *ctx, IrReduceOp op, IrExpr *a, IrExpr *b);
 
 /* Refs of a statement in text order (left side first, then the right side,
  * nested subscript reads after their parent). */

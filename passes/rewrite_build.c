@@ -49,6 +49,14 @@ const char *rw_accum_not_associative(PassCtx *pc, const IrStmt *s, IrReduceOp op
                      s->lhs->name, acc, t, val, acc, tail);
 }
 
+IrExpr *rw_accum_combine(LeirCtx *ctx, IrReduceOp op, IrExpr *a, IrExpr *b) {
+  if (op == RED_MAX || op == RED_MIN) {
+    IrExpr *args[2] = {a, b};
+    return ir_call(ctx, op == RED_MAX ? F_MAX : F_MIN, 2, args);
+  }
+  return ir_binary(ctx, op == RED_MUL ? OP_MUL : OP_ADD, a, b);
+}
+
 IrReduceOp rw_accum_op(LeirCtx *ctx, const IrStmt *s, IrRef **self) {
   const IrExpr *e = ir_expr_unparen(s->rhs);
   IrReduceOp op = RED_NONE;

@@ -379,14 +379,6 @@ static IrNest *partial(const Split *sp, const IrNest *n, const IrStmt *s, bool s
   return m;
 }
 
-static IrExpr *combine(LeirCtx *ctx, IrReduceOp op, IrExpr *a, IrExpr *b) {
-  if (op == RED_MAX || op == RED_MIN) {
-    IrExpr *args[2] = {a, b};
-    return ir_call(ctx, op == RED_MAX ? F_MAX : F_MIN, 2, args);
-  }
-  return ir_binary(ctx, op == RED_MUL ? OP_MUL : OP_ADD, a, b);
-}
-
 static IrExpr *ref_as(LeirCtx *ctx, const IrRef *like, const char *name) {
   return ir_refexpr(ctx, rw_ref(ctx, name, rw_ref_dtype(like), like->sc_tag, like->sub, like->nsub));
 }
@@ -402,9 +394,9 @@ static IrNest *combine_nest(const Split *sp, const IrNest *n, const IrStmt *s, c
     has_tx |= !strcmp(m->loops[i]->index, "tx") || (m->loops[i]->kind == LOOP_B && m->loops[i]->hw == HW_TX);
   if (!has_tx) rw_insert_loop(ctx, m, 0, rw_loop(ctx, LOOP_B, 1, "tx"));
   IrReduceOp op = rw_accum_op(ctx, s, NULL);
-  IrExpr *pair = combine(ctx, op, ir_refexpr(ctx, partial_ref(sp, n, s, o1)), ir_refexpr(ctx, partial_ref(sp, n, s, o2)));
+  IrExpr *pair = rw_accum_combine(ctx, op, ir_refexpr(ctx, partial_ref(sp, n, s, o1)), ir_refexpr(ctx, partial_ref(sp, n, s, o2)));
   if (op != RED_MAX && op != RED_MIN) pair = ir_paren(ctx, pair);
-  IrExpr *rhs = combine(ctx, op, ir_refexpr(ctx, ir_ref_clone(ctx, s->lhs)), pair);
+  IrExpr *rhs = rw_accum_combine(ctx, op, ir_refexpr(ctx, ir_ref_clone(ctx, s->lhs)), pair);
   ir_nest_add_item(ctx, m, ITEM_STMT, ir_stmt_new(ctx, ir_ref_clone(ctx, s->lhs), rhs));
   return m;
 }
