@@ -181,6 +181,11 @@ IrProgram *search_step(LeirCtx *ctx, IrProgram *p, PtrVec *steps, const char **w
 /* mt's options: the SketchOption pointers of *v copied into mt->opts in
  * their order, v->v[best] moved first; false when *v is empty. */
 bool search_set_options(LeirCtx *ctx, SketchMatch *mt, const PtrVec *v, int best);
+/* Does e mention index x (anywhere, subscripts included)? */
+bool search_mentions(const IrExpr *e, const char *x);
+/* Is r's last item x, or x + f with f free of x (one element a step of x),
+ * and x in no other item of r? */
+bool search_unit_last(const IrRef *r, const char *x);
 /* The position of loop `name` in nest n, -1 when it has none. */
 int search_loop_pos(const IrNest *n, const char *name);
 /* Splits loop x of nest by `factor` (outer extent) with one loop_split

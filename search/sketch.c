@@ -78,6 +78,38 @@ static bool has_literal(const IrRef *r) {
   return false;
 }
 
+typedef struct Seen {
+  const char *x;
+  bool seen;
+} Seen;
+
+static void see(IrExpr *e, void *user) {
+  Seen *s = user;
+  if (e->kind == E_INDEX && !strcmp(e->u.index.name, s->x)) s->seen = true;
+}
+
+bool search_mentions(const IrExpr *e, const char *x) {
+  Seen s = {x, false};
+  ir_walk_expr((IrExpr *)e, see, &s);
+  return s.seen;
+}
+
+/* Is e x, or x + f / f + x with f free of x (one element a step of x)? */
+static bool unit_in(const IrExpr *e, const char *x) {
+  e = ir_expr_unparen(e);
+  if (e->kind == E_INDEX) return !strcmp(e->u.index.name, x);
+  if (e->kind != E_BINARY || e->u.bin.op != OP_ADD) return false;
+  return (unit_in(e->u.bin.a, x) && !search_mentions(e->u.bin.b, x)) ||
+         (unit_in(e->u.bin.b, x) && !search_mentions(e->u.bin.a, x));
+}
+
+bool search_unit_last(const IrRef *r, const char *x) {
+  if (r->nsub < 1 || !unit_in(r->sub[r->nsub - 1], x)) return false;
+  for (int i = 0; i + 1 < r->nsub; i++)
+    if (search_mentions(r->sub[i], x)) return false;
+  return true;
+}
+
 int search_loop_pos(const IrNest *n, const char *name) {
   for (int i = 0; i < n->nloops; i++)
     if (!strcmp(n->loops[i]->index, name)) return i;

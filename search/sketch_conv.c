@@ -12,43 +12,10 @@ static const char *plain(const IrExpr *e) {
   return e && e->kind == E_INDEX ? e->u.index.name : NULL;
 }
 
-typedef struct Seen {
-  const char *x;
-  bool seen;
-} Seen;
-
-static void see(IrExpr *e, void *user) {
-  Seen *s = user;
-  if (e->kind == E_INDEX && !strcmp(e->u.index.name, s->x)) s->seen = true;
-}
-
-/* Does e mention index x? */
-static bool mentions(const IrExpr *e, const char *x) {
-  Seen s = {x, false};
-  ir_walk_expr((IrExpr *)e, see, &s);
-  return s.seen;
-}
-
 static bool ref_mentions(const IrRef *r, const char *x) {
   for (int i = 0; i < r->nsub; i++)
-    if (mentions(r->sub[i], x)) return true;
+    if (search_mentions(r->sub[i], x)) return true;
   return false;
-}
-
-/* Is e x, or x + f / f + x with f free of x (one element a step of x)? */
-static bool unit_in(const IrExpr *e, const char *x) {
-  e = ir_expr_unparen(e);
-  if (e->kind == E_INDEX) return !strcmp(e->u.index.name, x);
-  if (e->kind != E_BINARY || e->u.bin.op != OP_ADD) return false;
-  return (unit_in(e->u.bin.a, x) && !mentions(e->u.bin.b, x)) || (unit_in(e->u.bin.b, x) && !mentions(e->u.bin.a, x));
-}
-
-/* Is r's item at its last position unit in x, and x in no other item? */
-static bool unit_last(const IrRef *r, const char *x) {
-  if (r->nsub < 1 || !unit_in(r->sub[r->nsub - 1], x)) return false;
-  for (int i = 0; i + 1 < r->nsub; i++)
-    if (mentions(r->sub[i], x)) return false;
-  return true;
 }
 
 /* Nest ni as the rule wants it (search.h), into *mt; false if not. */
@@ -81,7 +48,7 @@ static bool match(const IrProgram *p, int ni, SketchMatch *mt) {
   for (int swap = 0; swap < 2; swap++) {
     const IrRef *img = swap ? y->u.ref : x->u.ref, *w = swap ? x->u.ref : y->u.ref;
     /* the image moves one element a step of j, the weights not at all */
-    if (!unit_last(img, lj) || ref_mentions(w, lj)) continue;
+    if (!search_unit_last(img, lj) || ref_mentions(w, lj)) continue;
     /* rows: the output item nearest j that the weights read and the
        image does not */
     for (int k = d->nsub - 2; k >= 0; k--) {

@@ -14,30 +14,6 @@ enum { RF_MIN_EXTENT = 64 };
  * the fastest of the three on a 256x4096 f32 row sum, bench/sketch_bench.py). */
 static const int64_t lanes_offered[] = {16, 8, 32};
 
-typedef struct Seen {
-  const char *x;
-  bool seen;
-} Seen;
-
-static void see(IrExpr *e, void *user) {
-  Seen *s = user;
-  if (e->kind == E_INDEX && !strcmp(e->u.index.name, s->x)) s->seen = true;
-}
-
-static bool mentions(const IrExpr *e, const char *x) {
-  Seen s = {x, false};
-  ir_walk_expr((IrExpr *)e, see, &s);
-  return s.seen;
-}
-
-/* Is e x, or x + f / f + x with f free of x (one element a step of x)? */
-static bool unit_in(const IrExpr *e, const char *x) {
-  e = ir_expr_unparen(e);
-  if (e->kind == E_INDEX) return !strcmp(e->u.index.name, x);
-  if (e->kind != E_BINARY || e->u.bin.op != OP_ADD) return false;
-  return (unit_in(e->u.bin.a, x) && !mentions(e->u.bin.b, x)) || (unit_in(e->u.bin.b, x) && !mentions(e->u.bin.a, x));
-}
-
 typedef struct Contig {
   const char *self, *x;
   bool found;
@@ -48,11 +24,7 @@ typedef struct Contig {
 static void contiguous(IrExpr *e, void *user) {
   Contig *c = user;
   if (e->kind != E_REF || !strcmp(e->u.ref->name, c->self)) return;
-  const IrRef *r = e->u.ref;
-  if (r->nsub < 1 || !unit_in(r->sub[r->nsub - 1], c->x)) return;
-  for (int i = 0; i + 1 < r->nsub; i++)
-    if (mentions(r->sub[i], c->x)) return;
-  c->found = true;
+  if (search_unit_last(e->u.ref, c->x)) c->found = true;
 }
 
 /* Nest ni as the rule wants it (search.h), into *mt; false if not. */
