@@ -278,19 +278,37 @@ RANK_SETTINGS: List[Tuple[str, str]] = [
 ]
 
 
+EVO_SETTINGS: List[Tuple[str, str]] = [
+    ("sketch/sample", "--tune=sketch --sketch-search=sample"),
+    ("sketch/evolve", "--tune=sketch --sketch-search=evolve"),
+    ("auto/sample", "--tune --sketch-search=sample"),
+    ("auto/evolve", "--tune --sketch-search=evolve"),
+]
+
+# (stage, base setting, challenger) pairs counted by each comparison
+RANK_PAIRS = [("sketch", "sketch/analytic", "sketch/learned"),
+              ("auto", "auto/analytic", "auto/learned+online")]
+EVO_PAIRS = [("sketch", "sketch/sample", "sketch/evolve"),
+             ("auto", "auto/sample", "auto/evolve")]
+
+
 def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path,
                  outdir: pathlib.Path, only: set) -> int:
-    """--rank-compare: the programs picked by analytic and learned ranking."""
+    """--rank-compare (analytic against learned ranking) or --evo-compare
+    (the sketch instances sampled and measured one at a time against bred in
+    generations, ranked, the best few measured): the programs picked."""
+    table, pairs, what = ((EVO_SETTINGS, EVO_PAIRS, "evolve") if args.evo_compare
+                          else (RANK_SETTINGS, RANK_PAIRS, "learned"))
     chosen = set(filter(None, args.rank_settings.split(",")))
-    settings = [(n, a) for n, a in RANK_SETTINGS if not chosen or n in chosen]
+    settings = [(n, a) for n, a in table if not chosen or n in chosen]
     names = [n for n, _ in settings]
-    print(f"rank comparison, --time-limit={args.rank_time}, one thread (taskset -c {CPU[0]}), "
-          f"best of {args.procs} processes")
+    print(f"{'evolve' if args.evo_compare else 'rank'} comparison, --time-limit={args.rank_time}, "
+          f"one thread (taskset -c {CPU[0]}), best of {args.procs} processes")
     print()
     print("| workload | written ms | " + " | ".join(f"{n} ms" for n in names) + " |")
     print("|---|---|" + "---|" * len(names))
     speed: Dict[str, List[float]] = {n: [] for n in names}
-    wins = {"sketch": [0, 0, 0], "auto": [0, 0, 0]}  # learned better, worse, within 5%
+    wins = {stage: [0, 0, 0] for stage, _, _ in pairs}  # challenger better, worse, within 5%
     for _family, name, _expr in WORKLOADS:
         base = name.split("/")[1]
         if only and base not in only:
@@ -322,9 +340,9 @@ def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path
             if tw and t:
                 speed[n].append(tw / t)
         got = dict(zip(names, best[1:]))
-        for stage in ("sketch", "auto"):
-            a = got.get(f"{stage}/analytic")
-            lt = got.get("sketch/learned" if stage == "sketch" else "auto/learned+online")
+        for stage, base_n, chal_n in pairs:
+            a = got.get(base_n)
+            lt = got.get(chal_n)
             if a and lt:
                 wins[stage][0 if lt < a / 1.05 else 1 if lt > a * 1.05 else 2] += 1
     print()
@@ -334,7 +352,8 @@ def rank_compare(args: argparse.Namespace, leirc: List[str], progs: pathlib.Path
             g = math.exp(sum(math.log(r) for r in rs) / len(rs))
             print(f"geomean speed-up over as written, {n}: {g:.2f} ({len(rs)} workloads)")
     for stage, (b, w, e) in wins.items():
-        print(f"{stage}: learned's pick faster on {b}, slower on {w}, within 5% on {e}")
+        if b + w + e:
+            print(f"{stage}: {what}'s pick faster on {b}, slower on {w}, within 5% on {e}")
     return 0
 
 
@@ -353,10 +372,15 @@ def main() -> int:
     ap.add_argument("--outdir", default="")
     ap.add_argument("--rank-compare", action="store_true",
                     help="analytic against learned ranking (see the module's text); no PyTorch")
+    ap.add_argument("--evo-compare", action="store_true",
+                    help="the sketch instances sampled one at a time against bred in generations "
+                    "(--sketch-search=sample / evolve; see the module's text); no PyTorch")
     ap.add_argument("--rank-settings", default="",
-                    help="--rank-compare: only these settings (comma separated names, default all)")
+                    help="--rank-compare, --evo-compare: only these settings (comma separated names, "
+                    "default all)")
     ap.add_argument("--rank-time", type=float, default=20.0,
-                    help="--rank-compare: the --time-limit of every tuning (default %(default)s)")
+                    help="--rank-compare, --evo-compare: the --time-limit of every tuning "
+                    "(default %(default)s)")
     ap.add_argument("--cpu", default="0", help="the CPU every run is pinned to (default 0)")
     args = ap.parse_args()
     CPU[0] = args.cpu
@@ -368,7 +392,7 @@ def main() -> int:
     outdir = pathlib.Path(args.outdir or tempfile.mkdtemp(prefix="sketch_bench."))
     outdir.mkdir(parents=True, exist_ok=True)
     leirc = [args.leirc] + shlex.split(args.leirc_args)
-    if args.rank_compare:
+    if args.rank_compare or args.evo_compare:
         print(f"leirc: {' '.join(leirc)}; programs under {outdir}")
         return rank_compare(args, leirc, progs, outdir, only)
     print(f"leirc: {' '.join(leirc)}; tune: {args.tune}; programs under {outdir}")
