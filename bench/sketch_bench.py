@@ -283,6 +283,8 @@ EVO_SETTINGS: List[Tuple[str, str]] = [
     ("sketch/evolve", "--tune=sketch --sketch-search=evolve"),
     ("auto/sample", "--tune --sketch-search=sample"),
     ("auto/evolve", "--tune --sketch-search=evolve"),
+    ("sketch/evolve+learned", "--tune=sketch --sketch-search=evolve --rank-cost=learned"),
+    ("auto/evolve+learned", "--tune --sketch-search=evolve --rank-cost=learned"),
 ]
 
 # (stage, base setting, challenger) pairs counted by each comparison

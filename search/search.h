@@ -90,7 +90,11 @@
  * nest's factors taken from one parent or the other) and random ones --
  * each applied and ranked by a cost model (cheap: no run), beside the
  * instances of earlier generations ranked but not costed (ranked again,
- * the best SEARCH_EVO_POOL kept).  Only SEARCH_EVO_MEASURE of them are
+ * the best SEARCH_EVO_POOL kept).  The model's estimate is anchored to the
+ * measurements: times the ratio of measured cost to estimate of the
+ * nearest instance costed (fewest factors differing), since a model that
+ * rates a whole kind of tile too well everywhere still tells neighbours
+ * apart.  Only SEARCH_EVO_MEASURE of them are
  * costed (measured) a generation: the best ranked (the heuristic instance
  * first in the first generation) or, each after the first with
  * probability SEARCH_EVO_EPSILON, one of the others at random, so that a
@@ -233,7 +237,8 @@ typedef struct SearchStats {
   int ranked;      /* instances ranked by the model */
   int measured;    /* instances sent to the SearchEvalFn (costed or dropped) */
   int generation;  /* of the instance being judged (1 the first) */
-  double estimate; /* the model's estimate of the instance being judged */
+  double estimate; /* the anchored estimate that ranked the instance being
+                      judged */
 } SearchStats;
 
 /* Runs the sketch search over the matches (see above), seeded by seed,

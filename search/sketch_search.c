@@ -6,6 +6,7 @@
 #include "config.h"
 #include "search/search.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,8 +165,10 @@ typedef struct Cand {
   int *choice;
   PtrVec steps; /* SketchStep* */
   const char *desc;
-  double est;
+  double model; /* the model's estimate */
+  double est;   /* anchored (see anchor()): what ranks it */
   int order;    /* creation order: ties of the estimate */
+  double cost;  /* once measured and costed */
 } Cand;
 
 static int cand_cmp(const void *a, const void *b) {
@@ -232,6 +235,39 @@ static bool is_heuristic(const Sampler *s, const int *c) {
   return true;
 }
 
+/* Factors in which instances a and b differ. */
+static int distance(const Sampler *s, const int *a, const int *b) {
+  int d = 0;
+  for (int i = 0; i < s->n; i++) {
+    const SketchOption *x = &s->ms[i]->opts[a[i]], *y = &s->ms[i]->opts[b[i]];
+    d += (x->pack != y->pack) + (x->cols != y->cols) + (x->rows != y->rows) + (x->group != y->group) +
+         (x->links != y->links);
+  }
+  return d;
+}
+
+/* k's estimate anchored to the measurements: the model's estimate times
+ * the ratio of measured cost to the model's estimate of the nearest
+ * instance measured (fewest factors differing; the first measured of
+ * equals).  The model judges the difference a few factors make better
+ * than it judges a whole region of the space (a kind of tile it rates too
+ * well everywhere): the measurements correct the region. */
+static void anchor(const Sampler *s, const PtrVec *costed, Cand *k) {
+  k->est = k->model;
+  const Cand *nn = NULL;
+  int best = 0;
+  for (int i = 0; i < costed->n; i++) {
+    const Cand *m = costed->v[i];
+    if (!(m->model > 0) || !isfinite(m->model)) continue;
+    int d = distance(s, k->choice, m->choice);
+    if (!nn || d < best) {
+      nn = m;
+      best = d;
+    }
+  }
+  if (nn && isfinite(k->model)) k->est = k->model * (nn->cost / nn->model);
+}
+
 static void remove_at(PtrVec *v, int i) {
   memmove(&v->v[i], &v->v[i + 1], sizeof *v->v * (size_t)(v->n - i - 1));
   v->n--;
@@ -245,7 +281,8 @@ void search_sketch_evolve(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *
   Sampler s = {.ctx = ctx, .ms = ms, .n = n, .space = 1, .nparents = SEARCH_EVO_PARENTS};
   rng_seed(&s.rng, seed, rng_hash_string("sketch-evolve"));
   for (int i = 0; i < n; i++) s.space *= ms[i]->nopts;
-  PtrVec pool = {0}; /* Cand*: ranked, not costed, best first after a generation */
+  PtrVec pool = {0};   /* Cand*: ranked, not costed, best first after a generation */
+  PtrVec costed = {0}; /* Cand*: measured and costed, in order */
   int order = 0;
   for (int gen = 1;; gen++) {
     if (max_measured > 0 && st->measured >= max_measured) return;
@@ -266,7 +303,7 @@ void search_sketch_evolve(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *
         continue;
       }
       refused = 0;
-      SearchVerdict v = rank(user, q, &k->est);
+      SearchVerdict v = rank(user, q, &k->model);
       if (v == SEARCH_STOP) return;
       if (v == SEARCH_DROPPED) continue; /* a program seen before */
       k->choice = c;
@@ -286,7 +323,7 @@ void search_sketch_evolve(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *
     for (int i = 0; i < pool.n - bred;) {
       Cand *k = pool.v[i];
       const SketchStep *last = k->steps.v[k->steps.n - 1];
-      SearchVerdict v = rank(user, last->prog, &k->est);
+      SearchVerdict v = rank(user, last->prog, &k->model);
       if (v == SEARCH_STOP) return;
       if (v == SEARCH_DROPPED) {
         remove_at(&pool, i);
@@ -294,6 +331,7 @@ void search_sketch_evolve(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *
       }
       i++;
     }
+    for (int i = 0; i < pool.n; i++) anchor(&s, &costed, pool.v[i]);
     qsort(pool.v, (size_t)pool.n, sizeof *pool.v, cand_cmp);
     /* pick: the best ranked; the first generation's heuristic instance
        first; after the first pick, each pick with probability
@@ -328,6 +366,8 @@ void search_sketch_evolve(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *
       if (v == SEARCH_COSTED) {
         st->costed++;
         keep_best(&s, k->choice, cost);
+        k->cost = cost;
+        ptrvec_push(&ctx->arena, &costed, k);
       }
     }
   }
