@@ -61,6 +61,9 @@ void drv_tune_defaults(DrvOptions *o) {
   o->tune.expand = 8;
   o->tune.lookahead = 2;
   o->tune.policy_timeout = POLICY_DEFAULT_TIMEOUT;
+  /* the evolutionary sketch stage is not the default: side by side it did
+     not win (bench/sketch_bench.py --evo-compare) */
+  o->tune.sketch_sample = true;
 }
 
 bool drv_tune_parse_strategy(const char *s, DrvTuneStrategy *st) {
