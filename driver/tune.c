@@ -752,7 +752,7 @@ typedef struct SketchRec {
   const char *desc, *pipeline;
   Node *node; /* its last program's node (NULL: dropped) */
   int generation;  /* search_sketch_evolve: its generation (0: sampled) */
-  double estimate; /* and the model's estimate that ranked it */
+  double estimate; /* and the anchored estimate that ranked it */
 } SketchRec;
 
 static bool sketch_out(Tune *t) {
