@@ -93,6 +93,11 @@ typedef struct DrvTuneOptions {
                                 search's measurements */
   const char *model_save;    /* --cost-model-save=FILE: the learned model as
                                 the search left it (NULL: not saved) */
+  bool sketch_sample;        /* --sketch-search=sample (the default): with
+                                --cost=measure the sketch instances are
+                                drawn and measured one at a time; evolve:
+                                bred in generations ranked by the model
+                                (search_sketch_evolve) */
 } DrvTuneOptions;
 
 /* --emit-steps (driver/steps.c). */

@@ -185,8 +185,14 @@ static const char usage_text[] =
   "                        analytic one, the default) or learned (the\n"
   "                        learned model, refitted during the search to\n"
   "                        every program it measures, which also skips\n"
-  "                        sketch instances it rates over twice the best;\n"
-  "                        host only)\n"
+  "                        sketch instances it rates over twice the best,\n"
+  "                        or with --sketch-search=evolve ranks them; host\n"
+  "                        only)\n"
+  "      --sketch-search=S with --cost=measure, how the sketches' instances\n"
+  "                        are chosen: sample (drawn and measured one at a\n"
+  "                        time, the default) or evolve (generations of 32\n"
+  "                        bred from the best measured, ranked by the\n"
+  "                        --rank-cost model, the best 4 measured)\n"
   "      --cost-model-save=FILE  with --rank-cost=learned or --cost=learned,\n"
   "                        write the learned model as the search left it\n"
   "                        (XGBoost JSON; LEIRC_COST_MODEL=FILE reads it)\n"
@@ -349,7 +355,7 @@ enum { OPT_POLICY = 2048, OPT_POLICY_TIMEOUT, OPT_VERIFY_ALL };
 enum { OPT_CHECK_STEP = 2304, OPT_EVAL, OPT_EVAL_SUMMARY, OPT_FORMAT };
 /* --tune (driver/tune.c) */
 enum { OPT_TUNE = 1024, OPT_BUDGET, OPT_BEAM_WIDTH, OPT_MAX_DEPTH, OPT_TRACE, OPT_TIME_LIMIT, OPT_EXPAND, OPT_LOOKAHEAD,
-       OPT_VECTOR_BYTES, OPT_RANK_COST, OPT_COST_MODEL_SAVE };
+       OPT_VECTOR_BYTES, OPT_RANK_COST, OPT_COST_MODEL_SAVE, OPT_SKETCH_SEARCH };
 /* the pass options (driver/passes_cli.c) */
 enum { OPT_LIST_PASSES = 512, OPT_LIST_APPLICABLE, OPT_DUMP_BEFORE, OPT_DUMP_AFTER, OPT_DUMP_DIR,
        OPT_VERIFY_EACH, OPT_VERIFY, OPT_UNSAFE_MATH, OPT_FP_CONTRACT };
@@ -411,6 +417,7 @@ static const struct option long_opts[] = {
   {"expand", required_argument, NULL, OPT_EXPAND},
   {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
   {"rank-cost", required_argument, NULL, OPT_RANK_COST},
+  {"sketch-search", required_argument, NULL, OPT_SKETCH_SEARCH},
   {"cost-model-save", required_argument, NULL, OPT_COST_MODEL_SAVE},
   {"vector-bytes", required_argument, NULL, OPT_VECTOR_BYTES},
   {"serve", no_argument, NULL, OPT_SERVE},
@@ -508,7 +515,8 @@ int main(int argc, char **argv) {
   char archerr[256];
   uint64_t n;
   int c;
-  bool unsafe_math = false, serve = false, format_given = false, cost_given = false, rank_given = false;
+  bool unsafe_math = false, serve = false, format_given = false, cost_given = false, rank_given = false,
+       sketch_search_given = false;
   int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
   uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
@@ -625,6 +633,12 @@ int main(int argc, char **argv) {
       else return usage_error("--rank-cost must be model or learned, not '%s'", optarg);
       rank_given = true;
       break;
+    case OPT_SKETCH_SEARCH:
+      if (!strcmp(optarg, "evolve")) o.tune.sketch_sample = false;
+      else if (!strcmp(optarg, "sample")) o.tune.sketch_sample = true;
+      else return usage_error("--sketch-search must be evolve or sample, not '%s'", optarg);
+      sketch_search_given = true;
+      break;
     case OPT_COST_MODEL_SAVE:
       if (!*optarg) return usage_error("%s", "--cost-model-save needs a file name");
       o.tune.model_save = optarg;
@@ -740,6 +754,8 @@ int main(int argc, char **argv) {
     clash = "--cost=learned is a model of the host: it does not combine with --target=cuda";
   else if (rank_given && !o.tune.enabled)
     clash = "--rank-cost needs --tune";
+  else if (sketch_search_given && !o.tune.enabled)
+    clash = "--sketch-search needs --tune";
   else if (o.tune.rank_learned && o.target == TARGET_CUDA)
     clash = "--rank-cost=learned is a model of the host: it does not combine with --target=cuda";
   else if (o.tune.rank_learned && o.cost != COST_MEASURE)

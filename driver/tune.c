@@ -61,6 +61,9 @@ void drv_tune_defaults(DrvOptions *o) {
   o->tune.expand = 8;
   o->tune.lookahead = 2;
   o->tune.policy_timeout = POLICY_DEFAULT_TIMEOUT;
+  /* the evolutionary sketch stage is not the default: side by side it did
+     not win (bench/sketch_bench.py --evo-compare) */
+  o->tune.sketch_sample = true;
 }
 
 bool drv_tune_parse_strategy(const char *s, DrvTuneStrategy *st) {
@@ -748,6 +751,8 @@ static Node *mid_node(Tune *t, Node *n, const SketchStep *s) {
 typedef struct SketchRec {
   const char *desc, *pipeline;
   Node *node; /* its last program's node (NULL: dropped) */
+  int generation;  /* search_sketch_evolve: its generation (0: sampled) */
+  double estimate; /* and the anchored estimate that ranked it */
 } SketchRec;
 
 static bool sketch_out(Tune *t) {
@@ -771,12 +776,17 @@ static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *de
   rec->desc = desc;
   rec->pipeline = arena_strdup(&t->ctx->arena, b.s ? b.s : "");
   sbuf_free(&b);
+  if (t->sk.evolved) {
+    rec->generation = t->sk.generation;
+    rec->estimate = t->sk.estimate;
+  }
   const SketchStep *last = steps->v[steps->n - 1];
   /* --rank-cost=learned, measuring: the model (refitted to every
      measurement so far) screens the instances; one it estimates over
      TUNE_SKETCH_SCREEN times the best program measured is not measured */
   double est;
-  if (t->o->tune.rank_learned && t->o->cost == COST_MEASURE && t->sketched.n >= TUNE_SKETCH_SCREEN_AFTER &&
+  if (!t->sk.evolved && t->o->tune.rank_learned && t->o->cost == COST_MEASURE &&
+      t->sketched.n >= TUNE_SKETCH_SCREEN_AFTER &&
       tune_eval_model(t->te, last->prog, &est) && est > TUNE_SKETCH_SCREEN * t->best->cost) {
     t->screened++;
     return SEARCH_DROPPED;
@@ -788,6 +798,21 @@ static SearchVerdict sketch_eval(void *user, const PtrVec *steps, const char *de
   if (!m) return must_stop(t) ? SEARCH_STOP : SEARCH_DROPPED;
   ptrvec_push(&t->ctx->arena, &t->sketched, m);
   *cost = m->cost;
+  return SEARCH_COSTED;
+}
+
+/* search_sketch_evolve's ranking: the cost model's estimate (--rank-cost:
+ * the analytic model, or the learned one refitted to the measurements so
+ * far); a program costed before is not ranked. */
+static SearchVerdict sketch_rank(void *user, const IrProgram *q, double *est) {
+  Tune *t = user;
+  if (must_stop(t) || sketch_out(t)) return SEARCH_STOP;
+  SBuf b = {0};
+  pass_print_program(&b, q);
+  bool seen = seen_has(t, b.s ? b.s : "");
+  sbuf_free(&b);
+  if (seen) return SEARCH_DROPPED;
+  if (!tune_eval_model(t->te, q, est)) *est = INFINITY;
   return SEARCH_COSTED;
 }
 
@@ -806,7 +831,15 @@ static bool sketches(Tune *t, int limit, double deadline, const char **why) {
   if (!t->nmatches) return false;
   t->sketch_limit = limit;
   t->sketch_deadline = deadline;
-  search_sketch_run(t->ctx, t->root->p, (SketchMatch *const *)ms.v, ms.n, t->o->run.seed, 0, sketch_eval, t, &t->sk);
+  /* measuring, the instances are bred in generations ranked by the model,
+     the best few measured; with --cost=model (nothing cheaper to rank
+     with) or --sketch-search=sample, drawn one at a time */
+  if (t->o->cost == COST_MEASURE && !t->o->tune.sketch_sample)
+    search_sketch_evolve(t->ctx, t->root->p, (SketchMatch *const *)ms.v, ms.n, t->o->run.seed, 0, sketch_rank,
+                         sketch_eval, t, &t->sk);
+  else
+    search_sketch_run(t->ctx, t->root->p, (SketchMatch *const *)ms.v, ms.n, t->o->run.seed, 0, sketch_eval, t,
+                      &t->sk);
   if (!t->stop && t->sk.exhausted && t->o->tune.strategy == TUNE_SKETCH) t->stop = STOP_EXHAUSTED;
   if (!t->stop && t->o->tune.strategy == TUNE_SKETCH) t->stop = sketch_out(t) ? STOP_BUDGET : STOP_EXHAUSTED;
   return true;
@@ -905,6 +938,10 @@ static bool write_trace(Tune *t, double wall) {
     json_object_set_new(j, "instance", json_string(r->desc));
     json_object_set_new(j, "pipeline", json_string(r->pipeline));
     json_object_set_new(j, "cost_s", r->node ? json_real(r->node->cost) : json_null());
+    if (r->generation) {
+      json_object_set_new(j, "generation", json_integer(r->generation));
+      json_object_set_new(j, "estimate_s", isfinite(r->estimate) ? json_real(r->estimate) : json_null());
+    }
     char *s2 = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
     fprintf(f, "%s\n", s2 ? s2 : "{}");
     free(s2);
@@ -951,6 +988,11 @@ static bool write_trace(Tune *t, double wall) {
     json_object_set_new(j, "sketch_instances", json_integer(t->sk.instances));
     json_object_set_new(j, "sketch_refused", json_integer(t->sk.refused));
     json_object_set_new(j, "sketch_costed", json_integer(t->sk.costed));
+    if (t->sk.evolved) {
+      json_object_set_new(j, "sketch_generations", json_integer(t->sk.generations));
+      json_object_set_new(j, "sketch_ranked", json_integer(t->sk.ranked));
+      json_object_set_new(j, "sketch_measured", json_integer(t->sk.measured));
+    }
     if (t->sk.first_refusal) json_object_set_new(j, "sketch_first_refusal", json_string(t->sk.first_refusal));
   }
   json_object_set_new(j, "evaluations", json_integer(t->evaluations));

@@ -81,6 +81,26 @@
  * changed in one factor), each instance once, until the caller stops it
  * or the space is exhausted.  Deterministic for a seed and a sequence of
  * costs.
+ *
+ * The evolutionary search (search_sketch_evolve, as TVM's Ansor and
+ * MetaSchedule do): generation after generation, SEARCH_EVO_POPULATION new
+ * instances are bred -- the first generation the heuristic instance and
+ * random ones; then mutations of the parents (SEARCH_EVO_MUTATE: one nest's
+ * option changed in one factor), crossovers of two (SEARCH_EVO_CROSS: each
+ * nest's factors taken from one parent or the other) and random ones --
+ * each applied and ranked by a cost model (cheap: no run), beside the
+ * instances of earlier generations ranked but not costed (ranked again,
+ * the best SEARCH_EVO_POOL kept).  The model's estimate is anchored to the
+ * measurements: times the ratio of measured cost to estimate of the
+ * nearest instance costed (fewest factors differing), since a model that
+ * rates a whole kind of tile too well everywhere still tells neighbours
+ * apart.  Only SEARCH_EVO_MEASURE of them are
+ * costed (measured) a generation: the best ranked (the heuristic instance
+ * first in the first generation) or, each after the first with
+ * probability SEARCH_EVO_EPSILON, one of the others at random, so that a
+ * model misjudging a region is still corrected.  The SEARCH_EVO_PARENTS
+ * best costed are the next generation's parents.  Deterministic for a
+ * seed, a ranking and a sequence of costs.
  */
 #ifndef LEIR_SEARCH_SEARCH_H
 #define LEIR_SEARCH_SEARCH_H
@@ -211,6 +231,14 @@ typedef struct SearchStats {
   int costed;    /* instances costed */
   bool exhausted; /* every instance of the space was tried */
   const char *first_refusal; /* the first refused step and its reason */
+  /* search_sketch_evolve */
+  bool evolved;
+  int generations; /* generations bred */
+  int ranked;      /* instances ranked by the model */
+  int measured;    /* instances sent to the SearchEvalFn (costed or dropped) */
+  int generation;  /* of the instance being judged (1 the first) */
+  double estimate; /* the anchored estimate that ranked the instance being
+                      judged */
 } SearchStats;
 
 /* Runs the sketch search over the matches (see above), seeded by seed,
@@ -218,5 +246,27 @@ typedef struct SearchStats {
  * instances applied (0: no limit).  Returns the statistics in *st. */
 void search_sketch_run(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *ms, int n, uint64_t seed, int max_tries,
                        SearchEvalFn fn, void *user, SearchStats *st);
+
+/* The evolutionary search's settings (see above). */
+#define SEARCH_EVO_POPULATION 32 /* new instances ranked a generation */
+#define SEARCH_EVO_MEASURE 4     /* instances costed a generation */
+#define SEARCH_EVO_EPSILON 0.15  /* the chance a pick after the first is random */
+#define SEARCH_EVO_PARENTS 4     /* the best costed bred from */
+#define SEARCH_EVO_POOL 64       /* ranked instances kept for later generations */
+#define SEARCH_EVO_MUTATE 0.5    /* shares of the instances bred: mutations, */
+#define SEARCH_EVO_CROSS 0.25    /* crossovers (the rest random) */
+
+/* Ranks the final program q of an instance: SEARCH_COSTED with *est the
+ * model's estimate (lower is better; INFINITY when it has none),
+ * SEARCH_DROPPED when q is not worth costing (a program costed before),
+ * SEARCH_STOP to stop the search now. */
+typedef SearchVerdict (*SearchRankFn)(void *user, const IrProgram *q, double *est);
+
+/* The evolutionary search over the matches (see above), seeded by seed,
+ * until fn or rank says SEARCH_STOP or the space is exhausted; at most
+ * max_measured instances sent to fn (0: no limit).  Statistics in *st
+ * (st->generation and st->estimate of the instance fn is judging). */
+void search_sketch_evolve(LeirCtx *ctx, const IrProgram *p, SketchMatch *const *ms, int n, uint64_t seed,
+                          int max_measured, SearchRankFn rank, SearchEvalFn fn, void *user, SearchStats *st);
 
 #endif

@@ -334,6 +334,160 @@ static void test_rfactor(void **state) {
   fclose(null);
 }
 
+/* ------------------------------------------------------------ evolve */
+
+/* search_sketch_evolve with a fake model and fake measurements, both
+ * functions of the text (FNV-1a): the instances measured, in order, and
+ * the statistics are exact for a seed. */
+typedef struct Evo {
+  LeirCtx *ctx;
+  char log[64][96];
+  int gen[64];
+  double est[64];
+  int n;
+  int stop_rank_after; /* rank calls before SEARCH_STOP (0: never) */
+  int ranks;
+} Evo;
+
+static double fnv01(const char *s) {
+  uint64_t h = 1469598103934665603u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return (double)(h >> 11) / 9007199254740992.0;
+}
+
+static SearchVerdict evo_rank(void *user, const IrProgram *q, double *est) {
+  Evo *e = user;
+  if (e->stop_rank_after && ++e->ranks > e->stop_rank_after) return SEARCH_STOP;
+  SBuf b = {0};
+  pass_print_program(&b, q);
+  *est = fnv01(b.s ? b.s : "");
+  sbuf_free(&b);
+  return SEARCH_COSTED;
+}
+
+static SearchStats *evo_st;
+
+static SearchVerdict evo_eval(void *user, const PtrVec *steps, const char *desc, double *cost) {
+  Evo *e = user;
+  assert_true(steps->n > 0);
+  if (e->n >= 64) return SEARCH_STOP;
+  snprintf(e->log[e->n], sizeof e->log[0], "%s", desc);
+  e->gen[e->n] = evo_st->generation;
+  e->est[e->n] = evo_st->estimate;
+  e->n++;
+  *cost = fnv01(desc); /* "measured" */
+  return SEARCH_COSTED;
+}
+
+static void test_evolve(void **state) {
+  (void)state;
+  FILE *null = fopen("/dev/null", "w");
+  LeirCtx ctx;
+  /* two products (128x64 by 64x96, 256-bit vectors): 2 nests' options */
+  IrProgram *p = corpus_load(&ctx, "mm2.leir",
+                             "%in  A : f32[128,64]\n%in  C : f32[64,96]\n%out D : f32[128,96]\n%out F : f32[128,96]\n"
+                             "B^{128}_{tx=0}L^{96}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*"
+                             "C^{f32,g}_{c,a};];\n"
+                             "B^{128}_{tx=0}L^{96}_{a=0}L^{64}_{c=0}[F^{f32,g}_{tx,a}=F^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*"
+                             "C^{f32,g}_{c,a};];\n",
+                             NULL, null);
+  assert_non_null(p);
+  PtrVec ms = {0};
+  const char *why = NULL;
+  assert_int_equal(search_sketch_matches(&ctx, p, &m32, &ms, &why), 2);
+  SketchMatch *const *mv = (SketchMatch *const *)ms.v;
+  const char *heur = search_sketch_describe(&ctx, mv, 2, (int[]){0, 0});
+  Evo e1 = {.ctx = &ctx}, e2 = {.ctx = &ctx};
+  SearchStats st1, st2;
+  evo_st = &st1;
+  search_sketch_evolve(&ctx, p, mv, 2, 7, 12, evo_rank, evo_eval, &e1, &st1);
+  evo_st = &st2;
+  search_sketch_evolve(&ctx, p, mv, 2, 7, 12, evo_rank, evo_eval, &e2, &st2);
+  /* at most max_measured, SEARCH_EVO_MEASURE a generation, the heuristic
+     instance first; the same seed: the same instances */
+  assert_true(st1.evolved);
+  assert_int_equal(st1.measured, 12);
+  assert_int_equal(st1.costed, 12);
+  assert_int_equal(e1.n, 12);
+  assert_string_equal(e1.log[0], heur);
+  for (int i = 0; i < e1.n; i++) {
+    assert_int_equal(e1.gen[i], 1 + i / SEARCH_EVO_MEASURE);
+    assert_string_equal(e1.log[i], e2.log[i]);
+  }
+  assert_int_equal(e2.n, e1.n);
+  assert_int_equal(st2.ranked, st1.ranked);
+  /* 3 generations of 32 ranked, 4 measured each: in the first the
+     heuristic instance, then the best ranked; later ones bred from the 4
+     best measured (mutations, crossovers, random) */
+  assert_int_equal(st1.generations, 3);
+  assert_int_equal(st1.instances, 96);
+  assert_int_equal(st1.ranked, 96);
+  assert_int_equal(st1.refused, 0);
+  assert_false(st1.exhausted);
+  static const char *const want[12] = {
+    "nest 0: packed, 2x32 tile, 3 panels a group; nest 1: packed, 2x32 tile, 3 panels a group",
+    "nest 0: packed, 8x8 tile, 2 panels a group; nest 1: packed, 2x8 tile, 1 panel a group",
+    "nest 0: packed, 8x8 tile, 12 panels a group; nest 1: packed, 2x16 tile, 6 panels a group",
+    "nest 0: 4x8 tile, 12 panels a group; nest 1: 4x8 tile, 4 panels a group",
+    "nest 0: 2x8 tile, 12 panels a group; nest 1: packed, 2x8 tile, 3 panels a group",
+    "nest 0: packed, 2x8 tile, 3 panels a group; nest 1: packed, 2x32 tile, 3 panels a group",
+    "nest 0: packed, 2x8 tile, 3 panels a group; nest 1: packed, 2x32 tile, 1 panel a group",
+    "nest 0: packed, 4x8 tile, 4 panels a group; nest 1: packed, 4x8 tile, 6 panels a group",
+    "nest 0: packed, 2x8 tile, 3 panels a group; nest 1: 2x32 tile, 3 panels a group",
+    "nest 0: packed, 4x16 tile, 1 panel a group; nest 1: 2x8 tile, 3 panels a group",
+    "nest 0: 2x24 tile, 4 panels a group; nest 1: packed, 2x24 tile, 2 panels a group",
+    "nest 0: 2x8 tile, 3 panels a group; nest 1: 4x8 tile, 3 panels a group",
+  };
+  for (int i = 0; i < 12; i++) assert_string_equal(e1.log[i], want[i]);
+  /* within the first two generations the best ranked first (no random
+     pick there; the first generation's estimates the model's, the
+     second's anchored to the nearest measured); the third's third pick
+     drawn at random, ranked far below the fourth */
+  for (int i = 2; i < 8; i++)
+    if (e1.gen[i] == e1.gen[i - 1]) assert_true(e1.est[i] >= e1.est[i - 1]);
+  assert_true(e1.est[10] > 10 * e1.est[11]);
+  /* another seed, other instances (the heuristic one first still) */
+  Evo e3 = {.ctx = &ctx};
+  SearchStats st3;
+  evo_st = &st3;
+  search_sketch_evolve(&ctx, p, mv, 2, 8, 12, evo_rank, evo_eval, &e3, &st3);
+  assert_string_equal(e3.log[0], heur);
+  bool differ = false;
+  for (int i = 0; i < 12; i++) differ |= strcmp(e3.log[i], e1.log[i]) != 0;
+  assert_true(differ);
+  /* the ranking stops the search: nothing measured */
+  Evo e4 = {.ctx = &ctx, .stop_rank_after = 5};
+  SearchStats st4;
+  evo_st = &st4;
+  search_sketch_evolve(&ctx, p, mv, 2, 7, 0, evo_rank, evo_eval, &e4, &st4);
+  assert_int_equal(e4.n, 0);
+  assert_int_equal(st4.ranked, 5);
+  assert_int_equal(st4.measured, 0);
+  /* a space of 18 instances (the 64x32 by 32x48 product, 512-bit
+     vectors): ranked in the first generation, every one measured, 4 a
+     generation, then exhausted */
+  IrProgram *p1 = corpus_load(&ctx, "mm.leir",
+                              "%in  A : f32[64,32]\n%in  C : f32[32,48]\n%out D : f32[64,48]\n"
+                              "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*"
+                              "C^{f32,g}_{c,a};];\n",
+                              NULL, null);
+  assert_non_null(p1);
+  PtrVec ms1 = {0};
+  assert_int_equal(search_sketch_matches(&ctx, p1, &m64, &ms1, &why), 1);
+  Evo e5 = {.ctx = &ctx};
+  SearchStats st5;
+  evo_st = &st5;
+  search_sketch_evolve(&ctx, p1, (SketchMatch *const *)ms1.v, 1, 7, 0, evo_rank, evo_eval, &e5, &st5);
+  assert_true(st5.exhausted);
+  assert_int_equal(st5.instances, 18);
+  assert_int_equal(st5.ranked, 18);
+  assert_int_equal(st5.measured, 18);
+  assert_int_equal(st5.generations, 5);
+  assert_int_equal(e5.gen[17], 5);
+  leir_ctx_free(&ctx);
+  fclose(null);
+}
+
 static void test_no_match(void **state) {
   (void)state;
   FILE *null = fopen("/dev/null", "w");
@@ -484,6 +638,7 @@ int main(void) {
     cmocka_unit_test(test_inline),
     cmocka_unit_test(test_conv),
     cmocka_unit_test(test_rfactor),
+    cmocka_unit_test(test_evolve),
     cmocka_unit_test(test_no_match),
     cmocka_unit_test(test_corpus),
   };
