@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* A program's context is reloaded when its arena grows past this (each
@@ -53,6 +54,30 @@ typedef struct Loaded {
   PtrVec legal; /* PassCand* in table order, then canonical order */
 } Loaded;
 
+/* LEIRC_STEPS_STATS: where one program's CPU time goes (user+sys and
+ * minor page faults of this process, getrusage), one line per program on
+ * the diagnostics stream (bench/steps_profile.sh). */
+typedef struct StepsStats {
+  bool on;
+  double t0;       /* at the program's start */
+  long f0;
+  int records;     /* written or dropped: candidates of this shard checked */
+  int memo;        /* verdicts taken from the memo (no run) */
+  char before_eng; /* 'i' interpreter, 'j' host JIT, 'c' --steps-cache entry, '-' not run */
+  double before_s; /* preparing the before: its inputs, its run or cache entry */
+  long before_f;
+  int after_n[2];  /* programs after a step run: [0] interpreter, [1] host JIT */
+  double after_s[2];
+  long after_f[2];
+} StepsStats;
+
+static void stats_now(double *s, long *f) {
+  struct rusage r;
+  getrusage(RUSAGE_SELF, &r);
+  *s = (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+  *f = r.ru_minflt;
+}
+
 /* The interpreter state of the program before the steps. */
 typedef struct Before {
   bool tried;
@@ -62,6 +87,7 @@ typedef struct Before {
   bool tmps;           /* its intermediates hold their final values (run, or
                           taken from a --steps-cache entry that has them) */
   InterpBufPool pool;  /* the last program after a step's buffers, for the next */
+  StepsStats *st;      /* NULL: no LEIRC_STEPS_STATS */
 } Before;
 
 /* ------------------------------------------------------------ diagnostics */
@@ -219,6 +245,9 @@ static DrvEngine engine_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
 static const char *engine_name(bool jit) { return jit ? "on the host JIT" : "in the interpreter"; }
 
 static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, Before *bf) {
+  double t0 = 0, t1;
+  long f0 = 0, f1;
+  if (bf->st) stats_now(&t0, &f0);
   bf->tried = true;
   DrvEngine e = engine_of(ctx, o, p, "before", &bf->not_run);
   if (e == ENGINE_NONE) return;
@@ -237,7 +266,9 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
                           ctx->unsafe_math))
       dir = NULL;
-    if (!dir || !steps_cache_load(dir, &k, bf->a, &bf->tmps)) {
+    bool hit = dir && steps_cache_load(dir, &k, bf->a, &bf->tmps);
+    if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
+    if (!hit) {
       bf->tmps = true;
       ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
       if (ok && dir) steps_cache_store(dir, &k, bf->a);
@@ -250,6 +281,11 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
                                engine_name(bf->jit), msg);
     if (bf->a) interp_free(bf->a);
     bf->a = NULL;
+  }
+  if (bf->st) {
+    stats_now(&t1, &f1);
+    bf->st->before_s += t1 - t0;
+    bf->st->before_f += f1 - f0;
   }
 }
 
@@ -269,6 +305,9 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   DrvEngine e = engine_of(ctx, o, after, "after", text);
   if (e == ENGINE_NONE) return 0;
   bool jit = e == ENGINE_JIT;
+  double t0 = 0, t1;
+  long f0 = 0, f1;
+  if (bf->st) stats_now(&t0, &f0);
   Capture cap;
   capture_begin(ctx, &cap);
   int rc = -1;
@@ -310,6 +349,12 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   }
   const char *msg = capture_end(ctx, &cap);
   if (b) interp_free(b);
+  if (bf->st) {
+    stats_now(&t1, &f1);
+    bf->st->after_n[jit]++;
+    bf->st->after_s[jit] += t1 - t0;
+    bf->st->after_f[jit] += f1 - f0;
+  }
   if (what) {
     *text = arena_printf(&ctx->arena, "failed: %s: %s", what, msg);
     return -1;
@@ -347,6 +392,7 @@ static int check_memo(LeirCtx *ctx, const DrvOptions *o, Before *bf, StepsMemo *
   const StepsMemoEnt *e = steps_memo_find(memo, &k);
   if (e) {
     steps_key_free(&k);
+    if (bf->st) bf->st->memo++;
     *text = arena_strdup(&ctx->arena, e->text);
     return e->verdict;
   }
@@ -734,7 +780,9 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   }
   l.ctx.no_warnings = o->no_warnings;
   bool ok = true;
-  Before bf = {0};
+  StepsStats st = {.on = getenv("LEIRC_STEPS_STATS") != NULL, .before_eng = '-'};
+  if (st.on) stats_now(&st.t0, &st.f0);
+  Before bf = {.st = st.on ? &st : NULL};
   StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
@@ -753,7 +801,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
       interp_pool_free(&bf.pool);
-      bf = (Before){0};
+      bf = (Before){.st = st.on ? &st : NULL};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
         *bad_input = true;
@@ -776,6 +824,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
       continue;
     }
     const char *text = NULL;
+    st.records++;
     int v = check_memo(&l.ctx, o, &bf, &memo, l.p, q, c->cls, &text);
     if (v < 0 && !so->keep_unverified) {
       diag_warn(&l.ctx, c->site, "step '%s' %s; no record written", pass_cand_spelling(&l.ctx, c), text);
@@ -805,6 +854,15 @@ done:
   if (bf.a) interp_free(bf.a);
   interp_pool_free(&bf.pool);
   steps_memo_free(&memo);
+  if (st.on) {
+    double t1;
+    long f1;
+    stats_now(&t1, &f1);
+    fprintf(diag ? diag : stderr,
+            "steps-stats %s records %d memo %d before %c %.3f %ld interp %d %.3f %ld jit %d %.3f %ld total %.3f %ld\n",
+            so->inputs[g], st.records, st.memo, st.before_eng, st.before_s, st.before_f, st.after_n[0], st.after_s[0],
+            st.after_f[0], st.after_n[1], st.after_s[1], st.after_f[1], t1 - st.t0, f1 - st.f0);
+  }
   if (l.ctx.nerrors) *bad_input = true;
   leir_ctx_free(&l.ctx);
   return ok;
