@@ -38,6 +38,11 @@
  * applied step leaves its program in the arena). */
 enum { STEPS_ARENA_LIMIT = 256 << 20 };
 
+/* A worker's pool of tensor buffers keeps at most this many bytes between
+ * two programs after a step (one program's buffers, taken by the next
+ * of the same sizes, in the same input or the next one). */
+#define STEPS_POOL_BYTES ((size_t)1 << 30)
+
 /* What the first pass keeps of one input. */
 typedef struct StepInput {
   bool ok;          /* loaded and enumerated */
@@ -86,7 +91,8 @@ typedef struct Before {
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
   bool tmps;           /* its intermediates hold their final values (run, or
                           taken from a --steps-cache entry that has them) */
-  InterpBufPool pool;  /* the last program after a step's buffers, for the next */
+  InterpBufPool *pool; /* the buffers of the last program after a step (of this
+                          input or an earlier one of this worker), for the next */
   StepsStats *st;      /* NULL: no LEIRC_STEPS_STATS */
 } Before;
 
@@ -270,7 +276,9 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
     if (!hit) {
       bf->tmps = true;
-      ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
+      /* its fresh buffers are zero, unless a cache entry that did not fit
+         was read into them */
+      ok = !bf->jit ? interp_run(bf->a) : dir ? drv_jit_runner(ctx, bf->a) : drv_jit_runner_zeroed(ctx, bf->a);
       if (ok && dir) steps_cache_store(dir, &k, bf->a);
     }
     steps_key_free(&k);
@@ -324,8 +332,15 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   DrvIncr inc;
   drv_incr_plan(ctx, o, before, after, bf->tmps, &inc);
   drv_incr_stats(&inc, after);
-  if (same) b = interp_new_pooled(ctx, inc.prog, &ro, &bf->pool);
-  interp_pool_free(&bf->pool);
+  /* for the host JIT, the buffers of what its code writes before reading
+     are taken from the pool as they are, the rest zeroed (by the pool, or
+     fresh pages), so that its runner zeroes nothing */
+  unsigned char *dirty = same && jit ? drv_jit_dirty_ok(inc.prog, inc.skip ? inc.kept : NULL) : NULL;
+  bf->pool->dirty_ok = dirty;
+  if (same) b = interp_new_pooled(ctx, inc.prog, &ro, bf->pool);
+  bf->pool->dirty_ok = NULL;
+  free(dirty);
+  interp_pool_free(bf->pool);
   if (b) drv_incr_load(&inc, bf->a, b);
   if (!same)
     what = "the step changed the program's arguments";
@@ -333,7 +348,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                                   jit ? drv_jit_runner : NULL, ctx, &d) != 0)
+                                   jit ? drv_jit_runner_zeroed : NULL, ctx, &d) != 0)
     what = jit ? "the program after the step fails on the host JIT"
                : "the program after the step fails in the interpreter";
   else
@@ -769,7 +784,8 @@ bool drv_parse_shard(const char *s, int *i, int *n) {
 
 /* The second pass over input g: applies, checks and writes its records of
  * this shard.  Returns false after an error (the output failed). */
-static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input) {
+static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input,
+                         InterpBufPool *pool) {
   const DrvStepsOptions *so = &o->steps;
   Loaded l;
   DrvOptions quiet = *o; /* the first pass showed the program's warnings */
@@ -782,7 +798,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   bool ok = true;
   StepsStats st = {.on = getenv("LEIRC_STEPS_STATS") != NULL, .before_eng = '-'};
   if (st.on) stats_now(&st.t0, &st.f0);
-  Before bf = {.st = st.on ? &st : NULL};
+  Before bf = {.st = st.on ? &st : NULL, .pool = pool};
   StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
@@ -800,8 +816,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (rid % so->shard_n != so->shard_i) continue;
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
-      interp_pool_free(&bf.pool);
-      bf = (Before){.st = st.on ? &st : NULL};
+      bf = (Before){.st = st.on ? &st : NULL, .pool = pool};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
         *bad_input = true;
@@ -852,7 +867,6 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
-  interp_pool_free(&bf.pool);
   steps_memo_free(&memo);
   if (st.on) {
     double t1;
@@ -873,6 +887,7 @@ typedef struct EmitJob {
   const DrvOptions *o;
   const StepInput *in;
   const int *mine; /* the programs with records in this shard */
+  InterpBufPool *pool; /* each worker's own after the fork */
 } EmitJob;
 enum { JOB_BAD_INPUT = 1, JOB_WRITE_FAILED = 2 };
 
@@ -880,7 +895,7 @@ static int emit_job(void *arg, long i, FILE *out, FILE *diag) {
   const EmitJob *j = arg;
   bool bad = false;
   int g = j->mine[i];
-  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad);
+  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad, j->pool);
   return (bad ? JOB_BAD_INPUT : 0) | (ok ? 0 : JOB_WRITE_FAILED);
 }
 
@@ -951,8 +966,9 @@ int drv_emit_steps(const DrvOptions *o) {
       }
   }
   if (!mine) rc = 2;
+  InterpBufPool pool = {.max_bytes = STEPS_POOL_BYTES};
   if (f && mine && o->eval.jobs > 1) {
-    EmitJob job = {o, in, mine};
+    EmitJob job = {o, in, mine, &pool};
     char err[256];
     int flags = 0;
     if (!drv_jobs_run(nmine, o->eval.jobs, emit_job, &job, f, stderr, &flags, err, sizeof err)) {
@@ -968,7 +984,7 @@ int drv_emit_steps(const DrvOptions *o) {
     }
   }
   for (int m = 0; f && mine && o->eval.jobs <= 1 && m < nmine; m++) {
-    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input)) {
+    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input, &pool)) {
       octx.src.name = so->path;
       diag_error(&octx, (IrLoc){0, 0}, "cannot write: %s", strerror(errno));
       rc = 2;
@@ -976,6 +992,7 @@ int drv_emit_steps(const DrvOptions *o) {
     }
   }
   free(mine);
+  interp_pool_free(&pool);
   if (f && !drv_close_output(&octx, f, so->path)) rc = 2;
   if (!rc && bad_input) rc = 1;
   leir_ctx_free(&octx);
