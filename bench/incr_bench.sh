@@ -4,7 +4,10 @@
 # the program before (driver/incr.c) against --no-incremental (every
 # program after run in full), the same leirc side by side.
 #
-#   bench/incr_bench.sh LEIRC CORPUS_DIR
+#   bench/incr_bench.sh LEIRC CORPUS_DIR [OLD_LEIRC]
+#
+# With OLD_LEIRC (e.g. the main branch's build), the two settings are
+# OLD_LEIRC ("old") and LEIRC ("new"), both incremental, instead.
 #
 # bench/steps_cache_bench.sh's method, part 2: one shard
 # --shard=0/CORPUS_SHARD (default 2000) -j JOBS (default 2) of the whole
@@ -20,6 +23,7 @@
 set -eu
 leirc=$1
 corpus=$2
+old=${3:-}
 jobs=${JOBS:-2}
 cshard=${CORPUS_SHARD:-2000}
 [ -d "$corpus/programs" ] || { echo "incr_bench: no corpus at $corpus (skipped)"; exit 77; }
@@ -29,38 +33,47 @@ load() { uptime | sed 's/.*load average: */load /'; }
 echo "machine: $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs"
 progs=$(ls "$corpus"/programs/level1/*.leir "$corpus"/programs/level2/*.leir)
 np=$(echo "$progs" | wc -l)
-mkdir "$tmp/c_full" "$tmp/c_incr"
+# the two settings: A (without the change) and B (with it)
+if [ -n "$old" ]; then a=old b=new; else a=full b=incr; fi
+mkdir "$tmp/c_$a" "$tmp/c_$b"
 # run NAME PHASE FLAGS...: one timed shard into $tmp/NAME.PHASE.*
 run() {
   name=$1 phase=$2
   shift 2
-  LEIRC_INCR_STATS=1 /usr/bin/time -f %U+%S -o "$tmp/$name.$phase.time" "$leirc" --emit-steps=- \
+  bin=$leirc
+  [ "$name" = old ] && bin=$old
+  LEIRC_INCR_STATS=1 /usr/bin/time -f %U+%S -o "$tmp/$name.$phase.time" "$bin" --emit-steps=- \
     --shard=0/"$cshard" -j "$jobs" --steps-cache="$tmp/c_$name" "$@" $progs >"$tmp/$name.$phase.jsonl" \
     2>"$tmp/$name.$phase.err"
 }
 cpu_of() { tail -1 "$tmp/$1.time" | awk -F+ '{ printf "%.2f", $1 + $2 }'; }
 for phase in cold warm; do
   echo "== --shard=0/$cshard -j $jobs, $phase cache  [$(load)]"
-  run full "$phase" --no-incremental &
-  run incr "$phase" &
+  if [ -n "$old" ]; then
+    run old "$phase" &
+    run new "$phase" &
+  else
+    run full "$phase" --no-incremental &
+    run incr "$phase" &
+  fi
   wait
-  for name in full incr; do echo "$name: $(cpu_of "$name.$phase") CPU s"; done
+  for name in $a $b; do echo "$name: $(cpu_of "$name.$phase") CPU s"; done
 done
 echo "[$(load)]"
-mine=$(sed -n 's/.*"source":"\([^"]*\)".*/\1/p' "$tmp/incr.warm.jsonl" | sort -u | wc -l)
-echo "$(wc -l <"$tmp/incr.warm.jsonl") records of $mine programs"
-for name in full incr; do
+mine=$(sed -n 's/.*"source":"\([^"]*\)".*/\1/p' "$tmp/$b.warm.jsonl" | sort -u | wc -l)
+echo "$(wc -l <"$tmp/$b.warm.jsonl") records of $mine programs"
+for name in $a $b; do
   awk -v w="$(cpu_of "$name.warm")" -v c="$(cpu_of "$name.cold")" -v n="$cshard" -v np="$np" -v m="$mine" \
       -v name="$name" 'BEGIN {
     first = (c - w) * np / m; if (first < 0) first = 0
     printf "%-5s whole corpus: %d x %.1f s + the %d programs'"'"' first runs %.0f s = %.1f CPU h\n", name, n, w, np,
            first, (n * w + first) / 3600 }'
 done
-grep -h '^incr ' "$tmp/incr.cold.err" | awk '{
+grep -h '^incr ' "$tmp/$b.cold.err" | awk '{
   n++; if ($2 > 0) k++; s += $4; w += $5 }
   END { printf "programs after a step run: %d, %d of them skip leading nests (%.1f %%); statement executions skipped: %.1f %%\n",
                n, k, n ? 100 * k / n : 0, w ? 100 * s / w : 0 }'
 for phase in cold warm; do
-  if cmp -s "$tmp/full.$phase.jsonl" "$tmp/incr.$phase.jsonl"; then echo "$phase records: byte-identical"
+  if cmp -s "$tmp/$a.$phase.jsonl" "$tmp/$b.$phase.jsonl"; then echo "$phase records: byte-identical"
   else echo "$phase records: DIFFERENT"; fi
 done

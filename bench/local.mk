@@ -345,6 +345,15 @@ bench-steps-profile: leirc$(EXEEXT)
 	@echo "== where --emit-steps spends its time (bench/steps_profile.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/steps_profile.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
 
+## Which programs the CPU time of verified --emit-steps goes to (issue 61
+## item 1): bench/steps_cache_bench.sh's shard, cold and warm cache, one
+## line per program (LEIRC_STEPS_STATS).  Not part of `make bench`.
+EXTRA_DIST += bench/steps_programs.sh
+.PHONY: bench-steps-programs
+bench-steps-programs: leirc$(EXEEXT)
+	@echo "== --emit-steps CPU time per program (bench/steps_programs.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_programs.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
+
 ## Accuracy of the unary f32 math routines over all 2^32 inputs against the
 ## correctly rounded result (bench/mathlib_exhaustive.c; a few minutes per
 ## routine on two cores).  `make check` runs a strided subset
@@ -396,7 +405,7 @@ EXTRA_DIST += bench/incr_bench.sh
 .PHONY: bench-incr
 bench-incr: leirc$(EXEEXT)
 	@echo "== --emit-steps CPU time, programs after a step run from their first changed nest (bench/incr_bench.sh)"
-	@nice $(SHELL) '$(srcdir)/bench/incr_bench.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
+	@nice $(SHELL) '$(srcdir)/bench/incr_bench.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' $(INCR_OLD) || test $$? -eq 77
 
 ## -O with a run of bare names (issue 58 item 4): the model's seconds as
 ## written, one step at a time and the combination, host and cuda, then the

@@ -95,6 +95,17 @@ bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *con
  * --target=host` and libleir's "host" target.  False after a diagnostic. */
 struct InterpProg;
 bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip);
+/* cg_run_host_interp for a caller that has zeroed them already: the
+ * outputs and intermediates are used as they are, except those that
+ * zero[id] marks (NULL: none), which are zero-filled first; a tensor that
+ * cg_written_first accepts may hold anything (--emit-steps: one zeroing
+ * per run, none for a tensor written first). */
+bool cg_run_host_interp_zeroed(LeirCtx *ctx, struct InterpProg *ip, const unsigned char *zero);
+
+/* Does the host JIT's code of p write every element of t before it reads
+ * one (so that t's old bytes are never seen and need no zeroing)?  See
+ * codegen/host.c for the rule. */
+bool cg_written_first(const IrProgram *p, const IrTensor *t);
 
 /* The same on the GPU: the PTX for sm_`gpu_sm` run by libleirrt
  * (codegen/cuda_interp.c).  0 on success, 1 after a diagnostic, 77 when no

@@ -421,7 +421,7 @@ static int nest_mentions(const IrNest *n, const IrTensor *t, const IrStmt **last
  *    every run, 13 % of its time);
  * and the nests after it run after it (fusion keeps their order of reads
  * and writes).  Otherwise false. */
-static bool written_first(const IrProgram *p, const IrTensor *t) {
+bool cg_written_first(const IrProgram *p, const IrTensor *t) {
   for (int i = 0; i < p->nnests; i++) {
     const IrStmt *s = NULL;
     int k = nest_mentions(p->nests[i], t, &s);
@@ -453,7 +453,7 @@ bool cg_host_run(CgHostProgram *hp, void *const *bufs) {
     hp->ntmp = hp->tmp && hp->nozero && hp->bytes && hp->all ? p->ntensors : 0;
     for (int i = 0; i < hp->ntmp; i++) {
       const IrTensor *t = p->tensors[i];
-      hp->nozero[i] = written_first(p, t);
+      hp->nozero[i] = cg_written_first(p, t);
       size_t b = (size_t)ir_tensor_numel(t) * (size_t)ir_dtype_size(t->dtype);
       hp->bytes[i] = b ? b : 1;
     }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) {
+static bool run(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero) {
   int n = interp_ntensors(ip);
   void **bufs = calloc((size_t)n + 1, sizeof *bufs);
   if (!bufs) {
@@ -16,7 +16,8 @@ bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) {
   }
   for (int i = 0; i < n; i++) {
     InterpBuf *b = interp_buf(ip, i);
-    if ((b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) && !interp_kept(ip, i)) memset(b->data, 0, b->nbytes);
+    bool z = all ? (b->t->role == ROLE_OUT || b->t->role == ROLE_TMP) && !interp_kept(ip, i) : zero && zero[i];
+    if (z) memset(b->data, 0, b->nbytes);
     bufs[i] = b->data;
   }
   CgOptions co;
@@ -25,4 +26,10 @@ bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) {
   bool ok = cg_run_host(ctx, interp_program(ip), &co, bufs);
   free(bufs);
   return ok;
+}
+
+bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) { return run(ctx, ip, true, NULL); }
+
+bool cg_run_host_interp_zeroed(LeirCtx *ctx, struct InterpProg *ip, const unsigned char *zero) {
+  return run(ctx, ip, false, zero);
 }

@@ -249,6 +249,15 @@ uint64_t drv_jit_budget(const DrvOptions *o);
 DrvEngine drv_engine_for(const DrvOptions *o, uint64_t work);
 uint64_t drv_verify_limit(const DrvOptions *o);
 bool drv_jit_runner(void *ctx, struct InterpProg *ip);
+/* drv_jit_runner for a program whose outputs and intermediates are zero
+ * already, or written first (cg_run_host_interp_zeroed: no zeroing). */
+bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip);
+/* Per tensor id of p, 1 for an output or intermediate that the host JIT's
+ * code writes in full before reading (cg_written_first) and kept[] (may be
+ * NULL) does not mark: its buffer may be taken from a pool unzeroed
+ * (InterpBufPool.dirty_ok) for a run by drv_jit_runner_zeroed.  Malloc'ed;
+ * NULL when out of memory. */
+unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept);
 /* interp_fused_step_check (interp/check.h) of a --emit-steps, --eval or
  * --tune pair on the random inputs of --seed, under tol (a CmpTolerance):
  * in the interpreter within drv_interp_budget, or with jit on the host JIT. */

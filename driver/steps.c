@@ -31,11 +31,17 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* A program's context is reloaded when its arena grows past this (each
  * applied step leaves its program in the arena). */
 enum { STEPS_ARENA_LIMIT = 256 << 20 };
+
+/* A worker's pool of tensor buffers keeps at most this many bytes between
+ * two programs after a step (one program's buffers, taken by the next
+ * of the same sizes, in the same input or the next one). */
+#define STEPS_POOL_BYTES ((size_t)1 << 30)
 
 /* What the first pass keeps of one input. */
 typedef struct StepInput {
@@ -53,6 +59,30 @@ typedef struct Loaded {
   PtrVec legal; /* PassCand* in table order, then canonical order */
 } Loaded;
 
+/* LEIRC_STEPS_STATS: where one program's CPU time goes (user+sys and
+ * minor page faults of this process, getrusage), one line per program on
+ * the diagnostics stream (bench/steps_profile.sh). */
+typedef struct StepsStats {
+  bool on;
+  double t0;       /* at the program's start */
+  long f0;
+  int records;     /* written or dropped: candidates of this shard checked */
+  int memo;        /* verdicts taken from the memo (no run) */
+  char before_eng; /* 'i' interpreter, 'j' host JIT, 'c' --steps-cache entry, '-' not run */
+  double before_s; /* preparing the before: its inputs, its run or cache entry */
+  long before_f;
+  int after_n[2];  /* programs after a step run: [0] interpreter, [1] host JIT */
+  double after_s[2];
+  long after_f[2];
+} StepsStats;
+
+static void stats_now(double *s, long *f) {
+  struct rusage r;
+  getrusage(RUSAGE_SELF, &r);
+  *s = (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+  *f = r.ru_minflt;
+}
+
 /* The interpreter state of the program before the steps. */
 typedef struct Before {
   bool tried;
@@ -61,7 +91,9 @@ typedef struct Before {
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
   bool tmps;           /* its intermediates hold their final values (run, or
                           taken from a --steps-cache entry that has them) */
-  InterpBufPool pool;  /* the last program after a step's buffers, for the next */
+  InterpBufPool *pool; /* the buffers of the last program after a step (of this
+                          input or an earlier one of this worker), for the next */
+  StepsStats *st;      /* NULL: no LEIRC_STEPS_STATS */
 } Before;
 
 /* ------------------------------------------------------------ diagnostics */
@@ -219,6 +251,9 @@ static DrvEngine engine_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
 static const char *engine_name(bool jit) { return jit ? "on the host JIT" : "in the interpreter"; }
 
 static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, Before *bf) {
+  double t0 = 0, t1;
+  long f0 = 0, f1;
+  if (bf->st) stats_now(&t0, &f0);
   bf->tried = true;
   DrvEngine e = engine_of(ctx, o, p, "before", &bf->not_run);
   if (e == ENGINE_NONE) return;
@@ -237,9 +272,13 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
                           ctx->unsafe_math))
       dir = NULL;
-    if (!dir || !steps_cache_load(dir, &k, bf->a, &bf->tmps)) {
+    bool hit = dir && steps_cache_load(dir, &k, bf->a, &bf->tmps);
+    if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
+    if (!hit) {
       bf->tmps = true;
-      ok = bf->jit ? drv_jit_runner(ctx, bf->a) : interp_run(bf->a);
+      /* its fresh buffers are zero, unless a cache entry that did not fit
+         was read into them */
+      ok = !bf->jit ? interp_run(bf->a) : dir ? drv_jit_runner(ctx, bf->a) : drv_jit_runner_zeroed(ctx, bf->a);
       if (ok && dir) steps_cache_store(dir, &k, bf->a);
     }
     steps_key_free(&k);
@@ -250,6 +289,11 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
                                engine_name(bf->jit), msg);
     if (bf->a) interp_free(bf->a);
     bf->a = NULL;
+  }
+  if (bf->st) {
+    stats_now(&t1, &f1);
+    bf->st->before_s += t1 - t0;
+    bf->st->before_f += f1 - f0;
   }
 }
 
@@ -269,6 +313,9 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   DrvEngine e = engine_of(ctx, o, after, "after", text);
   if (e == ENGINE_NONE) return 0;
   bool jit = e == ENGINE_JIT;
+  double t0 = 0, t1;
+  long f0 = 0, f1;
+  if (bf->st) stats_now(&t0, &f0);
   Capture cap;
   capture_begin(ctx, &cap);
   int rc = -1;
@@ -285,8 +332,15 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   DrvIncr inc;
   drv_incr_plan(ctx, o, before, after, bf->tmps, &inc);
   drv_incr_stats(&inc, after);
-  if (same) b = interp_new_pooled(ctx, inc.prog, &ro, &bf->pool);
-  interp_pool_free(&bf->pool);
+  /* for the host JIT, the buffers of what its code writes before reading
+     are taken from the pool as they are, the rest zeroed (by the pool, or
+     fresh pages), so that its runner zeroes nothing */
+  unsigned char *dirty = same && jit ? drv_jit_dirty_ok(inc.prog, inc.skip ? inc.kept : NULL) : NULL;
+  bf->pool->dirty_ok = dirty;
+  if (same) b = interp_new_pooled(ctx, inc.prog, &ro, bf->pool);
+  bf->pool->dirty_ok = NULL;
+  free(dirty);
+  interp_pool_free(bf->pool);
   if (b) drv_incr_load(&inc, bf->a, b);
   if (!same)
     what = "the step changed the program's arguments";
@@ -294,7 +348,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                                   jit ? drv_jit_runner : NULL, ctx, &d) != 0)
+                                   jit ? drv_jit_runner_zeroed : NULL, ctx, &d) != 0)
     what = jit ? "the program after the step fails on the host JIT"
                : "the program after the step fails in the interpreter";
   else
@@ -310,6 +364,12 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   }
   const char *msg = capture_end(ctx, &cap);
   if (b) interp_free(b);
+  if (bf->st) {
+    stats_now(&t1, &f1);
+    bf->st->after_n[jit]++;
+    bf->st->after_s[jit] += t1 - t0;
+    bf->st->after_f[jit] += f1 - f0;
+  }
   if (what) {
     *text = arena_printf(&ctx->arena, "failed: %s: %s", what, msg);
     return -1;
@@ -347,6 +407,7 @@ static int check_memo(LeirCtx *ctx, const DrvOptions *o, Before *bf, StepsMemo *
   const StepsMemoEnt *e = steps_memo_find(memo, &k);
   if (e) {
     steps_key_free(&k);
+    if (bf->st) bf->st->memo++;
     *text = arena_strdup(&ctx->arena, e->text);
     return e->verdict;
   }
@@ -723,7 +784,8 @@ bool drv_parse_shard(const char *s, int *i, int *n) {
 
 /* The second pass over input g: applies, checks and writes its records of
  * this shard.  Returns false after an error (the output failed). */
-static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input) {
+static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input,
+                         InterpBufPool *pool) {
   const DrvStepsOptions *so = &o->steps;
   Loaded l;
   DrvOptions quiet = *o; /* the first pass showed the program's warnings */
@@ -734,7 +796,9 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   }
   l.ctx.no_warnings = o->no_warnings;
   bool ok = true;
-  Before bf = {0};
+  StepsStats st = {.on = getenv("LEIRC_STEPS_STATS") != NULL, .before_eng = '-'};
+  if (st.on) stats_now(&st.t0, &st.f0);
+  Before bf = {.st = st.on ? &st : NULL, .pool = pool};
   StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
@@ -752,8 +816,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (rid % so->shard_n != so->shard_i) continue;
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
-      interp_pool_free(&bf.pool);
-      bf = (Before){0};
+      bf = (Before){.st = st.on ? &st : NULL, .pool = pool};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
         *bad_input = true;
@@ -776,6 +839,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
       continue;
     }
     const char *text = NULL;
+    st.records++;
     int v = check_memo(&l.ctx, o, &bf, &memo, l.p, q, c->cls, &text);
     if (v < 0 && !so->keep_unverified) {
       diag_warn(&l.ctx, c->site, "step '%s' %s; no record written", pass_cand_spelling(&l.ctx, c), text);
@@ -803,8 +867,16 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
-  interp_pool_free(&bf.pool);
   steps_memo_free(&memo);
+  if (st.on) {
+    double t1;
+    long f1;
+    stats_now(&t1, &f1);
+    fprintf(diag ? diag : stderr,
+            "steps-stats %s records %d memo %d before %c %.3f %ld interp %d %.3f %ld jit %d %.3f %ld total %.3f %ld\n",
+            so->inputs[g], st.records, st.memo, st.before_eng, st.before_s, st.before_f, st.after_n[0], st.after_s[0],
+            st.after_f[0], st.after_n[1], st.after_s[1], st.after_f[1], t1 - st.t0, f1 - st.f0);
+  }
   if (l.ctx.nerrors) *bad_input = true;
   leir_ctx_free(&l.ctx);
   return ok;
@@ -815,6 +887,7 @@ typedef struct EmitJob {
   const DrvOptions *o;
   const StepInput *in;
   const int *mine; /* the programs with records in this shard */
+  InterpBufPool *pool; /* each worker's own after the fork */
 } EmitJob;
 enum { JOB_BAD_INPUT = 1, JOB_WRITE_FAILED = 2 };
 
@@ -822,7 +895,7 @@ static int emit_job(void *arg, long i, FILE *out, FILE *diag) {
   const EmitJob *j = arg;
   bool bad = false;
   int g = j->mine[i];
-  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad);
+  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad, j->pool);
   return (bad ? JOB_BAD_INPUT : 0) | (ok ? 0 : JOB_WRITE_FAILED);
 }
 
@@ -893,8 +966,9 @@ int drv_emit_steps(const DrvOptions *o) {
       }
   }
   if (!mine) rc = 2;
+  InterpBufPool pool = {.max_bytes = STEPS_POOL_BYTES};
   if (f && mine && o->eval.jobs > 1) {
-    EmitJob job = {o, in, mine};
+    EmitJob job = {o, in, mine, &pool};
     char err[256];
     int flags = 0;
     if (!drv_jobs_run(nmine, o->eval.jobs, emit_job, &job, f, stderr, &flags, err, sizeof err)) {
@@ -910,7 +984,7 @@ int drv_emit_steps(const DrvOptions *o) {
     }
   }
   for (int m = 0; f && mine && o->eval.jobs <= 1 && m < nmine; m++) {
-    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input)) {
+    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input, &pool)) {
       octx.src.name = so->path;
       diag_error(&octx, (IrLoc){0, 0}, "cannot write: %s", strerror(errno));
       rc = 2;
@@ -918,6 +992,7 @@ int drv_emit_steps(const DrvOptions *o) {
     }
   }
   free(mine);
+  interp_pool_free(&pool);
   if (f && !drv_close_output(&octx, f, so->path)) rc = 2;
   if (!rc && bad_input) rc = 1;
   leir_ctx_free(&octx);

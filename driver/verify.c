@@ -13,6 +13,8 @@
 #include "codegen/codegen.h"
 #include "interp/check.h"
 
+#include <stdlib.h>
+
 uint64_t drv_interp_budget(const DrvOptions *o) {
   return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
 }
@@ -34,6 +36,17 @@ uint64_t drv_verify_limit(const DrvOptions *o) {
 }
 
 bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return cg_run_host_interp(ctx, ip); }
+
+bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) { return cg_run_host_interp_zeroed(ctx, ip, NULL); }
+
+unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept) {
+  unsigned char *ok = calloc((size_t)p->ntensors + 1, 1);
+  for (int i = 0; ok && i < p->ntensors; i++) {
+    const IrTensor *t = p->tensors[i];
+    ok[i] = (t->role == ROLE_OUT || t->role == ROLE_TMP) && !(kept && kept[i]) && cg_written_first(p, t);
+  }
+  return ok;
+}
 
 int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, int tol,
                          bool jit, InterpDiff *d) {

@@ -9,16 +9,19 @@
 
 /* ------------------------------------------------------------ buffers */
 
-/* A buffer of `bytes` from the pool, zeroed; NULL when it has none. */
-static void *pool_take(InterpBufPool *pool, size_t bytes) {
+/* A buffer of `bytes` from the pool, zeroed unless `zero` is false; NULL
+ * when it has none.  The newest of the size first (its pages are the
+ * likeliest to be in the caches). */
+static void *pool_take(InterpBufPool *pool, size_t bytes, bool zero) {
   if (!pool) return NULL;
   for (int i = pool->n - 1; i >= 0; i--)
     if (pool->nbytes[i] == bytes) {
       void *p = pool->data[i];
+      memmove(pool->data + i, pool->data + i + 1, (size_t)(pool->n - 1 - i) * sizeof *pool->data);
+      memmove(pool->nbytes + i, pool->nbytes + i + 1, (size_t)(pool->n - 1 - i) * sizeof *pool->nbytes);
       pool->n--;
-      pool->data[i] = pool->data[pool->n];
-      pool->nbytes[i] = pool->nbytes[pool->n];
-      memset(p, 0, bytes);
+      pool->bytes -= bytes;
+      if (zero) memset(p, 0, bytes);
       pool->reused++;
       return p;
     }
@@ -28,14 +31,22 @@ static void *pool_take(InterpBufPool *pool, size_t bytes) {
 /* At most this many buffers wait in a pool; the oldest go first. */
 enum { POOL_MAX = 64 };
 
+static void pool_drop_oldest(InterpBufPool *pool) {
+  ir_buffer_free(pool->data[0]);
+  pool->bytes -= pool->nbytes[0];
+  memmove(pool->data, pool->data + 1, (size_t)(pool->n - 1) * sizeof *pool->data);
+  memmove(pool->nbytes, pool->nbytes + 1, (size_t)(pool->n - 1) * sizeof *pool->nbytes);
+  pool->n--;
+}
+
 static void pool_give(InterpBufPool *pool, void *p, size_t bytes) {
   if (!p) return;
-  if (pool->n == POOL_MAX) { /* drop the oldest */
-    ir_buffer_free(pool->data[0]);
-    memmove(pool->data, pool->data + 1, (size_t)(pool->n - 1) * sizeof *pool->data);
-    memmove(pool->nbytes, pool->nbytes + 1, (size_t)(pool->n - 1) * sizeof *pool->nbytes);
-    pool->n--;
+  if (pool->max_bytes && bytes > pool->max_bytes) {
+    ir_buffer_free(p);
+    return;
   }
+  while (pool->n > 0 && (pool->n == POOL_MAX || (pool->max_bytes && pool->bytes + bytes > pool->max_bytes)))
+    pool_drop_oldest(pool);
   if (pool->n == pool->cap) {
     int cap = pool->cap ? 2 * pool->cap : 16;
     void **d = realloc(pool->data, (size_t)cap * sizeof *d);
@@ -50,13 +61,16 @@ static void pool_give(InterpBufPool *pool, void *p, size_t bytes) {
   }
   pool->data[pool->n] = p;
   pool->nbytes[pool->n++] = bytes;
+  pool->bytes += bytes;
 }
 
 void interp_pool_free(InterpBufPool *pool) {
   for (int i = 0; i < pool->n; i++) ir_buffer_free(pool->data[i]);
   free(pool->data);
   free(pool->nbytes);
+  size_t max = pool->max_bytes;
   memset(pool, 0, sizeof *pool);
+  pool->max_bytes = max;
 }
 
 static bool alloc_bufs(InterpProg *ip) {
@@ -81,7 +95,7 @@ static bool alloc_bufs(InterpProg *ip) {
     }
     b->numel = n;
     b->nbytes = (size_t)bytes;
-    b->data = pool_take(ip->pool, b->nbytes);
+    b->data = pool_take(ip->pool, b->nbytes, !(ip->pool && ip->pool->dirty_ok && ip->pool->dirty_ok[i]));
     if (!b->data) b->data = ir_buffer_alloc(b->nbytes); /* zeroed, 64-byte aligned (ir/buffer.h) */
     if (!b->data) {
       diag_error(ip->ctx, t->loc, "out of memory for tensor '%s' (%lld bytes)", t->name, (long long)bytes);

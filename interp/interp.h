@@ -131,7 +131,7 @@
 
 /* Freed tensor buffers kept for reuse (interp_pool_free frees them): an
  * InterpProg made by interp_new_pooled takes a buffer of the same size
- * from it (zeroed, as a fresh one) and gives its buffers back to it when
+ * from it (zeroed, as a fresh one, unless dirty_ok says otherwise) and gives its buffers back to it when
  * freed, so that a series of programs with tensors of the same sizes (the
  * candidates of one program, leirc --emit-steps) reuses memory instead of
  * mapping and faulting in fresh pages for every run.  Not thread-safe: one
@@ -141,6 +141,15 @@ typedef struct InterpBufPool {
   size_t *nbytes;
   int n, cap;
   long reused; /* buffers taken from the pool */
+  /* Set by the user: at most this many bytes wait in the pool (0: no
+     limit); the oldest buffers go first. */
+  size_t max_bytes;
+  size_t bytes; /* bytes waiting now */
+  /* Set by the user around interp_new_pooled (NULL: none): per tensor id
+     of the program being made, 1 where a buffer taken from the pool may
+     keep its old bytes instead of being zeroed, because the caller's run
+     overwrites every element before it reads one (cg_written_first). */
+  const unsigned char *dirty_ok;
 } InterpBufPool;
 void interp_pool_free(InterpBufPool *pool);
 

@@ -18,6 +18,13 @@
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
+ * test_pool_dirty: InterpBufPool.dirty_ok and max_bytes (--emit-steps'
+ * worker pool): a buffer of a tensor the host JIT writes before reading
+ * (cg_written_first) is taken with its old bytes, the others zeroed; the
+ * host JIT run without zeroing (cg_run_host_interp_zeroed) then gives the
+ * bytes of the interpreter's run on fresh buffers, and taking a buffer
+ * that is not written first unzeroed gives other bytes (the rule matters);
+ * the pool keeps at most max_bytes, the oldest going first.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -31,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codegen/codegen.h"
 #include "driver/steps_cache.h"
 #include "interp/check.h"
 #include "interp/data.h"
@@ -382,9 +390,75 @@ static void test_pool(void **state) {
   prog_free(&p3);
 }
 
+/* Y is written in full before it is read; Z only at its even elements
+ * (its odd ones stay zero), W is accumulated over j (a §9.5 reduction:
+ * written first as well) */
+static const char strided[] = "%in  X : f32[8]\n%out Y : f32[8]\n%out Z : f32[15]\n%out W : f32[8]\n"
+                              "L^{8}_{a=0}[Y^{f32,g}_{a}=X^{f32,g}_{a}*2.0;];"
+                              "L^{8}_{a=0}[Z^{f32,g}_{2*a}=X^{f32,g}_{a};];"
+                              "L^{8}_{a=0}L^{4}_{c=0}[W^{f32,g}_{a}=W^{f32,g}_{a}+X^{f32,g}_{a};];\n";
+
+/* A pool holding buffers of strided's sizes full of 0xFF bytes. */
+static void dirty_pool(Prog *pr, InterpBufPool *pool) {
+  InterpProg *g = interp_new_pooled(&pr->ctx, pr->p, NULL, pool);
+  assert_non_null(g);
+  for (int i = 0; i < interp_ntensors(g); i++) memset(interp_buf(g, i)->data, 0xFF, interp_buf(g, i)->nbytes);
+  interp_free(g);
+}
+
+static void test_pool_dirty(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, strided));
+  const IrTensor *tx = ir_find_tensor(pr.p, "X"), *to = ir_find_tensor(pr.p, "Y"), *tp = ir_find_tensor(pr.p, "Z"),
+                 *tq = ir_find_tensor(pr.p, "W");
+  assert_true(cg_written_first(pr.p, to));
+  assert_false(cg_written_first(pr.p, tp));
+  assert_true(cg_written_first(pr.p, tq));
+  /* the reference: the interpreter on fresh buffers */
+  InterpProg *ref = interp_new(&pr.ctx, pr.p, NULL);
+  interp_random_inputs(ref, 0, NULL);
+  assert_true(interp_run(ref));
+  unsigned char ok[4] = {0}; /* by tensor id */
+  ok[to->id] = ok[tq->id] = 1;
+  for (int round = 0; round < 2; round++) {
+    InterpBufPool pool = {0};
+    dirty_pool(&pr, &pool);
+    if (round) ok[tp->id] = 1; /* wrong: Z is not written first */
+    pool.dirty_ok = ok;
+    InterpProg *r = interp_new_pooled(&pr.ctx, pr.p, NULL, &pool);
+    pool.dirty_ok = NULL;
+    assert_int_equal(pool.reused, 4);
+    assert_int_equal(((unsigned char *)interp_buf(r, to->id)->data)[0], 0xFF); /* taken as it was */
+    assert_int_equal(((unsigned char *)interp_buf(r, tx->id)->data)[0], 0); /* zeroed */
+    assert_int_equal(((unsigned char *)interp_buf(r, tp->id)->data)[4], round ? 0xFF : 0);
+    interp_random_inputs(r, 0, NULL);
+    assert_true(cg_run_host_interp_zeroed(&pr.ctx, r, NULL));
+    for (int i = 0; i < 4; i++) {
+      const InterpBuf *a = interp_buf(ref, i), *b = interp_buf(r, i);
+      bool same = !memcmp(a->data, b->data, a->nbytes);
+      if (round && a->t == tp) assert_false(same); /* Z's odd elements: the old bytes */
+      else assert_true(same);
+    }
+    interp_free(r);
+    interp_pool_free(&pool);
+  }
+  interp_free(ref);
+  /* max_bytes: 8+8+15+8 floats = 156 bytes given back, 100 kept at most */
+  InterpBufPool pool = {.max_bytes = 100};
+  dirty_pool(&pr, &pool);
+  assert_true(pool.bytes <= 100);
+  assert_int_equal(pool.n, 2); /* Z (60 bytes) and W (32), given back last */
+  assert_int_equal(pool.bytes, 92);
+  interp_pool_free(&pool);
+  assert_int_equal(pool.max_bytes, 100); /* kept for the next use */
+  prog_free(&pr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool),
+      cmocka_unit_test(test_pool_dirty),
       cmocka_unit_test(test_memo),
       cmocka_unit_test(test_disk),
       cmocka_unit_test(test_outs),
