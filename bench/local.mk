@@ -358,16 +358,19 @@ mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
 	@./bench/mathlib_exhaustive --threads 2
 
 ## Issue 59: the activation workloads of the corpus as written (GELU,
-## Softplus, Swish, SELU, Tanh, MinGPTNewGelu): leirc's host JIT against
-## PyTorch eager, one CPU, best of 3 processes each (bench/activation_bench.py;
-## about a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a
-## second leirc (an older build) in the same run.  By name.
+## Softplus, Swish, SELU, Tanh, MinGPTNewGelu) and of the zoo as imported by
+## leir.from_torch at the same 16x16384 f32 shape (Sigmoid, ELU, Mish: no
+## level-1 corpus workload computes them): leirc's host JIT against PyTorch
+## eager, one CPU, best of 3 processes each (bench/activation_bench.py; about
+## a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a second
+## leirc (an older build) in the same run, '--only REGEX' some of the rows.
+## By name.
 EXTRA_DIST += bench/activation_bench.py
 .PHONY: bench-activations
 bench-activations: leirc$(EXEEXT)
 	@echo "== activation workloads as the corpus writes them (bench/activation_bench.py)"
 	@grep -m1 'model name' /proc/cpuinfo; uptime
-	@'$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
+	@PYTHONPATH='$(srcdir)/python' '$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
 	  $(ACTIVATION_BENCH_ARGS) || test $$? -eq 77
 
 ## Issue 61 item 1: CPU time of verified --emit-steps before and after the
