@@ -1,7 +1,9 @@
-"""Activation workloads of the corpus as written: leirc's host JIT against PyTorch eager.
+"""Activation workloads of the corpus and the zoo as written: leirc's host JIT against PyTorch eager.
 
-For each level-1 corpus workload below, the host run time of the program as
-the corpus writes it (``leirc --print-cost --cost=measure --target=host``:
+For each level-1 corpus workload below, and each zoo model below imported
+with ``leir.from_torch`` at the corpus's activation shape (16x16384 f32: the
+zoo's own inputs, 8x64, take a few microseconds), the host run time of the
+program as the corpus (or the importer) writes it (``leirc --print-cost --cost=measure --target=host``:
 the median of timed runs, one CPU under taskset) and PyTorch eager's time for
 the same operation on tensors of the same shape (torch.set_num_threads(1),
 no_grad, best of REPS calls).  Each side is measured in PROCS fresh
@@ -9,7 +11,9 @@ processes and the best kept (PyTorch's time per call varies between
 processes).  With --before LEIRC2 a second leirc (e.g. an older build) is
 measured in the same run.
 
-    activation_bench.py LEIRC CORPUS [--before LEIRC2] [--procs P] [--reps R]
+    activation_bench.py LEIRC CORPUS [--before LEIRC2] [--procs P] [--reps R] [--only RE]
+
+The zoo workloads need the package ``leir`` (PYTHONPATH) and PyTorch.
 
 Prints a Markdown table: seconds per run and PyTorch / leirc (> 1: leirc is
 faster).  Exits 0; 77 when the corpus is absent.
@@ -21,9 +25,15 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 from typing import Dict, List, Optional
 
 WORKLOADS: List[str] = ["GELU", "Softplus", "Swish", "SELU", "Tanh", "MinGPTNewGelu"]
+
+# zoo models without a level-1 corpus workload: name -> the file under
+# testsuite/python/zoo whose Model is imported
+ZOO: Dict[str, str] = {"Sigmoid": "sigmoid", "ELU": "elu", "Mish": "mish"}
+ZOO_SHAPE: List[int] = [16, 16384]
 
 # PyTorch's eager spelling of each workload (x: the input)
 TORCH: Dict[str, str] = {
@@ -34,6 +44,9 @@ TORCH: Dict[str, str] = {
     "Tanh": "torch.tanh(x)",
     "MinGPTNewGelu": "0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi)"
                      " * (x + 0.044715 * torch.pow(x, 3.0))))",
+    "Sigmoid": "torch.sigmoid(x)",
+    "ELU": "torch.nn.functional.elu(x, alpha=0.5)",
+    "Mish": "torch.nn.functional.mish(x)",
 }
 
 CHILD = """
@@ -53,13 +66,34 @@ print(best)
 """
 
 
+def zoo_program(name: str, work: pathlib.Path) -> pathlib.Path:
+    """The zoo model behind ``name`` imported at ZOO_SHAPE, written under ``work``."""
+    import importlib.util
+
+    import torch
+    from leir.torch_import import from_torch
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "testsuite" / "python" / "zoo" / f"{ZOO[name]}.py"
+    spec = importlib.util.spec_from_file_location(ZOO[name], path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    model = mod.Model(*mod.get_init_inputs())
+    text = from_torch(model, [torch.randn(*ZOO_SHAPE)], name=name).text
+    prog = work / f"{name}.leir"
+    prog.write_text(text, encoding="utf-8")
+    return prog
+
+
 def leirc_time(leirc: str, prog: pathlib.Path, procs: int) -> Optional[float]:
     """Best over PROCS runs of leirc's measured median host run time."""
     best = None
+    decls = prog.with_suffix(".decls.json")
+    flags = ["--decls", str(decls)] if decls.is_file() else []
     for _ in range(procs):
         out = subprocess.run(
             ["taskset", "-c", "0", leirc, "--print-cost", "--cost=measure", "--target=host",
-             "--decls", str(prog.with_suffix(".decls.json")), str(prog)],
+             *flags, str(prog)],
             capture_output=True, text=True, check=False).stdout
         m = re.search(r"measured_seconds: (\S+)", out)
         if m:
@@ -94,6 +128,31 @@ def ratio(a: Optional[float], b: Optional[float]) -> str:
     return "-" if a is None or b is None or b == 0 else f"{a / b:.2f}"
 
 
+def row(args: argparse.Namespace, name: str, progs: pathlib.Path, work: pathlib.Path) -> str:
+    """One workload measured: its table row."""
+    if name in ZOO:
+        try:
+            prog = zoo_program(name, work)
+        except ImportError as e:  # no torch or no leir on the path
+            return f"| {name} (zoo) | - | not imported: {e} |"
+        shape = ZOO_SHAPE
+        label = f"{name} (zoo)"
+    else:
+        prog = progs / f"{name}.leir"
+        decls = json.loads(prog.with_suffix(".decls.json").read_text(encoding="utf-8"))
+        shape = decls["known_shapes"][0]
+        label = name
+    after = leirc_time(args.leirc, prog, args.procs)
+    before = leirc_time(args.before, prog, args.procs) if args.before else None
+    tt = torch_time(name, shape, args.procs, args.reps)
+    cells = [label, "x".join(map(str, shape))]
+    if args.before:
+        cells += [fmt(before), fmt(after), fmt(tt), ratio(tt, before), ratio(tt, after)]
+    else:
+        cells += [fmt(after), fmt(tt), ratio(tt, after)]
+    return "| " + " | ".join(cells) + " |"
+
+
 def main() -> int:
     """Measures every workload and prints the table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -102,6 +161,7 @@ def main() -> int:
     ap.add_argument("--before", help="a second leirc measured beside the first")
     ap.add_argument("--procs", type=int, default=3)
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--only", help="measure only the workloads whose name matches this regex")
     args = ap.parse_args()
     progs = pathlib.Path(args.corpus) / "programs" / "level1"
     if not progs.is_dir():
@@ -114,19 +174,11 @@ def main() -> int:
         sep = "|---|---|---|---|---|---|---|"
     print(head)
     print(sep)
-    for name in WORKLOADS:
-        prog = progs / f"{name}.leir"
-        decls = json.loads(prog.with_suffix(".decls.json").read_text(encoding="utf-8"))
-        shape = decls["known_shapes"][0]
-        after = leirc_time(args.leirc, prog, args.procs)
-        before = leirc_time(args.before, prog, args.procs) if args.before else None
-        tt = torch_time(name, shape, args.procs, args.reps)
-        cells = [name, "x".join(map(str, shape))]
-        if args.before:
-            cells += [fmt(before), fmt(after), fmt(tt), ratio(tt, before), ratio(tt, after)]
-        else:
-            cells += [fmt(after), fmt(tt), ratio(tt, after)]
-        print("| " + " | ".join(cells) + " |")
+    with tempfile.TemporaryDirectory(prefix="activation_bench.") as tmp:
+        for name in WORKLOADS + list(ZOO):
+            if args.only and not re.search(args.only, name):
+                continue
+            print(row(args, name, progs, pathlib.Path(tmp)))
     return 0
 
 

@@ -27,7 +27,7 @@ bench_sgemm_bench_LDADD = libleircore.la
 bench_sgemm_ceiling_SOURCES = bench/sgemm_ceiling.c bench/cpu_clock.h
 bench_compile_latency_SOURCES = bench/compile_latency.c
 bench_compile_latency_LDADD = libleircore.la
-EXTRA_DIST += bench/sgemm.sh bench/host_ab.sh
+EXTRA_DIST += bench/sgemm.sh bench/host_ab.sh bench/expf_range.sh
 .PHONY: bench-sgemm bench-compile
 bench: bench-sgemm bench-compile
 bench-sgemm: bench/sgemm_bench$(EXEEXT) bench/sgemm_ceiling$(EXEEXT) leirc$(EXEEXT)
@@ -367,17 +367,29 @@ mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
 	@./bench/mathlib_exhaustive --threads 2
 
 ## Issue 59: the activation workloads of the corpus as written (GELU,
-## Softplus, Swish, SELU, Tanh, MinGPTNewGelu): leirc's host JIT against
-## PyTorch eager, one CPU, best of 3 processes each (bench/activation_bench.py;
-## about a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a
-## second leirc (an older build) in the same run.  By name.
+## Softplus, Swish, SELU, Tanh, MinGPTNewGelu) and of the zoo as imported by
+## leir.from_torch at the same 16x16384 f32 shape (Sigmoid, ELU, Mish: no
+## level-1 corpus workload computes them): leirc's host JIT against PyTorch
+## eager, one CPU, best of 3 processes each (bench/activation_bench.py; about
+## a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a second
+## leirc (an older build) in the same run, '--only REGEX' some of the rows.
+## By name.
 EXTRA_DIST += bench/activation_bench.py
 .PHONY: bench-activations
 bench-activations: leirc$(EXEEXT)
 	@echo "== activation workloads as the corpus writes them (bench/activation_bench.py)"
 	@grep -m1 'model name' /proc/cpuinfo; uptime
-	@'$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
+	@PYTHONPATH='$(srcdir)/python' '$(PYTHON)' -u '$(srcdir)/bench/activation_bench.py' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' \
 	  $(ACTIVATION_BENCH_ARGS) || test $$? -eq 77
+
+## Issue 59 item 3: f32 exp's run time by the range of its argument (normal,
+## subnormal, zero and infinite results) and MinGPTNewGelu on N(0,1) and on
+## leirc's own random inputs (bench/expf_range.sh, bench/tvm_bench, best of
+## 21 runs; EXPF_RANGE_B=OTHER_BUILD adds a second build side by side).
+.PHONY: bench-expf-range
+bench-expf-range: leirc$(EXEEXT) bench/tvm_bench$(EXEEXT)
+	@echo "== f32 exp by argument range (bench/expf_range.sh)"
+	@LEIR_CORPUS='$(LEIR_CORPUS)' $(SHELL) '$(srcdir)/bench/expf_range.sh' . $(EXPF_RANGE_B) || test $$? -eq 77
 
 ## Issue 61 item 1: CPU time of verified --emit-steps before and after the
 ## repeated work was removed (--steps-cache, the verdict memo): per program

@@ -264,7 +264,8 @@ static const CuMathChunk cu_math_chunks[] = {
      "};\n"
      "static __device__ float leir_expf(float x) {\n"
      "  float c = x > 89.0f ? 89.0f : x;\n"
-     "  c = c < -104.0f ? -104.0f : c;\n"
+     "  bool zero = c < -104.0f;\n"
+     "  c = zero ? -104.0f : c;\n"
      "  float t = fmaf(c, 0x1.715476p+0f, 0x1.8p23f);\n"
      "  float kf = t - 0x1.8p23f;\n"
      "  uint32_t tb = bits32(t);\n"
@@ -278,7 +279,7 @@ static const CuMathChunk cu_math_chunks[] = {
      "  float sl = (1.0f - sh) + r;\n"
      "  float s = sh + (sl + c2);\n"
      "  float s1 = flt((h + 0xda60007fu) << 23);\n"
-     "  float s2 = flt((tb - h + 0xda60007fu) << 23);\n"
+     "  float s2 = zero ? 0.0f : flt((tb - h + 0xda60007fu) << 23);\n"
      "  float y = __fmul_rn(__fmul_rn(s, s1), s2);\n"
      "  return x != x ? x : y;\n"
      "}\n"},

@@ -203,7 +203,8 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   V one = kfl(e, 1.0f), shift = kfl(e, LEIR_MF_SHIFT);
   V hi = kfl(e, LEIR_MF_EXPF_HI), lo = kfl(e, LEIR_MF_EXPF_LO);
   V c = sel(e, fcmp(e, LLVMRealOGT, x, hi), hi, x);
-  c = sel(e, fcmp(e, LLVMRealOLT, c, lo), lo, c);
+  V zero = fcmp(e, LLVMRealOLT, c, lo);
+  c = sel(e, zero, lo, c);
   V t = fma_(e, c, kfl(e, LEIR_MF_INVLN2), shift);
   V kk = sub(e, t, shift);
   V tb = cast(e, t, e->i32);
@@ -218,6 +219,7 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   V sv = add(e, sh, add(e, sl, c2));
   V s1 = cast(e, shl(e, iadd(e, h, ku(e, LEIR_MF_EXPF_E)), ku(e, 23)), e->f32);
   V s2 = cast(e, shl(e, iadd(e, isub(e, tb, h), ku(e, LEIR_MF_EXPF_E)), ku(e, 23)), e->f32);
+  s2 = sel(e, zero, kfl(e, 0.0f), s2); /* +0 below EXPF_LO without a tiny product */
   V y = mul(e, mul(e, sv, s1), s2);
   return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
 }

@@ -91,7 +91,7 @@
  * fma, integers are int32; constants LEIR_MF_*, tables leir_mf_*_poly,
  * hornerf(P, v) as horner in f32, flt() the bit cast to f32.
  * leir_expf(x):
- *   c = x > EXPF_HI ? EXPF_HI : x;  c = c < EXPF_LO ? EXPF_LO : c
+ *   c = x > EXPF_HI ? EXPF_HI : x;  zero = c < EXPF_LO;  c = zero ? EXPF_LO : c
  *   t = fmaf(c, INVLN2, SHIFT);  kf = t - SHIFT   (k = kf = bits(t) - bits(SHIFT))
  *   tb = bits(t);  h = tb >> 1                         (u32; bits(SHIFT) is even)
  *   rh = fmaf(kf, -LN2H, c)                              (exact)
@@ -99,12 +99,15 @@
  *   p = hornerf(expf_poly, r)                      (~(e^r - 1 - r)/r^2)
  *   c2 = fmaf(r * r, p, fmaf(dr, r, dr))
  *   sh = 1 + r;  sl = (1 - sh) + r;  s = sh + (sl + c2)
- *   s1 = flt((h + EXPF_E) << 23);  s2 = flt((tb - h + EXPF_E) << 23)   (u32)
+ *   s1 = flt((h + EXPF_E) << 23);  s2 = zero ? 0 : flt((tb - h + EXPF_E) << 23)   (u32)
  *   y = (s * s1) * s2;  result x != x ? x : y
  *   (EXPF_E = 127 - bits(SHIFT)/2 mod 2^32: s1 = 2^k1 with k1 = floor(k/2),
  *   s2 = 2^(k - k1).)
  *   k in [-150, 128]: +inf from EXPF_HI = 89 on, 0 from EXPF_LO = -104
  *   down, subnormals from the last product (s was rounded once before it).
+ *   Below EXPF_LO the product s 2^-150 (s < 1) would round to +0 as well;
+ *   s2 = 0 gives that +0 without a tiny product, which costs AMD Zen 3 a
+ *   slow path (about 25 cycles a vector: bench/expf_range.sh).
  *   Over every f32 input (bench/mathlib_exhaustive): max 0.757849 ulp (at
  *   -0x1.5ecadp+6, a subnormal result: the double rounding), 0.600571 ulp
  *   for x > -87.33 (normal results); 2029142 results not correctly rounded.
@@ -547,7 +550,8 @@ const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N] = {
 
 float leir_expf(float x) {
   float c = x > LEIR_MF_EXPF_HI ? LEIR_MF_EXPF_HI : x;
-  c = c < LEIR_MF_EXPF_LO ? LEIR_MF_EXPF_LO : c;
+  bool zero = c < LEIR_MF_EXPF_LO;
+  c = zero ? LEIR_MF_EXPF_LO : c;
   float t = fmaf(c, LEIR_MF_INVLN2, LEIR_MF_SHIFT);
   float kf = t - LEIR_MF_SHIFT;
   uint32_t tb = bits32(t);
@@ -561,7 +565,7 @@ float leir_expf(float x) {
   float sl = (1.0f - sh) + r;
   float s = sh + (sl + c2);
   float s1 = flt((h + LEIR_MF_EXPF_E) << 23);
-  float s2 = flt((tb - h + LEIR_MF_EXPF_E) << 23);
+  float s2 = zero ? 0.0f : flt((tb - h + LEIR_MF_EXPF_E) << 23);
   float y = (s * s1) * s2;
   return x != x ? x : y;
 }

@@ -142,6 +142,7 @@ static const double specials[] = {
     -708.4,   88.72,    -103.97,    6.0,     5.9,        1.0 - 0x1p-53,
     1.0 + 0x1p-52, 64.0, 65.0,     -64.0,   0.25,       1e-300,  1e300,
     0x1p-1074, 0x1p1023, 1e-20,    -1e-20,  100.5,      -7.0,
+    -104.0,   -0x1.a00002p+6, -0x1.9fcp+6, /* f32 exp's EXPF_LO, just below, just above */
 };
 #define N_SPECIALS (sizeof specials / sizeof *specials)
 
