@@ -160,6 +160,27 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
   return a;
 }
 
+/* The after's run when its trailing nests may be left out (driver/incr.c,
+ * drv_incr_tail): b run, then its tail taken from the before's run `a` or
+ * run on b's values; done: drv_incr_tail_finish's result. */
+typedef struct TailRun {
+  LeirCtx *ctx;
+  bool jit;
+  InterpProg *a;
+  const DrvTail *tail;
+  const InterpOptions *io;
+  InterpBufPool *pool;
+  int done;
+} TailRun;
+
+static bool tail_runner(void *arg, InterpProg *b) {
+  TailRun *tr = arg;
+  if (!(tr->jit ? drv_jit_runner(tr->ctx, b) : interp_run(b))) return false;
+  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->io, tr->pool, tr->jit ? drv_jit_runner : NULL,
+                                  tr->ctx);
+  return tr->done >= 0;
+}
+
 /* A pair run: the program before (before_ran) and the one after, b, on
  * the same inputs, compared as the interpreter's runs are
  * (interp_compare_ran_with, as interp_compare_progs and
@@ -175,12 +196,21 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
      values the before's run left (driver/incr.c; *bp, the whole after,
      compiled: the same errors) */
   DrvIncr inc = {0, after, NULL};
-  if (a && drv_incr_plan(ctx, o, before, after, tmps, &inc)) {
-    InterpBufPool *pool = mem ? &mem->pool : NULL;
+  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL};
+  InterpBufPool *pool = mem ? &mem->pool : NULL;
+  if (a) {
+    drv_incr_plan(ctx, o, before, after, tmps, &inc);
+    drv_incr_tail(ctx, o, before, after, tmps, &inc, &tail);
+  }
+  if (a && (inc.skip || tail.skip)) {
     interp_free(*bp); /* its buffers to the pool, for the new one */
-    InterpProg *s = interp_new_pooled(ctx, inc.prog, &io, pool);
-    if (s) drv_incr_load(&inc, a, s);
-    else s = interp_new_pooled(ctx, after, &io, pool);
+    InterpProg *s = interp_new_pooled(ctx, tail.prog, &io, pool);
+    if (s) {
+      drv_incr_load(&inc, a, s);
+    } else {
+      s = interp_new_pooled(ctx, after, &io, pool);
+      tail.skip = 0;
+    }
     *bp = s;
   }
   if (a) drv_incr_stats(&inc, after);
@@ -194,8 +224,11 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
     return "the program after does not compile";
   }
   InterpDiff d;
+  TailRun tr = {ctx, jit, a, &tail, &io, pool, 0};
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
-                                   jit ? drv_jit_runner : NULL, ctx, &d);
+                                   tail.skip ? tail_runner : jit ? drv_jit_runner : NULL, tail.skip ? (void *)&tr : ctx,
+                                   &d);
+  if (tail.skip) drv_incr_tail_stats(&tail, tr.done, after);
   interp_free(a);
   if (rc != 0) return jit ? "the program after fails on the host JIT" : "the program after fails to run";
   r->execute = true;
