@@ -51,6 +51,7 @@
 typedef struct EvalMem {
   StepsOuts outs;
   InterpBufPool pool;
+  bool keep; /* a later record of the worker's share has the same before */
 } EvalMem;
 
 typedef struct EvalOut {
@@ -132,11 +133,15 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
  * driver/steps_cache.h) for an earlier record of this worker, as a model's
  * predictions for one program share their before (*tmps false when its
  * intermediates were not kept).  NULL, *failed set to 1 when it does not
- * fit in memory, 2 when it fails. */
+ * fit in memory, 2 when it fails.  With a prefix (the before's nests but
+ * its trailing ones, which cannot fail: drv_incr_tail) and no outputs
+ * kept, only the prefix runs (*partial set; not kept for later records). */
 static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
-                              bool jit, EvalMem *mem, int *failed, bool *tmps) {
+                              bool jit, EvalMem *mem, int *failed, bool *tmps, const IrProgram *prefix,
+                              bool *partial) {
   *tmps = true;
-  InterpProg *a = interp_new_pooled(ctx, before, io, mem ? &mem->pool : NULL);
+  *partial = false;
+  InterpProg *a = interp_new_pooled(ctx, prefix ? prefix : before, io, mem ? &mem->pool : NULL);
   StepsOuts *outs = mem ? &mem->outs : NULL;
   if (!a) {
     *failed = 1;
@@ -156,7 +161,9 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
     *failed = 2;
     return NULL;
   }
-  if (keyed) steps_outs_store(outs, &k, a);
+  *partial = prefix != NULL;
+  if (keyed && !prefix) steps_outs_store(outs, &k, a); /* it takes the key over */
+  else steps_key_free(&k);
   return a;
 }
 
@@ -165,7 +172,7 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
  * run on b's values; done: drv_incr_tail_finish's result. */
 typedef struct TailRun {
   LeirCtx *ctx;
-  bool jit;
+  bool jit, partial; /* partial: `a` ran without its tail */
   InterpProg *a;
   const DrvTail *tail;
   const InterpOptions *io;
@@ -176,8 +183,8 @@ typedef struct TailRun {
 static bool tail_runner(void *arg, InterpProg *b) {
   TailRun *tr = arg;
   if (!(tr->jit ? drv_jit_runner(tr->ctx, b) : interp_run(b))) return false;
-  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->io, tr->pool, tr->jit ? drv_jit_runner : NULL,
-                                  tr->ctx);
+  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->partial, tr->io, tr->pool,
+                                  tr->jit ? drv_jit_runner : NULL, tr->ctx);
   return tr->done >= 0;
 }
 
@@ -190,15 +197,22 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
                             InterpProg **bp, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
   InterpOptions io = {false, jit ? 0 : eval_budget(o)};
   int failed = 0;
-  bool tmps = true;
-  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps);
-  /* the after from its first nest that differs from the before's, on the
-     values the before's run left (driver/incr.c; *bp, the whole after,
-     compiled: the same errors) */
+  bool tmps = true, partial = false;
+  /* the after from its first nest that differs from the before, on the
+     values the before's run left, without its trailing nests like the
+     before's (driver/incr.c; *bp, the whole after, compiled: the same
+     errors); when no later record of the worker has this before, its
+     trailing nests are not run either unless the after's must run */
   DrvIncr inc = {0, after, NULL};
-  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL};
+  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false};
   InterpBufPool *pool = mem ? &mem->pool : NULL;
-  if (a) {
+  const IrProgram *prefix = NULL;
+  if (!(mem && mem->keep)) {
+    drv_incr_plan(ctx, o, before, after, true, &inc);
+    if (drv_incr_tail(ctx, o, before, after, true, &inc, &tail) && tail.bsafe) prefix = tail.bprog;
+  }
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps, prefix, &partial);
+  if (a && !partial) {
     drv_incr_plan(ctx, o, before, after, tmps, &inc);
     drv_incr_tail(ctx, o, before, after, tmps, &inc, &tail);
   }
@@ -224,12 +238,14 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
     return "the program after does not compile";
   }
   InterpDiff d;
-  TailRun tr = {ctx, jit, a, &tail, &io, pool, 0};
+  TailRun tr = {ctx, jit, partial, a, &tail, &io, pool, 0};
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
                                    tail.skip ? tail_runner : jit ? drv_jit_runner : NULL, tail.skip ? (void *)&tr : ctx,
                                    &d);
   if (tail.skip) drv_incr_tail_stats(&tail, tr.done, after);
   interp_free(a);
+  if (rc != 0 && tr.done == -2)
+    return jit ? "the program before fails on the host JIT" : "the program before fails to run";
   if (rc != 0) return jit ? "the program after fails on the host JIT" : "the program after fails to run";
   r->execute = true;
   r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, jit));
@@ -716,13 +732,35 @@ typedef struct Worker {
   size_t len, cap;
 } Worker;
 
+/* A hash of a record's "before" text (0: none; never 0 otherwise). */
+static uint64_t before_hash(const char *line) {
+  json_t *j = json_loads(line, 0, NULL);
+  const char *s = json_is_object(j) ? json_string_value(json_object_get(j, "before")) : NULL;
+  uint64_t h = 0;
+  if (s) {
+    h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    h |= 1;
+  }
+  json_decref(j);
+  return h;
+}
+
 static void worker_main(const DrvOptions *o, const Input *in, int nw, long from, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   EvalMem mem;
   memset(&mem, 0, sizeof mem);
+  /* the hash of each record's before in this share: a program before is
+     run in full and kept only when a later record has it (the same text) */
+  long cnt = from < in->n ? (in->n - from + nw - 1) / nw : 0;
+  uint64_t *hs = calloc((size_t)cnt + 1, sizeof *hs);
+  for (long i = 0; hs && i < cnt; i++) hs[i] = before_hash(in->line[from + i * nw]);
   for (long k = from; k < in->n; k += nw) {
+    long i = (k - from) / nw;
+    mem.keep = !hs;
+    for (long j = i + 1; hs && hs[i] && j < cnt && !mem.keep; j++) mem.keep = hs[j] == hs[i];
     alarm(limit);
     char *s = eval_line(o, in->line[k], in->num[k], out, k, &mem);
     alarm(0);
@@ -730,6 +768,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
     fflush(out);
     free(s);
   }
+  free(hs);
   steps_outs_free(&mem.outs);
   interp_pool_free(&mem.pool);
   fclose(out);

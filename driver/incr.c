@@ -24,6 +24,7 @@
 #include "driver/driver.h"
 
 #include "interp/check.h"
+#include "ir/range.h"
 #include "interp/interp.h"
 
 #include <stdio.h>
@@ -189,14 +190,41 @@ void drv_incr_stats(const DrvIncr *r, const IrProgram *after) {
  * before's final value, which is its value where the before's tail starts
  * (the tail does not write it), and known (an intermediate's is not when
  * the before's outputs came without them: such a tail is not skipped). */
+/* Whether every reference of n (nested reads included) is provably in
+ * range (ir_expr_in_bounds): n cannot stop a run. */
+static void ref_in_bounds(IrExpr *e, void *user) {
+  bool *ok = user;
+  if (e->kind != E_REF || !e->u.ref->tensor) return;
+  const IrRef *r = e->u.ref;
+  for (int d = 0; d < r->nsub; d++)
+    if (d >= r->tensor->rank || !ir_expr_in_bounds(r->sub[d], r->tensor->shape[d])) *ok = false;
+}
+
+static bool nest_in_bounds(const IrNest *n) {
+  bool ok = true;
+  for (int i = 0; i < n->nitems && ok; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      ok = nest_in_bounds(n->items[i].u.nest);
+      continue;
+    }
+    const IrStmt *s = n->items[i].u.stmt;
+    IrExpr lhs = {.kind = E_REF};
+    lhs.u.ref = s->lhs;
+    ir_walk_expr(&lhs, ref_in_bounds, &ok);
+    ir_walk_expr(s->rhs, ref_in_bounds, &ok);
+  }
+  return ok;
+}
+
 bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    const DrvIncr *r, DrvTail *t) {
   memset(t, 0, sizeof *t);
   t->prog = r->prog;
   if (o->steps.no_incremental || ctx->unsafe_math) return false;
   int na = before->nnests, nb = after->nnests, nt = after->ntensors, lead = r->skip;
-  /* at most the nests after the leading skip but one: something runs */
-  int lim = nb - lead - 1 < na ? nb - lead - 1 : na, t0 = 0;
+  /* at most the nests after the leading skip but one (something runs),
+     and none of the before's leading nests */
+  int lim = nb - lead - 1 < na - lead ? nb - lead - 1 : na - lead, t0 = 0;
   if (lim < 1) return false;
   size_t sa = (size_t)nt + 1, sb = (size_t)before->ntensors + 1;
   unsigned char *m = calloc(sa, 1), *w = calloc(sa, 1), *am = calloc(sa, 1), *aw = calloc(sa, 1),
@@ -233,13 +261,33 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
     *rest = *after;
     rest->nnests = k;
     rest->nests = after->nests + nb - k;
+    IrProgram *bq = arena_alloc(&ctx->arena, sizeof *bq), *brest = arena_alloc(&ctx->arena, sizeof *brest);
+    *bq = *before;
+    bq->nnests = na - k;
+    *brest = *before;
+    brest->nnests = k;
+    brest->nests = before->nests + na - k;
+    t->bprog = bq;
+    t->brest = brest;
+    t->bment = arena_alloc(&ctx->arena, sb);
+    t->btake = arena_alloc(&ctx->arena, sb);
+    memset(t->bment, 0, sb);
+    memset(t->btake, 0, sb);
+    t->bsafe = true;
+    for (int x = 0; x < nt; x++) {
+      const IrTensor *y = ir_find_tensor(before, after->tensors[x]->name);
+      if (!m[x] || !y) continue;
+      t->bment[y->id] = 1;
+      t->btake[y->id] = w[x] && y->role == ROLE_OUT;
+    }
+    for (int i = na - k; i < na; i++) t->bsafe &= nest_in_bounds(before->nests[i]);
     t->check = arena_alloc(&ctx->arena, sa);
     t->take = arena_alloc(&ctx->arena, sa);
     t->ment = arena_alloc(&ctx->arena, sa);
-    t->all = arena_alloc(&ctx->arena, sa);
+    t->all = arena_alloc(&ctx->arena, sa > sb ? sa : sb);
     memcpy(t->check, ck, sa);
     memcpy(t->ment, m, sa);
-    memset(t->all, 1, sa);
+    memset(t->all, 1, sa > sb ? sa : sb);
     for (int x = 0; x < nt; x++) t->take[x] = w[x] && after->tensors[x]->role == ROLE_OUT;
     t->prog = q;
     t->rest = rest;
@@ -257,8 +305,27 @@ out:
   return t->skip > 0;
 }
 
-int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpProg *b, const InterpOptions *io,
-                         InterpBufPool *pool, InterpRunner run, void *arg) {
+/* x's tail (rest, a program over x's tensors) run on the values x holds:
+ * what it mentions copied into a program of its own, every tensor kept, the
+ * outputs it writes copied back.  False when it fails. */
+static bool run_rest(LeirCtx *ctx, const IrProgram *rest, const unsigned char *ment, const unsigned char *take,
+                     const unsigned char *all, InterpProg *x, const InterpOptions *io, InterpBufPool *pool,
+                     InterpRunner run, void *arg) {
+  InterpProg *s = interp_new_pooled(ctx, rest, io, pool);
+  if (!s) return false;
+  int n = interp_ntensors(x);
+  for (int i = 0; i < n; i++)
+    if (ment[i]) memcpy(interp_buf(s, i)->data, interp_buf(x, i)->data, interp_buf(x, i)->nbytes);
+  interp_set_kept(s, all);
+  bool ok = run ? run(arg, s) : interp_run(s);
+  for (int i = 0; i < n && ok; i++)
+    if (take[i]) memcpy(interp_buf(x, i)->data, interp_buf(s, i)->data, interp_buf(x, i)->nbytes);
+  interp_free(s);
+  return ok;
+}
+
+int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpProg *b, bool partial,
+                         const InterpOptions *io, InterpBufPool *pool, InterpRunner run, void *arg) {
   int n = interp_ntensors(b);
   bool same = true;
   for (int i = 0; i < n && same; i++) {
@@ -267,24 +334,18 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpPr
     same = x && x->nbytes == y->nbytes && !memcmp(x->data, y->data, y->nbytes);
   }
   if (same) {
-    for (int i = 0; i < n; i++) {
+    /* a partial before holds what the tail writes at its initial value,
+       as b does: the same bits, as after both tails */
+    for (int i = 0; i < n && !partial; i++) {
       if (!t->take[i]) continue;
       InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
       if (x && x->nbytes == y->nbytes) memcpy(y->data, x->data, y->nbytes);
     }
     return 1;
   }
-  /* the tail run on the values the after's run left */
-  InterpProg *s = interp_new_pooled(ctx, t->rest, io, pool);
-  if (!s) return -1;
-  for (int i = 0; i < n; i++)
-    if (t->ment[i]) memcpy(interp_buf(s, i)->data, interp_buf(b, i)->data, interp_buf(b, i)->nbytes);
-  interp_set_kept(s, t->all);
-  bool ok = run ? run(arg, s) : interp_run(s);
-  for (int i = 0; i < n && ok; i++)
-    if (t->take[i]) memcpy(interp_buf(b, i)->data, interp_buf(s, i)->data, interp_buf(b, i)->nbytes);
-  interp_free(s);
-  return ok ? 0 : -1;
+  /* the tails run on the values the runs left */
+  if (partial && !run_rest(ctx, t->brest, t->bment, t->btake, t->all, a, io, pool, run, arg)) return -2;
+  return run_rest(ctx, t->rest, t->ment, t->take, t->all, b, io, pool, run, arg) ? 0 : -1;
 }
 
 void drv_incr_tail_stats(const DrvTail *t, int done, const IrProgram *after) {
