@@ -300,6 +300,9 @@ typedef struct DrvTail {
   const IrProgram *bprog, *brest;
   unsigned char *bment, *btake;
   bool bsafe;
+  /* kept marks: prog's kept (drv_incr_load's) and every tensor it does not
+     mention, bprog's, every tensor it does not mention (zero, not reset) */
+  unsigned char *keep, *bkeep;
 } DrvTail;
 bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    const DrvIncr *r, DrvTail *t);

@@ -135,13 +135,15 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
  * intermediates were not kept).  NULL, *failed set to 1 when it does not
  * fit in memory, 2 when it fails.  With a prefix (the before's nests but
  * its trailing ones, which cannot fail: drv_incr_tail) and no outputs
- * kept, only the prefix runs (*partial set; not kept for later records). */
+ * kept, only the prefix runs (*partial set; not kept for later records),
+ * the tensors prefix_keep marks (those it does not mention) not reset. */
 static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
                               bool jit, EvalMem *mem, int *failed, bool *tmps, const IrProgram *prefix,
-                              bool *partial) {
+                              const unsigned char *prefix_keep, bool *partial) {
   *tmps = true;
   *partial = false;
   InterpProg *a = interp_new_pooled(ctx, prefix ? prefix : before, io, mem ? &mem->pool : NULL);
+  if (a && prefix) interp_set_kept(a, prefix_keep);
   StepsOuts *outs = mem ? &mem->outs : NULL;
   if (!a) {
     *failed = 1;
@@ -204,23 +206,27 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
      errors); when no later record of the worker has this before, its
      trailing nests are not run either unless the after's must run */
   DrvIncr inc = {0, after, NULL};
-  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false};
+  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL};
   InterpBufPool *pool = mem ? &mem->pool : NULL;
   const IrProgram *prefix = NULL;
   if (!(mem && mem->keep)) {
     drv_incr_plan(ctx, o, before, after, true, &inc);
     if (drv_incr_tail(ctx, o, before, after, true, &inc, &tail) && tail.bsafe) prefix = tail.bprog;
   }
-  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps, prefix, &partial);
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps, prefix, tail.bkeep, &partial);
   if (a && !partial) {
     drv_incr_plan(ctx, o, before, after, tmps, &inc);
     drv_incr_tail(ctx, o, before, after, tmps, &inc, &tail);
   }
   if (a && (inc.skip || tail.skip)) {
     interp_free(*bp); /* its buffers to the pool, for the new one */
+    /* with the tail left out, fresh buffers: what the run does not mention
+       is never touched (a buffer from the pool is zeroed when taken) */
+    if (tail.skip && pool) interp_pool_free(pool);
     InterpProg *s = interp_new_pooled(ctx, tail.prog, &io, pool);
     if (s) {
       drv_incr_load(&inc, a, s);
+      if (tail.skip) interp_set_kept(s, tail.keep);
     } else {
       s = interp_new_pooled(ctx, after, &io, pool);
       tail.skip = 0;

@@ -281,6 +281,16 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
       t->btake[y->id] = w[x] && y->role == ROLE_OUT;
     }
     for (int i = na - k; i < na; i++) t->bsafe &= nest_in_bounds(before->nests[i]);
+    /* what the runs of prog and bprog do not mention stays zero: not reset */
+    t->keep = arena_alloc(&ctx->arena, sa);
+    t->bkeep = arena_alloc(&ctx->arena, sb);
+    memset(am, 0, sa);
+    memset(bm, 0, sb);
+    Marks kq = {am, NULL}, kp = {bm, NULL};
+    for (int i = lead; i < nb - k; i++) mark_nest(after->nests[i], &kq);
+    for (int i = 0; i < na - k; i++) mark_nest(before->nests[i], &kp);
+    for (int x = 0; x < nt; x++) t->keep[x] = !am[x] || (lead && r->kept[x]);
+    for (int y = 0; y < before->ntensors; y++) t->bkeep[y] = !bm[y];
     t->check = arena_alloc(&ctx->arena, sa);
     t->take = arena_alloc(&ctx->arena, sa);
     t->ment = arena_alloc(&ctx->arena, sa);
