@@ -303,6 +303,7 @@ typedef struct DrvTail {
   /* kept marks: prog's kept (drv_incr_load's) and every tensor it does not
      mention, bprog's, every tensor it does not mention (zero, not reset) */
   unsigned char *keep, *bkeep;
+  unsigned char *need; /* the kept tensors prog, the tail or a comparison reads */
 } DrvTail;
 bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    const DrvIncr *r, DrvTail *t);
@@ -310,6 +311,10 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, struct InterpProg *a, s
                          const struct InterpOptions *io, struct InterpBufPool *pool,
                          bool (*run)(void *arg, struct InterpProg *ip), void *arg);
 void drv_incr_tail_stats(const DrvTail *t, int done, const IrProgram *after);
+/* drv_incr_load for a b made from t->prog: only the kept tensors that
+ * t->prog, the tail or the comparison reads are copied (the others stay
+ * zero, never touched), and t->keep marks b's kept tensors. */
+void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, struct InterpProg *a, struct InterpProg *b);
 
 /* driver/jobs.c: -j N.  Computes items 0..n-1 over nw forked worker
  * processes: fn(arg, i, out, diag) writes item i's output and diagnostics

@@ -206,7 +206,7 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
      errors); when no later record of the worker has this before, its
      trailing nests are not run either unless the after's must run */
   DrvIncr inc = {0, after, NULL};
-  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL};
+  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, NULL};
   InterpBufPool *pool = mem ? &mem->pool : NULL;
   const IrProgram *prefix = NULL;
   if (!(mem && mem->keep)) {
@@ -224,9 +224,10 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
        is never touched (a buffer from the pool is zeroed when taken) */
     if (tail.skip && pool) interp_pool_free(pool);
     InterpProg *s = interp_new_pooled(ctx, tail.prog, &io, pool);
-    if (s) {
+    if (s && tail.skip) {
+      drv_incr_tail_load(&inc, &tail, a, s);
+    } else if (s) {
       drv_incr_load(&inc, a, s);
-      if (tail.skip) interp_set_kept(s, tail.keep);
     } else {
       s = interp_new_pooled(ctx, after, &io, pool);
       tail.skip = 0;

@@ -289,7 +289,12 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
     Marks kq = {am, NULL}, kp = {bm, NULL};
     for (int i = lead; i < nb - k; i++) mark_nest(after->nests[i], &kq);
     for (int i = 0; i < na - k; i++) mark_nest(before->nests[i], &kp);
-    for (int x = 0; x < nt; x++) t->keep[x] = !am[x] || (lead && r->kept[x]);
+    t->need = arena_alloc(&ctx->arena, sa);
+    for (int x = 0; x < nt; x++) {
+      t->keep[x] = !am[x] || (lead && r->kept[x]);
+      /* a kept tensor prog, the tail or the comparison reads */
+      t->need[x] = lead && r->kept[x] && (am[x] || m[x] || after->tensors[x]->role == ROLE_OUT);
+    }
     for (int y = 0; y < before->ntensors; y++) t->bkeep[y] = !bm[y];
     t->check = arena_alloc(&ctx->arena, sa);
     t->take = arena_alloc(&ctx->arena, sa);
@@ -356,6 +361,15 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpPr
   /* the tails run on the values the runs left */
   if (partial && !run_rest(ctx, t->brest, t->bment, t->btake, t->all, a, io, pool, run, arg)) return -2;
   return run_rest(ctx, t->rest, t->ment, t->take, t->all, b, io, pool, run, arg) ? 0 : -1;
+}
+
+void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, InterpProg *a, InterpProg *b) {
+  for (int i = 0; r->skip && i < interp_ntensors(b); i++) {
+    if (!t->need[i]) continue;
+    InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
+    if (x && x->nbytes == y->nbytes) memcpy(y->data, x->data, y->nbytes);
+  }
+  interp_set_kept(b, t->keep);
 }
 
 void drv_incr_tail_stats(const DrvTail *t, int done, const IrProgram *after) {

@@ -78,6 +78,11 @@ static const char tin[] = HDR N_SUM N_DBL N_INPLACE N_OUTT;
 static const char tin_wrong[] =
     HDR "L^{4}_{a=0}L^{6}_{c=0}[T^{f32,g}_{a}=T^{f32,g}_{a}+A^{f32,g}_{a,c}*2.0;];\n" N_DBL N_INPLACE N_OUTT;
 
+/* W (read by nothing after its nest), T, D (changed), C: W is kept but
+   not needed by the rest of the after's run */
+static const char wtdc[] = HDR N_W N_SUM N_DBL N_OUT;
+static const char wtdc_mid[] = HDR N_W N_SUM "L^{4}_{a=0}[D^{f32,g}_{a}=2.0*T^{f32,g}_{a};];\n" N_OUT;
+
 /* the last nest reads D at an index read from the input I: it may stop a
    run (out of range), so the before's tail is not safe to leave out */
 #define HDRI "%in    A : f32[4,6]\n%in    I : i64[4]\n%out   C : f32[4]\n"
@@ -177,7 +182,7 @@ static unsigned char *tail_outputs(Prog *pr, InterpProg *a, const DrvIncr *r, co
   InterpProg *b = interp_new(&pr->ctx, t->prog, NULL);
   assert_non_null(b);
   interp_random_inputs(b, 0, NULL);
-  drv_incr_load(r, a, b);
+  drv_incr_tail_load(r, t, a, b);
   assert_true(jit ? cg_run_host_interp(&pr->ctx, b) : interp_run(b));
   *done = drv_incr_tail_finish(&pr->ctx, t, a, b, false, NULL, NULL, jit ? jit_run : NULL, &pr->ctx);
   unsigned char *v = outs_of(b, n);
@@ -243,7 +248,7 @@ static void check_tail(const char *before, const char *after, int lead, int tail
     InterpProg *b = interp_new(&pa.ctx, t.prog, NULL);
     assert_non_null(b);
     interp_random_inputs(b, 0, NULL);
-    drv_incr_load(&r, ap, b);
+    drv_incr_tail_load(&r, &t, ap, b);
     assert_true(jit ? cg_run_host_interp(&pa.ctx, b) : interp_run(b));
     assert_int_equal(drv_incr_tail_finish(&pa.ctx, &t, ap, b, true, NULL, NULL, jit ? jit_run : NULL, &pa.ctx), done);
     size_t n3, n4;
@@ -282,6 +287,27 @@ static void test_tail(void **state) {
   /* the first nest wrong, the trailing nests read and rewrite T: only
      the last nest, and it runs */
   check_tail(tin, tin_wrong, 0, 1, "T", "C", 0, true);
+  check_tail(wtdc, wtdc_mid, 2, 1, "D", "C", 1, false);
+  /* of the kept W and T, only T is read by the rest (W stays zero) */
+  Prog pb, pa;
+  assert_true(prog_load(&pb, wtdc));
+  assert_true(prog_load(&pa, wtdc_mid));
+  DrvOptions o;
+  opts(&o);
+  DrvIncr r;
+  DrvTail t;
+  drv_incr_plan(&pa.ctx, &o, pb.p, pa.p, true, &r);
+  assert_true(drv_incr_tail(&pa.ctx, &o, pb.p, pa.p, true, &r, &t));
+  char names[256];
+  names_of(pa.p, r.kept, names);
+  assert_string_equal(names, "W T");
+  names_of(pa.p, t.need, names);
+  assert_string_equal(names, "T");
+  /* not reset: A and C (not mentioned by prog), W and T (kept) */
+  names_of(pa.p, t.keep, names);
+  assert_string_equal(names, "A C W T");
+  prog_free(&pa);
+  prog_free(&pb);
 }
 
 /* Leaving out the three trailing nests of tin_wrong (which read T, written
