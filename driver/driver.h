@@ -290,7 +290,8 @@ void drv_incr_stats(const DrvIncr *r, const IrProgram *after);
  * run(arg, .) (NULL: the interpreter; 0), -1 when that fails.  partial: `a`
  * ran t->bprog only (its tail, when the bits differ, is run on it first;
  * -2 when that fails).  drv_incr_tail_stats: "tail SKIP NESTS SKIPPED_WORK
- * WORK" (LEIRC_INCR_STATS; SKIPPED_WORK 0 when the tail ran). */
+ * WORK BEFORE_SKIPPED_WORK" (LEIRC_INCR_STATS; SKIPPED_WORK 0 when the tail
+ * ran, BEFORE_SKIPPED_WORK 0 unless the before's tail never ran). */
 struct InterpOptions;
 struct InterpBufPool;
 typedef struct DrvTail {
@@ -310,7 +311,7 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
 int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, struct InterpProg *a, struct InterpProg *b, bool partial,
                          const struct InterpOptions *io, struct InterpBufPool *pool,
                          bool (*run)(void *arg, struct InterpProg *ip), void *arg);
-void drv_incr_tail_stats(const DrvTail *t, int done, const IrProgram *after);
+void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgram *after);
 /* drv_incr_load for a b made from t->prog: only the kept tensors that
  * t->prog, the tail or the comparison reads are copied (the others stay
  * zero, never touched), and t->keep marks b's kept tensors. */

@@ -249,7 +249,7 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
                                    tail.skip ? tail_runner : jit ? drv_jit_runner : NULL, tail.skip ? (void *)&tr : ctx,
                                    &d);
-  if (tail.skip) drv_incr_tail_stats(&tail, tr.done, after);
+  if (tail.skip) drv_incr_tail_stats(&tail, tr.done, partial, after);
   interp_free(a);
   if (rc != 0 && tr.done == -2)
     return jit ? "the program before fails on the host JIT" : "the program before fails to run";
@@ -753,21 +753,48 @@ static uint64_t before_hash(const char *line) {
   return h;
 }
 
+typedef struct HashAt {
+  uint64_t h;
+  long i;
+} HashAt;
+
+static int cmp_hash_at(const void *x, const void *y) {
+  const HashAt *a = x, *b = y;
+  if (a->h != b->h) return a->h < b->h ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+/* For the cnt records from, from + nw, ... of the input: whether a later
+ * one has the same before's text (by hash: a collision only keeps a
+ * before that need not be kept).  NULL when out of memory. */
+static bool *shared_later(const Input *in, long from, int nw, long cnt) {
+  HashAt *v = malloc(((size_t)cnt + 1) * sizeof *v);
+  bool *keep = calloc((size_t)cnt + 1, 1);
+  if (!v || !keep) {
+    free(v);
+    free(keep);
+    return NULL;
+  }
+  for (long i = 0; i < cnt; i++) v[i] = (HashAt){before_hash(in->line[from + i * nw]), i};
+  qsort(v, (size_t)cnt, sizeof *v, cmp_hash_at);
+  for (long j = 0; j + 1 < cnt; j++)
+    if (v[j].h && v[j].h == v[j + 1].h) keep[v[j].i] = true;
+  free(v);
+  return keep;
+}
+
 static void worker_main(const DrvOptions *o, const Input *in, int nw, long from, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   EvalMem mem;
   memset(&mem, 0, sizeof mem);
-  /* the hash of each record's before in this share: a program before is
-     run in full and kept only when a later record has it (the same text) */
+  /* a program before is run in full and kept only when a later record of
+     this share has it (the same text): keep[i] for the i-th record */
   long cnt = from < in->n ? (in->n - from + nw - 1) / nw : 0;
-  uint64_t *hs = calloc((size_t)cnt + 1, sizeof *hs);
-  for (long i = 0; hs && i < cnt; i++) hs[i] = before_hash(in->line[from + i * nw]);
+  bool *keep = shared_later(in, from, nw, cnt);
   for (long k = from; k < in->n; k += nw) {
-    long i = (k - from) / nw;
-    mem.keep = !hs;
-    for (long j = i + 1; hs && hs[i] && j < cnt && !mem.keep; j++) mem.keep = hs[j] == hs[i];
+    mem.keep = !keep || keep[(k - from) / nw];
     alarm(limit);
     char *s = eval_line(o, in->line[k], in->num[k], out, k, &mem);
     alarm(0);
@@ -775,7 +802,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
     fflush(out);
     free(s);
   }
-  free(hs);
+  free(keep);
   steps_outs_free(&mem.outs);
   interp_pool_free(&mem.pool);
   fclose(out);

@@ -372,9 +372,10 @@ void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, InterpProg *a, Inter
   interp_set_kept(b, t->keep);
 }
 
-void drv_incr_tail_stats(const DrvTail *t, int done, const IrProgram *after) {
+void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgram *after) {
   if (!getenv("LEIRC_INCR_STATS")) return;
   uint64_t s = t->skip && done == 1 ? drv_program_work(t->rest) : 0;
-  fprintf(stderr, "tail %d %d %llu %llu\n", t->skip, after->nnests, (unsigned long long)s,
-          (unsigned long long)drv_program_work(after));
+  uint64_t bs = t->skip && done == 1 && partial ? drv_program_work(t->brest) : 0;
+  fprintf(stderr, "tail %d %d %llu %llu %llu\n", t->skip, after->nnests, (unsigned long long)s,
+          (unsigned long long)drv_program_work(after), (unsigned long long)bs);
 }
