@@ -14,8 +14,8 @@
 # LEIRC and OLD_LEIRC run at the same time (side by side), printing the
 # wall time, the records/s, the CPU seconds of leirc and its workers
 # (user+sys, /usr/bin/time; other processes' load does not count) and
-# 2 x records / CPU s (the rate on 2 otherwise idle cores); then the two
-# -o files are compared byte for byte.  Exit status 77 without the corpus.
+# 2 x records / CPU s (the rate on 2 otherwise idle cores) and the ratios
+# old/new of both; then the two -o files are compared byte for byte.  Exit status 77 without the corpus.
 set -eu
 leirc=$1
 corpus=$2
@@ -48,6 +48,8 @@ for f in stride grouped; do
              name, $1, n / $1, cpu, 2 * n / cpu }'
   done
   if [ -n "$old" ]; then
+    echo "$(tail -1 "$tmp/$f.new.time") $(tail -1 "$tmp/$f.old.time")" |
+      awk '{ printf "old/new: %.2fx wall, %.2fx CPU s\n", $4 / $1, ($5 + $6) / ($2 + $3) }'
     if cmp -s "$tmp/$f.new.jsonl" "$tmp/$f.old.jsonl"; then echo "-o files: byte-identical"
     else echo "-o files: DIFFERENT"; diff "$tmp/$f.old.jsonl" "$tmp/$f.new.jsonl" | head -4; fi
   fi

@@ -290,6 +290,46 @@ void drv_incr_load(const DrvIncr *r, struct InterpProg *a, struct InterpProg *b)
  * program after a step run: "incr SKIP NESTS SKIPPED_WORK WORK" (statement
  * executions; bench/incr_bench.sh). */
 void drv_incr_stats(const DrvIncr *r, const IrProgram *after);
+/* driver/incr.c, --eval: the after's trailing nests identical to the
+ * before's not run when what they read holds the same bits in both runs
+ * (issue 61).  drv_incr_tail fills *t from r (drv_incr_plan's): skip, the
+ * trailing nests left out (0: none, prog is r->prog), prog, r->prog
+ * without them, rest, those nests as a program (same tensors), and masks by
+ * tensor id of `after`; bprog and brest, the before's nests without and
+ * with the tail, masks by tensor id of `before`, and bsafe, whether the
+ * before's tail cannot stop a run (every reference provably in range).
+ * After b (made from t->prog, loaded by drv_incr_load) has run,
+ * drv_incr_tail_finish either takes what the tail writes from `a` (its
+ * reads held the before's bits: 1) or runs the tail on b's values with
+ * run(arg, .) (NULL: the interpreter; 0), -1 when that fails.  partial: `a`
+ * ran t->bprog only (its tail, when the bits differ, is run on it first;
+ * -2 when that fails).  drv_incr_tail_stats: "tail SKIP NESTS SKIPPED_WORK
+ * WORK BEFORE_SKIPPED_WORK" (LEIRC_INCR_STATS; SKIPPED_WORK 0 when the tail
+ * ran, BEFORE_SKIPPED_WORK 0 unless the before's tail never ran). */
+struct InterpOptions;
+struct InterpBufPool;
+typedef struct DrvTail {
+  int skip;
+  const IrProgram *prog, *rest;
+  unsigned char *check, *take, *ment, *all;
+  const IrProgram *bprog, *brest;
+  unsigned char *bment, *btake;
+  bool bsafe;
+  /* kept marks: prog's kept (drv_incr_load's) and every tensor it does not
+     mention, bprog's, every tensor it does not mention (zero, not reset) */
+  unsigned char *keep, *bkeep;
+  unsigned char *need; /* the kept tensors prog, the tail or a comparison reads */
+} DrvTail;
+bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
+                   const DrvIncr *r, DrvTail *t);
+int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, struct InterpProg *a, struct InterpProg *b, bool partial,
+                         const struct InterpOptions *io, struct InterpBufPool *pool,
+                         bool (*run)(void *arg, struct InterpProg *ip), void *arg);
+void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgram *after);
+/* drv_incr_load for a b made from t->prog: only the kept tensors that
+ * t->prog, the tail or the comparison reads are copied (the others stay
+ * zero, never touched), and t->keep marks b's kept tensors. */
+void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, struct InterpProg *a, struct InterpProg *b);
 
 /* driver/jobs.c: -j N.  Computes items 0..n-1 over nw forked worker
  * processes: fn(arg, i, out, diag) writes item i's output and diagnostics

@@ -51,6 +51,7 @@
 typedef struct EvalMem {
   StepsOuts outs;
   InterpBufPool pool;
+  bool keep; /* a later record of the worker's share has the same before */
 } EvalMem;
 
 typedef struct EvalOut {
@@ -132,11 +133,17 @@ static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *be
  * driver/steps_cache.h) for an earlier record of this worker, as a model's
  * predictions for one program share their before (*tmps false when its
  * intermediates were not kept).  NULL, *failed set to 1 when it does not
- * fit in memory, 2 when it fails. */
+ * fit in memory, 2 when it fails.  With a prefix (the before's nests but
+ * its trailing ones, which cannot fail: drv_incr_tail) and no outputs
+ * kept, only the prefix runs (*partial set; not kept for later records),
+ * the tensors prefix_keep marks (those it does not mention) not reset. */
 static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const InterpOptions *io,
-                              bool jit, EvalMem *mem, int *failed, bool *tmps) {
+                              bool jit, EvalMem *mem, int *failed, bool *tmps, const IrProgram *prefix,
+                              const unsigned char *prefix_keep, bool *partial) {
   *tmps = true;
-  InterpProg *a = interp_new_pooled(ctx, before, io, mem ? &mem->pool : NULL);
+  *partial = false;
+  InterpProg *a = interp_new_pooled(ctx, prefix ? prefix : before, io, mem ? &mem->pool : NULL);
+  if (a && prefix) interp_set_kept(a, prefix_keep);
   StepsOuts *outs = mem ? &mem->outs : NULL;
   if (!a) {
     *failed = 1;
@@ -156,8 +163,31 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
     *failed = 2;
     return NULL;
   }
-  if (keyed) steps_outs_store(outs, &k, a);
+  *partial = prefix != NULL;
+  if (keyed && !prefix) steps_outs_store(outs, &k, a); /* it takes the key over */
+  else steps_key_free(&k);
   return a;
+}
+
+/* The after's run when its trailing nests may be left out (driver/incr.c,
+ * drv_incr_tail): b run, then its tail taken from the before's run `a` or
+ * run on b's values; done: drv_incr_tail_finish's result. */
+typedef struct TailRun {
+  LeirCtx *ctx;
+  bool jit, partial; /* partial: `a` ran without its tail */
+  InterpProg *a;
+  const DrvTail *tail;
+  const InterpOptions *io;
+  InterpBufPool *pool;
+  int done;
+} TailRun;
+
+static bool tail_runner(void *arg, InterpProg *b) {
+  TailRun *tr = arg;
+  if (!(tr->jit ? drv_jit_runner(tr->ctx, b) : interp_run(b))) return false;
+  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->partial, tr->io, tr->pool,
+                                  tr->jit ? drv_jit_runner : NULL, tr->ctx);
+  return tr->done >= 0;
 }
 
 /* A pair run: the program before (before_ran) and the one after, b, on
@@ -169,18 +199,39 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
                             InterpProg **bp, PassClass cls, bool jit, EvalMem *mem, EvalOut *r) {
   InterpOptions io = {false, jit ? 0 : eval_budget(o)};
   int failed = 0;
-  bool tmps = true;
-  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps);
-  /* the after from its first nest that differs from the before's, on the
-     values the before's run left (driver/incr.c; *bp, the whole after,
-     compiled: the same errors) */
+  bool tmps = true, partial = false;
+  /* the after from its first nest that differs from the before, on the
+     values the before's run left, without its trailing nests like the
+     before's (driver/incr.c; *bp, the whole after, compiled: the same
+     errors); when no later record of the worker has this before, its
+     trailing nests are not run either unless the after's must run */
   DrvIncr inc = {0, after, NULL};
-  if (a && drv_incr_plan(ctx, o, before, after, tmps, &inc)) {
-    InterpBufPool *pool = mem ? &mem->pool : NULL;
+  DrvTail tail = {0, after, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, NULL};
+  InterpBufPool *pool = mem ? &mem->pool : NULL;
+  const IrProgram *prefix = NULL;
+  if (!(mem && mem->keep)) {
+    drv_incr_plan(ctx, o, before, after, true, &inc);
+    if (drv_incr_tail(ctx, o, before, after, true, &inc, &tail) && tail.bsafe) prefix = tail.bprog;
+  }
+  InterpProg *a = before_ran(ctx, o, before, &io, jit, mem, &failed, &tmps, prefix, tail.bkeep, &partial);
+  if (a && !partial) {
+    drv_incr_plan(ctx, o, before, after, tmps, &inc);
+    drv_incr_tail(ctx, o, before, after, tmps, &inc, &tail);
+  }
+  if (a && (inc.skip || tail.skip)) {
     interp_free(*bp); /* its buffers to the pool, for the new one */
-    InterpProg *s = interp_new_pooled(ctx, inc.prog, &io, pool);
-    if (s) drv_incr_load(&inc, a, s);
-    else s = interp_new_pooled(ctx, after, &io, pool);
+    /* with the tail left out, fresh buffers: what the run does not mention
+       is never touched (a buffer from the pool is zeroed when taken) */
+    if (tail.skip && pool) interp_pool_free(pool);
+    InterpProg *s = interp_new_pooled(ctx, tail.prog, &io, pool);
+    if (s && tail.skip) {
+      drv_incr_tail_load(&inc, &tail, a, s);
+    } else if (s) {
+      drv_incr_load(&inc, a, s);
+    } else {
+      s = interp_new_pooled(ctx, after, &io, pool);
+      tail.skip = 0;
+    }
     *bp = s;
   }
   if (a) drv_incr_stats(&inc, after);
@@ -194,9 +245,14 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
     return "the program after does not compile";
   }
   InterpDiff d;
+  TailRun tr = {ctx, jit, partial, a, &tail, &io, pool, 0};
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
-                                   jit ? drv_jit_runner : NULL, ctx, &d);
+                                   tail.skip ? tail_runner : jit ? drv_jit_runner : NULL, tail.skip ? (void *)&tr : ctx,
+                                   &d);
+  if (tail.skip) drv_incr_tail_stats(&tail, tr.done, partial, after);
   interp_free(a);
+  if (rc != 0 && tr.done == -2)
+    return jit ? "the program before fails on the host JIT" : "the program before fails to run";
   if (rc != 0) return jit ? "the program after fails on the host JIT" : "the program after fails to run";
   r->execute = true;
   r->equal = d.verdict != CMP_DIFFER || (cls == PASS_E && fused_class_t(ctx, o, before, after, jit));
@@ -683,13 +739,62 @@ typedef struct Worker {
   size_t len, cap;
 } Worker;
 
+/* A hash of a record's "before" text (0: none; never 0 otherwise). */
+static uint64_t before_hash(const char *line) {
+  json_t *j = json_loads(line, 0, NULL);
+  const char *s = json_is_object(j) ? json_string_value(json_object_get(j, "before")) : NULL;
+  uint64_t h = 0;
+  if (s) {
+    h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    h |= 1;
+  }
+  json_decref(j);
+  return h;
+}
+
+typedef struct HashAt {
+  uint64_t h;
+  long i;
+} HashAt;
+
+static int cmp_hash_at(const void *x, const void *y) {
+  const HashAt *a = x, *b = y;
+  if (a->h != b->h) return a->h < b->h ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+/* For the cnt records from, from + nw, ... of the input: whether a later
+ * one has the same before's text (by hash: a collision only keeps a
+ * before that need not be kept).  NULL when out of memory. */
+static bool *shared_later(const Input *in, long from, int nw, long cnt) {
+  HashAt *v = malloc(((size_t)cnt + 1) * sizeof *v);
+  bool *keep = calloc((size_t)cnt + 1, 1);
+  if (!v || !keep) {
+    free(v);
+    free(keep);
+    return NULL;
+  }
+  for (long i = 0; i < cnt; i++) v[i] = (HashAt){before_hash(in->line[from + i * nw]), i};
+  qsort(v, (size_t)cnt, sizeof *v, cmp_hash_at);
+  for (long j = 0; j + 1 < cnt; j++)
+    if (v[j].h && v[j].h == v[j + 1].h) keep[v[j].i] = true;
+  free(v);
+  return keep;
+}
+
 static void worker_main(const DrvOptions *o, const Input *in, int nw, long from, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   EvalMem mem;
   memset(&mem, 0, sizeof mem);
+  /* a program before is run in full and kept only when a later record of
+     this share has it (the same text): keep[i] for the i-th record */
+  long cnt = from < in->n ? (in->n - from + nw - 1) / nw : 0;
+  bool *keep = shared_later(in, from, nw, cnt);
   for (long k = from; k < in->n; k += nw) {
+    mem.keep = !keep || keep[(k - from) / nw];
     alarm(limit);
     char *s = eval_line(o, in->line[k], in->num[k], out, k, &mem);
     alarm(0);
@@ -697,6 +802,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
     fflush(out);
     free(s);
   }
+  free(keep);
   steps_outs_free(&mem.outs);
   interp_pool_free(&mem.pool);
   fclose(out);

@@ -23,6 +23,8 @@
 #include "config.h"
 #include "driver/driver.h"
 
+#include "interp/check.h"
+#include "ir/range.h"
 #include "interp/interp.h"
 
 #include <stdio.h>
@@ -94,20 +96,24 @@ static char *text_of(const IrNest *n) {
   return b.s ? b.s : calloc(1, 1);
 }
 
-/* Whether before's nest i and after's nest i are the same nest over
+/* Whether before's nest i and after's nest j are the same nest over
  * tensors declared alike. */
-static bool same_nest(const IrProgram *before, const IrProgram *after, int i, unsigned char *m) {
-  char *x = text_of(before->nests[i]), *y = text_of(after->nests[i]);
+static bool same_nest_at(const IrProgram *before, int i, const IrProgram *after, int j, unsigned char *m) {
+  char *x = text_of(before->nests[i]), *y = text_of(after->nests[j]);
   bool same = x && y && !strcmp(x, y);
   free(x);
   free(y);
   if (!same) return false;
   memset(m, 0, (size_t)after->ntensors + 1);
   Marks k = {m, NULL};
-  mark_nest(after->nests[i], &k);
+  mark_nest(after->nests[j], &k);
   for (int t = 0; t < after->ntensors; t++)
     if (m[t] && !decl_same(after->tensors[t], ir_find_tensor(before, after->tensors[t]->name))) return false;
   return true;
+}
+
+static bool same_nest(const IrProgram *before, const IrProgram *after, int i, unsigned char *m) {
+  return same_nest_at(before, i, after, i, m);
 }
 
 bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
@@ -169,4 +175,207 @@ void drv_incr_stats(const DrvIncr *r, const IrProgram *after) {
   if (!getenv("LEIRC_INCR_STATS")) return;
   uint64_t w = drv_program_work(after), s = w - drv_program_work(r->prog);
   fprintf(stderr, "incr %d %d %llu %llu\n", r->skip, after->nnests, (unsigned long long)s, (unsigned long long)w);
+}
+
+/* ------------------------------------------------------------ the trailing nests (--eval) */
+
+/* The trailing nests of the after identical to the before's (the tail):
+ * at the point where the tail starts, every tensor it mentions must hold
+ * the same bits in both runs; then the tail computes the same bits in
+ * both, and the after's final values of what it writes are the before's.
+ * A tensor the tail writes must not be written before it in either
+ * program (both hold their initial value: inputs alike, others zero); a
+ * tensor it only reads, written before it in either, is checked after the
+ * run (drv_incr_tail_finish): its bits in the after must equal the
+ * before's final value, which is its value where the before's tail starts
+ * (the tail does not write it), and known (an intermediate's is not when
+ * the before's outputs came without them: such a tail is not skipped). */
+/* Whether every reference of n (nested reads included) is provably in
+ * range (ir_expr_in_bounds): n cannot stop a run. */
+static void ref_in_bounds(IrExpr *e, void *user) {
+  bool *ok = user;
+  if (e->kind != E_REF || !e->u.ref->tensor) return;
+  const IrRef *r = e->u.ref;
+  for (int d = 0; d < r->nsub; d++)
+    if (d >= r->tensor->rank || !ir_expr_in_bounds(r->sub[d], r->tensor->shape[d])) *ok = false;
+}
+
+static bool nest_in_bounds(const IrNest *n) {
+  bool ok = true;
+  for (int i = 0; i < n->nitems && ok; i++) {
+    if (n->items[i].kind == ITEM_NEST) {
+      ok = nest_in_bounds(n->items[i].u.nest);
+      continue;
+    }
+    const IrStmt *s = n->items[i].u.stmt;
+    IrExpr lhs = {.kind = E_REF};
+    lhs.u.ref = s->lhs;
+    ir_walk_expr(&lhs, ref_in_bounds, &ok);
+    ir_walk_expr(s->rhs, ref_in_bounds, &ok);
+  }
+  return ok;
+}
+
+bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
+                   const DrvIncr *r, DrvTail *t) {
+  memset(t, 0, sizeof *t);
+  t->prog = r->prog;
+  if (o->steps.no_incremental || ctx->unsafe_math) return false;
+  int na = before->nnests, nb = after->nnests, nt = after->ntensors, lead = r->skip;
+  /* at most the nests after the leading skip but one (something runs),
+     and none of the before's leading nests */
+  int lim = nb - lead - 1 < na - lead ? nb - lead - 1 : na - lead, t0 = 0;
+  if (lim < 1) return false;
+  size_t sa = (size_t)nt + 1, sb = (size_t)before->ntensors + 1;
+  unsigned char *m = calloc(sa, 1), *w = calloc(sa, 1), *am = calloc(sa, 1), *aw = calloc(sa, 1),
+                *ck = calloc(sa, 1), *bm = calloc(sb, 1), *bw = calloc(sb, 1);
+  if (!m || !w || !am || !aw || !ck || !bm || !bw) goto out;
+  while (t0 < lim && same_nest_at(before, na - 1 - t0, after, nb - 1 - t0, m)) t0++;
+  for (int k = t0; k > 0; k--) {
+    memset(m, 0, sa);
+    memset(w, 0, sa);
+    memset(aw, 0, sa);
+    memset(ck, 0, sa);
+    memset(bw, 0, sb);
+    Marks kt = {m, w}, ka = {am, aw}, kb = {bm, bw};
+    for (int i = nb - k; i < nb; i++) mark_nest(after->nests[i], &kt);
+    for (int i = 0; i < nb - k; i++) mark_nest(after->nests[i], &ka);
+    for (int i = 0; i < na - k; i++) mark_nest(before->nests[i], &kb);
+    bool ok = true;
+    for (int x = 0; x < nt && ok; x++) {
+      if (!m[x]) continue;
+      const IrTensor *y = ir_find_tensor(before, after->tensors[x]->name);
+      if (!y) {
+        ok = false;
+        break;
+      }
+      bool initial = !aw[x] && !bw[y->id];
+      if (w[x]) ok = initial;
+      else if (!initial) ok = (ck[x] = tmps || y->role != ROLE_TMP);
+    }
+    if (!ok) continue;
+    IrProgram *q = arena_alloc(&ctx->arena, sizeof *q), *rest = arena_alloc(&ctx->arena, sizeof *rest);
+    *q = *after;
+    q->nnests = nb - k - lead;
+    q->nests = after->nests + lead;
+    *rest = *after;
+    rest->nnests = k;
+    rest->nests = after->nests + nb - k;
+    IrProgram *bq = arena_alloc(&ctx->arena, sizeof *bq), *brest = arena_alloc(&ctx->arena, sizeof *brest);
+    *bq = *before;
+    bq->nnests = na - k;
+    *brest = *before;
+    brest->nnests = k;
+    brest->nests = before->nests + na - k;
+    t->bprog = bq;
+    t->brest = brest;
+    t->bment = arena_alloc(&ctx->arena, sb);
+    t->btake = arena_alloc(&ctx->arena, sb);
+    memset(t->bment, 0, sb);
+    memset(t->btake, 0, sb);
+    t->bsafe = true;
+    for (int x = 0; x < nt; x++) {
+      const IrTensor *y = ir_find_tensor(before, after->tensors[x]->name);
+      if (!m[x] || !y) continue;
+      t->bment[y->id] = 1;
+      t->btake[y->id] = w[x] && y->role == ROLE_OUT;
+    }
+    for (int i = na - k; i < na; i++) t->bsafe &= nest_in_bounds(before->nests[i]);
+    /* what the runs of prog and bprog do not mention stays zero: not reset */
+    t->keep = arena_alloc(&ctx->arena, sa);
+    t->bkeep = arena_alloc(&ctx->arena, sb);
+    memset(am, 0, sa);
+    memset(bm, 0, sb);
+    Marks kq = {am, NULL}, kp = {bm, NULL};
+    for (int i = lead; i < nb - k; i++) mark_nest(after->nests[i], &kq);
+    for (int i = 0; i < na - k; i++) mark_nest(before->nests[i], &kp);
+    t->need = arena_alloc(&ctx->arena, sa);
+    for (int x = 0; x < nt; x++) {
+      t->keep[x] = !am[x] || (lead && r->kept[x]);
+      /* a kept tensor prog, the tail or the comparison reads */
+      t->need[x] = lead && r->kept[x] && (am[x] || m[x] || after->tensors[x]->role == ROLE_OUT);
+    }
+    for (int y = 0; y < before->ntensors; y++) t->bkeep[y] = !bm[y];
+    t->check = arena_alloc(&ctx->arena, sa);
+    t->take = arena_alloc(&ctx->arena, sa);
+    t->ment = arena_alloc(&ctx->arena, sa);
+    t->all = arena_alloc(&ctx->arena, sa > sb ? sa : sb);
+    memcpy(t->check, ck, sa);
+    memcpy(t->ment, m, sa);
+    memset(t->all, 1, sa > sb ? sa : sb);
+    for (int x = 0; x < nt; x++) t->take[x] = w[x] && after->tensors[x]->role == ROLE_OUT;
+    t->prog = q;
+    t->rest = rest;
+    t->skip = k;
+    break;
+  }
+out:
+  free(m);
+  free(w);
+  free(am);
+  free(aw);
+  free(ck);
+  free(bm);
+  free(bw);
+  return t->skip > 0;
+}
+
+/* x's tail (rest, a program over x's tensors) run on the values x holds:
+ * what it mentions copied into a program of its own, every tensor kept, the
+ * outputs it writes copied back.  False when it fails. */
+static bool run_rest(LeirCtx *ctx, const IrProgram *rest, const unsigned char *ment, const unsigned char *take,
+                     const unsigned char *all, InterpProg *x, const InterpOptions *io, InterpBufPool *pool,
+                     InterpRunner run, void *arg) {
+  InterpProg *s = interp_new_pooled(ctx, rest, io, pool);
+  if (!s) return false;
+  int n = interp_ntensors(x);
+  for (int i = 0; i < n; i++)
+    if (ment[i]) memcpy(interp_buf(s, i)->data, interp_buf(x, i)->data, interp_buf(x, i)->nbytes);
+  interp_set_kept(s, all);
+  bool ok = run ? run(arg, s) : interp_run(s);
+  for (int i = 0; i < n && ok; i++)
+    if (take[i]) memcpy(interp_buf(x, i)->data, interp_buf(s, i)->data, interp_buf(x, i)->nbytes);
+  interp_free(s);
+  return ok;
+}
+
+int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpProg *b, bool partial,
+                         const InterpOptions *io, InterpBufPool *pool, InterpRunner run, void *arg) {
+  int n = interp_ntensors(b);
+  bool same = true;
+  for (int i = 0; i < n && same; i++) {
+    if (!t->check[i]) continue;
+    InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
+    same = x && x->nbytes == y->nbytes && !memcmp(x->data, y->data, y->nbytes);
+  }
+  if (same) {
+    /* a partial before holds what the tail writes at its initial value,
+       as b does: the same bits, as after both tails */
+    for (int i = 0; i < n && !partial; i++) {
+      if (!t->take[i]) continue;
+      InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
+      if (x && x->nbytes == y->nbytes) memcpy(y->data, x->data, y->nbytes);
+    }
+    return 1;
+  }
+  /* the tails run on the values the runs left */
+  if (partial && !run_rest(ctx, t->brest, t->bment, t->btake, t->all, a, io, pool, run, arg)) return -2;
+  return run_rest(ctx, t->rest, t->ment, t->take, t->all, b, io, pool, run, arg) ? 0 : -1;
+}
+
+void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, InterpProg *a, InterpProg *b) {
+  for (int i = 0; r->skip && i < interp_ntensors(b); i++) {
+    if (!t->need[i]) continue;
+    InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
+    if (x && x->nbytes == y->nbytes) memcpy(y->data, x->data, y->nbytes);
+  }
+  interp_set_kept(b, t->keep);
+}
+
+void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgram *after) {
+  if (!getenv("LEIRC_INCR_STATS")) return;
+  uint64_t s = t->skip && done == 1 ? drv_program_work(t->rest) : 0;
+  uint64_t bs = t->skip && done == 1 && partial ? drv_program_work(t->brest) : 0;
+  fprintf(stderr, "tail %d %d %llu %llu %llu\n", t->skip, after->nnests, (unsigned long long)s,
+          (unsigned long long)drv_program_work(after), (unsigned long long)bs);
 }
