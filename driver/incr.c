@@ -116,8 +116,20 @@ static bool same_nest(const IrProgram *before, const IrProgram *after, int i, un
   return same_nest_at(before, i, after, i, m);
 }
 
+/* Whether the before's final value of y is known in its run `a`: an
+ * input's or output's always, an intermediate's with tmps or where known
+ * (by tensor id of the before; NULL: none) marks it. */
+static bool value_known(const IrTensor *y, bool tmps, const unsigned char *known) {
+  return tmps || y->role != ROLE_TMP || (known && known[y->id]);
+}
+
 bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    DrvIncr *r) {
+  return drv_incr_plan_known(ctx, o, before, after, tmps, NULL, r);
+}
+
+bool drv_incr_plan_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                         bool tmps, const unsigned char *known, DrvIncr *r) {
   memset(r, 0, sizeof *r);
   r->prog = after;
   if (o->steps.no_incremental || ctx->unsafe_math || after->nnests < 2) return false;
@@ -126,21 +138,27 @@ bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
   int lim = na < nb - 1 ? na : nb - 1, k0 = 0;
   unsigned char *m = calloc((size_t)nt + 1, 1), *w = calloc((size_t)nt + 1, 1);
   unsigned char *bm = calloc((size_t)before->ntensors + 1, 1), *bw = calloc((size_t)before->ntensors + 1, 1);
-  if (!m || !w || !bm || !bw) goto out;
+  unsigned char *rm = calloc((size_t)nt + 1, 1);
+  if (!m || !w || !bm || !bw || !rm) goto out;
   while (k0 < lim && same_nest(before, after, k0, m)) k0++;
   for (int k = k0; k > 0; k--) {
-    /* the after's tensors written by its nests [0,k) (w), the before's
-       written by its nests [k,na) (bw) */
+    /* the after's tensors written by its nests [0,k) (w), mentioned by
+       its nests [k,nb) (rm), the before's written by its nests [k,na)
+       (bw) */
     memset(w, 0, (size_t)nt + 1);
+    memset(rm, 0, (size_t)nt + 1);
     memset(bw, 0, (size_t)before->ntensors + 1);
-    Marks ka = {m, w}, kb = {bm, bw};
+    Marks ka = {m, w}, kr = {rm, NULL}, kb = {bm, bw};
     for (int i = 0; i < k; i++) mark_nest(after->nests[i], &ka);
+    for (int i = k; i < nb; i++) mark_nest(after->nests[i], &kr);
     for (int i = k; i < na; i++) mark_nest(before->nests[i], &kb);
     bool ok = true;
     for (int t = 0; t < nt && ok; t++) {
       if (!w[t]) continue;
       const IrTensor *x = ir_find_tensor(before, after->tensors[t]->name);
-      ok = x && !bw[x->id] && (tmps || x->role != ROLE_TMP);
+      /* an intermediate the run of [k,nb) never mentions needs no value:
+         nothing reads it and it is not compared */
+      ok = x && !bw[x->id] && (value_known(x, tmps, known) || (x->role == ROLE_TMP && !rm[t]));
     }
     if (!ok) continue;
     IrProgram *q = arena_alloc(&ctx->arena, sizeof *q);
@@ -158,6 +176,7 @@ out:
   free(w);
   free(bm);
   free(bw);
+  free(rm);
   return r->skip > 0;
 }
 
@@ -218,6 +237,11 @@ static bool nest_in_bounds(const IrNest *n) {
 
 bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    const DrvIncr *r, DrvTail *t) {
+  return drv_incr_tail_known(ctx, o, before, after, tmps, NULL, r, t);
+}
+
+bool drv_incr_tail_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                         bool tmps, const unsigned char *known, const DrvIncr *r, DrvTail *t) {
   memset(t, 0, sizeof *t);
   t->prog = r->prog;
   if (o->steps.no_incremental || ctx->unsafe_math) return false;
@@ -251,7 +275,7 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
       }
       bool initial = !aw[x] && !bw[y->id];
       if (w[x]) ok = initial;
-      else if (!initial) ok = (ck[x] = tmps || y->role != ROLE_TMP);
+      else if (!initial) ok = (ck[x] = value_known(y, tmps, known));
     }
     if (!ok) continue;
     IrProgram *q = arena_alloc(&ctx->arena, sizeof *q), *rest = arena_alloc(&ctx->arena, sizeof *rest);
@@ -378,4 +402,29 @@ void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgr
   uint64_t bs = t->skip && done == 1 && partial ? drv_program_work(t->brest) : 0;
   fprintf(stderr, "tail %d %d %llu %llu %llu\n", t->skip, after->nnests, (unsigned long long)s,
           (unsigned long long)drv_program_work(after), (unsigned long long)bs);
+}
+
+unsigned char *drv_incr_live_tmps(const IrProgram *p) {
+  size_t n = (size_t)p->ntensors + 1;
+  unsigned char *live = calloc(n, 1), *wr = calloc(n, 1), *m = calloc(n, 1), *w = calloc(n, 1);
+  if (!live || !wr || !m || !w) {
+    free(live);
+    live = NULL;
+    goto out;
+  }
+  for (int i = 0; i < p->nnests; i++) {
+    memset(m, 0, n);
+    memset(w, 0, n);
+    Marks k = {m, w};
+    mark_nest(p->nests[i], &k);
+    for (int t = 0; t < p->ntensors; t++) {
+      if (m[t] && wr[t] && p->tensors[t]->role == ROLE_TMP) live[t] = 1;
+      wr[t] |= w[t];
+    }
+  }
+out:
+  free(wr);
+  free(m);
+  free(w);
+  return live;
 }
