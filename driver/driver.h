@@ -332,12 +332,16 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
 /* drv_incr_tail with known as drv_incr_plan_known's. */
 bool drv_incr_tail_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
                          bool tmps, const unsigned char *known, const DrvIncr *r, DrvTail *t);
-/* Per tensor id of p, 1 for an intermediate that a nest of p mentions
- * after an earlier nest wrote it: its final value may be needed by a
- * program after a step run from a later nest (drv_incr_plan_known,
- * drv_incr_tail_known; what a --steps-cache entry keeps).  Malloc'ed; NULL
- * when out of memory. */
-unsigned char *drv_incr_live_tmps(const IrProgram *p);
+/* Per tensor id of p, the intermediates worth keeping within `bound`
+ * bytes (nbytes: each tensor's size, by id): weight[j] programs after a
+ * step are expected to differ first at nest j (j < p->nnests), each run
+ * from boundary j (the leading nests skipped) and its tail checked at
+ * boundary j + 1; a boundary needs the intermediates live across it
+ * (written before it, mentioned at or after it).  Boundaries are taken in
+ * the order of the statement executions they save (weight x the work of
+ * the nests skipped) while their intermediates fit.  Malloc'ed; NULL when
+ * out of memory. */
+unsigned char *drv_incr_keep_tmps(const IrProgram *p, const int *weight, const size_t *nbytes, size_t bound);
 int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, struct InterpProg *a, struct InterpProg *b, bool partial,
                          const struct InterpOptions *io, struct InterpBufPool *pool,
                          bool (*run)(void *arg, struct InterpProg *ip), void *arg);

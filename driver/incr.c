@@ -404,27 +404,57 @@ void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgr
           (unsigned long long)drv_program_work(after), (unsigned long long)bs);
 }
 
-unsigned char *drv_incr_live_tmps(const IrProgram *p) {
-  size_t n = (size_t)p->ntensors + 1;
-  unsigned char *live = calloc(n, 1), *wr = calloc(n, 1), *m = calloc(n, 1), *w = calloc(n, 1);
-  if (!live || !wr || !m || !w) {
-    free(live);
-    live = NULL;
+unsigned char *drv_incr_keep_tmps(const IrProgram *p, const int *weight, const size_t *nbytes, size_t bound) {
+  int n = p->nnests, nt = p->ntensors;
+  size_t sz = (size_t)nt + 1;
+  unsigned char *keep = calloc(sz, 1);
+  /* wr[j]: written by nests [0,j); mt[j]: mentioned by nests [j,n) */
+  unsigned char *wr = calloc((size_t)(n + 1) * sz, 1), *mt = calloc((size_t)(n + 1) * sz, 1);
+  double *val = calloc((size_t)n + 1, sizeof *val);
+  uint64_t *work = calloc((size_t)n + 1, sizeof *work);
+  bool *done = calloc((size_t)n + 1, sizeof *done);
+  if (!keep || !wr || !mt || !val || !work || !done) {
+    free(keep);
+    keep = NULL;
     goto out;
   }
-  for (int i = 0; i < p->nnests; i++) {
-    memset(m, 0, n);
-    memset(w, 0, n);
-    Marks k = {m, w};
-    mark_nest(p->nests[i], &k);
-    for (int t = 0; t < p->ntensors; t++) {
-      if (m[t] && wr[t] && p->tensors[t]->role == ROLE_TMP) live[t] = 1;
-      wr[t] |= w[t];
-    }
+  for (int j = 0; j < n; j++) {
+    memcpy(wr + (size_t)(j + 1) * sz, wr + (size_t)j * sz, sz);
+    Marks k = {mt + (size_t)j * sz, wr + (size_t)(j + 1) * sz};
+    mark_nest(p->nests[j], &k);
+    work[j + 1] = work[j] + nest_work(p->nests[j], 1); /* (saturation: a value only) */
+  }
+  for (int j = n - 1; j >= 0; j--)
+    for (int t = 0; t < nt; t++) mt[(size_t)j * sz + t] |= mt[(size_t)(j + 1) * sz + t];
+  /* a program after whose first changed nest is j starts at boundary j
+     (leading nests skipped: the work of [0,j)); its trailing nests like
+     the before's start after it, at j + 1 (the work of [j+1,n)) */
+  for (int j = 0; j < n; j++) {
+    if (!weight[j]) continue;
+    if (j > 0) val[j] += (double)weight[j] * (double)work[j];
+    if (j + 1 < n) val[j + 1] += (double)weight[j] * (double)(work[n] - work[j + 1]);
+  }
+  size_t total = 0;
+  for (;;) {
+    int best = -1;
+    for (int j = 1; j < n; j++)
+      if (!done[j] && val[j] > 0 && (best < 0 || val[j] > val[best])) best = j;
+    if (best < 0) break;
+    done[best] = true;
+    size_t cost = 0;
+    const unsigned char *w = wr + (size_t)best * sz, *m = mt + (size_t)best * sz;
+    for (int t = 0; t < nt; t++)
+      if (w[t] && m[t] && !keep[t] && p->tensors[t]->role == ROLE_TMP) cost += nbytes[t];
+    if (cost > bound - total) continue;
+    total += cost;
+    for (int t = 0; t < nt; t++)
+      if (w[t] && m[t] && p->tensors[t]->role == ROLE_TMP) keep[t] = 1;
   }
 out:
   free(wr);
-  free(m);
-  free(w);
-  return live;
+  free(mt);
+  free(val);
+  free(work);
+  free(done);
+  return keep;
 }

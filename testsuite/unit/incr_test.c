@@ -25,7 +25,7 @@
  * left out: forcing it gives other bytes.
  *
  * test_known: with only some of the before's intermediates known (a
- * --steps-cache entry keeps those drv_incr_live_tmps marks), the exact
+ * --steps-cache entry keeps those drv_incr_keep_tmps picks), the exact
  * skips, leading and trailing, and the full run's bytes with an
  * intermediate left unknown (garbage) that the rest of the run never
  * mentions.
@@ -453,8 +453,9 @@ static void test_off(void **state) {
 }
 
 /* Only some intermediates known (a --steps-cache entry that kept those
- * drv_incr_live_tmps marks): T and D are read by a nest after the one
- * that writes them (live), C is an output.  Changed in the last nest,
+ * drv_incr_keep_tmps picks, within a bound, by the boundaries the
+ * candidates start from): T and D are read by a nest after the one that
+ * writes them, C is an output.  Changed in the last nest,
  * which reads D only: with D known, T (never mentioned by the last nest)
  * needs no value, the run of the last nest on the before's D with T
  * garbage gives the full run's bytes on both engines; with T known only,
@@ -467,12 +468,26 @@ static void test_known(void **state) {
   assert_true(prog_load(&pb, base));
   assert_true(prog_load(&pa, last));
   assert_true(prog_load(&pf, first));
-  unsigned char *live = drv_incr_live_tmps(pb.p);
-  assert_non_null(live);
+  /* what an entry keeps: candidates at the last nest start at boundary 2
+     (D live across it); at the first, their tail is checked at boundary 1
+     (T); both within 16 bytes: the boundary saving more work (2: the
+     28 statement executions of nests 0 and 1, against 8 for the tail) */
+  size_t nbytes[8] = {0};
+  for (int i = 0; i < pb.p->ntensors; i++) nbytes[i] = 16;
+  const int w_last[3] = {0, 0, 1}, w_first[3] = {1, 0, 0}, w_both[3] = {1, 0, 1};
+  const struct {
+    const int *w;
+    size_t bound;
+    const char *keep;
+  } kt[] = {{w_last, 64, "D"}, {w_last, 15, ""}, {w_first, 64, "T"}, {w_both, 16, "D"}, {w_both, 32, "T D"}};
   char names[256];
-  names_of(pb.p, live, names);
-  assert_string_equal(names, "T D");
-  free(live);
+  for (size_t i = 0; i < sizeof kt / sizeof kt[0]; i++) {
+    unsigned char *keep = drv_incr_keep_tmps(pb.p, kt[i].w, nbytes, kt[i].bound);
+    assert_non_null(keep);
+    names_of(pb.p, keep, names);
+    assert_string_equal(names, kt[i].keep);
+    free(keep);
+  }
   DrvOptions o;
   opts(&o);
   DrvIncr r;
