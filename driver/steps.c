@@ -69,7 +69,9 @@ typedef struct StepsStats {
   int records;     /* written or dropped: candidates of this shard checked */
   int memo;        /* verdicts taken from the memo (no run) */
   char before_eng; /* 'i' interpreter, 'j' host JIT, 'c' --steps-cache entry, '-' not run */
-  double before_s; /* preparing the before: its inputs, its run or cache entry */
+  double before_s; /* preparing the before: its inputs, its run or cache entry
+                      (the entry's intermediates, read when a step needs
+                      them, count with the after) */
   long before_f;
   int after_n[2];  /* programs after a step run: [0] interpreter, [1] host JIT */
   double after_s[2];
@@ -93,6 +95,8 @@ typedef struct Before {
                           taken from a --steps-cache entry that has them) */
   unsigned char *known; /* else by tensor id, those that do (taken from an
                            entry that kept some; in the arena) */
+  StepsEntry entry;     /* the --steps-cache entry `a` came from: its
+                           intermediates read when a step needs them */
   const int *weight;    /* per nest, the candidates of the program (of every
                            shard) that change it first: which intermediates
                            a --steps-cache entry keeps */
@@ -278,7 +282,7 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
                           ctx->unsafe_math))
       dir = NULL;
     if (dir) bf->known = arena_alloc(&ctx->arena, (size_t)p->ntensors + 1);
-    bool hit = dir && steps_cache_load(dir, &k, bf->a, &bf->tmps, bf->known);
+    bool hit = dir && steps_cache_open(dir, &k, bf->a, &bf->tmps, bf->known, &bf->entry);
     if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
     if (!hit) {
       bf->tmps = true;
@@ -311,6 +315,25 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     bf->st->before_s += t1 - t0;
     bf->st->before_f += f1 - f0;
   }
+}
+
+/* Reads from bf's --steps-cache entry the intermediates of the before
+ * that the after's run takes (drv_incr_load's or drv_incr_tail_load's)
+ * or its tail's check compares, those not read yet.  False when one
+ * cannot be read. */
+static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *after, const DrvIncr *inc,
+                         const DrvTail *tail) {
+  if (!bf->entry.f || (!inc->skip && !tail->skip)) return true;
+  unsigned char *want = calloc((size_t)before->ntensors + 1, 1);
+  if (!want) return false;
+  for (int x = 0; x < after->ntensors; x++) {
+    bool need = tail->skip ? tail->need[x] || tail->check[x] : inc->kept[x];
+    const IrTensor *y = need ? ir_find_tensor(before, after->tensors[x]->name) : NULL;
+    if (y) want[y->id] = 1;
+  }
+  bool ok = steps_cache_fetch(&bf->entry, bf->a, want);
+  free(want);
+  return ok;
 }
 
 /* The run of a program after a step without its trailing nests like the
@@ -377,6 +400,15 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
      entry (what the tail reads must then be known) */
   DrvTail tail;
   drv_incr_tail_known(ctx, o, before, after, bf->tmps, bf->known, &inc, &tail);
+  if (!fetch_needed(bf, before, after, &inc, &tail)) {
+    /* an intermediate could not be read: those not read are unknown */
+    for (int i = 0; i < bf->entry.n; i++)
+      if (bf->entry.off[i] >= 0) bf->known[i] = 0;
+    bf->tmps = false;
+    steps_cache_close(&bf->entry);
+    drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
+    drv_incr_tail_known(ctx, o, before, after, bf->tmps, bf->known, &inc, &tail);
+  }
   const IrProgram *runp = tail.skip ? tail.prog : inc.prog;
   const unsigned char *kept = tail.skip ? tail.keep : inc.skip ? inc.kept : NULL;
   /* for the host JIT, the buffers of what its code writes before reading
@@ -882,6 +914,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (rid % so->shard_n != so->shard_i) continue;
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
+      steps_cache_close(&bf.entry);
       bf = (Before){.st = st.on ? &st : NULL, .pool = pool};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
@@ -934,6 +967,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
+  steps_cache_close(&bf.entry);
   steps_memo_free(&memo);
   if (st.on) {
     double t1;

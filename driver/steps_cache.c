@@ -191,7 +191,9 @@ static bool on_disk(const InterpBuf *b, bool tmps) {
   return b->t->role == ROLE_OUT || (tmps && b->t->role == ROLE_TMP);
 }
 
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known) {
+bool steps_cache_open(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known,
+                      StepsEntry *e) {
+  if (e) memset(e, 0, sizeof *e);
   char *path = entry_path(dir, k, ".out");
   FILE *f = path ? fopen(path, "rb") : NULL;
   free(path);
@@ -202,7 +204,8 @@ bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *t
   int n = interp_ntensors(a);
   char *key = NULL;
   unsigned char *held = malloc((size_t)n + 1);
-  if (!held) goto out;
+  long *off = e ? malloc(((size_t)n + 1) * sizeof *off) : NULL;
+  if (!held || (e && !off)) goto out;
   if (fread(m, 1, sizeof magic - 1, f) != sizeof magic - 1 || memcmp(m, magic, sizeof magic - 1)) goto out;
   if (fread(&len, sizeof len, 1, f) != 1 || len != k->len) goto out;
   if (!(key = malloc(k->len + 1)) || fread(key, 1, k->len, f) != k->len || memcmp(key, k->text, k->len)) goto out;
@@ -214,9 +217,16 @@ bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *t
   }
   for (int i = 0; i < n; i++) {
     InterpBuf *b = interp_buf(a, i);
+    if (off) off[i] = -1;
     if (!held[i]) continue;
     uint64_t sz = 0;
-    if (fread(&sz, sizeof sz, 1, f) != 1 || sz != b->nbytes || fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
+    if (fread(&sz, sizeof sz, 1, f) != 1 || sz != b->nbytes) goto out;
+    if (off && b->t->role == ROLE_TMP) { /* read when needed: its place */
+      off[i] = ftell(f);
+      if (off[i] < 0 || fseek(f, (long)b->nbytes, SEEK_CUR) != 0) goto out;
+      continue;
+    }
+    if (fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
   }
   ok = fgetc(f) == EOF; /* nothing after the last tensor */
   if (ok && tmps) *tmps = all;
@@ -224,8 +234,36 @@ bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *t
 out:
   free(key);
   free(held);
-  fclose(f);
+  if (ok && e) {
+    e->f = f;
+    e->off = off;
+    e->n = n;
+  } else {
+    free(off);
+    fclose(f);
+  }
   return ok;
+}
+
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known) {
+  return steps_cache_open(dir, k, a, tmps, known, NULL);
+}
+
+bool steps_cache_fetch(StepsEntry *e, InterpProg *a, const unsigned char *want) {
+  bool ok = true;
+  for (int i = 0; e->f && i < e->n && i < interp_ntensors(a); i++) {
+    if (!want[i] || e->off[i] < 0) continue;
+    InterpBuf *b = interp_buf(a, i);
+    if (fseek(e->f, e->off[i], SEEK_SET) != 0 || fread(b->data, 1, b->nbytes, e->f) != b->nbytes) ok = false;
+    else e->off[i] = -1;
+  }
+  return ok;
+}
+
+void steps_cache_close(StepsEntry *e) {
+  if (e->f) fclose(e->f);
+  free(e->off);
+  memset(e, 0, sizeof *e);
 }
 
 /* Per tensor of `a`, whether an entry holds it: the outputs; every

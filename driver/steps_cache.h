@@ -11,6 +11,7 @@
 #define LEIR_DRIVER_STEPS_CACHE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,21 @@ void steps_memo_free(StepsMemo *m);
  * size that does not fit, a read error); `a`'s outputs are then undefined
  * and the program must be run. */
 bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known);
+/* steps_cache_load reading only the outputs when e is not NULL: the
+ * intermediates the entry holds (known) are read into `a` when
+ * steps_cache_fetch is asked for them (want: per tensor id), from the
+ * file kept open in *e (the same entry even if it is replaced meanwhile)
+ * until steps_cache_close.  steps_cache_fetch is false when one cannot be
+ * read (its bytes in `a` are then undefined). */
+typedef struct StepsEntry {
+  FILE *f;
+  long *off; /* per tensor id: where its bytes are, -1 when not held or read */
+  int n;
+} StepsEntry;
+bool steps_cache_open(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known,
+                      StepsEntry *e);
+bool steps_cache_fetch(StepsEntry *e, InterpProg *a, const unsigned char *want);
+void steps_cache_close(StepsEntry *e);
 /* An entry keeps all the intermediates of its program when they are at
  * most this many bytes in all (the disk space of a whole corpus's entries
  * stays that of its outputs and small intermediates)... */

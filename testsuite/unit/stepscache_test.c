@@ -17,7 +17,8 @@
  * within STEPS_CACHE_TMP_BYTES, else the outputs only, and says which.
  * test_tmps_live: over that, an entry on disk keeps the intermediates
  * that a mask marks (drv_incr_keep_tmps'), each with its bytes, and says
- * which (known).
+ * which (known); opened lazily (steps_cache_open), its intermediates are
+ * read only when fetched, those asked for.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -319,6 +320,35 @@ static void test_tmps_live(void **state) {
     assert_memory_equal(interp_find(a, held[i])->data, interp_find(b, held[i])->data, interp_find(a, held[i])->nbytes);
   assert_true(((double *)interp_find(a, "X")->data)[0] != 0); /* X ran, but was not stored */
   assert_true(((double *)interp_find(b, "X")->data)[0] == 0);
+  /* opened lazily: the outputs read, the intermediates when fetched (Z
+     only, then Y), each once */
+  Prog pc;
+  InterpProg *c = made(&pc, live_tmps, false);
+  StepsEntry e;
+  memset(known, 9, sizeof known);
+  assert_true(steps_cache_open(dir, &k, c, &tmps, known, &e));
+  assert_non_null(e.f);
+  names[0] = 0;
+  for (int i = 0; i < n; i++)
+    if (known[i]) strcat(strcat(names, " "), interp_buf(c, i)->t->name);
+  assert_string_equal(names, " Z Y");
+  assert_memory_equal(interp_find(a, "D")->data, interp_find(c, "D")->data, interp_find(a, "D")->nbytes);
+  assert_true(((double *)interp_find(c, "Z")->data)[0] == 0 && ((double *)interp_find(c, "Y")->data)[0] == 0);
+  unsigned char want[16] = {0};
+  want[interp_find(c, "Z")->t->id] = want[interp_find(c, "X")->t->id] = 1;
+  assert_true(steps_cache_fetch(&e, c, want));
+  assert_memory_equal(interp_find(a, "Z")->data, interp_find(c, "Z")->data, interp_find(a, "Z")->nbytes);
+  assert_true(((double *)interp_find(c, "Y")->data)[0] == 0 && ((double *)interp_find(c, "X")->data)[0] == 0);
+  assert_int_equal(e.off[interp_find(c, "Z")->t->id], -1);
+  assert_true(e.off[interp_find(c, "Y")->t->id] > 0);
+  memset(want, 1, sizeof want);
+  assert_true(steps_cache_fetch(&e, c, want));
+  assert_memory_equal(interp_find(a, "Y")->data, interp_find(c, "Y")->data, interp_find(a, "Y")->nbytes);
+  assert_true(((double *)interp_find(c, "X")->data)[0] == 0);
+  steps_cache_close(&e);
+  assert_null(e.f);
+  interp_free(c);
+  prog_free(&pc);
   /* without the mask: the outputs only */
   memset(interp_find(b, "Z")->data, 0, interp_find(b, "Z")->nbytes);
   assert_true(steps_cache_store(dir, &k, a, NULL));
