@@ -17,9 +17,10 @@
 # as CORPUS_SHARD x the warm shard's CPU time plus the programs' first
 # runs, (cold - warm) x programs / the shard's programs.  CPU seconds are
 # user+sys of leirc and its workers (/usr/bin/time).  Also printed: how
-# many programs after a step skip nests and the share of the statement
-# executions skipped (LEIRC_INCR_STATS), and whether the two settings'
-# records are the same bytes.
+# many programs after a step skip leading nests or leave trailing nests
+# out, cold and warm, and the share of the statement executions skipped
+# (LEIRC_INCR_STATS), the two cache directories' sizes, and whether the
+# two settings' records are the same bytes.
 set -eu
 leirc=$1
 corpus=$2
@@ -69,10 +70,17 @@ for name in $a $b; do
     printf "%-5s whole corpus: %d x %.1f s + the %d programs'"'"' first runs %.0f s = %.1f CPU h\n", name, n, w, np,
            first, (n * w + first) / 3600 }'
 done
-grep -h '^incr ' "$tmp/$b.cold.err" | awk '{
-  n++; if ($2 > 0) k++; s += $4; w += $5 }
-  END { printf "programs after a step run: %d, %d of them skip leading nests (%.1f %%); statement executions skipped: %.1f %%\n",
-               n, k, n ? 100 * k / n : 0, w ? 100 * s / w : 0 }'
+# the leading nests skipped ("incr" lines) and the trailing ones left out
+# ("tail" lines: SKIPPED_WORK 0 when the check failed and they ran), by
+# phase, of the B setting (statement executions of the programs after)
+for phase in cold warm; do
+  grep -h -E '^(incr|tail) ' "$tmp/$b.$phase.err" | awk -v phase="$phase" '
+    $1 == "incr" { n++; if ($2 > 0) k++; s += $4; w += $5 }
+    $1 == "tail" { if ($4 > 0) { tk++; ts += $4 } }
+    END { printf "%s: programs after a step run: %d, %d skip leading nests (%.1f %%), %d leave trailing nests out; statement executions skipped: %.1f %% leading, %.1f %% trailing\n",
+                 phase, n, k, n ? 100 * k / n : 0, tk, w ? 100 * s / w : 0, w ? 100 * ts / w : 0 }'
+done
+du -sk "$tmp/c_$a" "$tmp/c_$b" | awk '{ printf "cache %s: %.0f MiB\n", $2, $1 / 1024 }' | sed "s|$tmp/c_||"
 for phase in cold warm; do
   if cmp -s "$tmp/$a.$phase.jsonl" "$tmp/$b.$phase.jsonl"; then echo "$phase records: byte-identical"
   else echo "$phase records: DIFFERENT"; fi

@@ -285,6 +285,13 @@ typedef struct DrvIncr {
 } DrvIncr;
 bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    DrvIncr *r);
+/* drv_incr_plan when only some intermediates' final values are known in
+ * `a` (a --steps-cache entry that kept some): known, by tensor id of
+ * `before` (NULL: none), marks those known besides all of them with tmps.
+ * An intermediate that the skipped nests write and the after's other nests
+ * never mention needs no known value. */
+bool drv_incr_plan_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                         bool tmps, const unsigned char *known, DrvIncr *r);
 void drv_incr_load(const DrvIncr *r, struct InterpProg *a, struct InterpProg *b);
 /* With LEIRC_INCR_STATS set in the environment, one line on stderr per
  * program after a step run: "incr SKIP NESTS SKIPPED_WORK WORK" (statement
@@ -322,6 +329,19 @@ typedef struct DrvTail {
 } DrvTail;
 bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    const DrvIncr *r, DrvTail *t);
+/* drv_incr_tail with known as drv_incr_plan_known's. */
+bool drv_incr_tail_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                         bool tmps, const unsigned char *known, const DrvIncr *r, DrvTail *t);
+/* Per tensor id of p, the intermediates worth keeping within `bound`
+ * bytes (nbytes: each tensor's size, by id): weight[j] programs after a
+ * step are expected to differ first at nest j (j < p->nnests), each run
+ * from boundary j (the leading nests skipped) and its tail checked at
+ * boundary j + 1; a boundary needs the intermediates live across it
+ * (written before it, mentioned at or after it).  Boundaries are taken in
+ * the order of the statement executions they save (weight x the work of
+ * the nests skipped) while their intermediates fit.  Malloc'ed; NULL when
+ * out of memory. */
+unsigned char *drv_incr_keep_tmps(const IrProgram *p, const int *weight, const size_t *nbytes, size_t bound);
 int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, struct InterpProg *a, struct InterpProg *b, bool partial,
                          const struct InterpOptions *io, struct InterpBufPool *pool,
                          bool (*run)(void *arg, struct InterpProg *ip), void *arg);

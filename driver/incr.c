@@ -116,8 +116,20 @@ static bool same_nest(const IrProgram *before, const IrProgram *after, int i, un
   return same_nest_at(before, i, after, i, m);
 }
 
+/* Whether the before's final value of y is known in its run `a`: an
+ * input's or output's always, an intermediate's with tmps or where known
+ * (by tensor id of the before; NULL: none) marks it. */
+static bool value_known(const IrTensor *y, bool tmps, const unsigned char *known) {
+  return tmps || y->role != ROLE_TMP || (known && known[y->id]);
+}
+
 bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    DrvIncr *r) {
+  return drv_incr_plan_known(ctx, o, before, after, tmps, NULL, r);
+}
+
+bool drv_incr_plan_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                         bool tmps, const unsigned char *known, DrvIncr *r) {
   memset(r, 0, sizeof *r);
   r->prog = after;
   if (o->steps.no_incremental || ctx->unsafe_math || after->nnests < 2) return false;
@@ -126,21 +138,27 @@ bool drv_incr_plan(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
   int lim = na < nb - 1 ? na : nb - 1, k0 = 0;
   unsigned char *m = calloc((size_t)nt + 1, 1), *w = calloc((size_t)nt + 1, 1);
   unsigned char *bm = calloc((size_t)before->ntensors + 1, 1), *bw = calloc((size_t)before->ntensors + 1, 1);
-  if (!m || !w || !bm || !bw) goto out;
+  unsigned char *rm = calloc((size_t)nt + 1, 1);
+  if (!m || !w || !bm || !bw || !rm) goto out;
   while (k0 < lim && same_nest(before, after, k0, m)) k0++;
   for (int k = k0; k > 0; k--) {
-    /* the after's tensors written by its nests [0,k) (w), the before's
-       written by its nests [k,na) (bw) */
+    /* the after's tensors written by its nests [0,k) (w), mentioned by
+       its nests [k,nb) (rm), the before's written by its nests [k,na)
+       (bw) */
     memset(w, 0, (size_t)nt + 1);
+    memset(rm, 0, (size_t)nt + 1);
     memset(bw, 0, (size_t)before->ntensors + 1);
-    Marks ka = {m, w}, kb = {bm, bw};
+    Marks ka = {m, w}, kr = {rm, NULL}, kb = {bm, bw};
     for (int i = 0; i < k; i++) mark_nest(after->nests[i], &ka);
+    for (int i = k; i < nb; i++) mark_nest(after->nests[i], &kr);
     for (int i = k; i < na; i++) mark_nest(before->nests[i], &kb);
     bool ok = true;
     for (int t = 0; t < nt && ok; t++) {
       if (!w[t]) continue;
       const IrTensor *x = ir_find_tensor(before, after->tensors[t]->name);
-      ok = x && !bw[x->id] && (tmps || x->role != ROLE_TMP);
+      /* an intermediate the run of [k,nb) never mentions needs no value:
+         nothing reads it and it is not compared */
+      ok = x && !bw[x->id] && (value_known(x, tmps, known) || (x->role == ROLE_TMP && !rm[t]));
     }
     if (!ok) continue;
     IrProgram *q = arena_alloc(&ctx->arena, sizeof *q);
@@ -158,6 +176,7 @@ out:
   free(w);
   free(bm);
   free(bw);
+  free(rm);
   return r->skip > 0;
 }
 
@@ -218,6 +237,11 @@ static bool nest_in_bounds(const IrNest *n) {
 
 bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, bool tmps,
                    const DrvIncr *r, DrvTail *t) {
+  return drv_incr_tail_known(ctx, o, before, after, tmps, NULL, r, t);
+}
+
+bool drv_incr_tail_known(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
+                         bool tmps, const unsigned char *known, const DrvIncr *r, DrvTail *t) {
   memset(t, 0, sizeof *t);
   t->prog = r->prog;
   if (o->steps.no_incremental || ctx->unsafe_math) return false;
@@ -251,7 +275,7 @@ bool drv_incr_tail(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, c
       }
       bool initial = !aw[x] && !bw[y->id];
       if (w[x]) ok = initial;
-      else if (!initial) ok = (ck[x] = tmps || y->role != ROLE_TMP);
+      else if (!initial) ok = (ck[x] = value_known(y, tmps, known));
     }
     if (!ok) continue;
     IrProgram *q = arena_alloc(&ctx->arena, sizeof *q), *rest = arena_alloc(&ctx->arena, sizeof *rest);
@@ -378,4 +402,59 @@ void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgr
   uint64_t bs = t->skip && done == 1 && partial ? drv_program_work(t->brest) : 0;
   fprintf(stderr, "tail %d %d %llu %llu %llu\n", t->skip, after->nnests, (unsigned long long)s,
           (unsigned long long)drv_program_work(after), (unsigned long long)bs);
+}
+
+unsigned char *drv_incr_keep_tmps(const IrProgram *p, const int *weight, const size_t *nbytes, size_t bound) {
+  int n = p->nnests, nt = p->ntensors;
+  size_t sz = (size_t)nt + 1;
+  unsigned char *keep = calloc(sz, 1);
+  /* wr[j]: written by nests [0,j); mt[j]: mentioned by nests [j,n) */
+  unsigned char *wr = calloc((size_t)(n + 1) * sz, 1), *mt = calloc((size_t)(n + 1) * sz, 1);
+  double *val = calloc((size_t)n + 1, sizeof *val);
+  uint64_t *work = calloc((size_t)n + 1, sizeof *work);
+  bool *done = calloc((size_t)n + 1, sizeof *done);
+  if (!keep || !wr || !mt || !val || !work || !done) {
+    free(keep);
+    keep = NULL;
+    goto out;
+  }
+  for (int j = 0; j < n; j++) {
+    memcpy(wr + (size_t)(j + 1) * sz, wr + (size_t)j * sz, sz);
+    Marks k = {mt + (size_t)j * sz, wr + (size_t)(j + 1) * sz};
+    mark_nest(p->nests[j], &k);
+    work[j + 1] = work[j] + nest_work(p->nests[j], 1); /* (saturation: a value only) */
+  }
+  for (int j = n - 1; j >= 0; j--)
+    for (int t = 0; t < nt; t++) mt[(size_t)j * sz + t] |= mt[(size_t)(j + 1) * sz + t];
+  /* a program after whose first changed nest is j starts at boundary j
+     (leading nests skipped: the work of [0,j)); its trailing nests like
+     the before's start after it, at j + 1 (the work of [j+1,n)) */
+  for (int j = 0; j < n; j++) {
+    if (!weight[j]) continue;
+    if (j > 0) val[j] += (double)weight[j] * (double)work[j];
+    if (j + 1 < n) val[j + 1] += (double)weight[j] * (double)(work[n] - work[j + 1]);
+  }
+  size_t total = 0;
+  for (;;) {
+    int best = -1;
+    for (int j = 1; j < n; j++)
+      if (!done[j] && val[j] > 0 && (best < 0 || val[j] > val[best])) best = j;
+    if (best < 0) break;
+    done[best] = true;
+    size_t cost = 0;
+    const unsigned char *w = wr + (size_t)best * sz, *m = mt + (size_t)best * sz;
+    for (int t = 0; t < nt; t++)
+      if (w[t] && m[t] && !keep[t] && p->tensors[t]->role == ROLE_TMP) cost += nbytes[t];
+    if (cost > bound - total) continue;
+    total += cost;
+    for (int t = 0; t < nt; t++)
+      if (w[t] && m[t] && p->tensors[t]->role == ROLE_TMP) keep[t] = 1;
+  }
+out:
+  free(wr);
+  free(mt);
+  free(val);
+  free(work);
+  free(done);
+  return keep;
 }

@@ -69,7 +69,9 @@ typedef struct StepsStats {
   int records;     /* written or dropped: candidates of this shard checked */
   int memo;        /* verdicts taken from the memo (no run) */
   char before_eng; /* 'i' interpreter, 'j' host JIT, 'c' --steps-cache entry, '-' not run */
-  double before_s; /* preparing the before: its inputs, its run or cache entry */
+  double before_s; /* preparing the before: its inputs, its run or cache entry
+                      (the entry's intermediates, read when a step needs
+                      them, count with the after) */
   long before_f;
   int after_n[2];  /* programs after a step run: [0] interpreter, [1] host JIT */
   double after_s[2];
@@ -91,6 +93,13 @@ typedef struct Before {
   bool jit;            /* ... by the host JIT (over the interpreter's budget) */
   bool tmps;           /* its intermediates hold their final values (run, or
                           taken from a --steps-cache entry that has them) */
+  unsigned char *known; /* else by tensor id, those that do (taken from an
+                           entry that kept some; in the arena) */
+  StepsEntry entry;     /* the --steps-cache entry `a` came from: its
+                           intermediates read when a step needs them */
+  const int *weight;    /* per nest, the candidates of the program (of every
+                           shard) that change it first: which intermediates
+                           a --steps-cache entry keeps */
   InterpBufPool *pool; /* the buffers of the last program after a step (of this
                           input or an earlier one of this worker), for the next */
   StepsStats *st;      /* NULL: no LEIRC_STEPS_STATS */
@@ -272,14 +281,25 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
                           ctx->unsafe_math))
       dir = NULL;
-    bool hit = dir && steps_cache_load(dir, &k, bf->a, &bf->tmps);
+    if (dir) bf->known = arena_alloc(&ctx->arena, (size_t)p->ntensors + 1);
+    bool hit = dir && steps_cache_open(dir, &k, bf->a, &bf->tmps, bf->known, &bf->entry);
     if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
     if (!hit) {
       bf->tmps = true;
       /* its fresh buffers are zero, unless a cache entry that did not fit
          was read into them */
       ok = !bf->jit ? interp_run(bf->a) : dir ? drv_jit_runner(ctx, bf->a) : drv_jit_runner_zeroed(ctx, bf->a);
-      if (ok && dir) steps_cache_store(dir, &k, bf->a);
+      if (ok && dir) {
+        /* and the intermediates the programs after its steps are
+           expected to start from (within a bound) */
+        int n = interp_ntensors(bf->a);
+        size_t *nb = malloc(((size_t)n + 1) * sizeof *nb);
+        for (int i = 0; nb && i < n; i++) nb[i] = interp_buf(bf->a, i)->nbytes;
+        unsigned char *keep = nb && bf->weight ? drv_incr_keep_tmps(p, bf->weight, nb, STEPS_CACHE_KEEP_BYTES) : NULL;
+        steps_cache_store(dir, &k, bf->a, keep);
+        free(keep);
+        free(nb);
+      }
     }
     steps_key_free(&k);
   }
@@ -295,6 +315,48 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
     bf->st->before_s += t1 - t0;
     bf->st->before_f += f1 - f0;
   }
+}
+
+/* Reads from bf's --steps-cache entry the intermediates of the before
+ * that the after's run takes (drv_incr_load's or drv_incr_tail_load's)
+ * or its tail's check compares, those not read yet.  False when one
+ * cannot be read. */
+static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *after, const DrvIncr *inc,
+                         const DrvTail *tail) {
+  if (!bf->entry.f || (!inc->skip && !tail->skip)) return true;
+  unsigned char *want = calloc((size_t)before->ntensors + 1, 1);
+  if (!want) return false;
+  for (int x = 0; x < after->ntensors; x++) {
+    bool need = tail->skip ? tail->need[x] || tail->check[x] : inc->kept[x];
+    const IrTensor *y = need ? ir_find_tensor(before, after->tensors[x]->name) : NULL;
+    if (y) want[y->id] = 1;
+  }
+  bool ok = steps_cache_fetch(&bf->entry, bf->a, want);
+  free(want);
+  return ok;
+}
+
+/* The run of a program after a step without its trailing nests like the
+ * before's (driver/incr.c, drv_incr_tail): b run, then the tail's outputs
+ * taken from the before's run `a` (what the tail reads holds the same bits
+ * in both) or the tail run on b's values; done: drv_incr_tail_finish's
+ * result. */
+typedef struct StepsTailRun {
+  LeirCtx *ctx;
+  bool jit;
+  InterpProg *a;
+  const DrvTail *tail;
+  const InterpOptions *io;
+  InterpBufPool *pool;
+  int done;
+} StepsTailRun;
+
+static bool steps_tail_runner(void *arg, InterpProg *b) {
+  StepsTailRun *tr = arg;
+  if (!(tr->jit ? drv_jit_runner_zeroed(tr->ctx, b) : interp_run(b))) return false;
+  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, false, tr->io, tr->pool,
+                                  tr->jit ? drv_jit_runner : NULL, tr->ctx);
+  return tr->done >= 0;
 }
 
 /* Checks one step.  Returns 1 verified, 0 not checked (*text says why),
@@ -330,29 +392,50 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   /* the after from its first nest that differs from the before's, on
      the values the before's run left (driver/incr.c) */
   DrvIncr inc;
-  drv_incr_plan(ctx, o, before, after, bf->tmps, &inc);
+  drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
   drv_incr_stats(&inc, after);
+  /* nor its trailing nests identical to the before's when what they read
+     holds the before's bits after the run (else they run then, on the
+     after's values): the before ran in full, or came from a --steps-cache
+     entry (what the tail reads must then be known) */
+  DrvTail tail;
+  drv_incr_tail_known(ctx, o, before, after, bf->tmps, bf->known, &inc, &tail);
+  if (!fetch_needed(bf, before, after, &inc, &tail)) {
+    /* an intermediate could not be read: those not read are unknown */
+    for (int i = 0; i < bf->entry.n; i++)
+      if (bf->entry.off[i] >= 0) bf->known[i] = 0;
+    bf->tmps = false;
+    steps_cache_close(&bf->entry);
+    drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
+    drv_incr_tail_known(ctx, o, before, after, bf->tmps, bf->known, &inc, &tail);
+  }
+  const IrProgram *runp = tail.skip ? tail.prog : inc.prog;
+  const unsigned char *kept = tail.skip ? tail.keep : inc.skip ? inc.kept : NULL;
   /* for the host JIT, the buffers of what its code writes before reading
      are taken from the pool as they are, the rest zeroed (by the pool, or
      fresh pages), so that its runner zeroes nothing */
-  unsigned char *dirty = same && jit ? drv_jit_dirty_ok(inc.prog, inc.skip ? inc.kept : NULL) : NULL;
+  unsigned char *dirty = same && jit ? drv_jit_dirty_ok(runp, kept) : NULL;
   bf->pool->dirty_ok = dirty;
-  if (same) b = interp_new_pooled(ctx, inc.prog, &ro, bf->pool);
+  if (same) b = interp_new_pooled(ctx, runp, &ro, bf->pool);
   bf->pool->dirty_ok = NULL;
   free(dirty);
   interp_pool_free(bf->pool);
-  if (b) drv_incr_load(&inc, bf->a, b);
+  if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
+  else if (b) drv_incr_load(&inc, bf->a, b);
+  StepsTailRun tr = {ctx, jit, bf->a, &tail, &ro, bf->pool, 0};
   if (!same)
     what = "the step changed the program's arguments";
   else if (!b)
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                                   jit ? drv_jit_runner_zeroed : NULL, ctx, &d) != 0)
+                                   tail.skip ? steps_tail_runner : jit ? drv_jit_runner_zeroed : NULL,
+                                   tail.skip ? (void *)&tr : ctx, &d) != 0)
     what = jit ? "the program after the step fails on the host JIT"
                : "the program after the step fails in the interpreter";
   else
     rc = d.verdict == CMP_DIFFER ? -1 : 1;
+  if (b && tail.skip) drv_incr_tail_stats(&tail, tr.done, false, after);
   bool fused = false; /* --fp-contract=on: class T when only what fuses changed */
   if (rc < 0 && !what && cls == PASS_E) {
     InterpDiff f;
@@ -782,6 +865,21 @@ bool drv_parse_shard(const char *s, int *i, int *n) {
   return true;
 }
 
+/* Per top-level nest of l's program, how many of its records (of every
+ * shard: the same for all) have a candidate whose site is that nest, the
+ * first a program after the step is expected to differ at (in the arena;
+ * NULL when the counts do not match the first pass). */
+static const int *nest_weights(Loaded *l, const StepInput *in) {
+  if (l->legal.n != in->ncand) return NULL;
+  int *w = arena_alloc(&l->ctx.arena, ((size_t)l->p->nnests + 1) * sizeof *w);
+  memset(w, 0, ((size_t)l->p->nnests + 1) * sizeof *w);
+  for (int k = 0; k < in->ncand; k++) {
+    const PassCand *c = l->legal.v[k];
+    if (in->keep[k] && c->nest >= 0 && c->nest < l->p->nnests) w[c->nest]++;
+  }
+  return w;
+}
+
 /* The second pass over input g: applies, checks and writes its records of
  * this shard.  Returns false after an error (the output failed). */
 static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input,
@@ -798,7 +896,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   bool ok = true;
   StepsStats st = {.on = getenv("LEIRC_STEPS_STATS") != NULL, .before_eng = '-'};
   if (st.on) stats_now(&st.t0, &st.f0);
-  Before bf = {.st = st.on ? &st : NULL, .pool = pool};
+  Before bf = {.st = st.on ? &st : NULL, .pool = pool, .weight = nest_weights(&l, in)};
   StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
@@ -816,12 +914,14 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (rid % so->shard_n != so->shard_i) continue;
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
+      steps_cache_close(&bf.entry);
       bf = (Before){.st = st.on ? &st : NULL, .pool = pool};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
         *bad_input = true;
         return true;
       }
+      bf.weight = nest_weights(&l, in);
       if (l.legal.n != in->ncand) {
         diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before",
                    l.legal.n, in->ncand);
@@ -867,6 +967,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   json_decref(label);
 done:
   if (bf.a) interp_free(bf.a);
+  steps_cache_close(&bf.entry);
   steps_memo_free(&memo);
   if (st.on) {
     double t1;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 /* The file's first line; a new layout or key gets a new one. */
-static const char magic[] = "leirc-steps-cache 2\n";
+static const char magic[] = "leirc-steps-cache 3\n";
 
 static uint64_t fnv1a(const char *s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -164,9 +164,10 @@ void steps_outs_free(StepsOuts *c) {
 
 /* ------------------------------------------------------------ on disk */
 
-/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, 1 when
- * the intermediates are kept too, else 0 (u64), then for each output (and
- * then intermediate) of the program in tensor order its size (u64) and
+/* DIR/HASH.out: the magic line, the key's length (u64) and bytes, the
+ * number of tensors (u64) and one byte per tensor in tensor order, 1 where
+ * the entry holds its final value (every output, the intermediates kept),
+ * else 0; then for each tensor held, in tensor order, its size (u64) and
  * bytes. */
 static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) {
   size_t n = strlen(dir) + strlen(suffix) + 64;
@@ -175,8 +176,8 @@ static char *entry_path(const char *dir, const StepsKey *k, const char *suffix) 
   return s;
 }
 
-/* Whether an entry of `a` keeps its intermediates: when they are at most
- * STEPS_CACHE_TMP_BYTES in all. */
+/* Whether an entry of `a` keeps all its intermediates: when they are at
+ * most STEPS_CACHE_TMP_BYTES in all. */
 static bool tmps_fit(InterpProg *a) {
   size_t n = 0;
   for (int i = 0; i < interp_ntensors(a); i++)
@@ -190,54 +191,122 @@ static bool on_disk(const InterpBuf *b, bool tmps) {
   return b->t->role == ROLE_OUT || (tmps && b->t->role == ROLE_TMP);
 }
 
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps) {
+bool steps_cache_open(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known,
+                      StepsEntry *e) {
+  if (e) memset(e, 0, sizeof *e);
   char *path = entry_path(dir, k, ".out");
   FILE *f = path ? fopen(path, "rb") : NULL;
   free(path);
   if (!f) return false;
-  bool ok = false;
+  bool ok = false, all = true;
   char m[sizeof magic];
-  uint64_t len = 0, with = 0;
+  uint64_t len = 0, nt = 0;
+  int n = interp_ntensors(a);
   char *key = NULL;
+  unsigned char *held = malloc((size_t)n + 1);
+  long *off = e ? malloc(((size_t)n + 1) * sizeof *off) : NULL;
+  if (!held || (e && !off)) goto out;
   if (fread(m, 1, sizeof magic - 1, f) != sizeof magic - 1 || memcmp(m, magic, sizeof magic - 1)) goto out;
   if (fread(&len, sizeof len, 1, f) != 1 || len != k->len) goto out;
   if (!(key = malloc(k->len + 1)) || fread(key, 1, k->len, f) != k->len || memcmp(key, k->text, k->len)) goto out;
-  if (fread(&with, sizeof with, 1, f) != 1 || with > 1) goto out;
-  for (int i = 0; i < interp_ntensors(a); i++) {
+  if (fread(&nt, sizeof nt, 1, f) != 1 || nt != (uint64_t)n || fread(held, 1, (size_t)n, f) != (size_t)n) goto out;
+  for (int i = 0; i < n; i++) {
+    IrRole r = interp_buf(a, i)->t->role;
+    if (held[i] > 1 || (held[i] && r != ROLE_OUT && r != ROLE_TMP) || (!held[i] && r == ROLE_OUT)) goto out;
+    if (r == ROLE_TMP && !held[i]) all = false;
+  }
+  for (int i = 0; i < n; i++) {
     InterpBuf *b = interp_buf(a, i);
-    if (!on_disk(b, with)) continue;
-    uint64_t n = 0;
-    if (fread(&n, sizeof n, 1, f) != 1 || n != b->nbytes || fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
+    if (off) off[i] = -1;
+    if (!held[i]) continue;
+    uint64_t sz = 0;
+    if (fread(&sz, sizeof sz, 1, f) != 1 || sz != b->nbytes) goto out;
+    if (off && b->t->role == ROLE_TMP) { /* read when needed: its place */
+      off[i] = ftell(f);
+      if (off[i] < 0 || fseek(f, (long)b->nbytes, SEEK_CUR) != 0) goto out;
+      continue;
+    }
+    if (fread(b->data, 1, b->nbytes, f) != b->nbytes) goto out;
   }
   ok = fgetc(f) == EOF; /* nothing after the last tensor */
-  if (ok && tmps) *tmps = with;
+  if (ok && tmps) *tmps = all;
+  for (int i = 0; ok && known && i < n; i++) known[i] = held[i] && interp_buf(a, i)->t->role == ROLE_TMP;
 out:
   free(key);
-  fclose(f);
+  free(held);
+  if (ok && e) {
+    e->f = f;
+    e->off = off;
+    e->n = n;
+  } else {
+    free(off);
+    fclose(f);
+  }
   return ok;
 }
 
-bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a) {
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known) {
+  return steps_cache_open(dir, k, a, tmps, known, NULL);
+}
+
+bool steps_cache_fetch(StepsEntry *e, InterpProg *a, const unsigned char *want) {
+  bool ok = true;
+  for (int i = 0; e->f && i < e->n && i < interp_ntensors(a); i++) {
+    if (!want[i] || e->off[i] < 0) continue;
+    InterpBuf *b = interp_buf(a, i);
+    if (fseek(e->f, e->off[i], SEEK_SET) != 0 || fread(b->data, 1, b->nbytes, e->f) != b->nbytes) ok = false;
+    else e->off[i] = -1;
+  }
+  return ok;
+}
+
+void steps_cache_close(StepsEntry *e) {
+  if (e->f) fclose(e->f);
+  free(e->off);
+  memset(e, 0, sizeof *e);
+}
+
+/* Per tensor of `a`, whether an entry holds it: the outputs; every
+ * intermediate when they fit in STEPS_CACHE_TMP_BYTES, else with live
+ * those it marks, in tensor order while they fit in
+ * STEPS_CACHE_KEEP_BYTES in all. */
+static void entry_held(InterpProg *a, const unsigned char *live, unsigned char *held) {
+  bool with = tmps_fit(a);
+  size_t kept = 0;
+  for (int i = 0; i < interp_ntensors(a); i++) {
+    InterpBuf *b = interp_buf(a, i);
+    held[i] = on_disk(b, with);
+    if (held[i] || !live || !live[i] || b->t->role != ROLE_TMP || b->nbytes > STEPS_CACHE_KEEP_BYTES - kept) continue;
+    held[i] = 1;
+    kept += b->nbytes;
+  }
+}
+
+bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a, const unsigned char *live) {
   char suffix[64];
   snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
   char *tmp = entry_path(dir, k, suffix), *path = entry_path(dir, k, ".out");
-  FILE *f = tmp && path ? fopen(tmp, "wb") : NULL;
+  int n = interp_ntensors(a);
+  unsigned char *held = malloc((size_t)n + 1);
+  FILE *f = tmp && path && held ? fopen(tmp, "wb") : NULL;
   bool ok = f != NULL;
   if (f) {
-    uint64_t len = k->len;
-    uint64_t with = tmps_fit(a);
+    entry_held(a, live, held);
+    uint64_t len = k->len, nt = (uint64_t)n;
     ok = fwrite(magic, 1, sizeof magic - 1, f) == sizeof magic - 1 && fwrite(&len, sizeof len, 1, f) == 1 &&
-         fwrite(k->text, 1, k->len, f) == k->len && fwrite(&with, sizeof with, 1, f) == 1;
-    for (int i = 0; ok && i < interp_ntensors(a); i++) {
+         fwrite(k->text, 1, k->len, f) == k->len && fwrite(&nt, sizeof nt, 1, f) == 1 &&
+         fwrite(held, 1, (size_t)n, f) == (size_t)n;
+    for (int i = 0; ok && i < n; i++) {
       InterpBuf *b = interp_buf(a, i);
-      if (!on_disk(b, with)) continue;
-      uint64_t n = b->nbytes;
-      ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(b->data, 1, b->nbytes, f) == b->nbytes;
+      if (!held[i]) continue;
+      uint64_t sz = b->nbytes;
+      ok = fwrite(&sz, sizeof sz, 1, f) == 1 && fwrite(b->data, 1, b->nbytes, f) == b->nbytes;
     }
     ok = fclose(f) == 0 && ok;
     ok = ok && rename(tmp, path) == 0;
     if (!ok) remove(tmp);
   }
+  free(held);
   free(tmp);
   free(path);
   return ok;

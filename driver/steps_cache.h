@@ -11,6 +11,7 @@
 #define LEIR_DRIVER_STEPS_CACHE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,22 +52,44 @@ bool steps_memo_add(StepsMemo *m, StepsKey *k, int verdict, const char *text);
 void steps_memo_free(StepsMemo *m);
 
 /* --steps-cache=DIR: fills the outputs of `a` (made from the program of k,
- * its inputs filled) from DIR's entry of k, and its intermediates when the
- * entry has them (*tmps set to whether it has; tmps may be NULL): the
+ * its inputs filled) from DIR's entry of k, and the intermediates the
+ * entry holds (*tmps set to whether it holds all of them, known[id] to
+ * whether it holds intermediate id; tmps and known may be NULL): the
  * values a program after a step run from its middle starts from
  * (driver/incr.c).  False on a miss (no entry, an entry of another key, a
  * size that does not fit, a read error); `a`'s outputs are then undefined
  * and the program must be run. */
-bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps);
-/* An entry keeps the intermediates of its program when they are at most
- * this many bytes in all (else the outputs only: the disk space of a whole
- * corpus's entries stays that of its outputs and small intermediates). */
+bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known);
+/* steps_cache_load reading only the outputs when e is not NULL: the
+ * intermediates the entry holds (known) are read into `a` when
+ * steps_cache_fetch is asked for them (want: per tensor id), from the
+ * file kept open in *e (the same entry even if it is replaced meanwhile)
+ * until steps_cache_close.  steps_cache_fetch is false when one cannot be
+ * read (its bytes in `a` are then undefined). */
+typedef struct StepsEntry {
+  FILE *f;
+  long *off; /* per tensor id: where its bytes are, -1 when not held or read */
+  int n;
+} StepsEntry;
+bool steps_cache_open(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known,
+                      StepsEntry *e);
+bool steps_cache_fetch(StepsEntry *e, InterpProg *a, const unsigned char *want);
+void steps_cache_close(StepsEntry *e);
+/* An entry keeps all the intermediates of its program when they are at
+ * most this many bytes in all (the disk space of a whole corpus's entries
+ * stays that of its outputs and small intermediates)... */
 #define STEPS_CACHE_TMP_BYTES ((size_t)64 << 20)
-/* Writes the outputs of `a` (run), and its intermediates within
- * STEPS_CACHE_TMP_BYTES, as DIR's entry of k: a file written
- * aside and renamed into place, so that concurrent workers never read a
- * partial one.  False when it cannot be written (the run goes on). */
-bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a);
+/* ... else those that `live` marks (drv_incr_keep_tmps: those the
+ * programs after the steps are expected to start from), in tensor order
+ * while they fit in this many bytes in all (an entry is at most this
+ * larger than its outputs). */
+#define STEPS_CACHE_KEEP_BYTES ((size_t)256 << 20)
+/* Writes the outputs of `a` (run) and its intermediates as above (live:
+ * per tensor id, may be NULL: none but within STEPS_CACHE_TMP_BYTES) as
+ * DIR's entry of k: a file written aside and renamed into place, so that
+ * concurrent workers never read a partial one.  False when it cannot be
+ * written (the run goes on). */
+bool steps_cache_store(const char *dir, const StepsKey *k, InterpProg *a, const unsigned char *live);
 
 /* The outputs of the programs before the steps run last in one process,
  * and their intermediates within STEPS_CACHE_TMP_BYTES (steps_outs_load

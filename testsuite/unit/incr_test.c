@@ -23,6 +23,12 @@
  * same verdict (both tails left at zero, or both run: the full bytes).  A
  * trailing nest writing a tensor that a nest before it writes is never
  * left out: forcing it gives other bytes.
+ *
+ * test_known: with only some of the before's intermediates known (a
+ * --steps-cache entry keeps those drv_incr_keep_tmps picks), the exact
+ * skips, leading and trailing, and the full run's bytes with an
+ * intermediate left unknown (garbage) that the rest of the run never
+ * mentions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -446,6 +452,88 @@ static void test_off(void **state) {
   prog_free(&pa);
 }
 
+/* Only some intermediates known (a --steps-cache entry that kept those
+ * drv_incr_keep_tmps picks, within a bound, by the boundaries the
+ * candidates start from): T and D are read by a nest after the one that
+ * writes them, C is an output.  Changed in the last nest,
+ * which reads D only: with D known, T (never mentioned by the last nest)
+ * needs no value, the run of the last nest on the before's D with T
+ * garbage gives the full run's bytes on both engines; with T known only,
+ * one nest is skipped (the middle one, which runs then, reads T; the last
+ * reads D); with neither, none.  The tail of `first` reads T and D: both
+ * nests left out when both are known, the last one with D known only. */
+static void test_known(void **state) {
+  (void)state;
+  Prog pb, pa, pf;
+  assert_true(prog_load(&pb, base));
+  assert_true(prog_load(&pa, last));
+  assert_true(prog_load(&pf, first));
+  /* what an entry keeps: candidates at the last nest start at boundary 2
+     (D live across it); at the first, their tail is checked at boundary 1
+     (T); both within 16 bytes: the boundary saving more work (2: the
+     28 statement executions of nests 0 and 1, against 8 for the tail) */
+  size_t nbytes[8] = {0};
+  for (int i = 0; i < pb.p->ntensors; i++) nbytes[i] = 16;
+  const int w_last[3] = {0, 0, 1}, w_first[3] = {1, 0, 0}, w_both[3] = {1, 0, 1};
+  const struct {
+    const int *w;
+    size_t bound;
+    const char *keep;
+  } kt[] = {{w_last, 64, "D"}, {w_last, 15, ""}, {w_first, 64, "T"}, {w_both, 16, "D"}, {w_both, 32, "T D"}};
+  char names[256];
+  for (size_t i = 0; i < sizeof kt / sizeof kt[0]; i++) {
+    unsigned char *keep = drv_incr_keep_tmps(pb.p, kt[i].w, nbytes, kt[i].bound);
+    assert_non_null(keep);
+    names_of(pb.p, keep, names);
+    assert_string_equal(names, kt[i].keep);
+    free(keep);
+  }
+  DrvOptions o;
+  opts(&o);
+  DrvIncr r;
+  unsigned char known[8] = {0};
+  int T = ir_find_tensor(pb.p, "T")->id, D = ir_find_tensor(pb.p, "D")->id;
+  assert_false(drv_incr_plan_known(&pa.ctx, &o, pb.p, pa.p, false, known, &r));
+  assert_false(drv_incr_plan_known(&pa.ctx, &o, pb.p, pa.p, false, NULL, &r));
+  known[T] = 1;
+  assert_true(drv_incr_plan_known(&pa.ctx, &o, pb.p, pa.p, false, known, &r));
+  assert_int_equal(r.skip, 1);
+  known[T] = 0;
+  known[D] = 1;
+  assert_true(drv_incr_plan_known(&pa.ctx, &o, pb.p, pa.p, false, known, &r));
+  assert_int_equal(r.skip, 2);
+  InterpProg *a = interp_new(&pb.ctx, pb.p, NULL);
+  assert_non_null(a);
+  interp_random_inputs(a, 0, NULL);
+  assert_true(interp_run(a));
+  memset(interp_find(a, "T")->data, 0x7f, interp_find(a, "T")->nbytes); /* unknown */
+  for (int jit = 0; jit < 2; jit++) {
+    size_t n1, n2;
+    unsigned char *full = outputs(&pa, pa.p, NULL, NULL, jit, &n1);
+    unsigned char *part = outputs(&pa, pa.p, a, &r, jit, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(full, part, n1);
+    free(full);
+    free(part);
+  }
+  /* the tail of `first` (D = 2T, C = D + 1) reads T, which the first
+     nest writes: with D known only, only its last nest (which reads D) is
+     left out; with neither, none */
+  DrvTail t;
+  drv_incr_plan(&pf.ctx, &o, pb.p, pf.p, true, &r);
+  assert_true(drv_incr_tail_known(&pf.ctx, &o, pb.p, pf.p, false, known, &r, &t));
+  assert_int_equal(t.skip, 1);
+  known[D] = 0;
+  assert_false(drv_incr_tail_known(&pf.ctx, &o, pb.p, pf.p, false, known, &r, &t));
+  known[T] = known[D] = 1;
+  assert_true(drv_incr_tail_known(&pf.ctx, &o, pb.p, pf.p, false, known, &r, &t));
+  assert_int_equal(t.skip, 2);
+  interp_free(a);
+  prog_free(&pf);
+  prog_free(&pa);
+  prog_free(&pb);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pairs),
@@ -453,6 +541,7 @@ int main(void) {
     cmocka_unit_test(test_off),
     cmocka_unit_test(test_tail),
     cmocka_unit_test(test_tail_forced),
+    cmocka_unit_test(test_known),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,10 @@
  * kept is not stored twice.
  * test_tmps: an entry, on disk and in memory, keeps the intermediates
  * within STEPS_CACHE_TMP_BYTES, else the outputs only, and says which.
+ * test_tmps_live: over that, an entry on disk keeps the intermediates
+ * that a mask marks (drv_incr_keep_tmps'), each with its bytes, and says
+ * which (known); opened lazily (steps_cache_open), its intermediates are
+ * read only when fetched, those asked for.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -135,34 +139,34 @@ static void test_disk(void **state) {
   key_of(&other, rowsum_wrong, 0, "before; interpreter");
 
   InterpProg *b = made(&pb, rowsum, false);
-  assert_false(steps_cache_load(dir, &k, b, NULL)); /* miss: nothing stored */
-  assert_true(steps_cache_store(dir, &k, a));
+  assert_false(steps_cache_load(dir, &k, b, NULL, NULL)); /* miss: nothing stored */
+  assert_true(steps_cache_store(dir, &k, a, NULL));
   InterpBuf *x = interp_find(a, "D"), *y = interp_find(b, "D");
   memset(y->data, 0x55, y->nbytes);
-  assert_true(steps_cache_load(dir, &k, b, NULL)); /* hit */
+  assert_true(steps_cache_load(dir, &k, b, NULL, NULL)); /* hit */
   assert_memory_equal(x->data, y->data, x->nbytes);
-  assert_false(steps_cache_load(dir, &seed1, b, NULL));
-  assert_false(steps_cache_load(dir, &tag, b, NULL));
-  assert_false(steps_cache_load(dir, &other, b, NULL));
+  assert_false(steps_cache_load(dir, &seed1, b, NULL, NULL));
+  assert_false(steps_cache_load(dir, &tag, b, NULL, NULL));
+  assert_false(steps_cache_load(dir, &other, b, NULL, NULL));
 
   /* a file of another key under this key's name (a collision), and an
      entry cut short: misses */
   snprintf(p1, sizeof p1, "%s/%016llx.out", dir, (unsigned long long)k.hash);
   snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)seed1.hash);
   copy_file(p1, p2, 0);
-  assert_false(steps_cache_load(dir, &seed1, b, NULL));
+  assert_false(steps_cache_load(dir, &seed1, b, NULL, NULL));
   copy_file(p1, p2, 1);
-  assert_true(steps_cache_store(dir, &seed1, a) && steps_cache_load(dir, &seed1, b, NULL));
+  assert_true(steps_cache_store(dir, &seed1, a, NULL) && steps_cache_load(dir, &seed1, b, NULL, NULL));
   StepsKey cut = {0};
   assert_true(steps_key(&cut, pa.p, 2, "before; interpreter", false, false));
   snprintf(p2, sizeof p2, "%s/%016llx.out", dir, (unsigned long long)cut.hash);
   copy_file(p1, p2, 1);
-  assert_false(steps_cache_load(dir, &cut, b, NULL));
+  assert_false(steps_cache_load(dir, &cut, b, NULL, NULL));
   remove(p2);
 
   /* candidates against the cached outputs (b): the wrong one differs, the
      right one is bit-equal */
-  assert_true(steps_cache_load(dir, &k, b, NULL));
+  assert_true(steps_cache_load(dir, &k, b, NULL, NULL));
   InterpDiff d;
   InterpProg *w = made(&pw, rowsum_wrong, false);
   assert_int_equal(interp_compare_ran(b, w, 0, CMP_EXACT, &d), 0);
@@ -174,8 +178,8 @@ static void test_disk(void **state) {
      is believed: the key is what makes an entry right */
   Prog pc2;
   InterpProg *c = made(&pc, rowsum_wrong, true), *r = made(&pc2, rowsum, false);
-  assert_true(steps_cache_store(dir, &k, c));
-  assert_true(steps_cache_load(dir, &k, b, NULL));
+  assert_true(steps_cache_store(dir, &k, c, NULL));
+  assert_true(steps_cache_load(dir, &k, b, NULL, NULL));
   assert_int_equal(interp_compare_ran(b, r, 0, CMP_EXACT, &d), 0);
   assert_int_equal(d.verdict, CMP_DIFFER);
 
@@ -222,9 +226,9 @@ static void test_tmps(void **state) {
   InterpProg *a = made(&pa, with_tmp, true), *b = made(&pb, with_tmp, false);
   StepsKey k, kb;
   assert_true(steps_key(&k, pa.p, 0, "before; interpreter", false, false));
-  assert_true(steps_cache_store(dir, &k, a));
+  assert_true(steps_cache_store(dir, &k, a, NULL));
   bool tmps = false;
-  assert_true(steps_cache_load(dir, &k, b, &tmps));
+  assert_true(steps_cache_load(dir, &k, b, &tmps, NULL));
   assert_true(tmps);
   assert_memory_equal(interp_find(a, "T")->data, interp_find(b, "T")->data, interp_find(a, "T")->nbytes);
   assert_memory_equal(interp_find(a, "D")->data, interp_find(b, "D")->data, interp_find(a, "D")->nbytes);
@@ -235,9 +239,9 @@ static void test_tmps(void **state) {
   memset(interp_find(c, "D")->data, 0x3c, interp_find(c, "D")->nbytes);
   memset(interp_find(c, "Z")->data, 0x11, 64);
   assert_true(steps_key(&kb, pc.p, 0, "before; interpreter", false, false));
-  assert_true(steps_cache_store(dir, &kb, c));
+  assert_true(steps_cache_store(dir, &kb, c, NULL));
   tmps = true;
-  assert_true(steps_cache_load(dir, &kb, d, &tmps));
+  assert_true(steps_cache_load(dir, &kb, d, &tmps, NULL));
   assert_false(tmps);
   assert_memory_equal(interp_find(c, "D")->data, interp_find(d, "D")->data, interp_find(c, "D")->nbytes);
   assert_int_equal(((unsigned char *)interp_find(d, "Z")->data)[0], 0);
@@ -275,6 +279,93 @@ static void test_tmps(void **state) {
   prog_free(&pb);
   prog_free(&pc);
   prog_free(&pd);
+}
+
+/* Intermediates over STEPS_CACHE_TMP_BYTES in all, kept per tensor: Z
+ * (over 64 MiB) and Y are marked (read by a later nest), X (over 64 MiB,
+ * read by none) not.  An entry stored with the mask holds Z and Y with their
+ * bytes, not X (its buffer left untouched), and says so (*tmps false,
+ * known Z and Y only); stored without it, no intermediate. */
+static const char live_tmps[] = "%in    A : f64[4]\n%out   D : f64[4]\n"
+                                "L^{8388609}_{i=0}[Z^{f64,g}_{i}=A^{f64,g}_{0};];\n"
+                                "L^{8388609}_{i=0}[X^{f64,g}_{i}=A^{f64,g}_{1};];\n"
+                                "L^{4}_{a=0}[Y^{f64,g}_{a}=A^{f64,g}_{a}*3.0;];\n"
+                                "L^{4}_{a=0}[D^{f64,g}_{a}=Z^{f64,g}_{a}+Y^{f64,g}_{a};];\n";
+
+static void test_tmps_live(void **state) {
+  (void)state;
+  const char *top = getenv("top_builddir");
+  char dir[512], names[64];
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_live.XXXXXX", top && *top ? top : ".");
+  assert_non_null(mkdtemp(dir));
+  Prog pa, pb;
+  InterpProg *a = made(&pa, live_tmps, true), *b = made(&pb, live_tmps, false);
+  int n = interp_ntensors(a);
+  unsigned char live[16] = {0}, known[16];
+  assert_true(n <= 16);
+  live[interp_find(a, "Z")->t->id] = live[interp_find(a, "Y")->t->id] = 1;
+  StepsKey k;
+  assert_true(steps_key(&k, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_cache_store(dir, &k, a, live));
+  bool tmps = true;
+  memset(known, 9, sizeof known);
+  assert_true(steps_cache_load(dir, &k, b, &tmps, known));
+  assert_false(tmps);
+  names[0] = 0;
+  for (int i = 0; i < n; i++)
+    if (known[i]) strcat(strcat(names, " "), interp_buf(b, i)->t->name);
+  assert_string_equal(names, " Z Y");
+  const char *held[] = {"D", "Z", "Y"};
+  for (int i = 0; i < 3; i++)
+    assert_memory_equal(interp_find(a, held[i])->data, interp_find(b, held[i])->data, interp_find(a, held[i])->nbytes);
+  assert_true(((double *)interp_find(a, "X")->data)[0] != 0); /* X ran, but was not stored */
+  assert_true(((double *)interp_find(b, "X")->data)[0] == 0);
+  /* opened lazily: the outputs read, the intermediates when fetched (Z
+     only, then Y), each once */
+  Prog pc;
+  InterpProg *c = made(&pc, live_tmps, false);
+  StepsEntry e;
+  memset(known, 9, sizeof known);
+  assert_true(steps_cache_open(dir, &k, c, &tmps, known, &e));
+  assert_non_null(e.f);
+  names[0] = 0;
+  for (int i = 0; i < n; i++)
+    if (known[i]) strcat(strcat(names, " "), interp_buf(c, i)->t->name);
+  assert_string_equal(names, " Z Y");
+  assert_memory_equal(interp_find(a, "D")->data, interp_find(c, "D")->data, interp_find(a, "D")->nbytes);
+  assert_true(((double *)interp_find(c, "Z")->data)[0] == 0 && ((double *)interp_find(c, "Y")->data)[0] == 0);
+  unsigned char want[16] = {0};
+  want[interp_find(c, "Z")->t->id] = want[interp_find(c, "X")->t->id] = 1;
+  assert_true(steps_cache_fetch(&e, c, want));
+  assert_memory_equal(interp_find(a, "Z")->data, interp_find(c, "Z")->data, interp_find(a, "Z")->nbytes);
+  assert_true(((double *)interp_find(c, "Y")->data)[0] == 0 && ((double *)interp_find(c, "X")->data)[0] == 0);
+  assert_int_equal(e.off[interp_find(c, "Z")->t->id], -1);
+  assert_true(e.off[interp_find(c, "Y")->t->id] > 0);
+  memset(want, 1, sizeof want);
+  assert_true(steps_cache_fetch(&e, c, want));
+  assert_memory_equal(interp_find(a, "Y")->data, interp_find(c, "Y")->data, interp_find(a, "Y")->nbytes);
+  assert_true(((double *)interp_find(c, "X")->data)[0] == 0);
+  steps_cache_close(&e);
+  assert_null(e.f);
+  interp_free(c);
+  prog_free(&pc);
+  /* without the mask: the outputs only */
+  memset(interp_find(b, "Z")->data, 0, interp_find(b, "Z")->nbytes);
+  assert_true(steps_cache_store(dir, &k, a, NULL));
+  assert_true(steps_cache_load(dir, &k, b, &tmps, known));
+  assert_false(tmps);
+  for (int i = 0; i < n; i++) assert_int_equal(known[i], 0);
+  assert_int_equal(((unsigned char *)interp_find(b, "Z")->data)[3], 0);
+  assert_memory_equal(interp_find(a, "D")->data, interp_find(b, "D")->data, interp_find(a, "D")->nbytes);
+  char p[600];
+  snprintf(p, sizeof p, "%s/%016llx.out", dir, (unsigned long long)k.hash);
+  remove(p);
+  assert_int_equal(rmdir(dir), 0);
+  steps_key_free(&k);
+  interp_free(a);
+  interp_free(b);
+  prog_free(&pa);
+  prog_free(&pb);
 }
 
 /* rowsum with every term scaled by 3.0 or 3.5: programs that differ only
@@ -463,6 +554,7 @@ int main(void) {
       cmocka_unit_test(test_disk),
       cmocka_unit_test(test_outs),
       cmocka_unit_test(test_tmps),
+      cmocka_unit_test(test_tmps_live),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
