@@ -141,6 +141,20 @@ static unsigned char *outputs(Prog *pr, const IrProgram *after, InterpProg *a, c
   return v;
 }
 
+/* The suffix run of plan r on the before's run a gives the after's full
+ * run's bytes, on the interpreter and on the host JIT. */
+static void assert_same_outputs(Prog *pa, InterpProg *a, const DrvIncr *r) {
+  for (int jit = 0; jit < 2; jit++) {
+    size_t n1, n2;
+    unsigned char *full = outputs(pa, pa->p, NULL, NULL, jit, &n1);
+    unsigned char *part = outputs(pa, pa->p, a, r, jit, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(full, part, n1);
+    free(full);
+    free(part);
+  }
+}
+
 /* The plan of (before, after) skips `skip` nests keeping the tensors
  * named in `kept` (space-separated), and its suffix run gives the full
  * run's bytes on both engines. */
@@ -165,15 +179,7 @@ static void check_pair(const char *before, const char *after, int skip, const ch
   assert_non_null(a);
   interp_random_inputs(a, 0, NULL);
   assert_true(interp_run(a));
-  for (int jit = 0; jit < 2; jit++) {
-    size_t n1, n2;
-    unsigned char *full = outputs(&pa, pa.p, NULL, NULL, jit, &n1);
-    unsigned char *part = outputs(&pa, pa.p, a, &r, jit, &n2);
-    assert_int_equal(n1, n2);
-    assert_memory_equal(full, part, n1);
-    free(full);
-    free(part);
-  }
+  assert_same_outputs(&pa, a, &r);
   interp_free(a);
   prog_free(&pb);
   prog_free(&pa);
@@ -507,15 +513,7 @@ static void test_known(void **state) {
   interp_random_inputs(a, 0, NULL);
   assert_true(interp_run(a));
   memset(interp_find(a, "T")->data, 0x7f, interp_find(a, "T")->nbytes); /* unknown */
-  for (int jit = 0; jit < 2; jit++) {
-    size_t n1, n2;
-    unsigned char *full = outputs(&pa, pa.p, NULL, NULL, jit, &n1);
-    unsigned char *part = outputs(&pa, pa.p, a, &r, jit, &n2);
-    assert_int_equal(n1, n2);
-    assert_memory_equal(full, part, n1);
-    free(full);
-    free(part);
-  }
+  assert_same_outputs(&pa, a, &r);
   /* the tail of `first` (D = 2T, C = D + 1) reads T, which the first
      nest writes: with D known only, only its last nest (which reads D) is
      left out; with neither, none */
