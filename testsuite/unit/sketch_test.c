@@ -466,24 +466,27 @@ static void test_evolve(void **state) {
   /* a space of 18 instances (the 64x32 by 32x48 product, 512-bit
      vectors): ranked in the first generation, every one measured, 4 a
      generation, then exhausted */
-  IrProgram *p1 = corpus_load(&ctx, "mm.leir",
+  /* (a context of its own: corpus_load initialises the one it is given) */
+  LeirCtx ctx1;
+  IrProgram *p1 = corpus_load(&ctx1, "mm.leir",
                               "%in  A : f32[64,32]\n%in  C : f32[32,48]\n%out D : f32[64,48]\n"
                               "B^{64}_{tx=0}L^{48}_{a=0}L^{32}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*"
                               "C^{f32,g}_{c,a};];\n",
                               NULL, null);
   assert_non_null(p1);
   PtrVec ms1 = {0};
-  assert_int_equal(search_sketch_matches(&ctx, p1, &m64, &ms1, &why), 1);
-  Evo e5 = {.ctx = &ctx};
+  assert_int_equal(search_sketch_matches(&ctx1, p1, &m64, &ms1, &why), 1);
+  Evo e5 = {.ctx = &ctx1};
   SearchStats st5;
   evo_st = &st5;
-  search_sketch_evolve(&ctx, p1, (SketchMatch *const *)ms1.v, 1, 7, 0, evo_rank, evo_eval, &e5, &st5);
+  search_sketch_evolve(&ctx1, p1, (SketchMatch *const *)ms1.v, 1, 7, 0, evo_rank, evo_eval, &e5, &st5);
   assert_true(st5.exhausted);
   assert_int_equal(st5.instances, 18);
   assert_int_equal(st5.ranked, 18);
   assert_int_equal(st5.measured, 18);
   assert_int_equal(st5.generations, 5);
   assert_int_equal(e5.gen[17], 5);
+  leir_ctx_free(&ctx1);
   leir_ctx_free(&ctx);
   fclose(null);
 }
