@@ -370,7 +370,6 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
      the values the before's run left (driver/incr.c) */
   DrvIncr inc;
   drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
-  drv_incr_stats(&inc, after);
   /* nor its trailing nests identical to the before's when what they read
      holds the before's bits after the run (else they run then, on the
      after's values): the before ran in full, or came from a --steps-cache
@@ -386,6 +385,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
     drv_incr_tail_known(ctx, o, before, after, bf->tmps, bf->known, &inc, &tail);
   }
+  drv_incr_stats(&inc, after); /* the plan made */
   const IrProgram *runp = tail.skip ? tail.prog : inc.prog;
   const unsigned char *kept = tail.skip ? tail.keep : inc.skip ? inc.kept : NULL;
   /* for the host JIT, the buffers of what its code writes before reading
