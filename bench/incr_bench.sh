@@ -25,15 +25,8 @@ set -eu
 leirc=$1
 corpus=$2
 old=${3:-}
-jobs=${JOBS:-2}
-cshard=${CORPUS_SHARD:-2000}
-[ -d "$corpus/programs" ] || { echo "incr_bench: no corpus at $corpus (skipped)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/incr_bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-load() { uptime | sed 's/.*load average: */load /'; }
-echo "machine: $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs"
-progs=$(ls "$corpus"/programs/level1/*.leir "$corpus"/programs/level2/*.leir)
-np=$(echo "$progs" | wc -l)
+bench=incr_bench
+. "$(dirname "$0")/shard_setup.sh"
 # the two settings: A (without the change) and B (with it)
 if [ -n "$old" ]; then a=old b=new; else a=full b=incr; fi
 mkdir "$tmp/c_$a" "$tmp/c_$b"

@@ -348,7 +348,7 @@ bench-steps-profile: leirc$(EXEEXT)
 ## Which programs the CPU time of verified --emit-steps goes to (issue 61
 ## item 1): bench/steps_cache_bench.sh's shard, cold and warm cache, one
 ## line per program (LEIRC_STEPS_STATS).  Not part of `make bench`.
-EXTRA_DIST += bench/steps_programs.sh
+EXTRA_DIST += bench/steps_programs.sh bench/shard_setup.sh
 .PHONY: bench-steps-programs
 bench-steps-programs: leirc$(EXEEXT)
 	@echo "== --emit-steps CPU time per program (bench/steps_programs.sh)"

@@ -19,16 +19,9 @@
 set -eu
 leirc=$1
 corpus=$2
-jobs=${JOBS:-2}
-cshard=${CORPUS_SHARD:-2000}
 top=${TOP:-10}
-[ -d "$corpus/programs" ] || { echo "steps_programs: no corpus at $corpus (skipped)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/steps_programs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-load() { uptime | sed 's/.*load average: */load /'; }
-echo "machine: $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs"
-progs=$(ls "$corpus"/programs/level1/*.leir "$corpus"/programs/level2/*.leir)
-np=$(echo "$progs" | wc -l)
+bench=steps_programs
+. "$(dirname "$0")/shard_setup.sh"
 mkdir "$tmp/cache"
 for phase in cold warm; do
   echo "== --shard=0/$cshard -j $jobs, $phase cache  [$(load)]"

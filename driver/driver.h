@@ -346,6 +346,23 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, struct InterpProg *a, s
                          const struct InterpOptions *io, struct InterpBufPool *pool,
                          bool (*run)(void *arg, struct InterpProg *ip), void *arg);
 void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgram *after);
+/* The after's run when its trailing nests are left out (t->skip), as the
+ * runner of interp_compare_ran_with for --eval and --emit-steps: b run
+ * with run(ctx, b) (NULL: the interpreter; else a host JIT runner,
+ * drv_jit_runner or drv_jit_runner_zeroed), then drv_incr_tail_finish(ctx,
+ * tail, a, b, partial, io, pool, .), the tails on the host JIT
+ * (drv_jit_runner) when run is set; done: its result (0 until then). */
+typedef struct DrvTailRun {
+  LeirCtx *ctx;
+  bool (*run)(void *ctx, struct InterpProg *ip);
+  bool partial; /* `a` ran t->bprog only */
+  struct InterpProg *a;
+  const DrvTail *tail;
+  const struct InterpOptions *io;
+  struct InterpBufPool *pool;
+  int done;
+} DrvTailRun;
+bool drv_tail_runner(void *arg, struct InterpProg *b);
 /* drv_incr_load for a b made from t->prog: only the kept tensors that
  * t->prog, the tail or the comparison reads are copied (the others stay
  * zero, never touched), and t->keep marks b's kept tensors. */

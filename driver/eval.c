@@ -169,27 +169,6 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
   return a;
 }
 
-/* The after's run when its trailing nests may be left out (driver/incr.c,
- * drv_incr_tail): b run, then its tail taken from the before's run `a` or
- * run on b's values; done: drv_incr_tail_finish's result. */
-typedef struct TailRun {
-  LeirCtx *ctx;
-  bool jit, partial; /* partial: `a` ran without its tail */
-  InterpProg *a;
-  const DrvTail *tail;
-  const InterpOptions *io;
-  InterpBufPool *pool;
-  int done;
-} TailRun;
-
-static bool tail_runner(void *arg, InterpProg *b) {
-  TailRun *tr = arg;
-  if (!(tr->jit ? drv_jit_runner(tr->ctx, b) : interp_run(b))) return false;
-  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->partial, tr->io, tr->pool,
-                                  tr->jit ? drv_jit_runner : NULL, tr->ctx);
-  return tr->done >= 0;
-}
-
 /* A pair run: the program before (before_ran) and the one after, b, on
  * the same inputs, compared as the interpreter's runs are
  * (interp_compare_ran_with, as interp_compare_progs and
@@ -245,10 +224,11 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
     return "the program after does not compile";
   }
   InterpDiff d;
-  TailRun tr = {ctx, jit, partial, a, &tail, &io, pool, 0};
+  DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner : NULL, .partial = partial,
+                   .a = a, .tail = &tail, .io = &io, .pool = pool};
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
-                                   tail.skip ? tail_runner : jit ? drv_jit_runner : NULL, tail.skip ? (void *)&tr : ctx,
-                                   &d);
+                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner : NULL,
+                                   tail.skip ? (void *)&tr : ctx, &d);
   if (tail.skip) drv_incr_tail_stats(&tail, tr.done, partial, after);
   interp_free(a);
   if (rc != 0 && tr.done == -2)

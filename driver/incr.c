@@ -387,6 +387,14 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpPr
   return run_rest(ctx, t->rest, t->ment, t->take, t->all, b, io, pool, run, arg) ? 0 : -1;
 }
 
+bool drv_tail_runner(void *arg, InterpProg *b) {
+  DrvTailRun *tr = arg;
+  if (!(tr->run ? tr->run(tr->ctx, b) : interp_run(b))) return false;
+  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->partial, tr->io, tr->pool,
+                                  tr->run ? drv_jit_runner : NULL, tr->ctx);
+  return tr->done >= 0;
+}
+
 void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, InterpProg *a, InterpProg *b) {
   for (int i = 0; r->skip && i < interp_ntensors(b); i++) {
     if (!t->need[i]) continue;

@@ -336,29 +336,6 @@ static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *a
   return ok;
 }
 
-/* The run of a program after a step without its trailing nests like the
- * before's (driver/incr.c, drv_incr_tail): b run, then the tail's outputs
- * taken from the before's run `a` (what the tail reads holds the same bits
- * in both) or the tail run on b's values; done: drv_incr_tail_finish's
- * result. */
-typedef struct StepsTailRun {
-  LeirCtx *ctx;
-  bool jit;
-  InterpProg *a;
-  const DrvTail *tail;
-  const InterpOptions *io;
-  InterpBufPool *pool;
-  int done;
-} StepsTailRun;
-
-static bool steps_tail_runner(void *arg, InterpProg *b) {
-  StepsTailRun *tr = arg;
-  if (!(tr->jit ? drv_jit_runner_zeroed(tr->ctx, b) : interp_run(b))) return false;
-  tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, false, tr->io, tr->pool,
-                                  tr->jit ? drv_jit_runner : NULL, tr->ctx);
-  return tr->done >= 0;
-}
-
 /* Checks one step.  Returns 1 verified, 0 not checked (*text says why),
  * -1 the check failed (*text says how). */
 static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrProgram *before, const IrProgram *after,
@@ -393,7 +370,6 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
      the values the before's run left (driver/incr.c) */
   DrvIncr inc;
   drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
-  drv_incr_stats(&inc, after);
   /* nor its trailing nests identical to the before's when what they read
      holds the before's bits after the run (else they run then, on the
      after's values): the before ran in full, or came from a --steps-cache
@@ -409,6 +385,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     drv_incr_plan_known(ctx, o, before, after, bf->tmps, bf->known, &inc);
     drv_incr_tail_known(ctx, o, before, after, bf->tmps, bf->known, &inc, &tail);
   }
+  drv_incr_stats(&inc, after); /* the plan made */
   const IrProgram *runp = tail.skip ? tail.prog : inc.prog;
   const unsigned char *kept = tail.skip ? tail.keep : inc.skip ? inc.kept : NULL;
   /* for the host JIT, the buffers of what its code writes before reading
@@ -422,14 +399,15 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   interp_pool_free(bf->pool);
   if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
   else if (b) drv_incr_load(&inc, bf->a, b);
-  StepsTailRun tr = {ctx, jit, bf->a, &tail, &ro, bf->pool, 0};
+  DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL, .a = bf->a, .tail = &tail, .io = &ro,
+                   .pool = bf->pool};
   if (!same)
     what = "the step changed the program's arguments";
   else if (!b)
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                                   tail.skip ? steps_tail_runner : jit ? drv_jit_runner_zeroed : NULL,
+                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner_zeroed : NULL,
                                    tail.skip ? (void *)&tr : ctx, &d) != 0)
     what = jit ? "the program after the step fails on the host JIT"
                : "the program after the step fails in the interpreter";

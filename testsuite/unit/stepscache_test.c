@@ -19,6 +19,14 @@
  * that a mask marks (drv_incr_keep_tmps'), each with its bytes, and says
  * which (known); opened lazily (steps_cache_open), its intermediates are
  * read only when fetched, those asked for.
+ * test_fetch_fails: an entry whose last intermediate's bytes are cut
+ * short, on disk before it is opened (1 byte, or all of them) or by
+ * another process while it is open: the eager load misses, the lazy open
+ * hits (its outputs read, its intermediates known), fetching what lies
+ * before the cut reads it and fetching the cut one is false, leaving it
+ * unread (its place kept) and nothing else touched, every time it is
+ * asked; cut into its size, the entry does not open.  (Under valgrind or
+ * ASan: no read or write out of bounds.)
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -368,6 +376,122 @@ static void test_tmps_live(void **state) {
   prog_free(&pb);
 }
 
+/* T (4 f32) then Q (65536 f32: far more than a stdio buffer, so that its
+ * bytes are read from the file when fetched), the entry's last tensor */
+static const char cut_tmps[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
+                               "L^{4}_{a=0}L^{6}_{c=0}[T^{f32,g}_{a}=T^{f32,g}_{a}+A^{f32,g}_{a,c};];\n"
+                               "L^{65536}_{i=0}[Q^{f32,g}_{i}=A^{f32,g}_{0,0}*2.0;];\n"
+                               "L^{4}_{a=0}[D^{f32,g}_{a}=T^{f32,g}_{a}*Q^{f32,g}_{a};];\n";
+
+/* A fresh program of cut_tmps with its output and intermediates 0x5a
+ * bytes: what a read leaves untouched is seen. */
+static InterpProg *marked(Prog *pr) {
+  InterpProg *c = made(pr, cut_tmps, false);
+  const char *names[] = {"D", "T", "Q"};
+  for (int i = 0; i < 3; i++) memset(interp_find(c, names[i])->data, 0x5a, interp_find(c, names[i])->nbytes);
+  return c;
+}
+
+static bool all_bytes(const InterpBuf *b, unsigned char v) {
+  for (size_t i = 0; i < b->nbytes; i++)
+    if (((const unsigned char *)b->data)[i] != v) return false;
+  return true;
+}
+
+static void test_fetch_fails(void **state) {
+  (void)state;
+  const char *top = getenv("top_builddir");
+  char dir[512], p[600], names[64];
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_cut.XXXXXX", top && *top ? top : ".");
+  assert_non_null(mkdtemp(dir));
+  Prog pa, pb, p1, p2, p3;
+  InterpProg *a = made(&pa, cut_tmps, true), *b = made(&pb, cut_tmps, false);
+  InterpBuf *ad = interp_find(a, "D"), *at = interp_find(a, "T"), *au = interp_find(a, "Q");
+  int n = interp_ntensors(a), tt = at->t->id, tq = au->t->id;
+  assert_true(n <= 16 && tq == n - 1); /* Q's bytes end the entry */
+  StepsKey k;
+  assert_true(steps_key(&k, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_cache_store(dir, &k, a, NULL));
+  snprintf(p, sizeof p, "%s/%016llx.out", dir, (unsigned long long)k.hash);
+  struct stat st;
+  assert_int_equal(stat(p, &st), 0);
+  off_t size = st.st_size;
+  unsigned char known[16], want[16] = {0};
+  bool tmps = false;
+
+  /* the whole entry opened, then cut 1 byte short in place (another
+     process): T, before the cut, is read; Q is not, each time asked */
+  InterpProg *c1 = marked(&p1);
+  StepsEntry e1;
+  assert_true(steps_cache_open(dir, &k, c1, &tmps, known, &e1));
+  assert_int_equal(truncate(p, size - 1), 0);
+  want[tt] = 1;
+  assert_true(steps_cache_fetch(&e1, c1, want));
+  assert_memory_equal(at->data, interp_find(c1, "T")->data, at->nbytes);
+  assert_int_equal(e1.off[tt], -1);
+  want[tq] = 1;
+  for (int i = 0; i < 2; i++) {
+    assert_false(steps_cache_fetch(&e1, c1, want));
+    assert_true(e1.off[tq] > 0); /* unread: still in the entry */
+    assert_int_equal(e1.off[tt], -1);
+    assert_memory_equal(ad->data, interp_find(c1, "D")->data, ad->nbytes);
+    assert_memory_equal(at->data, interp_find(c1, "T")->data, at->nbytes);
+  }
+  steps_cache_close(&e1);
+  assert_null(e1.f);
+
+  /* cut before it is opened, 1 byte and all of Q's bytes short: the
+     eager load misses, the lazy open hits (D read, T and Q known, not read
+     yet), T is read and Q is not */
+  for (int round = 0; round < 2; round++) {
+    off_t cut = round ? (off_t)au->nbytes : 1;
+    assert_int_equal(truncate(p, size - cut), 0);
+    assert_false(steps_cache_load(dir, &k, b, &tmps, known));
+    InterpProg *c2 = marked(&p2);
+    StepsEntry e2;
+    memset(known, 9, sizeof known);
+    tmps = false;
+    assert_true(steps_cache_open(dir, &k, c2, &tmps, known, &e2));
+    assert_true(tmps);
+    names[0] = 0;
+    for (int i = 0; i < n; i++)
+      if (known[i]) strcat(strcat(names, " "), interp_buf(c2, i)->t->name);
+    assert_string_equal(names, " T Q");
+    assert_memory_equal(ad->data, interp_find(c2, "D")->data, ad->nbytes);
+    assert_true(all_bytes(interp_find(c2, "T"), 0x5a) && all_bytes(interp_find(c2, "Q"), 0x5a));
+    memset(want, 1, sizeof want);
+    assert_false(steps_cache_fetch(&e2, c2, want));
+    assert_memory_equal(at->data, interp_find(c2, "T")->data, at->nbytes);
+    assert_int_equal(e2.off[tt], -1);
+    assert_true(e2.off[tq] > 0);
+    if (round) assert_true(all_bytes(interp_find(c2, "Q"), 0x5a)); /* none of its bytes there */
+    assert_false(steps_cache_fetch(&e2, c2, want));
+    steps_cache_close(&e2);
+    interp_free(c2);
+    prog_free(&p2);
+  }
+
+  /* cut into Q's size: the entry does not open (a miss: the before runs) */
+  assert_int_equal(truncate(p, size - (off_t)au->nbytes - 1), 0);
+  InterpProg *c3 = marked(&p3);
+  StepsEntry e3;
+  assert_false(steps_cache_open(dir, &k, c3, &tmps, known, &e3));
+  assert_null(e3.f);
+  assert_null(e3.off);
+
+  remove(p);
+  assert_int_equal(rmdir(dir), 0);
+  steps_key_free(&k);
+  interp_free(a);
+  interp_free(b);
+  interp_free(c1);
+  interp_free(c3);
+  prog_free(&pa);
+  prog_free(&pb);
+  prog_free(&p1);
+  prog_free(&p3);
+}
+
 /* rowsum with every term scaled by 3.0 or 3.5: programs that differ only
  * in a constant */
 static const char rowsum3[] = "%in    A : f32[4,6]\n%out   D : f32[4]\n"
@@ -555,6 +679,7 @@ int main(void) {
       cmocka_unit_test(test_outs),
       cmocka_unit_test(test_tmps),
       cmocka_unit_test(test_tmps_live),
+      cmocka_unit_test(test_fetch_fails),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
