@@ -340,6 +340,7 @@ bench-dist: leirc$(EXEEXT) leirc-dist
 ## per shared object and top symbols) on an interpreted and two host-JIT
 ## programs (bench/steps_profile.sh; its header says how).  By name only.
 EXTRA_DIST += bench/steps_profile.sh
+EXTRA_DIST += bench/jit_split.sh
 .PHONY: bench-steps-profile
 bench-steps-profile: leirc$(EXEEXT)
 	@echo "== where --emit-steps spends its time (bench/steps_profile.sh)"

@@ -250,6 +250,16 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li);
  * run in groups of G iterations, their bodies side by side in the
  * innermost loop (the result is the same), else 0. */
 int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first);
+/* group.c: do the bodies of nest n (statements only) at (r, v) and at
+ * (r', v') with v != v' commute?  Every statement writes an element chosen
+ * by v (a bare subscript) and not by r, no two statements write one
+ * tensor, every reference to a tensor the nest writes has its writer's left
+ * side's subscripts (the same element), and every reference is provably in
+ * range (a guarded access records the first out-of-range access: another
+ * order would record another).  Then any order of the iterations that
+ * keeps each v's iterations in r's order gives the same result, bit for
+ * bit (group.c's groups, lower_loops.c's interchange). */
+bool cg_commute_along(const CgFn *f, const IrNest *n, const IrLoop *r, const IrLoop *v);
 void cg_lower_body(CgFn *f, const IrNest *n);
 /* A barrier for the whole block (NVPTX); repeated barriers are merged. */
 void cg_barrier(CgFn *f);

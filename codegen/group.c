@@ -97,21 +97,26 @@ static bool refs_ok(const CgFn *f, const IrNest *n, const IrExpr *e) {
   }
 }
 
-int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first) {
-  if (f->m->target != CG_TARGET_HOST || f->k->nred || f->group || li + 2 != n->nloops) return 0;
-  const IrLoop *r = n->loops[li], *v = n->loops[li + 1];
-  if (r->kind != LOOP_L || r == f->k->par || v->extent < GROUP_MIN_V || r->extent - first < 2 * GROUP) return 0;
+bool cg_commute_along(const CgFn *f, const IrNest *n, const IrLoop *r, const IrLoop *v) {
+  for (int i = 0; i < n->nitems; i++) /* writer() reads every item as a statement */
+    if (n->items[i].kind != ITEM_STMT) return false;
   for (int i = 0; i < n->nitems; i++) {
-    if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
     bool by_v = false, twice = false;
     for (int d = 0; d < s->lhs->nsub; d++) {
-      if (mentions(s->lhs->sub[d], r) || !refs_ok(f, n, s->lhs->sub[d])) return 0;
+      if (mentions(s->lhs->sub[d], r) || !refs_ok(f, n, s->lhs->sub[d])) return false;
       const IrExpr *x = ir_expr_unparen(s->lhs->sub[d]);
       by_v |= x->kind == E_INDEX && x->u.index.loop == v;
     }
     writer(n, s->lhs->tensor, &twice);
-    if (!by_v || twice || !cg_ref_in_bounds(f, s->lhs) || !refs_ok(f, n, s->rhs)) return 0;
+    if (!by_v || twice || !cg_ref_in_bounds(f, s->lhs) || !refs_ok(f, n, s->rhs)) return false;
   }
-  return GROUP;
+  return true;
+}
+
+int cg_group_count(const CgFn *f, const IrNest *n, int li, int64_t first) {
+  if (f->m->target != CG_TARGET_HOST || f->k->nred || f->group || li + 2 != n->nloops) return 0;
+  const IrLoop *r = n->loops[li], *v = n->loops[li + 1];
+  if (r->kind != LOOP_L || r == f->k->par || v->extent < GROUP_MIN_V || r->extent - first < 2 * GROUP) return 0;
+  return cg_commute_along(f, n, r, v) ? GROUP : 0;
 }

@@ -16,6 +16,13 @@ testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_codegen_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+## the interchange of a reduction loop outward (lower_loops.c, issue 61)
+check_PROGRAMS += testsuite/unit/interchange_test
+testsuite_unit_interchange_test_SOURCES = testsuite/unit/interchange_test.c \
+	testsuite/unit/host_check.c testsuite/unit/host_check.h \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_interchange_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_interchange_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
 check_PROGRAMS += testsuite/unit/host_sched_test
 testsuite_unit_host_sched_test_SOURCES = testsuite/unit/host_sched_test.c \
 	testsuite/unit/host_check.c testsuite/unit/host_check.h \

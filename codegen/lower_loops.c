@@ -549,6 +549,85 @@ static int overlap_width(const CgFn *f, const IrNest *n, int li, int64_t first, 
   return OVERLAP_W;
 }
 
+/* --------------------------------------------------------- interchange */
+
+/* Host (issue 61): a reduction nest `... j, k [C[.., j] = C[.., j] + x;]`
+ * whose innermost loop k is a reduction loop of its statements and whose
+ * loop j just outside it chooses the element (a bare last subscript of the
+ * left side) runs as `... k, j`: k outside, j innermost.  As written, each
+ * element's fold over k is one serial chain (the fold's order is fixed: no
+ * reassociation), k's loads of X[.., k, j] are strided, and the loop is not
+ * vectorised: the attention family's P.V product, `Ae[.., c, d] += Ad[.., c,
+ * f] * X[.., f, d]` with d of 16 and f of 256, ran one element at a time.
+ * Interchanged, the innermost loop runs over j with every reference
+ * contiguous or fixed, and LLVM vectorises it across elements: each
+ * element still receives the same operations on the same values in k's
+ * order (nothing is reassociated or contracted differently; a §9.5
+ * initialisation at k = 0 still comes first), so the bits are the
+ * interpreter's.
+ *
+ * Legal when the bodies at (j, k) and (j', k') with j != j' commute
+ * (cg_commute_along, group.c: the element written is chosen by j and not
+ * by k, one statement writes a tensor, every reference to a written tensor
+ * is that same element, so nothing reads an element that an iteration of
+ * another j writes; every reference provably in range: an out-of-range
+ * access would be recorded in another order); then the new order keeps
+ * each j's iterations in k's order and gives the same result.  j and k are
+ * plain serial loops (no parallel range, no group, no cross-thread
+ * reduction of the kernel), at least one statement reduces over k, and for
+ * speed: every reference moves one element along j or not at all (no
+ * gathers: A[.., j, k] in `C[j] += A[j, k] * B[k]` is left to jam_count),
+ * j has at least INTERCHANGE_MIN_J iterations (a vector), k more than
+ * JAM_MIN_INNER (shorter ones LLVM unrolls fully by itself), and the
+ * unroll-and-jam of j over k (jam_count) does not apply: where it does
+ * (j of 32 iterations or more, the SGEMM family's register tiles: the
+ * attention family's Q.K^T with j of 256), the jammed chains are already
+ * vectorised.  It applies to every host run: it never changes a bit. */
+#define INTERCHANGE_MIN_J 8
+
+static bool reduces_over(const IrStmt *s, const IrLoop *l) {
+  if (s->redop == RED_NONE) return false;
+  for (int r = 0; r < s->nred; r++)
+    if (s->red[r] == l) return true;
+  return false;
+}
+
+static bool interchange_inner(const CgFn *f, const IrNest *n, int li) {
+  if (f->m->target != CG_TARGET_HOST || f->k->nred || f->group || li + 2 != n->nloops) return false;
+  const IrLoop *j = n->loops[li], *k = n->loops[li + 1];
+  if (j->kind != LOOP_L || k->kind != LOOP_L || j == f->k->par || k == f->k->par ||
+      j->extent < INTERCHANGE_MIN_J || k->extent <= JAM_MIN_INNER)
+    return false;
+  bool red = false;
+  for (int i = 0; i < n->nitems; i++) {
+    if (n->items[i].kind != ITEM_STMT) return false;
+    const IrStmt *s = n->items[i].u.stmt;
+    const IrExpr *last = s->lhs->nsub ? ir_expr_unparen(s->lhs->sub[s->lhs->nsub - 1]) : NULL;
+    if (!last || last->kind != E_INDEX || last->u.index.loop != j || !unit_ref(s->lhs, j) || !all_unit(s->rhs, j))
+      return false;
+    for (int d = 0; d < s->lhs->nsub; d++)
+      if (!all_unit(s->lhs->sub[d], j)) return false;
+    red = red || reduces_over(s, k);
+  }
+  return red && jam_count(f, n, li) == 0 && cg_commute_along(f, n, k, j);
+}
+
+/* Lowers n from loop li with loops li and li + 1 swapped (the same
+ * statements and loop objects: only the order of the headers differs). */
+static void lower_interchanged(CgFn *f, const IrNest *n, int li) {
+  IrLoop *loops[256]; /* a nest has at most 256 loops (sema) */
+  IrNest m = *n;
+  for (int i = 0; i < n->nloops; i++) loops[i] = n->loops[i];
+  loops[li] = n->loops[li + 1];
+  loops[li + 1] = n->loops[li];
+  m.loops = loops;
+  /* a block of its own, named for the tests (--emit=llvm -O0; it folds away) */
+  LLVMBasicBlockRef mark = cg_block(f, "interchanged");
+  LLVMBuildBr(f->m->B, mark);
+  LLVMPositionBuilderAtEnd(f->m->B, mark);
+  cg_lower_loops(f, &m, li);
+}
+
 /* ------------------------------------------------------------ collapse */
 
 /* Host: the trailing loops li..n-1 of a nest that only maps elements run
@@ -695,6 +774,11 @@ void cg_lower_loops(CgFn *f, const IrNest *n, int li) {
     if (li == n->nloops - 1 && l->kind != LOOP_U) lp.vwidth = math_width(f, n, l, 0);
     break;
   case LM_SERIAL: {
+    if (interchange_inner(f, n, li)) {
+      lower_interchanged(f, n, li);
+      general_trees(f, l, false);
+      return;
+    }
     if (cg_stage_reduction(f, n, li)) {
       general_trees(f, l, false);
       return;
