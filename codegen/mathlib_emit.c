@@ -501,7 +501,7 @@ static V is_intf(Em *e, V v) {
    on f64 conditions only), rounded to f32 once; the integer path and the
    specials in f32, so that no condition changes width (an f32 compare
    selecting f64 lanes, or the reverse, costs the vector code mask packs
-   and unpacks). */
+   and unpacks); conjunctions as nested selects, as in ir/mathlib.c. */
 static V powf_body(Em *e, V x, V y) {
   V zero = kfl(e, 0.0f), one = kfl(e, 1.0f), inf = kfl(e, INFINITY);
   V d = LLVMBuildFPExt(e->B, x, e->f64, "");
@@ -519,19 +519,20 @@ static V powf_body(Em *e, V x, V y) {
   V p = sel(e, icmp(e, LLVMIntNE, iand(e, n, ku(e, 1)), ku(e, 0)), ax, one);
   p = sel(e, icmp(e, LLVMIntNE, iand(e, n, ku(e, 2)), ku(e, 0)), mul(e, p, a2), p);
   V ri = sel(e, yneg, fdv(e, one, p), p);
-  V iok = land(e, fcmp(e, LLVMRealOGE, y, kfl(e, -1.0f)), fcmp(e, LLVMRealOLE, y, imax));
-  f = sel(e, land(e, yint, iok), ri, f);
+  V fi = sel(e, fcmp(e, LLVMRealOLE, y, imax), ri, f);
+  fi = sel(e, fcmp(e, LLVMRealOGE, y, kfl(e, -1.0f)), fi, f);
+  f = sel(e, yint, fi, f);
   f = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), f);
   f = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), f);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
   V r1 = sel(e, fcmp(e, LLVMRealOEQ, ax, one), one, rinf);
   f = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), r1, f);
   V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, x, e->i32), ku(e, 31)), ku(e, 0));
-  f = sel(e, land(e, yodd, xneg), neg(e, f), f);
-  V bad = land(e, fcmp(e, LLVMRealOLT, x, zero), fcmp(e, LLVMRealUNE, ax, inf));
-  bad = land(e, bad, fcmp(e, LLVMRealUNE, ay, inf));
-  bad = land(e, bad, lnot(e, yint));
-  f = sel(e, bad, qnan32(e), f);
+  f = sel(e, xneg, sel(e, yodd, neg(e, f), f), f);
+  V q = sel(e, yint, f, qnan32(e));
+  q = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), f, q);
+  q = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), f, q);
+  f = sel(e, fcmp(e, LLVMRealOLT, x, zero), q, f);
   f = sel(e, isnan_(e, y), y, f);
   f = sel(e, isnan_(e, x), x, f);
   f = sel(e, fcmp(e, LLVMRealOEQ, y, zero), one, f);

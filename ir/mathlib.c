@@ -177,14 +177,21 @@
  *   integer path (-1 <= y <= POWF_IMAX = 3, in f32):
  *     yc = ay < 3 ? ay : 3;  n = bits(yc + 2^23) - bits(2^23)   (u32)
  *     a2 = ax * ax;  p = n & 1 ? ax : 1;  p = n & 2 ? p * a2 : p
- *     ri = y < 0 ? 1 / p : p;  f = yint && y >= -1 && y <= 3 ? ri : f
+ *     ri = y < 0 ? 1 / p : p;  fi = y <= 3 ? ri : f;  fi = y >= -1 ? fi : f
+ *     f = yint ? fi : f
  *   then leir_pow's specials on f in f32 (0, inf, 1 and QNANF for QNAN),
- *   the last four as there: f = y != y ? y : f;  f = x != x ? x : f;
+ *   its two conjunctions as nested selects (the same values):
+ *     f = xneg ? (yodd ? -f : f) : f
+ *     q = yint ? f : QNANF;  q = ay == inf ? f : q;  q = ax == inf ? f : q;
+ *     f = x < 0 ? q : f
+ *   and the last four as there: f = y != y ? y : f;  f = x != x ? x : f;
  *   f = y == 0 ? 1 : f;  result x == 1 ? 1 : f.
  *   So x**-1 = 1/x, x**2 = x*x (both correctly rounded) and x**3 =
- *   x*(x*x), PyTorch's product (two roundings: max 1.287357 ulp on every
- *   257th f32 input, mathlib_test; `make mathlib-exhaustive` for all), the
- *   sign of odd powers and every special included; the host JIT and PTX
+ *   x*(x*x), PyTorch's product (two roundings; over every f32 input,
+ *   `make mathlib-exhaustive`: max 1.287357 ulp (at 0x1.94ffp-42),
+ *   365239376 results not correctly rounded, and +-0x1.965feap+42 give
+ *   +-inf where x^3 rounds to +-FLT_MAX), the sign of odd powers and every
+ *   special included; the host JIT and PTX
  *   emit those products alone for a constant exponent.  Other exponents
  *   (the integers from 4 and from -2 on included): the general path's
  *   relative error is below 2^-36 (|y ln|x|| <= 104 + the clamp), so
@@ -687,14 +694,19 @@ float leir_powf(float x, float y) {
   float p = (n & 1u) != 0 ? ax : 1.0f;
   p = (n & 2u) != 0 ? p * a2 : p;
   float ri = yneg ? 1.0f / p : p;
-  f = yint && y >= -1.0f && y <= LEIR_MF_POWF_IMAX ? ri : f;
+  float fi = y <= LEIR_MF_POWF_IMAX ? ri : f;
+  fi = y >= -1.0f ? fi : f;
+  f = yint ? fi : f;
   f = ax == 0.0f ? (yneg ? INFINITY : 0.0f) : f;
   f = ax == INFINITY ? (yneg ? 0.0f : INFINITY) : f;
   float rinf = (ax < 1.0f) == yneg ? INFINITY : 0.0f;
   f = ay == INFINITY ? (ax == 1.0f ? 1.0f : rinf) : f;
   bool xneg = (bits32(x) >> 31) != 0;
-  f = yodd && xneg ? -f : f;
-  f = x < 0.0f && ax != INFINITY && ay != INFINITY && !yint ? flt(QNAN32) : f;
+  f = xneg ? (yodd ? -f : f) : f;
+  float q = yint ? f : flt(QNAN32);
+  q = ay == INFINITY ? f : q;
+  q = ax == INFINITY ? f : q;
+  f = x < 0.0f ? q : f;
   f = y != y ? y : f;
   f = x != x ? x : f;
   f = y == 0.0f ? 1.0f : f;

@@ -346,7 +346,7 @@ static void test_accuracy_f32(void **state) {
   report("erff_cr", &wrc, 0.501, 1);
   report("powf", &wp, 0.501, 1);
   /* x**3 is x*(x*x) in f32 (issue 59): below 1.3 ulp over every f32
-     input (test_cubef_strided) */
+     input but one overflowing pair (test_cubef_strided) */
   report("powf3", &wp3, 1.3, 2);
   report("powf_cr", &wpc, 0.501, 1);
 }
@@ -645,8 +645,10 @@ static void test_powi_product(void **state) {
 
 /* x**3 = x*(x*x) in f32 (issue 59: PyTorch's product, two roundings)
    against the correctly rounded x^3 on every 257th f32 pattern; its exact
-   figures asserted (`make mathlib-exhaustive`: all 2^32 inputs, max
-   CUBE_ALL ulp). */
+   figures asserted.  `make mathlib-exhaustive` (all 2^32 inputs): the same
+   max 1.287357 ulp (at 0x1.94ffp-42), 365239376 results not correctly
+   rounded, and one pair, +-0x1.965feap+42, whose product overflows to
+   +-inf where x^3 rounds to +-FLT_MAX (so it prints "max inf"). */
 static float cubef(float x) { return leir_powf(x, 3.0f); }
 
 static void test_cubef_strided(void **state) {
