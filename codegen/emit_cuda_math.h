@@ -380,6 +380,7 @@ static const CuMathChunk cu_math_chunks[] = {
      "  float fi = y <= 3.0f ? ri : f;\n"
      "  fi = y >= -1.0f ? fi : f;\n"
      "  f = yint ? fi : f;\n"
+     "  f = y == 0.5f ? __fsqrt_rn(ax) : f;\n"
      "  f = ax == 0.0f ? (yneg ? INFINITY : 0.0f) : f;\n"
      "  f = ax == INFINITY ? (yneg ? 0.0f : INFINITY) : f;\n"
      "  float rinf = (ax < 1.0f) == yneg ? INFINITY : 0.0f;\n"

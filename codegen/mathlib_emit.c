@@ -522,6 +522,7 @@ static V powf_body(Em *e, V x, V y) {
   V fi = sel(e, fcmp(e, LLVMRealOLE, y, imax), ri, f);
   fi = sel(e, fcmp(e, LLVMRealOGE, y, kfl(e, -1.0f)), fi, f);
   f = sel(e, yint, fi, f);
+  f = sel(e, fcmp(e, LLVMRealOEQ, y, kfl(e, 0.5f)), intrinsic(e, "llvm.sqrt", e->f32, &ax, 1), f);
   f = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), f);
   f = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), f);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);

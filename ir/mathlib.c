@@ -179,6 +179,7 @@
  *     a2 = ax * ax;  p = n & 1 ? ax : 1;  p = n & 2 ? p * a2 : p
  *     ri = y < 0 ? 1 / p : p;  fi = y <= 3 ? ri : f;  fi = y >= -1 ? fi : f
  *     f = yint ? fi : f
+ *   square root: f = y == 0.5 ? sqrtf(ax) : f           (correctly rounded)
  *   then leir_pow's specials on f in f32 (0, inf, 1 and QNANF for QNAN),
  *   its two conjunctions as nested selects (the same values):
  *     f = xneg ? (yodd ? -f : f) : f
@@ -187,7 +188,9 @@
  *   and the last four as there: f = y != y ? y : f;  f = x != x ? x : f;
  *   f = y == 0 ? 1 : f;  result x == 1 ? 1 : f.
  *   So x**-1 = 1/x, x**2 = x*x (both correctly rounded) and x**3 =
- *   x*(x*x), PyTorch's product (two roundings; over every f32 input,
+ *   x*(x*x), PyTorch's product, and x**0.5 = sqrt(x) for x >= 0 (pow's
+ *   specials elsewhere: +0 at -0, +inf at -inf, QNANF below 0); x**3 has
+ *   two roundings; over every f32 input,
  *   `make mathlib-exhaustive`: max 1.287357 ulp (at 0x1.94ffp-42),
  *   365239376 results not correctly rounded, and +-0x1.965feap+42 give
  *   +-inf where x^3 rounds to +-FLT_MAX), the sign of odd powers and every
@@ -228,7 +231,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include <math.h> /* fma, fabs, copysign only (exact or correctly rounded) */
+#include <math.h> /* fma, fabs, copysign, sqrtf only (exact or correctly rounded) */
 #include <stdbool.h>
 #include <string.h>
 
@@ -697,6 +700,7 @@ float leir_powf(float x, float y) {
   float fi = y <= LEIR_MF_POWF_IMAX ? ri : f;
   fi = y >= -1.0f ? fi : f;
   f = yint ? fi : f;
+  f = y == 0.5f ? sqrtf(ax) : f;
   f = ax == 0.0f ? (yneg ? INFINITY : 0.0f) : f;
   f = ax == INFINITY ? (yneg ? 0.0f : INFINITY) : f;
   float rinf = (ax < 1.0f) == yneg ? INFINITY : 0.0f;

@@ -620,7 +620,8 @@ static void test_pow2_is_square(void **state) {
 /* leir_powf(x, n) for n = -1, 1, 2, 3 is the f32 operation the host JIT
    and the PTX back end emit for a constant n (codegen/mathlib_emit.c,
    cg_math_get_powi_f32): 1/x, x, x*x, x*(x*x), a NaN x returned bit for
-   bit.  Every 257th f32 pattern (16.7 million) and the specials. */
+   bit; leir_powf(x, 0.5) is sqrtf(x) for x >= +0.  Every 257th f32 pattern
+   (16.7 million) and the specials. */
 static void check_powi_product(float x) {
   volatile float v = x; /* operations at run time, not folded */
   const int ns[4] = {-1, 1, 2, 3};
@@ -631,6 +632,12 @@ static void check_powi_product(float x) {
     if (bits32(got) != bits32(w))
       fail_msg("powf(%a, %d) = %a, product %a", (double)x, ns[k], (double)got, (double)w);
   }
+  /* x**0.5: the square root, pow's specials below 0 (+0 at -0, +inf at
+     -inf, the quiet NaN 0x7fc00000 elsewhere) */
+  float sq = x != x ? x : x == -INFINITY ? INFINITY : x == 0.0f ? 0.0f : x < 0.0f ? f32_of(0x7fc00000u) : sqrtf(v);
+  float got = leir_powf(x, 0.5f);
+  if (bits32(got) != bits32(sq))
+    fail_msg("powf(%a, 0.5) = %a, want %a", (double)x, (double)got, (double)sq);
 }
 
 static void test_powi_product(void **state) {
