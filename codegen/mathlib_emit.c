@@ -415,17 +415,13 @@ static DDV pow_int(Em *e, V ax, V n) {
   return acc;
 }
 
-/* int_only: the integer path's result without the general one (leir_pow
-   selects it whenever `ok` holds; cg_math_get_powi_f32 says when it must) */
-static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
-  V r = NULL;
-  if (!int_only) {
-    DDV lg = log_dd(e, ax);
-    V zh = mul(e, y, lg.h);
-    V zl = fma_(e, y, lg.h, neg(e, zh));
-    zl = fma_(e, y, lg.l, zl);
-    r = exp_core(e, zh, zl);
-  }
+/* |x|^y before the specials (pow_mag in ir/mathlib.c) */
+static V pow_mag(Em *e, V ax, V y, V yint) {
+  DDV lg = log_dd(e, ax);
+  V zh = mul(e, y, lg.h);
+  V zl = fma_(e, y, lg.h, neg(e, zh));
+  zl = fma_(e, y, lg.l, zl);
+  V r = exp_core(e, zh, zl);
   V imax = kd(e, LEIR_M_POW_IMAX), two52 = kd(e, LEIR_M_TWO52);
   V ay = fabs_(e, y);
   V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
@@ -435,8 +431,6 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
   V ee = fma_(e, neg(e, q), acc.h, kd(e, 1.0));
   ee = fma_(e, neg(e, q), acc.l, ee);
   V ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
-  if (int_only)
-    return ri;
   V ok = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
   ok = land(e, ok, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
   ok = land(e, ok, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
@@ -444,13 +438,13 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
 }
 
 /* leir_pow(x, y) on doubles */
-static V pow_body(Em *e, V x, V y, bool int_only) {
+static V pow_body(Em *e, V x, V y) {
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
   V ax = fabs_(e, x), ay = fabs_(e, y);
   V yint = is_int(e, y);
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
   V yneg = fcmp(e, LLVMRealOLT, y, zero);
-  V r = pow_mag(e, ax, y, yint, int_only);
+  V r = pow_mag(e, ax, y, yint);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
@@ -472,7 +466,7 @@ static V emit_pow(Em *e, LLVMModuleRef M) {
   V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
   if (!fn)
     return have;
-  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
+  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)));
 }
 
 /* e^z in f64, sized for an f32 result (expf_d in ir/mathlib.c) */

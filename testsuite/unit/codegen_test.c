@@ -548,7 +548,8 @@ static void test_host_maxmin_bits(void **state) {
 }
 
 /* mathlib_emit.h: a float to a constant integer power 1 <= |n| <= 6 calls
- * leir.powf.i<n> (the integer path alone); the same bits as the
+ * leir.powf.i<n> (the f32 products for n = -1, 1, 2, 3, the routine with
+ * the constant folded in for the others); the same bits as the
  * interpreter's leir_powf on specials and random inputs, f32 and f16; other
  * exponents and f64 keep the routine. */
 static void test_powi_const(void **state) {
