@@ -4,8 +4,9 @@
  *
  *   mathlib_exhaustive [--threads T] [--stride S] [ROUTINE...]
  *
- * ROUTINE: expf, expf_cr, logf, erff (default: all of them; expf_cr is the
- * f64-inside expf kept for reference); T threads (default 2) split the
+ * ROUTINE: expf, expf_cr, logf, erff, erff_cr, cubef (x**3: leir_powf(x, 3))
+ * (default: all of them; the _cr ones are the f64-inside routines kept for
+ * reference); T threads (default 2) split the
  * 2^32 patterns; stride S checks every S-th pattern (default 1: all).
  * Prints one line per routine: the maximum error in ulps and where, how many
  * results are not the correctly rounded one, and the unresolved and NaN
@@ -31,12 +32,15 @@ typedef struct {
   int (*known)(float, float *);
 } Routine;
 
+static float cubef(float x) { return leir_powf(x, 3.0f); }
+
 static const Routine routines[] = {
     {"expf", leir_expf, leir_exp, expl, ml_known_exp},
     {"expf_cr", leir_expf_cr, leir_exp, expl, ml_known_exp},
     {"logf", leir_logf, leir_log, logl, ml_known_log},
     {"erff", leir_erff, leir_erf, erfl, ml_known_erf},
     {"erff_cr", leir_erff_cr, leir_erf, erfl, ml_known_erf},
+    {"cubef", cubef, ml_cube64, ml_cubel, NULL},
 };
 
 typedef struct {

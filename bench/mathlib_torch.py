@@ -22,7 +22,7 @@ from typing import Dict, List, Tuple
 ROUTINES: List[Tuple[str, float, float]] = [
     ("exp", -20.0, 20.0), ("log", 1e-3, 1e3), ("tanh", -5.0, 5.0),
     ("erf", -4.0, 4.0), ("pow", 0.1, 10.0), ("x**3", -10.0, 10.0),
-    ("sqrt", 0.0, 1e4),
+    ("x**0.5", 0.0, 1e4), ("sqrt", 0.0, 1e4),
 ]
 
 
@@ -46,6 +46,7 @@ def measure(n: int, reps: int) -> Dict[Tuple[str, str], float]:
                     "erf": lambda: torch.erf(a, out=d),
                     "pow": lambda: torch.pow(a, y, out=d),
                     "x**3": lambda: torch.pow(a, 3.0, out=d),
+                    "x**0.5": lambda: torch.pow(a, 0.5, out=d),
                     "sqrt": lambda: torch.sqrt(a, out=d),
                 }
                 op = ops[name]

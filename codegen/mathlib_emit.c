@@ -415,17 +415,13 @@ static DDV pow_int(Em *e, V ax, V n) {
   return acc;
 }
 
-/* int_only: the integer path's result without the general one (leir_pow
-   selects it whenever `ok` holds; cg_math_get_powi_f32 says when it must) */
-static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
-  V r = NULL;
-  if (!int_only) {
-    DDV lg = log_dd(e, ax);
-    V zh = mul(e, y, lg.h);
-    V zl = fma_(e, y, lg.h, neg(e, zh));
-    zl = fma_(e, y, lg.l, zl);
-    r = exp_core(e, zh, zl);
-  }
+/* |x|^y before the specials (pow_mag in ir/mathlib.c) */
+static V pow_mag(Em *e, V ax, V y, V yint) {
+  DDV lg = log_dd(e, ax);
+  V zh = mul(e, y, lg.h);
+  V zl = fma_(e, y, lg.h, neg(e, zh));
+  zl = fma_(e, y, lg.l, zl);
+  V r = exp_core(e, zh, zl);
   V imax = kd(e, LEIR_M_POW_IMAX), two52 = kd(e, LEIR_M_TWO52);
   V ay = fabs_(e, y);
   V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
@@ -435,8 +431,6 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
   V ee = fma_(e, neg(e, q), acc.h, kd(e, 1.0));
   ee = fma_(e, neg(e, q), acc.l, ee);
   V ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
-  if (int_only)
-    return ri;
   V ok = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
   ok = land(e, ok, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
   ok = land(e, ok, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
@@ -444,13 +438,13 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool int_only) {
 }
 
 /* leir_pow(x, y) on doubles */
-static V pow_body(Em *e, V x, V y, bool int_only) {
+static V pow_body(Em *e, V x, V y) {
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
   V ax = fabs_(e, x), ay = fabs_(e, y);
   V yint = is_int(e, y);
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
   V yneg = fcmp(e, LLVMRealOLT, y, zero);
-  V r = pow_mag(e, ax, y, yint, int_only);
+  V r = pow_mag(e, ax, y, yint);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
@@ -472,7 +466,7 @@ static V emit_pow(Em *e, LLVMModuleRef M) {
   V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
   if (!fn)
     return have;
-  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
+  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)));
 }
 
 /* e^z in f64, sized for an f32 result (expf_d in ir/mathlib.c) */
@@ -487,49 +481,57 @@ static V expf_d(Em *e, V z) {
   return mul(e, horner(e, leir_m_expf_poly, LEIR_M_EXPF_N, r), pow2i(e, k));
 }
 
-/* leir_powf(x, y) (f32 x and y; f64 inside).  int_only: the integer
-   path's result without the general one, for a constant integer y with
-   |y| <= POWF_IMAX (leir_powf selects the integer path there). */
-static V powf_body(Em *e, V x, V y, bool int_only) {
-  V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
+/* is_intf in ir/mathlib.c: is_int on an f32 value, in f32 */
+static V is_intf(Em *e, V v) {
+  V two23 = kfl(e, LEIR_MF_TWO23);
+  V av = fabs_(e, v);
+  V big = fcmp(e, LLVMRealOGE, av, two23);
+  V rnd = fcmp(e, LLVMRealOEQ, sub(e, add(e, av, two23), two23), av);
+  V fin = fcmp(e, LLVMRealUNE, av, kfl(e, INFINITY));
+  return land(e, fin, LLVMBuildOr(e->B, big, rnd, ""));
+}
+
+/* leir_powf(x, y) (f32 x and y): the general path in f64 (its selects
+   on f64 conditions only), rounded to f32 once; the integer path and the
+   specials in f32, so that no condition changes width (an f32 compare
+   selecting f64 lanes, or the reverse, costs the vector code mask packs
+   and unpacks); conjunctions as nested selects, as in ir/mathlib.c. */
+static V powf_body(Em *e, V x, V y) {
+  V zero = kfl(e, 0.0f), one = kfl(e, 1.0f), inf = kfl(e, INFINITY);
   V d = LLVMBuildFPExt(e->B, x, e->f64, "");
   V ev = LLVMBuildFPExt(e->B, y, e->f64, "");
-  V ax = fabs_(e, d), ay = fabs_(e, ev);
-  V yint = is_int(e, ev);
-  V yodd = land(e, yint, lnot(e, is_int(e, mul(e, ev, kd(e, 0.5)))));
-  V yneg = fcmp(e, LLVMRealOLT, ev, zero);
-  V r = int_only ? NULL : expf_d(e, mul(e, ev, logf_d(e, ax)));
-  V imax = kd(e, LEIR_M_POWF_IMAX), two52 = kd(e, LEIR_M_TWO52);
+  V r = expf_d(e, mul(e, ev, logf_d(e, fabs_(e, d))));
+  V f = LLVMBuildFPTrunc(e->B, r, e->f32, "");
+  V ax = fabs_(e, x), ay = fabs_(e, y);
+  V yint = is_intf(e, y);
+  V yodd = land(e, yint, lnot(e, is_intf(e, mul(e, y, kfl(e, 0.5f)))));
+  V yneg = fcmp(e, LLVMRealOLT, y, zero);
+  V imax = kfl(e, LEIR_MF_POWF_IMAX), two23 = kfl(e, LEIR_MF_TWO23);
   V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
-  V n = isub(e, cast(e, add(e, yc, two52), e->i64), kl(e, (int64_t)dbits(LEIR_M_TWO52)));
-  V acc = one, b = ax;
-  for (int i = 0; i < 3; i++) {
-    V on = icmp(e, LLVMIntNE, iand(e, lshr(e, n, kl(e, i)), kl(e, 1)), kl(e, 0));
-    acc = sel(e, on, mul(e, acc, b), acc);
-    if (i < 2)
-      b = mul(e, b, b);
-  }
-  V ri = sel(e, yneg, fdv(e, one, acc), acc);
-  r = int_only ? ri : sel(e, land(e, yint, fcmp(e, LLVMRealOLE, ay, imax)), ri, r);
-  r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
-  r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
+  V n = isub(e, cast(e, add(e, yc, two23), e->i32), ku(e, 0x4b000000u));
+  V a2 = mul(e, ax, ax);
+  V p = sel(e, icmp(e, LLVMIntNE, iand(e, n, ku(e, 1)), ku(e, 0)), ax, one);
+  p = sel(e, icmp(e, LLVMIntNE, iand(e, n, ku(e, 2)), ku(e, 0)), mul(e, p, a2), p);
+  V ri = sel(e, yneg, fdv(e, one, p), p);
+  V fi = sel(e, fcmp(e, LLVMRealOLE, y, imax), ri, f);
+  fi = sel(e, fcmp(e, LLVMRealOGE, y, kfl(e, -1.0f)), fi, f);
+  f = sel(e, yint, fi, f);
+  f = sel(e, fcmp(e, LLVMRealOEQ, y, kfl(e, 0.5f)), intrinsic(e, "llvm.sqrt", e->f32, &ax, 1), f);
+  f = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), f);
+  f = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), f);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
   V r1 = sel(e, fcmp(e, LLVMRealOEQ, ax, one), one, rinf);
-  r = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), r1, r);
-  V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, d, e->i64), kl(e, 63)), kl(e, 0));
-  r = sel(e, land(e, yodd, xneg), neg(e, r), r);
-  V bad = land(e, fcmp(e, LLVMRealOLT, d, zero), fcmp(e, LLVMRealUNE, ax, inf));
-  bad = land(e, bad, fcmp(e, LLVMRealUNE, ay, inf));
-  bad = land(e, bad, lnot(e, yint));
-  r = sel(e, bad, qnan64(e), r);
-  r = sel(e, isnan_(e, ev), ev, r);
-  r = sel(e, isnan_(e, d), d, r);
-  r = sel(e, fcmp(e, LLVMRealOEQ, ev, zero), one, r);
-  r = sel(e, fcmp(e, LLVMRealOEQ, d, one), one, r);
-  V f = LLVMBuildFPTrunc(e->B, r, e->f32, "");
-  V nn = sel(e, isnan_(e, y), y, qnan32(e));
-  nn = sel(e, isnan_(e, x), x, nn);
-  return sel(e, isnan_(e, f), nn, f);
+  f = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), r1, f);
+  V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, x, e->i32), ku(e, 31)), ku(e, 0));
+  f = sel(e, xneg, sel(e, yodd, neg(e, f), f), f);
+  V q = sel(e, yint, f, qnan32(e));
+  q = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), f, q);
+  q = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), f, q);
+  f = sel(e, fcmp(e, LLVMRealOLT, x, zero), q, f);
+  f = sel(e, isnan_(e, y), y, f);
+  f = sel(e, isnan_(e, x), x, f);
+  f = sel(e, fcmp(e, LLVMRealOEQ, y, zero), one, f);
+  return sel(e, fcmp(e, LLVMRealOEQ, x, one), one, f);
 }
 
 static V emit_powf(Em *e, LLVMModuleRef M) {
@@ -538,22 +540,21 @@ static V emit_powf(Em *e, LLVMModuleRef M) {
   V fn = begin_fn(e, M, "leir.powf", f, (LLVMTypeRef[]){f, f}, 2, &have);
   if (!fn)
     return have;
-  return end_fn(e, fn, powf_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
+  return end_fn(e, fn, powf_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)));
 }
 
-/* leir_powf(x, n) for a constant integer n, 1 <= |n| <= 6, without the
-   general path: leir_powf selects its integer path for every integer y
-   with |y| <= 64 (the specials after it stay).
-   For 1 <= n <= 4 that path's value is a plain f64 product: with
-   d = (double)x, d*d is exact (48 bits), and the binary powering computes
-   acc = d (n = 1), d2 = d*d (n = 2), d * d2 (n = 3), d2 * d2 (n = 4), the
-   first multiplication by 1 being exact; the sign of an odd power
-   restored (RN is symmetric), leir_powf(x, n) = (float)(d*d*d) (n = 3),
-   (float)(d2*d2) (n = 4), (float)d2 (n = 2), x (n = 1).  Those products
-   also give pow's specials (+-0, +-inf, 1 stay what pow makes of them: the
-   signed zero and infinity of x^n); a NaN x comes back as x itself (the
-   NaN select), as leir_powf returns it.  mathlib_emit_test compares every
-   n with leir_powf on specials and random f32 patterns. */
+/* leir_powf(x, n) for a constant integer n, 1 <= |n| <= 6.
+   For n = -1, 1, 2, 3 leir_powf's value is its integer path's with the
+   specials after it: with a = |x|, p = a (|n| = 1), a*a (2), a*(a*a) (3),
+   1/p for n = -1, the sign of an odd power restored.  RN is symmetric, so
+   that is the same f32 operations on x itself: 1/x, x, x*x, x*(x*x); those
+   also give pow's specials (+-0, +-inf and 1 stay what pow makes of them,
+   the signed zero and infinity of x^n included), and a NaN x comes back as
+   x itself (the NaN select), as leir_powf returns it.  Other n: the whole
+   routine with the constant exponent (LLVM folds what does not depend on
+   x).  mathlib_emit_test compares every n with leir_powf on specials and
+   random f32 patterns; mathlib_test checks the four products on every
+   257th f32 input. */
 LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n) {
   if (n == 0 || n < -6 || n > 6)
     return NULL;
@@ -567,14 +568,10 @@ LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n) {
   if (!fn)
     return have;
   V x = LLVMGetParam(fn, 0);
-  if (n >= 1 && n <= 4) { /* the product in f64: the same bits, see above */
-    V d = LLVMBuildFPExt(e.B, x, e.f64, "");
-    V d2 = mul(&e, d, d);
-    V p = n == 1 ? d : n == 2 ? d2 : n == 3 ? mul(&e, d2, d) : mul(&e, d2, d2);
-    V y = n == 1 ? x : LLVMBuildFPTrunc(e.B, p, e.f32, "");
-    return end_fn(&e, fn, sel(&e, isnan_(&e, x), x, y));
-  }
-  return end_fn(&e, fn, powf_body(&e, x, LLVMConstReal(f, n), true));
+  if (n < -1 || n > 3)
+    return end_fn(&e, fn, powf_body(&e, x, LLVMConstReal(f, n)));
+  V y = n == -1 ? fdv(&e, kfl(&e, 1.0f), x) : n == 2 ? mul(&e, x, x) : mul(&e, x, mul(&e, x, x));
+  return end_fn(&e, fn, n == 1 ? x : sel(&e, isnan_(&e, x), x, y));
 }
 
 /* ------------------------------------------------------------------- f32 */

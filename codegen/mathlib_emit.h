@@ -19,9 +19,10 @@
 LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty);
 
 /* float(float): leir_powf(x, n) for a constant integer n, 1 <= |n| <= 6
-   (leir.powf.i<n>), the same bits as the "pow" routine without its
-   log/exp path, which never decides a float's result for such an n
-   (issue 41; the argument is at the definition).  NULL for another n. */
+   (leir.powf.i<n>), the same bits as the "pow" routine: for n = -1, 1, 2, 3
+   the f32 operations 1/x, x, x*x, x*(x*x) (its integer path; the argument
+   is at the definition), for other n the routine with the constant folded
+   in.  NULL for another n. */
 LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n);
 
 /* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16

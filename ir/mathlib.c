@@ -165,22 +165,41 @@
  *   absolute error below 2^-37 in erf).  Over every f32 input
  *   (bench/mathlib_exhaustive) at most 0.500043 ulp, and 18670 of the 2^32
  *   results not correctly rounded.
- * leir_powf(x, y), f64 inside (d = (double)x, e = (double)y): leir_pow's
- * sequence on d and e with three changes: the general path is
- *   r = expf_d(e * logf_d(|d|)), where logf_d(v) is leir_logf's f64 value
- *   r before its rounding to float, and expf_d(z) is leir_expf_cr's
- *   sequence on the double z with the product p * dbl((k+1023) << 52)
- *   returned unrounded;
- * the integer path is plain f64 binary powering for |y| <= POWF_IMAX = 7:
- *   yc = ay < 7 ? ay : 7;  n = (int64)bits(yc + 2^52) - (int64)bits(2^52)
- *   acc = 1;  b = |d|;  for i = 0 .. 2: { acc = bit i of n ? acc * b : acc;
- *   if i < 2: b = b * b };  ri = y < 0 ? 1 / acc : acc
- *   r = yint && ay <= 7 ? ri : r
- * and after the specials (as leir_pow's, on d and e): f = (float)r;
- *   result f != f ? (x != x ? x : y != y ? y : QNANF) : f.
- *   The general path's relative error is below 2^-36 (|e ln|d|| <= 104 +
- *   the clamp), so results are within 0.5 + 2^-12 ulp; f32 overflow and
- *   subnormals come from the one rounding (float)r.
+ * leir_powf(x, y): the general path in f64, the integer path and the
+ * specials in f32 (issue 59: every condition in the width of the values it
+ * selects, so the vector code needs no mask conversions):
+ *   r = expf_d((double)y * logf_d(|(double)x|));  f = (float)r
+ *   where logf_d(v) is leir_logf's f64 value r before its rounding to
+ *   float, and expf_d(z) is leir_expf_cr's sequence on the double z with
+ *   the product p * dbl((k+1023) << 52) returned unrounded;
+ *   ax = |x|, ay = |y|;  isintf(v) = is_int in f32 (2^23 for 2^52), the same
+ *   answer;  yint = isintf(y);  yodd = yint && !isintf(y * 0.5f)
+ *   integer path (-1 <= y <= POWF_IMAX = 3, in f32):
+ *     yc = ay < 3 ? ay : 3;  n = bits(yc + 2^23) - bits(2^23)   (u32)
+ *     a2 = ax * ax;  p = n & 1 ? ax : 1;  p = n & 2 ? p * a2 : p
+ *     ri = y < 0 ? 1 / p : p;  fi = y <= 3 ? ri : f;  fi = y >= -1 ? fi : f
+ *     f = yint ? fi : f
+ *   square root: f = y == 0.5 ? sqrtf(ax) : f           (correctly rounded)
+ *   then leir_pow's specials on f in f32 (0, inf, 1 and QNANF for QNAN),
+ *   its two conjunctions as nested selects (the same values):
+ *     f = xneg ? (yodd ? -f : f) : f
+ *     q = yint ? f : QNANF;  q = ay == inf ? f : q;  q = ax == inf ? f : q;
+ *     f = x < 0 ? q : f
+ *   and the last four as there: f = y != y ? y : f;  f = x != x ? x : f;
+ *   f = y == 0 ? 1 : f;  result x == 1 ? 1 : f.
+ *   So x**-1 = 1/x, x**2 = x*x (both correctly rounded) and x**3 =
+ *   x*(x*x), PyTorch's product, and x**0.5 = sqrt(x) for x >= 0 (pow's
+ *   specials elsewhere: +0 at -0, +inf at -inf, QNANF below 0); x**3 has
+ *   two roundings; over every f32 input,
+ *   `make mathlib-exhaustive`: max 1.287357 ulp (at 0x1.94ffp-42),
+ *   365239376 results not correctly rounded, and +-0x1.965feap+42 give
+ *   +-inf where x^3 rounds to +-FLT_MAX), the sign of odd powers and every
+ *   special included; the host JIT and PTX
+ *   emit those products alone for a constant exponent.  Other exponents
+ *   (the integers from 4 and from -2 on included): the general path's
+ *   relative error is below 2^-36 (|y ln|x|| <= 104 + the clamp), so
+ *   results are within 0.5 + 2^-12 ulp; f32 overflow and subnormals come
+ *   from the one rounding (float)r.
  * leir_powf_cr: (float)leir_pow((double)x, (double)y), with the same NaN
  *   fix-up (the routine before issue 59, kept for reference and tests).
  * NaN bits: a NaN result is either an input NaN passed through by a select
@@ -212,7 +231,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#include <math.h> /* fma, fabs, copysign only (exact or correctly rounded) */
+#include <math.h> /* fma, fabs, copysign, sqrtf only (exact or correctly rounded) */
 #include <stdbool.h>
 #include <string.h>
 
@@ -656,41 +675,46 @@ static double expf_d(double z) {
   return horner(leir_m_expf_poly, LEIR_M_EXPF_N, r) * dbl(((uint64_t)k + 1023u) << 52);
 }
 
+/* is v an integer (f32 version of is_int: the same answer for every f32 v) */
+static bool is_intf(float v) {
+  float av = fabsf(v);
+  bool big = av >= LEIR_MF_TWO23;
+  bool rnd = (av + LEIR_MF_TWO23) - LEIR_MF_TWO23 == av;
+  return av != INFINITY && (big || rnd);
+}
+
 float leir_powf(float x, float y) {
-  double d = (double)x;
-  double e = (double)y;
-  double ax = fabs(d);
-  double ay = fabs(e);
-  bool yint = is_int(e);
-  bool yodd = yint && !is_int(e * 0.5);
-  bool yneg = e < 0.0;
-  double r = expf_d(e * logf_d(ax));
-  double yc = ay < LEIR_M_POWF_IMAX ? ay : LEIR_M_POWF_IMAX;
-  int64_t n = (int64_t)bits64(yc + LEIR_M_TWO52) - (int64_t)bits64(LEIR_M_TWO52);
-  double acc = 1.0;
-  double b = ax;
-  for (int i = 0; i < 3; i++) {
-    acc = (n >> i) & 1 ? acc * b : acc;
-    if (i < 2)
-      b = b * b;
-  }
-  double ri = yneg ? 1.0 / acc : acc;
-  r = yint && ay <= LEIR_M_POWF_IMAX ? ri : r;
-  r = ax == 0.0 ? (yneg ? INFINITY : 0.0) : r;
-  r = ax == INFINITY ? (yneg ? 0.0 : INFINITY) : r;
-  double rinf = (ax < 1.0) == yneg ? INFINITY : 0.0;
-  r = ay == INFINITY ? (ax == 1.0 ? 1.0 : rinf) : r;
-  bool xneg = (bits64(d) >> 63) != 0;
-  r = yodd && xneg ? -r : r;
-  r = d < 0.0 && ax != INFINITY && ay != INFINITY && !yint ? dbl(QNAN64) : r;
-  r = e != e ? e : r;
-  r = d != d ? d : r;
-  r = e == 0.0 ? 1.0 : r;
-  r = d == 1.0 ? 1.0 : r;
+  double r = expf_d((double)y * logf_d(fabs((double)x)));
   float f = (float)r;
-  float nn = y != y ? y : flt(QNAN32);
-  nn = x != x ? x : nn;
-  return f != f ? nn : f;
+  float ax = fabsf(x);
+  float ay = fabsf(y);
+  bool yint = is_intf(y);
+  bool yodd = yint && !is_intf(y * 0.5f);
+  bool yneg = y < 0.0f;
+  float yc = ay < LEIR_MF_POWF_IMAX ? ay : LEIR_MF_POWF_IMAX;
+  uint32_t n = bits32(yc + LEIR_MF_TWO23) - bits32(LEIR_MF_TWO23);
+  float a2 = ax * ax;
+  float p = (n & 1u) != 0 ? ax : 1.0f;
+  p = (n & 2u) != 0 ? p * a2 : p;
+  float ri = yneg ? 1.0f / p : p;
+  float fi = y <= LEIR_MF_POWF_IMAX ? ri : f;
+  fi = y >= -1.0f ? fi : f;
+  f = yint ? fi : f;
+  f = y == 0.5f ? sqrtf(ax) : f;
+  f = ax == 0.0f ? (yneg ? INFINITY : 0.0f) : f;
+  f = ax == INFINITY ? (yneg ? 0.0f : INFINITY) : f;
+  float rinf = (ax < 1.0f) == yneg ? INFINITY : 0.0f;
+  f = ay == INFINITY ? (ax == 1.0f ? 1.0f : rinf) : f;
+  bool xneg = (bits32(x) >> 31) != 0;
+  f = xneg ? (yodd ? -f : f) : f;
+  float q = yint ? f : flt(QNAN32);
+  q = ay == INFINITY ? f : q;
+  q = ax == INFINITY ? f : q;
+  f = x < 0.0f ? q : f;
+  f = y != y ? y : f;
+  f = x != x ? x : f;
+  f = y == 0.0f ? 1.0f : f;
+  return x == 1.0f ? 1.0f : f;
 }
 
 float leir_powf_cr(float x, float y) {

@@ -14,7 +14,8 @@
  * input, bench/mathlib_exhaustive): expf and erff compute in f32 arithmetic
  * (max 0.7579 and 0.8043 ulp); logf is an f64 routine of its own sized for f32
  * and rounded once (max about 0.5 ulp), powf too (e^(y ln|x|) in f64 within
- * 2^-36, rounded once); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
+ * 2^-36, rounded once; for y = -1, 1, 2, 3 the f32 products 1/x, x, x*x,
+ * x*(x*x), the last within 1.3 ulp); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
  * f64-inside routines they replaced (about 0.5 ulp), kept for reference and
  * tests; the f64 routines are within about 1 ulp.
  * Subnormal results are produced (no flush to zero).
@@ -72,12 +73,13 @@ float leir_round_bf16(float x);
 #define LEIR_M_ERF_C 4.0                     /* erfc variable 1/(|x|+C) - T0 */
 #define LEIR_M_ERF_T0 0x1.33p-3
 #define LEIR_M_POW_IMAX 64.0                 /* integer-power path bound */
-#define LEIR_M_POWF_IMAX 7.0                 /* powf's integer-power path bound */
 #define LEIR_M_POW_BIG 0x1p900               /* its result range */
 #define LEIR_M_POW_SMALL 0x1p-900
 
 /* the f32 routines in f32 arithmetic */
 #define LEIR_MF_SHIFT 0x1.8p23f              /* 1.5 * 2^23, round-to-int */
+#define LEIR_MF_TWO23 0x1p23f
+#define LEIR_MF_POWF_IMAX 3.0f               /* powf's integer-power path bound */
 #define LEIR_MF_INVLN2 0x1.715476p+0f        /* 1/ln 2 rounded to f32 */
 #define LEIR_MF_LN2H 0x1.62e43p-1f           /* ln 2 ~ LN2H + LN2L */
 #define LEIR_MF_LN2L (-0x1.05c61p-29f)

@@ -33,6 +33,7 @@ static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
 static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline float __fsqrt_rn(float a) { return std::sqrt(a); }
 using std::signbit;
 namespace dev {
 #include "chunks.inc"
@@ -64,6 +65,8 @@ int main() {
   for (int i = 0; i < (1 << 20); i++) {
     float x = i < 15 ? sp[i] : f32of(rnd()), y = i < 225 ? sp[i % 15] : f32of(rnd());
     if (i < 225) x = sp[i / 15];
+    else if (i % 4 == 0) y = (float)((int)(rnd() % 17) - 8); /* pow's integer path and around it */
+    else if (i % 8 == 1) y = 0.5f; /* its square root */
     double dx = f64of(rnd()), dy = f64of(rnd());
     if (i < 225) { dx = x; dy = y; }
     cmp32("expf", x, 0, dev::leir_expf(x), leir_expf(x));

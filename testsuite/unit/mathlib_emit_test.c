@@ -172,6 +172,10 @@ static void fill(const Case *c, void *a, void *b, size_t n) {
     if (c->nargs == 2 && i >= N_SPECIALS * N_SPECIALS && next_rand(&s) % 2) {
       x = ldexp(uni(&s, -2.0, 2.0), (int)(next_rand(&s) % 40) - 20);
       y = uni(&s, -60.0, 60.0);
+      if (next_rand(&s) % 4 == 0) /* an integer: pow's integer path or its neighbours */
+        y = (double)((int)(next_rand(&s) % 17) - 8);
+      else if (next_rand(&s) % 8 == 0) /* powf's square root */
+        y = 0.5;
     } else if (c->nargs == 2 && i < N_SPECIALS * N_SPECIALS) {
       x = specials[i / N_SPECIALS];
       y = specials[i % N_SPECIALS];

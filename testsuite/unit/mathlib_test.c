@@ -306,7 +306,7 @@ static void test_accuracy_f64(void **state) {
 static void test_accuracy_f32(void **state) {
   (void)state;
   uint64_t s = 2;
-  Worst we = {0}, wc = {0}, wl = {0}, wr = {0}, wrc = {0}, wp = {0}, wpc = {0};
+  Worst we = {0}, wc = {0}, wl = {0}, wr = {0}, wrc = {0}, wp = {0}, wpc = {0}, wp3 = {0};
   for (int i = 0; i < N_ACC; i++) {
     float x = (float)(i % 3 ? uni(&s, -104.0, 89.0) : uni(&s, -2.0, 2.0));
     note(&we, err32(leir_expf(x), exp(x)), ulps32(leir_expf(x), expf(x)), x, 0);
@@ -334,7 +334,7 @@ static void test_accuracy_f32(void **state) {
       break;
     }
     float r = leir_powf(x, y);
-    note(&wp, err32(r, pow(x, y)), ulps32(r, powf(x, y)), x, y);
+    note(y == 3.0f ? &wp3 : &wp, err32(r, pow(x, y)), ulps32(r, powf(x, y)), x, y);
     r = leir_powf_cr(x, y);
     note(&wpc, err32(r, pow(x, y)), ulps32(r, powf(x, y)), x, y);
   }
@@ -345,6 +345,9 @@ static void test_accuracy_f32(void **state) {
   report("erff", &wr, 0.776, 1); /* f32 arithmetic, 0.8043 ulp over every input */
   report("erff_cr", &wrc, 0.501, 1);
   report("powf", &wp, 0.501, 1);
+  /* x**3 is x*(x*x) in f32 (issue 59): below 1.3 ulp over every f32
+     input but one overflowing pair (test_cubef_strided) */
+  report("powf3", &wp3, 1.3, 2);
   report("powf_cr", &wpc, 0.501, 1);
 }
 
@@ -439,7 +442,8 @@ static void test_int_powers(void **state) {
     assert_true(same64(leir_pow(x, -1.0), 1.0 / x));
     float f = (float)ldexp(uni(&s, -2.0, 2.0), (int)(next_rand(&s) % 80) - 40);
     assert_true(same32(leir_powf(f, 2.0f), f * f));
-    assert_true(same32(leir_powf(f, 3.0f), (float)((double)f * f * f)));
+    volatile float vf = f; /* f32 products at run time, not folded */
+    assert_true(same32(leir_powf(f, 3.0f), vf * (vf * vf)));
     assert_true(same32(leir_powf(f, -1.0f), 1.0f / f));
     int n = (int)(next_rand(&s) % 41) - 20; /* (-x)^n = +-x^n */
     double p = leir_pow(-x, n), q = leir_pow(x, n);
@@ -613,29 +617,61 @@ static void test_pow2_is_square(void **state) {
     }
 }
 
-/* leir_powf(x, n) for n = 1 .. 4 is the f64 product the host JIT and the
-   PTX back end emit for a constant n (codegen/mathlib_emit.c,
-   cg_math_get_powi_f32): x, (float)(d*d), (float)((d*d)*d),
-   (float)((d*d)*(d*d)) with d = (double)x, a NaN x returned bit for bit.
-   Every 4099th f32 pattern (about a million) and the specials. */
+/* leir_powf(x, n) for n = -1, 1, 2, 3 is the f32 operation the host JIT
+   and the PTX back end emit for a constant n (codegen/mathlib_emit.c,
+   cg_math_get_powi_f32): 1/x, x, x*x, x*(x*x), a NaN x returned bit for
+   bit; leir_powf(x, 0.5) is sqrtf(x) for x >= +0.  Every 257th f32 pattern
+   (16.7 million) and the specials. */
 static void check_powi_product(float x) {
-  double d = (double)x, d2 = d * d;
-  const float want[4] = {x, (float)d2, (float)(d2 * d), (float)(d2 * d2)};
-  for (int n = 1; n <= 4; n++) {
-    float got = leir_powf(x, (float)n);
-    float w = x != x ? x : want[n - 1];
+  volatile float v = x; /* operations at run time, not folded */
+  const int ns[4] = {-1, 1, 2, 3};
+  const float want[4] = {1.0f / v, v, v * v, v * (v * v)};
+  for (int k = 0; k < 4; k++) {
+    float got = leir_powf(x, (float)ns[k]);
+    float w = x != x ? x : want[k];
     if (bits32(got) != bits32(w))
-      fail_msg("powf(%a, %d) = %a, product %a", (double)x, n, (double)got, (double)w);
+      fail_msg("powf(%a, %d) = %a, product %a", (double)x, ns[k], (double)got, (double)w);
   }
+  /* x**0.5: the square root, pow's specials below 0 (+0 at -0, +inf at
+     -inf, the quiet NaN 0x7fc00000 elsewhere) */
+  float sq = x != x ? x : x == -INFINITY ? INFINITY : x == 0.0f ? 0.0f : x < 0.0f ? f32_of(0x7fc00000u) : sqrtf(v);
+  float got = leir_powf(x, 0.5f);
+  if (bits32(got) != bits32(sq))
+    fail_msg("powf(%a, 0.5) = %a, want %a", (double)x, (double)got, (double)sq);
 }
 
 static void test_powi_product(void **state) {
   (void)state;
   const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MIN, FLT_TRUE_MIN,
-                            -FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 0x1.fffffep63f};
+                            -FLT_TRUE_MIN, FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 0x1.fffffep63f,
+                            0x1p64f, 0x1.428a2ep42f, 0x1.428a3p42f};
   for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) check_powi_product(specials[i]);
   check_powi_product(f32_of(0x7fa00001u)); /* a signalling NaN comes back as it is */
-  for (uint64_t u = 0; u < (UINT64_C(1) << 32); u += 4099) check_powi_product(f32_of((uint32_t)u));
+  for (uint64_t u = 0; u < (UINT64_C(1) << 32); u += 257) check_powi_product(f32_of((uint32_t)u));
+}
+
+/* x**3 = x*(x*x) in f32 (issue 59: PyTorch's product, two roundings)
+   against the correctly rounded x^3 on every 257th f32 pattern; its exact
+   figures asserted.  `make mathlib-exhaustive` (all 2^32 inputs): the same
+   max 1.287357 ulp (at 0x1.94ffp-42), 365239376 results not correctly
+   rounded, and one pair, +-0x1.965feap+42, whose product overflows to
+   +-inf where x^3 rounds to +-FLT_MAX (so it prints "max inf"). */
+static float cubef(float x) { return leir_powf(x, 3.0f); }
+
+static void test_cubef_strided(void **state) {
+  (void)state;
+  MlUlp s = {.n = 0};
+  ml_ulp_check(&s, cubef, ml_cube64, ml_cubel, NULL, 0, UINT64_C(1) << 32, 257);
+  printf("  cubef: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
+         (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
+  assert_int_equal(s.n, 16711936);
+  assert_true(s.max_ulp > 1.28735 && s.max_ulp < 1.28736);
+  assert_int_equal(s.wrong, 1421962);
+  /* -0x1.5p-46: x^3 = -9261 2^-150 is exactly a midpoint between two
+     subnormals, exact in long double too, so the reference's rounding
+     (to even) is right there */
+  assert_int_equal(s.unresolved, 1);
+  assert_int_equal(s.bad_nan, 0);
 }
 
 int main(void) {
@@ -649,7 +685,7 @@ int main(void) {
       cmocka_unit_test(test_expf_cr_strided),
       cmocka_unit_test(test_logf_strided), cmocka_unit_test(test_erff_strided),
       cmocka_unit_test(test_erff_cr_strided),
-      cmocka_unit_test(test_powi_product),
+      cmocka_unit_test(test_powi_product), cmocka_unit_test(test_cubef_strided),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,12 @@ static inline int ml_known_erf(float x, float *r) {
   return 1;
 }
 
+/* x^3 (leir_powf(x, 3) = x*(x*x) in f32, issue 59): the references are
+   x*x*x in f64 (x*x exact, one rounding to 53 bits) and in long double (one
+   rounding to 64 bits); no closed forms needed */
+static inline double ml_cube64(double x) { return x * x * x; }
+static inline long double ml_cubel(long double x) { return x * x * x; }
+
 /* f32 patterns u = first, first + stride, ... < end (end <= 2^32); known,
    when not NULL, gives the correctly rounded result of the inputs it knows */
 static inline void ml_ulp_check(MlUlp *s, float (*f)(float), double (*ref64)(double),
