@@ -366,6 +366,17 @@ mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
 	@echo "== f32 math routines, every input (bench/mathlib_exhaustive)"
 	@./bench/mathlib_exhaustive --threads 2
 
+## PyTorch's torch.erf (f32) against the same correctly rounded reference, on
+## every MATHLIB_TORCH_STRIDE-th input (bench/mathlib_torch.py --erf-values
+## writes its results, bench/mathlib_exhaustive --values checks them).
+MATHLIB_TORCH_STRIDE = 17
+.PHONY: mathlib-torch-erf
+mathlib-torch-erf: bench/mathlib_exhaustive$(EXEEXT)
+	@echo "== torch.erf (f32), every $(MATHLIB_TORCH_STRIDE)th input (bench/mathlib_torch.py, bench/mathlib_exhaustive)"
+	@'$(PYTHON)' '$(srcdir)/bench/mathlib_torch.py' --erf-values bench/torch_erf.f32 --stride $(MATHLIB_TORCH_STRIDE) || test $$? -eq 77
+	@if test -s bench/torch_erf.f32; then ./bench/mathlib_exhaustive --threads 2 --stride $(MATHLIB_TORCH_STRIDE) --values bench/torch_erf.f32 erff_values; fi
+	@rm -f bench/torch_erf.f32
+
 ## Issue 59: the activation workloads of the corpus as written (GELU,
 ## Softplus, Swish, SELU, Tanh, MinGPTNewGelu) and of the zoo as imported by
 ## leir.from_torch at the same 16x16384 f32 shape (Sigmoid, ELU, Mish: no
