@@ -377,6 +377,20 @@ mathlib-torch-erf: bench/mathlib_exhaustive$(EXEEXT)
 	@if test -s bench/torch_erf.f32; then ./bench/mathlib_exhaustive --threads 2 --stride $(MATHLIB_TORCH_STRIDE) --values bench/torch_erf.f32 erff_values; fi
 	@rm -f bench/torch_erf.f32
 
+## Issue 59: a prototype of a faster f32 erf (one polynomial, coefficients
+## from 4-entry tables by vpermilps; bench/mathlib_erf_table.c, tables by
+## bench/mathlib_erf_fit.py): its error on every 257th input, its AVX2 code's
+## agreement with its scalar reference, and its throughput beside leirc's
+## host JIT erf (one thread).  Not part of `make bench`.
+EXTRA_PROGRAMS += bench/mathlib_erf_table
+bench_mathlib_erf_table_SOURCES = bench/mathlib_erf_table.c bench/mathlib_erf_table.h testsuite/unit/mathlib_ulp.h
+bench_mathlib_erf_table_LDADD = libleircore.la -lm
+EXTRA_DIST += bench/mathlib_erf_fit.py
+.PHONY: bench-erf-table
+bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
+	@echo "== table-driven f32 erf prototype (bench/mathlib_erf_table)"
+	@taskset -c 0 ./bench/mathlib_erf_table || test $$? -eq 77
+
 ## Issue 59: the activation workloads of the corpus as written (GELU,
 ## Softplus, Swish, SELU, Tanh, MinGPTNewGelu) and of the zoo as imported by
 ## leir.from_torch at the same 16x16384 f32 shape (Sigmoid, ELU, Mish: no
