@@ -367,6 +367,31 @@ mathlib-exhaustive: bench/mathlib_exhaustive$(EXEEXT)
 	@echo "== f32 math routines, every input (bench/mathlib_exhaustive)"
 	@./bench/mathlib_exhaustive --threads 2
 
+## PyTorch's torch.erf (f32) against the same correctly rounded reference, on
+## every MATHLIB_TORCH_STRIDE-th input (bench/mathlib_torch.py --erf-values
+## writes its results, bench/mathlib_exhaustive --values checks them).
+MATHLIB_TORCH_STRIDE = 17
+.PHONY: mathlib-torch-erf
+mathlib-torch-erf: bench/mathlib_exhaustive$(EXEEXT)
+	@echo "== torch.erf (f32), every $(MATHLIB_TORCH_STRIDE)th input (bench/mathlib_torch.py, bench/mathlib_exhaustive)"
+	@'$(PYTHON)' '$(srcdir)/bench/mathlib_torch.py' --erf-values bench/torch_erf.f32 --stride $(MATHLIB_TORCH_STRIDE) || test $$? -eq 77
+	@if test -s bench/torch_erf.f32; then ./bench/mathlib_exhaustive --threads 2 --stride $(MATHLIB_TORCH_STRIDE) --values bench/torch_erf.f32 erff_values; fi
+	@rm -f bench/torch_erf.f32
+
+## Issue 59: a prototype of a faster f32 erf (one polynomial, coefficients
+## from 4-entry tables by vpermilps; bench/mathlib_erf_table.c, tables by
+## bench/mathlib_erf_fit.py): its error on every 257th input, its AVX2 code's
+## agreement with its scalar reference, and its throughput beside leirc's
+## host JIT erf (one thread).  Not part of `make bench`.
+EXTRA_PROGRAMS += bench/mathlib_erf_table
+bench_mathlib_erf_table_SOURCES = bench/mathlib_erf_table.c bench/mathlib_erf_table.h testsuite/unit/mathlib_ulp.h
+bench_mathlib_erf_table_LDADD = libleircore.la -lm
+EXTRA_DIST += bench/mathlib_erf_fit.py
+.PHONY: bench-erf-table
+bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
+	@echo "== table-driven f32 erf prototype (bench/mathlib_erf_table)"
+	@taskset -c 0 ./bench/mathlib_erf_table || test $$? -eq 77
+
 ## Issue 59: the activation workloads of the corpus as written (GELU,
 ## Softplus, Swish, SELU, Tanh, MinGPTNewGelu) and of the zoo as imported by
 ## leir.from_torch at the same 16x16384 f32 shape (Sigmoid, ELU, Mish: no

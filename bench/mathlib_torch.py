@@ -8,6 +8,13 @@ between processes).  Writes lines "ROUTINE DTYPE ELEM_PER_S" to OUT, which
 `mathlib_bench --torch OUT` prints beside leirc's, glibc's and Sleef's.
 
     mathlib_torch.py OUT [--n N] [--reps R] [--procs P]
+    mathlib_torch.py --erf-values OUT [--stride S]
+
+The second form writes torch.erf's f32 results for the bit patterns 0, S,
+2S, ... < 2^32 (raw little-endian f32, in that order) for
+`bench/mathlib_exhaustive --stride S --values OUT erff_values`, which
+states their error against the correctly rounded result with the harness
+that measures leirc's routines (`make mathlib-torch-erf`).
 
 Exits 0 and writes nothing but a note when torch is missing.
 """
@@ -62,15 +69,42 @@ def measure(n: int, reps: int) -> Dict[Tuple[str, str], float]:
     return rates
 
 
+def erf_values(out: str, stride: int) -> None:
+    """Writes torch.erf of the f32 patterns 0, stride, 2 stride, ... to OUT."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    import torch  # pylint: disable=import-outside-toplevel
+
+    torch.set_num_threads(1)
+    chunk = stride << 22  # patterns a chunk spans: 2^22 inputs
+    with open(out, "wb") as f, torch.no_grad():
+        for first in range(0, 1 << 32, chunk):
+            bits = np.arange(first, min(first + chunk, 1 << 32), stride,
+                             dtype=np.uint64).astype(np.uint32)
+            x = torch.from_numpy(bits.view(np.float32))
+            f.write(torch.erf(x).numpy().astype("<f4").tobytes())
+
+
 def main() -> int:
     """Runs the processes and writes OUT."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out")
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--erf-values", metavar="OUT",
+                    help="write torch.erf's results on the stride's grid")
+    ap.add_argument("--stride", type=int, default=257)
     ap.add_argument("--n", type=int, default=65536)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--procs", type=int, default=3)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.erf_values:
+        try:
+            erf_values(args.erf_values, max(1, args.stride))
+        except ImportError:
+            print("mathlib_torch: no torch; no values written")
+            return 77
+        return 0
+    if not args.out:
+        ap.error("OUT is required")
     if args.child:
         for (name, dt), rate in measure(args.n, args.reps).items():
             print(f"{name} {dt} {rate:.6g}")

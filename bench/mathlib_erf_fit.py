@@ -1,0 +1,94 @@
+"""Coefficients of the table-driven f32 erf prototype (bench/mathlib_erf_table.c).
+
+Four intervals of c = min(|x|, 4), i = min(trunc(1.25 c), 3): [0, 0.8) as
+erf(a) = a + a q(a^2), and [0.8, 1.6), [1.6, 2.4), [2.4, 4] as
+erf(c) = K + u P(u), u = c - M, with M an f32 near the interval's centre
+whose erf lies within 2^-40 of the f32 K.  Each polynomial has NC
+coefficients, fitted by least squares on Chebyshev nodes (numpy) and
+rounded to f32 one at a time, the others refitted.  Prints the C header
+bench/mathlib_erf_table.h (each table twice over: one copy per 128-bit lane
+for vpermilps) and, on stderr, each interval's fit error.
+
+    mathlib_erf_fit.py [NC]      (default 8)
+"""
+
+import math
+import sys
+from typing import List, Tuple
+
+import numpy as np
+
+SCALE = 1.25  # interval width 0.8
+NI = 4
+NODES = 400
+
+
+def f32(v: float) -> float:
+    """v rounded to the nearest f32."""
+    return float(np.float32(v))
+
+
+def fit_rounded(basis: np.ndarray, y: np.ndarray) -> List[float]:
+    """Least-squares coefficients over the basis columns, rounded to f32 in turn."""
+    c = np.linalg.lstsq(basis, y, rcond=None)[0]
+    out: List[float] = []
+    for j in range(basis.shape[1]):
+        out.append(f32(c[j]))
+        if j + 1 < basis.shape[1]:
+            r = y - basis[:, :j + 1] @ np.array(out)
+            rest = np.linalg.lstsq(basis[:, j + 1:], r, rcond=None)[0]
+            c = np.concatenate([out, rest])
+    return out
+
+
+def centre(ctr: float) -> Tuple[float, float, float]:
+    """(M, K, |erf(M) - K|): the f32 M near ctr whose erf is closest to an f32 K."""
+    best = (math.inf, 0.0, 0.0)
+    for s in range(-100000, 100000):
+        m = f32(f32(ctr) + s * 2.0 ** -20)
+        e = math.erf(m)
+        k = f32(e)
+        if abs(e - k) < best[0]:
+            best = (abs(e - k), m, k)
+    return best[1], best[2], best[0]
+
+
+def main() -> int:
+    """Fits the four polynomials and prints the header."""
+    nc = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    cheb = np.cos(np.pi * (np.arange(NODES) + 0.5) / NODES)
+    w0 = 1.0 / SCALE
+    w = (cheb + 1) / 2 * w0 * w0
+    a = np.sqrt(w)
+    y = np.array([math.erf(v) / v - 1 for v in a])
+    rows: List[Tuple[float, float, List[float]]] = [
+        (0.0, 0.0, fit_rounded(np.vander(w, nc, increasing=True), y))]
+    for k in range(1, NI):
+        lo, hi = k / SCALE, 4.0 if k == NI - 1 else (k + 1) / SCALE
+        m, kk, d = centre((lo + hi) / 2)
+        u = cheb * (hi - lo) / 2 + (lo + hi) / 2 - m
+        yk = np.array([math.erf(m + v) for v in u]) - kk
+        basis = np.vander(u, nc, increasing=True) * u[:, None]
+        cs = fit_rounded(basis, yk)
+        err = float(np.max(np.abs(basis @ np.array(cs) - yk)))
+        print(f"[{lo:.2f}, {hi:.2f}]: M {m!r} K {kk!r} |erf(M) - K| {d:.1e}, "
+              f"fit error 2^{math.log2(err):.1f}", file=sys.stderr)
+        rows.append((m, kk, cs))
+
+    def line(vals: List[float]) -> str:
+        return ", ".join(float.hex(v) + "f" for v in vals + vals)
+
+    print("/* mathlib_erf_table.h -- written by bench/mathlib_erf_fit.py "
+          f"{nc}; do not edit */")
+    print(f"#define ET_NC {nc}")
+    print(f"static const float et_m[8] = {{{line([r[0] for r in rows])}}};")
+    print(f"static const float et_k[8] = {{{line([r[1] for r in rows])}}};")
+    print("static const float et_c[ET_NC][8] = { /* highest degree first */")
+    for j in range(nc - 1, -1, -1):
+        print(f"    {{{line([r[2][j] for r in rows])}}},")
+    print("};")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
