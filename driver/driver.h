@@ -354,7 +354,8 @@ void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgr
  * (drv_jit_runner) when run is set; done: its result (0 until then). */
 typedef struct DrvTailRun {
   LeirCtx *ctx;
-  bool (*run)(void *ctx, struct InterpProg *ip);
+  bool (*run)(void *ctx, struct InterpProg *ip);  /* b's runner, NULL: interp_run */
+  bool (*rest)(void *ctx, struct InterpProg *ip); /* the tails' runner, NULL: interp_run */
   bool partial; /* `a` ran t->bprog only */
   struct InterpProg *a;
   const DrvTail *tail;

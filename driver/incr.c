@@ -391,7 +391,7 @@ bool drv_tail_runner(void *arg, InterpProg *b) {
   DrvTailRun *tr = arg;
   if (!(tr->run ? tr->run(tr->ctx, b) : interp_run(b))) return false;
   tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->partial, tr->io, tr->pool,
-                                  tr->run ? drv_jit_runner : NULL, tr->ctx);
+                                  tr->rest, tr->ctx);
   return tr->done >= 0;
 }
 

@@ -399,7 +399,8 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   interp_pool_free(bf->pool);
   if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
   else if (b) drv_incr_load(&inc, bf->a, b);
-  DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL, .a = bf->a, .tail = &tail, .io = &ro,
+  DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL,
+                   .rest = jit ? drv_jit_runner : NULL, .a = bf->a, .tail = &tail, .io = &ro,
                    .pool = bf->pool};
   if (!same)
     what = "the step changed the program's arguments";
