@@ -389,8 +389,10 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
       break;
     case OP_POW: {
       LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
-      /* a float to a constant small integer power: the routine's integer
-         path alone, the same bits (mathlib_emit.h) */
+      /* a float to a constant small integer power: leir.powf.i<n>, the
+         same bits as the routine (mathlib_emit.h): its integer path's
+         products for n = -1, 1, 2, 3, the routine with n folded in for the
+         others */
       LLVMBool loses = 0;
       double y = t != DT_F64 && LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
       LLVMValueRef pi = y >= -6 && y <= 6 && y == (int)y ? cg_math_get_powi_f32(f->m->M, (int)y) : NULL;
