@@ -481,17 +481,24 @@ static bool calls_math(const IrExpr *e) {
   }
 }
 
+static bool all_unit(const IrExpr *e, const IrLoop *l);
+
+/* Does r move one element along l or not at all (unit_ref), and every
+ * reference in its subscripts too (all_unit)? */
+static bool ref_all_unit(const IrRef *r, const IrLoop *l) {
+  if (!unit_ref(r, l)) return false;
+  for (int i = 0; i < r->nsub; i++)
+    if (!all_unit(r->sub[i], l)) return false;
+  return true;
+}
+
 /* Does every reference in e move one element along l or not at all
  * (unit_ref)?  A forced width must not vectorise gathers or scatters. */
 static bool all_unit(const IrExpr *e, const IrLoop *l) {
   e = ir_expr_unparen(e);
   if (!e) return true;
   switch (e->kind) {
-  case E_REF:
-    if (!unit_ref(e->u.ref, l)) return false;
-    for (int i = 0; i < e->u.ref->nsub; i++)
-      if (!all_unit(e->u.ref->sub[i], l)) return false;
-    return true;
+  case E_REF: return ref_all_unit(e->u.ref, l);
   case E_UNARY: return all_unit(e->u.unary.a, l);
   case E_BINARY: return all_unit(e->u.bin.a, l) && all_unit(e->u.bin.b, l);
   case E_CMP:
@@ -603,10 +610,8 @@ static bool interchange_inner(const CgFn *f, const IrNest *n, int li) {
     if (n->items[i].kind != ITEM_STMT) return false;
     const IrStmt *s = n->items[i].u.stmt;
     const IrExpr *last = s->lhs->nsub ? ir_expr_unparen(s->lhs->sub[s->lhs->nsub - 1]) : NULL;
-    if (!last || last->kind != E_INDEX || last->u.index.loop != j || !unit_ref(s->lhs, j) || !all_unit(s->rhs, j))
+    if (!last || last->kind != E_INDEX || last->u.index.loop != j || !ref_all_unit(s->lhs, j) || !all_unit(s->rhs, j))
       return false;
-    for (int d = 0; d < s->lhs->nsub; d++)
-      if (!all_unit(s->lhs->sub[d], j)) return false;
     red = red || reduces_over(s, k);
   }
   return red && jam_count(f, n, li) == 0 && cg_commute_along(f, n, k, j);
