@@ -378,11 +378,12 @@ mathlib-torch-erf: bench/mathlib_exhaustive$(EXEEXT)
 	@if test -s bench/torch_erf.f32; then ./bench/mathlib_exhaustive --threads 2 --stride $(MATHLIB_TORCH_STRIDE) --values bench/torch_erf.f32 erff_values; fi
 	@rm -f bench/torch_erf.f32
 
-## Issue 59: a prototype of a faster f32 erf (one polynomial, coefficients
-## from 4-entry tables by vpermilps; bench/mathlib_erf_table.c, tables by
-## bench/mathlib_erf_fit.py): its error on every 257th input, its AVX2 code's
-## agreement with its scalar reference, and its throughput beside leirc's
-## host JIT erf (one thread).  Not part of `make bench`.
+## Issue 59: the prototype of leirc's table-driven f32 erf (one polynomial,
+## coefficients from 4-entry tables by vpermilps; bench/mathlib_erf_table.c,
+## tables by bench/mathlib_erf_fit.py, now leir_erff's): its error on every
+## 257th input, its hand-written AVX2 code's and leir_erff's agreement with
+## its scalar reference, and the AVX2 code's throughput beside leirc's host
+## JIT erf (one thread).  Not part of `make bench`.
 EXTRA_PROGRAMS += bench/mathlib_erf_table
 bench_mathlib_erf_table_SOURCES = bench/mathlib_erf_table.c bench/mathlib_erf_table.h testsuite/unit/mathlib_ulp.h
 bench_mathlib_erf_table_LDADD = libleircore.la -lm

@@ -136,6 +136,9 @@ typedef struct CgModule {
                            fixed count of lower_loops.c's jam_count) */
   bool vec512;          /* host: AVX-512, and 512-bit vectors preferred
                            (cg_host_avx512; kernel.c cg_optimize) */
+  int erf_lanes;        /* host: the widest vector leir.erff of
+                           cg_math_get_erff_vec the code may use (8, 16; 0:
+                           none; cg_host_erf_lanes) */
 } CgModule;
 
 /* Host: the bytes of accumulators an unroll-and-jam may keep in vector
@@ -146,6 +149,9 @@ typedef struct CgModule {
 int cg_jam_bytes(LLVMTargetMachineRef tm);
 /* Does tm's host have AVX-512 with 512-bit registers? */
 bool cg_host_avx512(LLVMTargetMachineRef tm);
+/* The lanes of the vector f32 erf (cg_math_get_erff_vec) for tm's host: 16
+   with AVX-512F (and FMA), 8 with AVX2 and FMA, else 0. */
+int cg_host_erf_lanes(LLVMTargetMachineRef tm);
 /* The value of an integer subscript item e with loop l at v and every
  * other loop at 0 (floor // and %, as the code does); false when e is not
  * arithmetic on indices and literals (an indirect read) or overflows

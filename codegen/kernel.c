@@ -203,6 +203,27 @@ bool cg_lower_program(CgModule *m) {
   return true;
 }
 
+/* Host, after the vectoriser (issue 59): the f32 erf's call sites name
+ * its vector variants (lower.c erff_vector_call), and the scalar leir.erff
+ * stayed a call so that the vectoriser could see them.  Now every copy is
+ * to be inlined: llvm.compiler.used (which kept the variants) goes, and
+ * leir.erff, leir.erff.v8 and leir.erff.v16 become alwaysinline.  True when
+ * the module has them (then the caller runs always-inline and a cleanup). */
+static bool inline_erff(CgModule *m) {
+  LLVMValueRef used = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
+  if (!used) return false;
+  LLVMDeleteGlobal(used);
+  unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+  static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(m->M, names[i]);
+    if (!fn) continue;
+    LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, ni);
+    add_attr(m, fn, LLVMAttributeFunctionIndex, "alwaysinline", 0);
+  }
+  return true;
+}
+
 bool cg_optimize(CgModule *m, LLVMTargetMachineRef tm, int level) {
   if (level <= 0) return true;
   char pipeline[256];
@@ -239,6 +260,9 @@ bool cg_optimize(CgModule *m, LLVMTargetMachineRef tm, int level) {
   LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
   LLVMPassBuilderOptionsSetLoopInterleaving(po, 1);
   LLVMErrorRef err = LLVMRunPasses(m->M, pipeline, tm, po);
+  if (!err && m->target == CG_TARGET_HOST && inline_erff(m))
+    err = LLVMRunPasses(m->M, "always-inline,globaldce,function(instcombine<no-verify-fixpoint>,loop-mssa(licm),simplifycfg)",
+                        tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (err) {
     char *msg = LLVMGetErrorMessage(err);
@@ -263,6 +287,21 @@ bool cg_host_avx512(LLVMTargetMachineRef tm) {
   bool avx512 = feat && strstr(feat, "+avx512f") && !strstr(feat, "-evex512");
   LLVMDisposeMessage(feat);
   return avx512;
+}
+
+/* Is +NAME a whole item of the comma-separated feature string feat? */
+static bool has_feature(const char *feat, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = feat; p && (p = strstr(p, name)); p += n)
+    if (p > feat && p[-1] == '+' && (p == feat + 1 || p[-2] == ',') && (p[n] == ',' || !p[n])) return true;
+  return false;
+}
+
+int cg_host_erf_lanes(LLVMTargetMachineRef tm) {
+  char *feat = LLVMGetTargetMachineFeatureString(tm);
+  bool fma = has_feature(feat, "fma"), avx2 = has_feature(feat, "avx2");
+  LLVMDisposeMessage(feat);
+  return !fma ? 0 : cg_host_avx512(tm) ? 16 : avx2 ? 8 : 0;
 }
 
 int cg_jam_bytes(LLVMTargetMachineRef tm) {
@@ -291,6 +330,7 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
   if (o->target == CG_TARGET_HOST) {
     m.jam_bytes = cg_jam_bytes(tm);
     m.vec512 = cg_host_avx512(tm);
+    if (o->opt_level > 0) m.erf_lanes = cg_host_erf_lanes(tm);
   }
   bool ok = cg_lower_program(&m) && cg_optimize(&m, tm, o->opt_level);
   cg_module_dispose_builder(&m);

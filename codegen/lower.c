@@ -630,9 +630,41 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
   return phi;
 }
 
+/* Host, f32 erf (issue 59): the call names its vector variants (VFABI,
+ * `vector-function-abi-variant`: leir.erff.v8, and leir.erff.v16 with
+ * AVX-512), which give the scalar routine's bits in every lane, so the loop
+ * vectoriser calls them instead of scalarising the table lookups.  Until
+ * the vectoriser has run the scalar leir.erff stays a call (noinline), and
+ * the variants are kept alive by llvm.compiler.used; cg_optimize then
+ * inlines both (cg_inline_math). */
+static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
+  CgModule *m = f->m;
+  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
+  unsigned nv = vf[1] ? 2 : 1;
+  if (!LLVMGetNamedGlobal(m->M, "llvm.compiler.used")) {
+    LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, nv), "llvm.compiler.used");
+    LLVMSetInitializer(used, LLVMConstArray(m->ptr0, vf, nv));
+    LLVMSetLinkage(used, LLVMAppendingLinkage);
+    LLVMSetSection(used, "llvm.metadata");
+    unsigned ih = LLVMGetEnumAttributeKindForName("inlinehint", 10);
+    unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMRemoveEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ih);
+    LLVMAddAttributeAtIndex(sf, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->C, ni, 0));
+  }
+  LLVMValueRef call = call1(f, sf, x);
+  const char *k = "vector-function-abi-variant";
+  const char *v = nv == 2 ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
+                          : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)";
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateStringAttribute(m->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+  return call;
+}
+
 static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
-  return round16(f, call1(f, cg_math_get(f->m->M, which, ty), x), t);
+  LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
+  if (f->m->erf_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
+  return round16(f, call1(f, fn, x), t);
 }
 
 static bool writes_tensor(const IrProgram *p, const IrTensor *t, int except) {

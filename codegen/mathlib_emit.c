@@ -4,7 +4,8 @@
  * (same operations, same operand order, same constants); see the contract
  * at the top of that file.  C conditionals become selects; both sides are
  * computed, which is harmless because no operation here traps or yields
- * poison (shift amounts stay in range, no fptosi).  No fast-math flags.
+ * poison (shift amounts stay in range; erff's one fptosi converts a value
+ * in [0, 5]).  No fast-math flags.
  */
 #include "codegen/mathlib_emit.h"
 
@@ -353,32 +354,91 @@ static V emit_erf(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_erff: the f32 routine of its own, in f32 arithmetic; the erfc
-   polynomial's coefficients are selected per interval (hi) */
+/* leir_erff: the table-driven f32 routine.  The body is emitted for
+   scalar f32 or for <n x float>; lookups differ only in how the table
+   entry i is fetched (the same f32 values either way):
+   - scalar (look == NULL): a chain of selects on i == 1, 2, 3;
+   - vector: the in-lane permute (llvm.x86.avx.vpermilvar.ps.256 for 8 lanes,
+     llvm.x86.avx512.vpermilvar.ps.512 for 16) of the 4-entry table
+     repeated in every 128-bit lane, by the lane's i in [0, 3]. */
+typedef struct {
+  V fn;           /* the permute intrinsic, NULL: scalar */
+  LLVMTypeRef ty; /* its function type */
+  unsigned n;     /* lanes (0: scalar) */
+  V i, eq[4];     /* the interval; scalar: i == 1, 2, 3 */
+} ErfLook;
+
+static V splat(Em *e, V s, unsigned n) {
+  V v[16];
+  for (unsigned j = 0; j < n; j++)
+    v[j] = s;
+  return n ? LLVMConstVector(v, n) : s;
+}
+
+static V erf_look(Em *e, const ErfLook *l, const float *tab) {
+  if (l->fn) {
+    V v[16];
+    for (unsigned j = 0; j < l->n; j++)
+      v[j] = kfl(e, tab[j % 4]);
+    V args[2] = {LLVMConstVector(v, l->n), l->i};
+    return LLVMBuildCall2(e->B, l->ty, l->fn, args, 2, "");
+  }
+  V r = kfl(e, tab[0]);
+  for (int j = 1; j < LEIR_MF_ERFF_NI; j++)
+    r = sel(e, l->eq[j], kfl(e, tab[j]), r);
+  return r;
+}
+
+static V erff_body(Em *e, V x, unsigned n, const char *perm) {
+  ErfLook l = {NULL, NULL, n, NULL, {NULL}};
+  LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32;
+  V a = fabs_(e, x);
+  V top = splat(e, kfl(e, LEIR_MF_ERFF_ONE), n);
+  V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
+  V i = LLVMBuildFPToSI(e->B, mul(e, c, splat(e, kfl(e, LEIR_MF_ERFF_SCALE), n)), vi, "");
+  V three = splat(e, ku(e, 3), n);
+  l.i = sel(e, icmp(e, LLVMIntSLT, i, three), i, three);
+  if (n) {
+    LLVMTypeRef vf = LLVMTypeOf(x);
+    l.ty = LLVMFunctionType(vf, (LLVMTypeRef[]){vf, vi}, 2, 0);
+    l.fn = LLVMGetNamedFunction(e->M, perm);
+    if (!l.fn)
+      l.fn = LLVMAddFunction(e->M, perm, l.ty);
+  } else {
+    for (int j = 1; j < LEIR_MF_ERFF_NI; j++)
+      l.eq[j] = icmp(e, LLVMIntEQ, l.i, ku(e, (uint32_t)j));
+  }
+  V z = icmp(e, LLVMIntEQ, l.i, splat(e, ku(e, 0), n));
+  V u = sub(e, c, erf_look(e, &l, leir_mf_erff_m));
+  V t = sel(e, z, mul(e, a, a), u);
+  V p = erf_look(e, &l, leir_mf_erff_c[0]);
+  for (int j = 1; j < LEIR_MF_ERFF_N; j++)
+    p = fma_(e, p, t, erf_look(e, &l, leir_mf_erff_c[j]));
+  V r = fma_(e, u, p, sel(e, z, a, erf_look(e, &l, leir_mf_erff_k)));
+  V y = copysign_(e, r, x);
+  return sel(e, isnan_(e, x), x, y);
+}
+
 static V emit_erff(Em *e, LLVMModuleRef M) {
   V have;
   LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
   V fn = begin_fn(e, M, "leir.erff", f, (LLVMTypeRef[]){f}, 1, &have);
   if (!fn)
     return have;
-  V x = LLVMGetParam(fn, 0);
-  V top = kfl(e, LEIR_MF_ERFF_ONE);
-  V a = fabs_(e, x);
-  V w = mul(e, a, a);
-  V wl = fma_(e, a, a, neg(e, w));
-  V q = hornerf(e, leir_mf_erffa_poly, LEIR_MF_ERFFA_N, w);
-  V ra = fma_(e, a, fma_(e, wl, kfl(e, LEIR_MF_ERFF_D), q), a);
-  V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
-  V hi = fcmp(e, LLVMRealOGE, c, kfl(e, LEIR_MF_ERFF_B));
-  V u = sub(e, c, sel(e, hi, kfl(e, LEIR_MF_ERFF_M2), kfl(e, LEIR_MF_ERFF_M1)));
-  const float *p1 = leir_mf_erffb_poly[0], *p2 = leir_mf_erffb_poly[1];
-  V p = sel(e, hi, kfl(e, p2[0]), kfl(e, p1[0]));
-  for (int i = 1; i < LEIR_MF_ERFFB_N; i++)
-    p = fma_(e, p, u, sel(e, hi, kfl(e, p2[i]), kfl(e, p1[i])));
-  V rb = fma_(e, neg(e, u), p, sel(e, hi, kfl(e, LEIR_MF_ERFF_K2), kfl(e, LEIR_MF_ERFF_K1)));
-  V r = sel(e, fcmp(e, LLVMRealOLT, a, kfl(e, LEIR_MF_ERFF_SPLIT)), ra, rb);
-  V y = copysign_(e, r, x);
-  return end_fn(e, fn, sel(e, isnan_(e, x), x, y));
+  return end_fn(e, fn, erff_body(e, LLVMGetParam(fn, 0), 0, NULL));
+}
+
+LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes) {
+  if (lanes != 8 && lanes != 16)
+    return NULL;
+  Em e;
+  V have;
+  LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(LLVMGetModuleContext(M)), (unsigned)lanes);
+  V fn = begin_fn(&e, M, lanes == 8 ? "leir.erff.v8" : "leir.erff.v16", vf, (LLVMTypeRef[]){vf}, 1, &have);
+  if (!fn)
+    return have;
+  const char *perm = lanes == 8 ? "llvm.x86.avx.vpermilvar.ps.256" : "llvm.x86.avx512.vpermilvar.ps.512";
+  return end_fn(&e, fn, erff_body(&e, LLVMGetParam(fn, 0), (unsigned)lanes, perm));
 }
 
 /* ------------------------------------------------------------------- pow */

@@ -25,6 +25,13 @@ LLVMValueRef cg_math_get(LLVMModuleRef M, const char *which, LLVMTypeRef ty);
    in.  NULL for another n. */
 LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n);
 
+/* <lanes x float>(<lanes x float>): leir.erff on 8 (AVX) or 16 lanes
+   (AVX-512F), leir.erff.v8 / leir.erff.v16, the same bits as "erf" for f32
+   in every lane (the same operations; the table entries fetched by the
+   in-lane permute vpermilps instead of selects).  For the loop vectoriser:
+   the VFABI variants of leir.erff (codegen/lower.c).  NULL for other lanes. */
+LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes);
+
 /* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16
    (leir.round_f16 / leir.round_bf16, = leir_round_f16 / leir_round_bf16). */
 LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16);

@@ -140,16 +140,19 @@
  *   |ln m| <= ln2/2, so ed ln2 + ln m never cancels badly; the polynomial's
  *   relative error is < 2^-43.  Over every f32 input (bench/mathlib_exhaustive)
  *   below 0.5000005 ulp, and 15 of the 2^32 results not correctly rounded.
- * leir_erff(x), in f32 arithmetic:
- *   a = |x|;  w = a * a;  wl = fmaf(a, a, -w)            (a^2 = w + wl)
- *   q = hornerf(erffa_poly, w);  ra = fmaf(a, fmaf(wl, ERFF_D, q), a)   (a < SPLIT)
- *   c = a < ERFF_ONE ? a : ERFF_ONE;  hi = c >= ERFF_B
- *   u = c - (hi ? M2 : M1)                              (exact)
- *   p = hornerf(hi ? erffb_poly[1] : erffb_poly[0], u)  (each coefficient a select)
- *   rb = fmaf(-u, p, hi ? K2 : K1)                      (K - u p = 1 - erfc(c))
- *   r = a < ERFF_SPLIT ? ra : rb;  y = copysignf(r, x);  result x != x ? x : y
- *   Over every f32 input (bench/mathlib_exhaustive): max 0.804201 ulp (at
- *   0x1.c13c86p-1, just above SPLIT), 28656598 results not correctly rounded.
+ * leir_erff(x), in f32 arithmetic, table-driven (issue 59: one polynomial
+ * per element whatever its interval, so a vector evaluates one Horner chain
+ * and looks each coefficient up, on AVX2 one vpermilps from a 4-entry table):
+ *   a = |x|;  c = a < ERFF_ONE ? a : ERFF_ONE
+ *   i = (int)(c * ERFF_SCALE);  i = i < 3 ? i : 3             (c in [0, 4]: no overflow)
+ *   u = c - M[i];  t = i == 0 ? a * a : u                      (M[0] = 0: u = a there)
+ *   p = C[0][i];  p = fmaf(p, t, C[j][i]) for j = 1 .. ERFF_N-1
+ *   r = fmaf(u, p, i == 0 ? a : K[i]);  y = copysignf(r, x);  result x != x ? x : y
+ *   (interval 0: erf(a) = a + a P(a^2); the others erf(M + u) = K + u P(u)).
+ *   A NaN x takes interval 3 (c = 4) and is returned as it is.  Tables from
+ *   bench/mathlib_erf_fit.py.  Over every f32 input (bench/mathlib_exhaustive):
+ *   max 0.763537 ulp (at 0x1.9411b8p-1), 29774134 results not correctly
+ *   rounded.
  * leir_erff_cr(x), f32 computed in f64 (the routine before issue 59, kept
  * for reference and tests, used by no back end; d = (double)x):
  *   a = |d|;  w = a * a                                  (exact: a is an f32)
@@ -547,24 +550,20 @@ const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {
     0x1.5554f6p-5f,  0x1.555556p-3f,  0x1p-1f,
 };
 
-/* erf(a)/a - 1 in w = a^2, a in [0, 0.875] (7 terms), and (erfc(M + u) -
-   (1 - K))/u in u = c - M on [0.875, 2.25] and [2.25, 4] (11 terms each):
-   minimax fits (mpmath, Lawson's iteration on Chebyshev nodes), each
-   coefficient rounded to f32 in turn and the rest refitted; absolute errors
-   2^-29.9, 2^-31.1 and 2^-31.9.  M is an f32 whose erfc(M) lies within
-   2^-38 of 1 - K, K an f32, so erf = K - u P(u) ends in one fma. */
-const float leir_mf_erffa_poly[LEIR_MF_ERFFA_N] = {
-    0x1.470686p-14f, -0x1.a41b42p-11f, 0x1.542252p-8f, -0x1.b7fe86p-6f,
-    0x1.ce2d56p-4f,  -0x1.81274p-2f,   0x1.06eba8p-3f,
-};
-
-const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N] = {
-    {0x1.77ebfp-13f, 0x1.28b59p-13f, -0x1.a16b12p-10f, 0x1.8256ep-10f,
-     0x1.74da3p-8f, -0x1.16f0fcp-6f, 0x1.06357ep-7f, 0x1.8a9c16p-5f,
-     -0x1.0430ep-3f, 0x1.3a02p-3f, -0x1.91d738p-4f},
-    {0x1.d2644ep-18f, -0x1.39fe36p-17f, -0x1.b23f5ep-16f, 0x1.e51454p-14f,
-     -0x1.1735e4p-12f, 0x1.d8818ap-12f, -0x1.2e7602p-11f, 0x1.2469dcp-11f,
-     -0x1.a35cc2p-12f, 0x1.a847f8p-13f, -0x1.0f8e5ap-14f},
+/* leir_erff's tables (bench/mathlib_erf_fit.py 8): per interval i the
+   centre M[i], K[i] (an f32 near erf(M[i])) and the 8 coefficients of the
+   polynomial, highest degree first; interval 0 is erf(a)/a - 1 in a^2. */
+const float leir_mf_erff_m[LEIR_MF_ERFF_NI] = {0x0p+0f, 0x1.380524p+0f, 0x1.fc87ap+0f, 0x1.9caf42p+1f};
+const float leir_mf_erff_k[LEIR_MF_ERFF_NI] = {0x0p+0f, 0x1.d499bp-1f, 0x1.fd7526p-1f, 0x1.ffff54p-1f};
+const float leir_mf_erff_c[LEIR_MF_ERFF_N][LEIR_MF_ERFF_NI] = {
+    {0x1.9be8e4p-16f, -0x1.736dfp-8f, 0x1.85f4f2p-10f, -0x1.7a103ep-14f},
+    {0x1.0ab394p-15f, 0x1.572e6cp-8f, -0x1.d13ef2p-9f, 0x1.cc923p-13f},
+    {-0x1.94ep-11f, 0x1.4d2b4ep-6f, 0x1.a4ccf2p-11f, -0x1.339e2ap-12f},
+    {0x1.53c84cp-8f, -0x1.a29196p-5f, 0x1.ab3b76p-7f, 0x1.67961cp-12f},
+    {-0x1.b8031p-6f, 0x1.895a6cp-10f, -0x1.216f36p-5f, -0x1.5ae96cp-12f},
+    {0x1.ce2dcap-4f, 0x1.57b8bep-3f, 0x1.9a8a1cp-5f, 0x1.e2a05ep-13f},
+    {-0x1.812742p-2f, -0x1.3ecfdap-2f, -0x1.62fc9p-5f, -0x1.d27076p-14f},
+    {0x1.06eba8p-3f, 0x1.05928cp-2f, 0x1.6568bcp-6f, 0x1.209adep-15f},
 };
 
 float leir_expf(float x) {
@@ -627,19 +626,15 @@ float leir_logf(float x) {
 
 float leir_erff(float x) {
   float a = fabsf(x);
-  float w = a * a;
-  float wl = fmaf(a, a, -w);
-  float q = hornerf(leir_mf_erffa_poly, LEIR_MF_ERFFA_N, w);
-  float ra = fmaf(a, fmaf(wl, LEIR_MF_ERFF_D, q), a);
   float c = a < LEIR_MF_ERFF_ONE ? a : LEIR_MF_ERFF_ONE;
-  bool hi = c >= LEIR_MF_ERFF_B;
-  float u = c - (hi ? LEIR_MF_ERFF_M2 : LEIR_MF_ERFF_M1);
-  const float *p1 = leir_mf_erffb_poly[0], *p2 = leir_mf_erffb_poly[1];
-  float p = hi ? p2[0] : p1[0];
-  for (int i = 1; i < LEIR_MF_ERFFB_N; i++)
-    p = fmaf(p, u, hi ? p2[i] : p1[i]);
-  float rb = fmaf(-u, p, hi ? LEIR_MF_ERFF_K2 : LEIR_MF_ERFF_K1);
-  float r = a < LEIR_MF_ERFF_SPLIT ? ra : rb;
+  int i = (int)(c * LEIR_MF_ERFF_SCALE);
+  i = i < 3 ? i : 3;
+  float u = c - leir_mf_erff_m[i];
+  float t = i == 0 ? a * a : u;
+  float p = leir_mf_erff_c[0][i];
+  for (int j = 1; j < LEIR_MF_ERFF_N; j++)
+    p = fmaf(p, t, leir_mf_erff_c[j][i]);
+  float r = fmaf(u, p, i == 0 ? a : leir_mf_erff_k[i]);
   float y = copysignf(r, x);
   return x != x ? x : y;
 }

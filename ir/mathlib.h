@@ -12,7 +12,7 @@
  *
  * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
  * input, bench/mathlib_exhaustive): expf and erff compute in f32 arithmetic
- * (max 0.7579 and 0.8043 ulp); logf is an f64 routine of its own sized for f32
+ * (max 0.7579 and 0.7636 ulp); logf is an f64 routine of its own sized for f32
  * and rounded once (max about 0.5 ulp), powf too (e^(y ln|x|) in f64 within
  * 2^-36, rounded once; for y = -1, 1, 2, 3 the f32 products 1/x, x, x*x,
  * x*(x*x), the last within 1.3 ulp); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
@@ -88,19 +88,15 @@ float leir_round_bf16(float x);
 #define LEIR_MF_EXPF_E (127u - (0x4b400000u >> 1)) /* 2^k1 = flt((h + E) << 23) */
 #define LEIR_MF_EXPF_N 6
 extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
-#define LEIR_MF_ERFF_SPLIT 0.875f            /* erff: series / erfc polynomial */
-#define LEIR_MF_ERFF_D (-0x1.812746p-2f)      /* -2/(3 sqrt pi): the w rounding's correction */
-#define LEIR_MF_ERFF_ONE 4.0f                /* erfc's argument clamp */
-#define LEIR_MF_ERFF_B 2.25f                 /* erfc's two intervals [SPLIT, B), [B, 4] */
-#define LEIR_MF_ERFF_M1 0x1.9016c8p+0f        /* their centres: 1 - erfc(M) = K */
-#define LEIR_MF_ERFF_K1 0x1.f22118p-1f       /* within 2^-38 */
-#define LEIR_MF_ERFF_M2 0x1.900132p+1f
-#define LEIR_MF_ERFF_K2 0x1.fffeb4p-1f
-#define LEIR_MF_ERFFA_N 7
-#define LEIR_MF_ERFFB_N 11
-extern const float leir_mf_erffa_poly[LEIR_MF_ERFFA_N]; /* erf(a)/a - 1 in a^2, a < 1 */
-/* (erfc(M + u) - (1 - K))/u in u = c - M, for each interval */
-extern const float leir_mf_erffb_poly[2][LEIR_MF_ERFFB_N];
+#define LEIR_MF_ERFF_ONE 4.0f                /* erff: the argument clamp */
+#define LEIR_MF_ERFF_SCALE 1.25f             /* interval i = min((int)(c*SCALE), 3) */
+#define LEIR_MF_ERFF_NI 4                    /* intervals [0, .8) [.8, 1.6) [1.6, 2.4) [2.4, 4] */
+#define LEIR_MF_ERFF_N 8                     /* coefficients of the one polynomial */
+/* per interval i: the centre M[i] (M[0] = 0), K[i] ~ erf(M[i]) (K[0] unused),
+   and the polynomial's coefficients C[j][i], highest degree first */
+extern const float leir_mf_erff_m[LEIR_MF_ERFF_NI];
+extern const float leir_mf_erff_k[LEIR_MF_ERFF_NI];
+extern const float leir_mf_erff_c[LEIR_MF_ERFF_N][LEIR_MF_ERFF_NI];
 
 #define LEIR_M_EXP_N 12
 #define LEIR_M_EXPF_N 9

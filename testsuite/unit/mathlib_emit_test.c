@@ -7,6 +7,8 @@
  * NVPTX: the same module is compiled for sm_90; the PTX must contain the
  * wrappers, no more fma instructions than the IR asks for and only .rn
  * add/sub/mul (no contraction); when ptxas is found it must accept it.
+ * The vector f32 erf (leir.erff.v8, v16): JIT-run where the CPU allows,
+ * folded by LLVM for an AVX-512 CPU, the same bits as leir_erff.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mkstemps */
@@ -465,6 +467,200 @@ static void test_ptx(void **state) {
   LLVMDisposeTargetMachine(TM);
 }
 
+/* ------------------------------------------------- vector f32 erf */
+
+/* f32 patterns for leir.erff.v8/v16: specials, then every STRIDE-th
+   pattern from an offset */
+static void erf_inputs(float *x, size_t n, uint32_t stride, uint32_t off) {
+  static const float sp[] = {0.0f, -0.0f, 0.8f, -0.8f, 1.6f, 2.4f, -2.4f, 4.0f, -4.0f, 3.99f, 0x1p-149f,
+                             0.79999995f, 1.5999999f, 2.3999999f, INFINITY, -INFINITY, NAN, -NAN, FLT_MAX, 1e-20f};
+  size_t ns = sizeof sp / sizeof *sp;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = (uint32_t)(off + (uint64_t)i * stride);
+    if (i < ns)
+      x[i] = sp[i];
+    else
+      memcpy(&x[i], &u, sizeof u);
+  }
+}
+
+static unsigned bits_f(float v) {
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+static int erf_differ(const float *x, const float *y, size_t n, const char *label) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    float r = leir_erff(x[i]);
+    if (memcmp(&r, &y[i], sizeof r) != 0 && bad++ < 5)
+      print_error("%s: erff(%a): vector %a (%#x), C %a (%#x)\n", label, (double)x[i], (double)y[i], bits_f(y[i]),
+                  (double)r, bits_f(r));
+  }
+  return bad;
+}
+
+/* leir.erff.v8 JIT-compiled on this machine (AVX2 and FMA), every 257th f32
+   pattern and the specials, unoptimised: the same bits as leir_erff */
+static void test_erff_v8_jit(void **state) {
+  (void)state;
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    printf("  (no AVX2/FMA: leir.erff.v8 not run)\n");
+    return;
+  }
+  LLVMOrcThreadSafeContextRef TSC = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(TSC);
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("erff_v8", C);
+  LLVMValueRef vf = cg_math_get_erff_vec(M, 8);
+  assert_non_null(vf);
+  assert_null(cg_math_get_erff_vec(M, 4));
+  /* void t_erff_v8(const float *a, float *out, i64 nvec) */
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i64 = LLVMInt64TypeInContext(C);
+  LLVMTypeRef v8 = LLVMVectorType(LLVMFloatTypeInContext(C), 8);
+  LLVMValueRef w = LLVMAddFunction(M, "t_erff_v8",
+                                   LLVMFunctionType(LLVMVoidTypeInContext(C), (LLVMTypeRef[]){ptr, ptr, i64}, 3, 0));
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, w, "entry");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(C, w, "loop");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(C, w, "done");
+  LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+  LLVMPositionBuilderAtEnd(B, entry);
+  LLVMBuildBr(B, loop);
+  LLVMPositionBuilderAtEnd(B, loop);
+  LLVMValueRef i = LLVMBuildPhi(B, i64, "i");
+  LLVMValueRef ld = LLVMBuildLoad2(B, v8, LLVMBuildGEP2(B, v8, LLVMGetParam(w, 0), &i, 1, ""), "");
+  LLVMSetAlignment(ld, 4);
+  LLVMValueRef r = LLVMBuildCall2(B, LLVMGlobalGetValueType(vf), vf, &ld, 1, "");
+  LLVMValueRef st = LLVMBuildStore(B, r, LLVMBuildGEP2(B, v8, LLVMGetParam(w, 1), &i, 1, ""));
+  LLVMSetAlignment(st, 4);
+  LLVMValueRef i1 = LLVMBuildAdd(B, i, LLVMConstInt(i64, 1, 0), "");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i1, LLVMGetParam(w, 2), ""), loop, done);
+  LLVMAddIncoming(i, (LLVMValueRef[]){LLVMConstInt(i64, 0, 0), i1}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+  LLVMPositionBuilderAtEnd(B, done);
+  LLVMBuildRetVoid(B);
+  LLVMDisposeBuilder(B);
+  char *msg = NULL;
+  assert_int_equal(LLVMVerifyModule(M, LLVMReturnStatusAction, &msg), 0);
+  LLVMDisposeMessage(msg);
+  LLVMOrcLLJITRef J;
+  LLVMOrcJITTargetMachineBuilderRef JTMB;
+  check_err(LLVMOrcJITTargetMachineBuilderDetectHost(&JTMB));
+  LLVMOrcLLJITBuilderRef JB = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(JB, JTMB);
+  check_err(LLVMOrcCreateLLJIT(&J, JB));
+  LLVMOrcThreadSafeModuleRef TSM = LLVMOrcCreateNewThreadSafeModule(M, TSC);
+  LLVMOrcDisposeThreadSafeContext(TSC);
+  check_err(LLVMOrcLLJITAddLLVMIRModule(J, LLVMOrcLLJITGetMainJITDylib(J), TSM));
+  LLVMOrcExecutorAddress addr = 0;
+  check_err(LLVMOrcLLJITLookup(J, &addr, "t_erff_v8"));
+  void (*fn)(const float *, float *, int64_t);
+  void *p = (void *)(uintptr_t)addr;
+  memcpy(&fn, &p, sizeof fn);
+  size_t n = 16711936; /* ceil(2^32 / 257), a multiple of 8 */
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  assert_true(x && y);
+  erf_inputs(x, n, 257, 0);
+  fn(x, y, (int64_t)(n / 8));
+  int bad = erf_differ(x, y, n, "leir.erff.v8 (JIT)");
+  free(x);
+  free(y);
+  check_err(LLVMOrcDisposeLLJIT(J));
+  assert_int_equal(bad, 0);
+}
+
+/* leir.erff.v16 (and v8) for an AVX-512 CPU, which this machine need not
+   have: the module is compiled to an object for x86-64 skylake-avx512
+   (must succeed), and each variant's value on constant inputs is computed
+   by LLVM's own folding of the intrinsics (default<O3> for that CPU turns
+   vpermilvar with a constant index into a shuffle and folds the rest):
+   it must be leir_erff's, lane by lane. */
+#define ERF_FOLD_VECS 64
+static void test_erff_vec_avx512(void **state) {
+  (void)state;
+  const char *triple = "x86_64-pc-linux-gnu";
+  LLVMTargetRef T;
+  char *msg = NULL;
+  assert_int_equal(LLVMGetTargetFromTriple(triple, &T, &msg), 0);
+  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, triple, "skylake-avx512", "", LLVMCodeGenLevelAggressive,
+                                                    LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMContextRef C = LLVMContextCreate();
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("erff_vec", C);
+  LLVMSetTarget(M, triple);
+  LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
+  LLVMSetModuleDataLayout(M, DL);
+  LLVMTypeRef f = LLVMFloatTypeInContext(C);
+  static float x[2][ERF_FOLD_VECS * 16];
+  for (int w = 0; w < 2; w++) {
+    unsigned lanes = w ? 16 : 8;
+    LLVMValueRef vf = cg_math_get_erff_vec(M, (int)lanes);
+    assert_non_null(vf);
+    assert_ptr_equal(cg_math_get_erff_vec(M, (int)lanes), vf);
+    LLVMTypeRef vi = LLVMVectorType(LLVMInt32TypeInContext(C), lanes); /* the bits: sNaNs exact */
+    erf_inputs(x[w], ERF_FOLD_VECS * lanes, w ? 4194301u : 8388593u, w ? 12345u : 777u);
+    for (int k = 0; k < ERF_FOLD_VECS; k++) {
+      char name[32];
+      snprintf(name, sizeof name, "fold%u_%d", lanes, k);
+      LLVMValueRef g = LLVMAddFunction(M, name, LLVMFunctionType(vi, NULL, 0, 0));
+      LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+      LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(C, g, "entry"));
+      LLVMValueRef el[16];
+      for (unsigned l = 0; l < lanes; l++)
+        el[l] = LLVMConstInt(LLVMInt32TypeInContext(C), bits_f(x[w][(size_t)k * lanes + l]), 0);
+      LLVMValueRef in = LLVMConstBitCast(LLVMConstVector(el, lanes), LLVMVectorType(f, lanes)); /* sNaNs exact */
+      LLVMBuildRet(B, LLVMBuildBitCast(B, LLVMBuildCall2(B, LLVMGlobalGetValueType(vf), vf, &in, 1, ""), vi, ""));
+      LLVMDisposeBuilder(B);
+    }
+  }
+  assert_int_equal(LLVMVerifyModule(M, LLVMReturnStatusAction, &msg), 0);
+  LLVMDisposeMessage(msg);
+  LLVMMemoryBufferRef obj = NULL;
+  LLVMModuleRef M2 = LLVMCloneModule(M);
+  if (LLVMTargetMachineEmitToMemoryBuffer(TM, M2, LLVMObjectFile, &msg, &obj)) {
+    print_error("AVX-512 object: %s\n", msg);
+    fail();
+  }
+  assert_true(LLVMGetBufferSize(obj) > 0);
+  LLVMDisposeMemoryBuffer(obj);
+  LLVMDisposeModule(M2);
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  check_err(LLVMRunPasses(M, "default<O3>", TM, opts));
+  LLVMDisposePassBuilderOptions(opts);
+  int bad = 0;
+  for (int w = 0; w < 2; w++) {
+    unsigned lanes = w ? 16 : 8;
+    float y[ERF_FOLD_VECS * 16];
+    for (int k = 0; k < ERF_FOLD_VECS; k++) {
+      char name[32];
+      snprintf(name, sizeof name, "fold%u_%d", lanes, k);
+      LLVMValueRef g = LLVMGetNamedFunction(M, name);
+      assert_non_null(g);
+      LLVMValueRef ret = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(g));
+      LLVMValueRef v = LLVMGetOperand(ret, 0);
+      if (!LLVMIsConstant(v)) {
+        print_error("%s not folded to a constant\n", name);
+        fail();
+      }
+      for (unsigned l = 0; l < lanes; l++) {
+        LLVMValueRef c = LLVMGetAggregateElement(v, l);
+        assert_non_null(c);
+        if (LLVMIsUndef(c) || LLVMIsPoison(c)) {
+          print_error("%s lane %u: undef/poison\n", name, l);
+          fail();
+        }
+        uint32_t u = (uint32_t)LLVMConstIntGetZExtValue(c);
+        memcpy(&y[(size_t)k * lanes + l], &u, sizeof u);
+      }
+    }
+    bad += erf_differ(x[w], y, ERF_FOLD_VECS * lanes, w ? "leir.erff.v16 (folded, avx512)" : "leir.erff.v8 (folded)");
+  }
+  LLVMDisposeModule(M);
+  LLVMDisposeTargetData(DL);
+  LLVMContextDispose(C);
+  LLVMDisposeTargetMachine(TM);
+  assert_int_equal(bad, 0);
+}
+
 /* ------------------------------------------------------------ getters */
 
 static void test_getters(void **state) {
@@ -499,6 +695,8 @@ int main(void) {
       cmocka_unit_test(test_jit_plain),
       cmocka_unit_test(test_jit_optimised),
       cmocka_unit_test(test_ptx),
+      cmocka_unit_test(test_erff_v8_jit),
+      cmocka_unit_test(test_erff_vec_avx512),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
