@@ -249,6 +249,11 @@ uint64_t drv_jit_budget(const DrvOptions *o);
 DrvEngine drv_engine_for(const DrvOptions *o, uint64_t work);
 uint64_t drv_verify_limit(const DrvOptions *o);
 bool drv_jit_runner(void *ctx, struct InterpProg *ip);
+/* The JIT runners compile through a cache of compiled nests kept in ctx
+ * (LeirCtx.jit_cache, codegen/host_cache.c; off with LEIRC_JIT_CACHE=0):
+ * at most this many kernels and bytes of keys. */
+#define DRV_JIT_CACHE_ENTRIES 256
+#define DRV_JIT_CACHE_BYTES ((size_t)64 << 20)
 /* drv_jit_runner for a program whose outputs and intermediates are zero
  * already, or written first (cg_run_host_interp_zeroed: no zeroing). */
 bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip);
