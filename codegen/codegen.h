@@ -102,7 +102,9 @@ bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *con
 typedef struct CgJitCache CgJitCache;
 
 typedef struct CgJitCacheStats {
-  uint64_t hits, misses, evictions; /* kernels of compiles, since it was made */
+  uint64_t hits, misses, evictions; /* kernels of compiles, since it was made:
+                                       found in memory, compiled, evicted */
+  uint64_t disk_hits, stored;       /* read from the disk, written there */
   int entries;                      /* now */
   size_t bytes;                     /* of the keys now */
   double lower_s, opt_s, code_s;    /* process CPU seconds: planning and
@@ -113,6 +115,12 @@ typedef struct CgJitCacheStats {
 CgJitCache *cg_jit_cache_new(int max_entries, size_t max_bytes);
 void cg_jit_cache_free(CgJitCache *c);
 void cg_jit_cache_stats(const CgJitCache *c, CgJitCacheStats *s);
+/* The cache's directory on disk (DIR/jit, made when first written;
+ * NULL: none): a kernel not in memory is looked for there.  With store,
+ * the kernels compiled from then on are written there too.  Any number of
+ * processes may share it; nothing is ever removed from it. */
+void cg_jit_cache_set_dir(CgJitCache *c, const char *dir);
+void cg_jit_cache_set_store(CgJitCache *c, bool store);
 
 /* cg_host_compile through cache c (NULL: cg_host_compile).  The program
  * runs the same code and gives the same bits either way; each kernel is

@@ -20,18 +20,34 @@
  * decided per compile (host.c: the kernels' parallel rule, cg_slice_chains'
  * chains), and the code is the same whatever kernel number it has.
  *
- * One ORC LLJIT per cache; each entry's code is under a resource tracker
- * of its own, removed when the entry is evicted (least recently used,
- * beyond max_entries or max_bytes of keys; never one that a compiled
+ * One ORC LLJIT per cache; each entry's code (an object file that the
+ * target machine made of the optimised module) is under a resource
+ * tracker of its own, removed when the entry is evicted (least recently
+ * used, beyond max_entries or max_bytes of keys; never one that a compiled
  * program still uses).  No global state: a cache per caller (driver: per
- * LeirCtx), one thread at a time. */
+ * LeirCtx), one thread at a time.
+ *
+ * On disk (cg_jit_cache_set_dir): a kernel missing from memory is looked
+ * for in DIR/jit/HASH.o, and with cg_jit_cache_set_store the kernels
+ * compiled are written there (atomically: a file of its own, renamed), so
+ * that another process (a later shard of --emit-steps with --steps-cache)
+ * takes the machine code of the nests that a program before compiled.  A
+ * file holds its whole key -- the memory key after a header naming leirc's
+ * version, LLVM's and the host CPU with its features (the code is made
+ * for them) -- and is used only when that is the same byte for byte;
+ * anything unreadable is a miss.  The entry function is named by the key's
+ * hash, the same in every process. */
+#include "config.h"
 #include "codegen/host_cache.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct CgJitEntry {
   uint64_t hash;
@@ -52,6 +68,9 @@ struct CgJitCache {
   CgJitEntry **e;
   size_t bytes; /* of the keys */
   uint64_t tick, serial;
+  char *dir;    /* DIR/jit, or NULL */
+  bool store;   /* write the kernels compiled into dir */
+  char *machine; /* the disk key's header (made at the first use) */
   CgJitCacheStats st;
 };
 
@@ -75,8 +94,20 @@ void cg_jit_cache_free(CgJitCache *c) {
   for (int i = 0; i < c->n; i++) entry_drop(c->e[i]);
   free(c->e);
   if (c->jit) LLVMOrcDisposeLLJIT(c->jit);
+  free(c->dir);
+  free(c->machine);
   free(c);
 }
+
+void cg_jit_cache_set_dir(CgJitCache *c, const char *dir) {
+  free(c->dir);
+  c->dir = NULL;
+  if (!dir) return;
+  size_t n = strlen(dir) + 5;
+  if ((c->dir = malloc(n))) snprintf(c->dir, n, "%s/jit", dir);
+}
+
+void cg_jit_cache_set_store(CgJitCache *c, bool store) { c->store = store; }
 
 void cg_jit_cache_stats(const CgJitCache *c, CgJitCacheStats *s) {
   *s = c->st;
@@ -120,53 +151,136 @@ void cg_jit_cache_release(CgJitCache *c, CgJitEntry **ents, int n) {
   evict(c);
 }
 
-static CgJitEntry *lookup(CgJitCache *c, uint64_t h, const char *key, size_t len) {
+/* The entry of key, or NULL; *clash: another key of the same hash is in
+ * memory (its entry function has the name this key's would get). */
+static CgJitEntry *lookup(CgJitCache *c, uint64_t h, const char *key, size_t len, bool *clash) {
+  *clash = false;
   for (int i = 0; i < c->n; i++) {
     CgJitEntry *e = c->e[i];
-    if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) return e;
+    if (e->hash != h) continue;
+    if (e->len == len && !memcmp(e->key, key, len)) return e;
+    *clash = true;
   }
   return NULL;
 }
 
-/* Optimises m's module, adds it to the JIT under a tracker of its own with
- * the entry renamed apart, and looks the entry up (the machine code is
- * made then).  Takes the module and tsc. */
-static CgJitEntry *add(CgJitCache *c, LeirCtx *ctx, CgModule *m, LLVMTargetMachineRef tm, const CgKernel *k,
-                       LLVMOrcThreadSafeContextRef tsc, uint64_t h, char *key, size_t len) {
+/* The disk key's header: what the machine code depends on besides the
+ * module (malloc'ed). */
+static char *machine_of(void) {
+  unsigned a = 0, b = 0, d = 0;
+  LLVMGetVersion(&a, &b, &d);
+  char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+  size_t n = strlen(cpu) + strlen(feat) + 128;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "leirc %s\nllvm %u.%u.%u\ncpu %s\nfeatures %s\n", PACKAGE_VERSION, a, b, d, cpu, feat);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(feat);
+  return s;
+}
+
+/* DIR/jit/HASH.o of the key (malloc'ed), or NULL. */
+static char *disk_path(CgJitCache *c, uint64_t h) {
+  size_t n = strlen(c->dir) + 24;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%016llx.o", c->dir, (unsigned long long)h);
+  return p;
+}
+
+static const char magic[8] = {'L', 'E', 'I', 'R', 'J', 'I', 'T', '1'};
+
+/* The object file of key from the disk (NULL: none, or not readable). */
+static LLVMMemoryBufferRef disk_read(CgJitCache *c, uint64_t h, const char *key, size_t len) {
+  char *path = disk_path(c, h);
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  free(path);
+  if (!f) return NULL;
+  size_t ml = strlen(c->machine);
+  char m[8];
+  uint64_t kl = 0, ol = 0;
+  char *k = NULL, *o = NULL;
+  LLVMMemoryBufferRef buf = NULL;
+  if (fread(m, 1, 8, f) == 8 && !memcmp(m, magic, 8) && fread(&kl, sizeof kl, 1, f) == 1 && kl == ml + len &&
+      (k = malloc(kl + 1)) && fread(k, 1, kl, f) == kl && !memcmp(k, c->machine, ml) && !memcmp(k + ml, key, len) &&
+      fread(&ol, sizeof ol, 1, f) == 1 && ol > 0 && ol < ((uint64_t)1 << 32) && (o = malloc(ol)) &&
+      fread(o, 1, ol, f) == ol && fgetc(f) == EOF)
+    buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(o, ol, "leir-jit");
+  fclose(f);
+  free(k);
+  free(o);
+  return buf;
+}
+
+/* Writes key's object file to the disk (no diagnostic: a cache). */
+static void disk_write(CgJitCache *c, uint64_t h, const char *key, size_t len, LLVMMemoryBufferRef obj) {
+  char *path = disk_path(c, h);
+  if (!path) return;
+  struct stat st;
+  if (!stat(path, &st)) { /* there already */
+    free(path);
+    return;
+  }
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp || (mkdir(c->dir, 0777) && errno != EEXIST)) {
+    free(tmp);
+    free(path);
+    return;
+  }
+  snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  size_t ml = strlen(c->machine);
+  uint64_t kl = ml + len, ol = LLVMGetBufferSize(obj);
+  bool ok = f && fwrite(magic, 1, 8, f) == 8 && fwrite(&kl, sizeof kl, 1, f) == 1 &&
+            fwrite(c->machine, 1, ml, f) == ml && fwrite(key, 1, len, f) == len && fwrite(&ol, sizeof ol, 1, f) == 1 &&
+            fwrite(LLVMGetBufferStart(obj), 1, ol, f) == ol;
+  if (f && fclose(f)) ok = false;
+  if (!ok || rename(tmp, path)) remove(tmp);
+  free(tmp);
+  free(path);
+  c->st.stored += ok;
+}
+
+/* The machine code of m's module: optimised, the entry renamed `name`,
+ * made into an object file by tm.  Disposes the module; NULL after a
+ * diagnostic. */
+static LLVMMemoryBufferRef compile(CgJitCache *c, LeirCtx *ctx, CgModule *m, LLVMTargetMachineRef tm,
+                                   const CgKernel *k, const char *name) {
   double t0 = cpu_now();
   bool ok = cg_optimize(m, tm, m->o->opt_level);
   cg_module_dispose_builder(m);
   double t1 = cpu_now();
   c->st.opt_s += t1 - t0;
-  char old[80], name[80];
+  char old[80];
   snprintf(old, sizeof old, "%s_entry", k->name);
-  snprintf(name, sizeof name, "leir_c%llu_entry", (unsigned long long)++c->serial);
-  LLVMValueRef fn = LLVMGetNamedFunction(m->M, old);
-  CgJitEntry *e = calloc(1, sizeof *e);
-  if (!ok || !fn || !e) {
-    if (ok) diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: %s", e ? "no entry function" : "out of memory");
-    free(e);
-    LLVMDisposeModule(m->M);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    return NULL;
+  LLVMValueRef fn = ok ? LLVMGetNamedFunction(m->M, old) : NULL;
+  LLVMMemoryBufferRef obj = NULL;
+  if (fn) {
+    LLVMSetValueName2(fn, name, strlen(name));
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m->M, LLVMObjectFile, &msg, &obj)) {
+      diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: machine code: %s", msg ? msg : "");
+      obj = NULL;
+    }
+    LLVMDisposeMessage(msg);
+  } else if (ok) {
+    diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: no entry function %s", old);
   }
-  LLVMSetValueName2(fn, name, strlen(name));
-  e->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(c->jit));
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m->M, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-  LLVMErrorRef err = LLVMOrcLLJITAddLLVMIRModuleWithRT(c->jit, e->rt, tsm);
-  LLVMOrcExecutorAddress addr = 0;
-  if (err) {
-    cg_host_llvm_error(ctx, "cannot add the module to the JIT", err);
-    LLVMOrcDisposeThreadSafeModule(tsm);
-  } else if ((err = LLVMOrcLLJITLookup(c->jit, &addr, name))) {
-    cg_host_llvm_error(ctx, "JIT lookup", err);
-  }
+  LLVMDisposeModule(m->M);
+  m->M = NULL;
   c->st.code_s += cpu_now() - t1;
-  if (!addr) {
-    err = LLVMOrcResourceTrackerRemove(e->rt);
-    if (err) LLVMConsumeError(err);
-    entry_drop(e);
+  return obj;
+}
+
+/* A new entry for key (taken on success) whose code is obj (taken),
+ * added to the JIT under a tracker of its own; NULL after a diagnostic. */
+static CgJitEntry *add(CgJitCache *c, LeirCtx *ctx, LLVMMemoryBufferRef obj, const char *name, uint64_t h, char *key,
+                       size_t len) {
+  double t0 = cpu_now();
+  CgJitEntry *e = calloc(1, sizeof *e);
+  if (!e || (c->n == c->cap && c->cap > INT32_MAX / 4)) {
+    diag_error(ctx, (IrLoc){0, 0}, "out of memory for the JIT cache");
+    LLVMDisposeMemoryBuffer(obj);
+    free(e);
     return NULL;
   }
   if (c->n == c->cap) {
@@ -174,13 +288,24 @@ static CgJitEntry *add(CgJitCache *c, LeirCtx *ctx, CgModule *m, LLVMTargetMachi
     CgJitEntry **v = realloc(c->e, (size_t)cap * sizeof *v);
     if (!v) {
       diag_error(ctx, (IrLoc){0, 0}, "out of memory for the JIT cache");
-      err = LLVMOrcResourceTrackerRemove(e->rt);
-      if (err) LLVMConsumeError(err);
-      entry_drop(e);
+      LLVMDisposeMemoryBuffer(obj);
+      free(e);
       return NULL;
     }
     c->e = v;
     c->cap = cap;
+  }
+  e->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(c->jit));
+  LLVMErrorRef err = LLVMOrcLLJITAddObjectFileWithRT(c->jit, e->rt, obj);
+  LLVMOrcExecutorAddress addr = 0;
+  if (err) cg_host_llvm_error(ctx, "cannot add the code to the JIT", err);
+  else if ((err = LLVMOrcLLJITLookup(c->jit, &addr, name))) cg_host_llvm_error(ctx, "JIT lookup", err);
+  c->st.code_s += cpu_now() - t0;
+  if (!addr) {
+    err = LLVMOrcResourceTrackerRemove(e->rt);
+    if (err) LLVMConsumeError(err);
+    entry_drop(e);
+    return NULL;
   }
   e->hash = h;
   e->key = key;
@@ -189,6 +314,13 @@ static CgJitEntry *add(CgJitCache *c, LeirCtx *ctx, CgModule *m, LLVMTargetMachi
   c->e[c->n++] = e;
   c->bytes += len;
   return e;
+}
+
+/* The entry function's name for a key of hash h (serial: another key of
+ * that hash is in memory, a name apart), into buf. */
+static void name_of(char *buf, size_t n, uint64_t h, uint64_t serial) {
+  if (serial) snprintf(buf, n, "leir_h%016llx_%llu_entry", (unsigned long long)h, (unsigned long long)serial);
+  else snprintf(buf, n, "leir_h%016llx_entry", (unsigned long long)h);
 }
 
 /* The key of the lowered module: "O<level>\n" and its text. */
@@ -226,14 +358,10 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
     t0 = cpu_now();
     CgKernel k = plan->k[i];
     k.name = "leir_k"; /* the same code whatever the kernel's number */
-#if LEIR_LLVM_MAJOR >= 21
     LLVMContextRef C = LLVMContextCreate();
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(C);
-#else
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(tsc);
-#endif
     CgModule m;
+    memset(&m, 0, sizeof m);
+    char name[80];
     size_t len = 0;
     char *key = NULL;
     if (!cg_lower_kernel_module(&m, ctx, fp, o, plan, &k, C, tm) || !(key = key_of(m.M, o->opt_level, &len))) {
@@ -241,27 +369,36 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
         cg_module_dispose_builder(&m);
         LLVMDisposeModule(m.M);
       }
-      LLVMOrcDisposeThreadSafeContext(tsc);
+      LLVMContextDispose(C);
       ok = false;
       break;
     }
     uint64_t h = fnv1a(key, len);
-    CgJitEntry *e = lookup(c, h, key, len);
+    bool clash;
+    CgJitEntry *e = lookup(c, h, key, len, &clash);
+    /* the disk only where the name is the key's alone */
+    bool disk = c->dir && !clash && (c->machine || (c->machine = machine_of()));
+    LLVMMemoryBufferRef obj = !e && disk ? disk_read(c, h, key, len) : NULL;
+    name_of(name, sizeof name, h, clash ? ++c->serial : 0);
     c->st.lower_s += cpu_now() - t0;
-    if (e) {
-      c->st.hits++;
-      free(key);
+    if (e || obj) {
+      if (e) c->st.hits++;
+      else c->st.disk_hits++;
       cg_module_dispose_builder(&m);
       LLVMDisposeModule(m.M);
-      LLVMOrcDisposeThreadSafeContext(tsc);
     } else {
       c->st.misses++;
-      if (!(e = add(c, ctx, &m, tm, &k, tsc, h, key, len))) {
-        free(key);
-        ok = false;
-        break;
-      }
+      obj = compile(c, ctx, &m, tm, &k, name);
+      if (obj && disk && c->store) disk_write(c, h, key, len, obj);
     }
+    LLVMContextDispose(C);
+    if (!e && obj) e = add(c, ctx, obj, name, h, key, len);
+    if (!e) {
+      free(key);
+      ok = false;
+      break;
+    }
+    if (e->key != key) free(key);
     e->refs++;
     e->used = c->tick;
     ents[i] = e;

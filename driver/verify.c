@@ -51,26 +51,38 @@ static CgJitCache *cache_of(LeirCtx *ctx) {
   return ctx->jit_cache;
 }
 
-/* A JIT run through the cache; with LEIRC_INCR_STATS, one line on stderr:
- * `jitc HITS MISSES LOWER_S OPT_S CODE_S` (its kernels found in the cache
- * and compiled, and the CPU seconds of its compile, CgJitCacheStats). */
-static bool jit_run(LeirCtx *ctx, struct InterpProg *ip, bool all) {
+void drv_jit_cache_dir(LeirCtx *ctx, const char *dir) {
+  CgJitCache *c = cache_of(ctx);
+  if (c) cg_jit_cache_set_dir(c, dir);
+}
+
+/* A JIT run through the cache (store: the kernels it compiles written to
+ * the cache's directory); with LEIRC_INCR_STATS, one line on stderr:
+ * `jitc HITS MISSES LOWER_S OPT_S CODE_S DISK` (its kernels found in the
+ * cache, compiled, the CPU seconds of its compile, CgJitCacheStats, and
+ * the kernels read from the disk). */
+static bool jit_run(LeirCtx *ctx, struct InterpProg *ip, bool all, bool store) {
   CgJitCache *c = cache_of(ctx);
   CgJitCacheStats a, b;
   bool stats = c && getenv("LEIRC_INCR_STATS");
   if (stats) cg_jit_cache_stats(c, &a);
+  if (c && store) cg_jit_cache_set_store(c, true);
   bool ok = cg_run_host_interp_cached(ctx, ip, all, NULL, c);
+  if (c && store) cg_jit_cache_set_store(c, false);
   if (stats) {
     cg_jit_cache_stats(c, &b);
-    fprintf(stderr, "jitc %llu %llu %.4f %.4f %.4f\n", (unsigned long long)(b.hits - a.hits),
-            (unsigned long long)(b.misses - a.misses), b.lower_s - a.lower_s, b.opt_s - a.opt_s, b.code_s - a.code_s);
+    fprintf(stderr, "jitc %llu %llu %.4f %.4f %.4f %llu\n", (unsigned long long)(b.hits - a.hits),
+            (unsigned long long)(b.misses - a.misses), b.lower_s - a.lower_s, b.opt_s - a.opt_s, b.code_s - a.code_s,
+            (unsigned long long)(b.disk_hits - a.disk_hits));
   }
   return ok;
 }
 
-bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true); }
+bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, false); }
 
-bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, false); }
+bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, false, false); }
+
+bool drv_jit_runner_store(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, true); }
 
 unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept) {
   unsigned char *ok = calloc((size_t)p->ntensors + 1, 1);
