@@ -19,8 +19,10 @@
 # user+sys of leirc and its workers (/usr/bin/time).  Also printed: how
 # many programs after a step skip leading nests or leave trailing nests
 # out, cold and warm, and the share of the statement executions skipped
-# (LEIRC_INCR_STATS), the two cache directories' sizes, and whether the
-# two settings' records are the same bytes.
+# (LEIRC_INCR_STATS), the host JIT's kernels taken from its cache of
+# compiled nests or compiled and the CPU time of the compiles (jitc lines,
+# where the setting prints them), the two cache directories' sizes, and
+# whether the two settings' records are the same bytes.
 set -eu
 leirc=$1
 corpus=$2
@@ -72,6 +74,18 @@ for phase in cold warm; do
     $1 == "tail" { if ($4 > 0) { tk++; ts += $4 } }
     END { printf "%s: programs after a step run: %d, %d skip leading nests (%.1f %%), %d leave trailing nests out; statement executions skipped: %.1f %% leading, %.1f %% trailing\n",
                  phase, n, k, n ? 100 * k / n : 0, tk, w ? 100 * s / w : 0, w ? 100 * ts / w : 0 }'
+done
+# the host JIT's kernels (LEIRC_INCR_STATS "jitc" lines, codegen/host_cache.c)
+# of each setting that prints them: found in the cache of compiled nests,
+# read from its disk part (--steps-cache DIR/jit), compiled, and the CPU
+# seconds of the compiles (lowering, LLVM's pipeline, machine code)
+for name in $a $b; do
+  for phase in cold warm; do
+    grep -h '^jitc ' "$tmp/$name.$phase.err" | awk -v name="$name" -v phase="$phase" '
+      { n++; h += $2; m += $3; l += $4; o += $5; c += $6; d += $7 }
+      END { if (n) printf "%s %s: %d JIT runs, kernels %d from memory, %d from disk, %d compiled; CPU s lowering %.2f, LLVM pipeline %.2f, machine code %.2f\n",
+                          name, phase, n, h, d, m, l, o, c }'
+  done
 done
 du -sk "$tmp/c_$a" "$tmp/c_$b" | awk '{ printf "cache %s: %.0f MiB\n", $2, $1 / 1024 }' | sed "s|$tmp/c_||"
 for phase in cold warm; do

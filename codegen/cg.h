@@ -321,4 +321,14 @@ void cg_nvptx_mark_kernel(CgModule *m, LLVMValueRef fn);
 bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMContextRef C,
                      LLVMTargetMachineRef tm, CgPlan *plan, LLVMModuleRef *out_m);
 
+/* Host: a module of its own (in C) holding only kernel k of plan (the plan
+ * of fp, a fused program), lowered as cg_build_module lowers it (the inner
+ * function k->name and its entry k->name_entry) and verified, not
+ * optimised: m is set up for cg_optimize, then cg_module_dispose_builder.
+ * False after a diagnostic (nothing to dispose but C).  host_cache.c's
+ * unit: the module's text before optimisation is what the code depends
+ * on. */
+bool cg_lower_kernel_module(CgModule *m, LeirCtx *ctx, const IrProgram *fp, const CgOptions *o, CgPlan *plan,
+                            const CgKernel *k, LLVMContextRef C, LLVMTargetMachineRef tm);
+
 #endif /* LEIR_CODEGEN_CG_H */

@@ -89,6 +89,45 @@ int cg_host_pool_nests(const CgHostProgram *hp);
 /* Compile and run in one call. */
 bool cg_run_host(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, void *const *bufs);
 
+/* ------------------------------------------------------------ the cache of compiled nests */
+
+/* A cache of the host JIT's compiled kernels (codegen/host_cache.c, issue
+ * 61): a compile through it reuses the machine code of every kernel (a
+ * top-level nest after cg_fuse_nests) that an earlier compile lowered to
+ * the same LLVM module -- same nest text, statement and tensor ids, every
+ * tensor's dtype and shape, plan, optimisation level.  At most max_entries
+ * kernels and max_bytes of keys (their module text), least recently used
+ * evicted first.  One thread at a time; the compiled programs that use it
+ * are freed before it. */
+typedef struct CgJitCache CgJitCache;
+
+typedef struct CgJitCacheStats {
+  uint64_t hits, misses, evictions; /* kernels of compiles, since it was made:
+                                       found in memory, compiled, evicted */
+  uint64_t disk_hits, stored;       /* read from the disk, written there */
+  int entries;                      /* now */
+  size_t bytes;                     /* of the keys now */
+  double lower_s, opt_s, code_s;    /* process CPU seconds: planning and
+                                       lowering (every kernel), LLVM's
+                                       pipeline and machine code (misses) */
+} CgJitCacheStats;
+
+CgJitCache *cg_jit_cache_new(int max_entries, size_t max_bytes);
+void cg_jit_cache_free(CgJitCache *c);
+void cg_jit_cache_stats(const CgJitCache *c, CgJitCacheStats *s);
+/* The cache's directory on disk (DIR/jit, made when first written;
+ * NULL: none): a kernel not in memory is looked for there.  With store,
+ * the kernels compiled from then on are written there too.  Any number of
+ * processes may share it; nothing is ever removed from it. */
+void cg_jit_cache_set_dir(CgJitCache *c, const char *dir);
+void cg_jit_cache_set_store(CgJitCache *c, bool store);
+
+/* cg_host_compile through cache c (NULL: cg_host_compile).  The program
+ * runs the same code and gives the same bits either way; each kernel is
+ * compiled as a module of its own.  A compile at another optimisation
+ * level than the cache's first is not cached. */
+CgHostProgram *cg_host_compile_cached(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, CgJitCache *c);
+
 /* Runs p JIT-compiled on the buffers of the interpreter's InterpProg ip
  * (interp/interp.h), outputs and intermediates zero-filled first, as an
  * interpreter run without poison (codegen/host_interp.c): `leirc --run
@@ -101,6 +140,10 @@ bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip);
  * cg_written_first accepts may hold anything (--emit-steps: one zeroing
  * per run, none for a tensor written first). */
 bool cg_run_host_interp_zeroed(LeirCtx *ctx, struct InterpProg *ip, const unsigned char *zero);
+/* cg_run_host_interp (all: true) or cg_run_host_interp_zeroed (all:
+ * false, zero) compiled through cache c (NULL: none). */
+bool cg_run_host_interp_cached(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero,
+                               CgJitCache *c);
 
 /* Does the host JIT's code of p write every element of t before it reads
  * one (so that t's old bytes are never seen and need no zeroing)?  See

@@ -14,6 +14,7 @@
 #endif
 #include "codegen/cg.h"
 #include "codegen/costmodel.h"
+#include "codegen/host_cache.h"
 #include "codegen/parallel.h"
 #include "codegen/pool.h"
 #include "codegen/slice.h"
@@ -38,7 +39,9 @@ typedef void (*EntryFn)(void **bufs, int64_t lo, int64_t hi, int64_t *err);
 struct CgHostProgram {
   LeirCtx *ctx;
   const IrProgram *p;
-  LLVMOrcLLJITRef jit;
+  LLVMOrcLLJITRef jit; /* its own (NULL when compiled through a cache) */
+  CgJitCache *cache;   /* the cache its kernels come from, or NULL */
+  CgJitEntry **ents;   /* ... one per kernel, held until cg_host_free */
   int nk;
   EntryFn *entry;
   int64_t *par;  /* extent of the parallel loop, 0 = serial */
@@ -70,7 +73,7 @@ int cg_host_cpus(void) {
   return n > 0 ? (int)n : 1;
 }
 
-static void report_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
+void cg_host_llvm_error(LeirCtx *ctx, const char *what, LLVMErrorRef err) {
   char *msg = LLVMGetErrorMessage(err);
   diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: %s: %s", what, msg);
   LLVMDisposeErrorMessage(msg);
@@ -148,7 +151,7 @@ int64_t cg_nest_work(const IrNest *n) {
 }
 
 /* The JIT with process symbols (memset, floor, ... may be called). */
-static LLVMOrcLLJITRef make_jit(LeirCtx *ctx, int opt_level) {
+LLVMOrcLLJITRef cg_host_make_jit(LeirCtx *ctx, int opt_level) {
   LLVMTargetMachineRef tm = cg_host_machine(ctx, opt_level, true);
   if (!tm) return NULL;
   LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
@@ -156,13 +159,13 @@ static LLVMOrcLLJITRef make_jit(LeirCtx *ctx, int opt_level) {
   LLVMOrcLLJITRef jit = NULL;
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, jb);
   if (err) {
-    report_llvm_error(ctx, "cannot create the JIT", err);
+    cg_host_llvm_error(ctx, "cannot create the JIT", err);
     return NULL;
   }
   LLVMOrcDefinitionGeneratorRef gen = NULL;
   err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
   if (err) {
-    report_llvm_error(ctx, "cannot reach process symbols", err);
+    cg_host_llvm_error(ctx, "cannot reach process symbols", err);
     LLVMOrcDisposeLLJIT(jit);
     return NULL;
   }
@@ -188,7 +191,7 @@ static bool add_module(CgHostProgram *hp, const CgOptions *o, CgPlan *plan) {
     LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(M, tsc);
     LLVMErrorRef err = LLVMOrcLLJITAddLLVMIRModule(hp->jit, LLVMOrcLLJITGetMainJITDylib(hp->jit), tsm);
     if (err) {
-      report_llvm_error(ctx, "cannot add the module to the JIT", err);
+      cg_host_llvm_error(ctx, "cannot add the module to the JIT", err);
       LLVMOrcDisposeThreadSafeModule(tsm);
       ok = false;
     }
@@ -197,55 +200,88 @@ static bool add_module(CgHostProgram *hp, const CgOptions *o, CgPlan *plan) {
   return ok;
 }
 
-CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions *o) {
-  CgOptions oo = *o;
-  oo.target = CG_TARGET_HOST;
+static CgHostProgram *host_new(LeirCtx *ctx, const IrProgram *p, const CgOptions *oo) {
   CgHostProgram *hp = calloc(1, sizeof *hp);
   if (!hp) return NULL;
   hp->ctx = ctx;
   hp->p = p;
-  hp->nthreads = oo.nthreads > 0 ? oo.nthreads : cg_host_cpus();
-  hp->dynamic = oo.nthreads <= 0;
+  hp->nthreads = oo->nthreads > 0 ? oo->nthreads : cg_host_cpus();
+  hp->dynamic = oo->nthreads <= 0;
   if (hp->nthreads < 1) hp->nthreads = 1;
   if (hp->nthreads > MAX_WORKERS) hp->nthreads = MAX_WORKERS;
-  hp->jit = make_jit(ctx, oo.opt_level);
-  CgPlan plan;
-  if (!hp->jit || !add_module(hp, &oo, &plan)) {
-    cg_host_free(hp);
-    return NULL;
-  }
-  hp->nk = plan.nkernels;
+  return hp;
+}
+
+/* What the program runs, from the plan of its kernels: their parallel
+ * extents and rule, the chains; the entries are looked up by the caller. */
+static bool host_setup(CgHostProgram *hp, const CgOptions *oo, const CgPlan *plan) {
+  LeirCtx *ctx = hp->ctx;
+  const IrProgram *p = hp->p;
+  hp->nk = plan->nkernels;
   hp->entry = calloc((size_t)hp->nk + 1, sizeof *hp->entry);
   hp->par = calloc((size_t)hp->nk + 1, sizeof *hp->par);
   hp->big = calloc((size_t)hp->nk + 1, sizeof *hp->big);
   hp->clen = calloc((size_t)hp->nk + 1, sizeof *hp->clen);
   hp->chunk = calloc((size_t)hp->nk + 1, sizeof *hp->chunk);
-  if (!hp->entry || !hp->par || !hp->big || !hp->clen || !hp->chunk) {
-    cg_host_free(hp);
-    return NULL;
-  }
+  if (!hp->entry || !hp->par || !hp->big || !hp->clen || !hp->chunk) return false;
   /* parallel.h: by the cost model's compute time of each nest, or with
    * CgOptions.par_min_work by its innermost iterations */
-  int64_t min_work = oo.par_min_work > 0 ? oo.par_min_work : CG_PAR_MIN_WORK;
+  int64_t min_work = oo->par_min_work > 0 ? oo->par_min_work : CG_PAR_MIN_WORK;
   /* the plan's nests are the fused program's (cg_build_module): the model
      must weigh those, or a fused program falls back to the iteration rule */
   const IrProgram *fp = cg_fuse_nests(ctx, p);
-  if (oo.par_min_work > 0 || hp->nk != fp->nnests || !cost_model_host_par(ctx, fp, hp->big))
-    for (int i = 0; i < hp->nk; i++) hp->big[i] = cg_nest_work(plan.k[i].nest) >= min_work;
-  cg_slice_chains(p, &plan, hp->clen, hp->chunk);
+  if (oo->par_min_work > 0 || hp->nk != fp->nnests || !cost_model_host_par(ctx, fp, hp->big))
+    for (int i = 0; i < hp->nk; i++) hp->big[i] = cg_nest_work(plan->k[i].nest) >= min_work;
+  cg_slice_chains(p, plan, hp->clen, hp->chunk);
+  for (int i = 0; i < hp->nk; i++) hp->par[i] = plan->k[i].par ? plan->k[i].par->extent : 0;
+  return true;
+}
+
+CgHostProgram *cg_host_compile(LeirCtx *ctx, const IrProgram *p, const CgOptions *o) {
+  CgOptions oo = *o;
+  oo.target = CG_TARGET_HOST;
+  CgHostProgram *hp = host_new(ctx, p, &oo);
+  if (!hp) return NULL;
+  hp->jit = cg_host_make_jit(ctx, oo.opt_level);
+  CgPlan plan;
+  if (!hp->jit || !add_module(hp, &oo, &plan) || !host_setup(hp, &oo, &plan)) {
+    cg_host_free(hp);
+    return NULL;
+  }
   for (int i = 0; i < hp->nk; i++) {
     char name[64];
     snprintf(name, sizeof name, "%s_entry", plan.k[i].name);
     LLVMOrcExecutorAddress addr = 0;
     LLVMErrorRef err = LLVMOrcLLJITLookup(hp->jit, &addr, name);
     if (err) {
-      report_llvm_error(ctx, "JIT lookup", err);
+      cg_host_llvm_error(ctx, "JIT lookup", err);
       cg_host_free(hp);
       return NULL;
     }
     hp->entry[i] = (EntryFn)(uintptr_t)addr;
-    hp->par[i] = plan.k[i].par ? plan.k[i].par->extent : 0;
   }
+  return hp;
+}
+
+CgHostProgram *cg_host_compile_cached(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, CgJitCache *c) {
+  int level = c ? cg_jit_cache_opt_level(c) : -1;
+  if (!c || (level >= 0 && level != o->opt_level)) return cg_host_compile(ctx, p, o);
+  CgOptions oo = *o;
+  oo.target = CG_TARGET_HOST;
+  CgHostProgram *hp = host_new(ctx, p, &oo);
+  if (!hp) return NULL;
+  CgPlan plan;
+  if (!cg_jit_cache_kernels(c, ctx, p, &oo, &plan, &hp->ents)) {
+    cg_host_free(hp);
+    return NULL;
+  }
+  hp->cache = c;
+  hp->nk = plan.nkernels;
+  if (!host_setup(hp, &oo, &plan)) {
+    cg_host_free(hp);
+    return NULL;
+  }
+  for (int i = 0; i < hp->nk; i++) hp->entry[i] = (EntryFn)(uintptr_t)cg_jit_entry_fn(hp->ents[i]);
   return hp;
 }
 
@@ -512,6 +548,8 @@ void cg_host_free(CgHostProgram *hp) {
   free(hp->bytes);
   free(hp->all);
   if (hp->jit) LLVMOrcDisposeLLJIT(hp->jit);
+  if (hp->cache) cg_jit_cache_release(hp->cache, hp->ents, hp->nk);
+  free(hp->ents);
   free(hp->entry);
   free(hp->par);
   free(hp->big);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool run(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero) {
+static bool run(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero, CgJitCache *c) {
   int n = interp_ntensors(ip);
   void **bufs = calloc((size_t)n + 1, sizeof *bufs);
   if (!bufs) {
@@ -23,13 +23,20 @@ static bool run(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned ch
   CgOptions co;
   cg_options_init(&co);
   co.target = CG_TARGET_HOST;
-  bool ok = cg_run_host(ctx, interp_program(ip), &co, bufs);
+  CgHostProgram *hp = cg_host_compile_cached(ctx, interp_program(ip), &co, c);
+  bool ok = hp && cg_host_run(hp, bufs);
+  cg_host_free(hp);
   free(bufs);
   return ok;
 }
 
-bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) { return run(ctx, ip, true, NULL); }
+bool cg_run_host_interp(LeirCtx *ctx, struct InterpProg *ip) { return run(ctx, ip, true, NULL, NULL); }
 
 bool cg_run_host_interp_zeroed(LeirCtx *ctx, struct InterpProg *ip, const unsigned char *zero) {
-  return run(ctx, ip, false, zero);
+  return run(ctx, ip, false, zero, NULL);
+}
+
+bool cg_run_host_interp_cached(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero,
+                               CgJitCache *c) {
+  return run(ctx, ip, all, zero, c);
 }

@@ -342,6 +342,34 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
   return true;
 }
 
+bool cg_lower_kernel_module(CgModule *m, LeirCtx *ctx, const IrProgram *fp, const CgOptions *o, CgPlan *plan,
+                            const CgKernel *k, LLVMContextRef C, LLVMTargetMachineRef tm) {
+  LLVMContextSetDiagnosticHandler(C, llvm_diag, ctx);
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("leir", C);
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  LLVMSetTarget(M, triple);
+  LLVMDisposeMessage(triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(M, dl);
+  LLVMDisposeTargetData(dl);
+  cg_module_init(m, ctx, fp, o, plan, C, M);
+  m->jam_bytes = cg_jam_bytes(tm);
+  m->vec512 = cg_host_avx512(tm);
+  lower_kernel(m, k);
+  host_entry(m, k);
+  char *msg = NULL;
+  if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
+    diag_error(ctx, (IrLoc){0, 0}, "internal compiler error: invalid LLVM IR: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    cg_module_dispose_builder(m);
+    LLVMDisposeModule(M);
+    m->M = NULL;
+    return false;
+  }
+  LLVMDisposeMessage(msg);
+  return true;
+}
+
 void cg_options_init(CgOptions *o) {
   memset(o, 0, sizeof *o);
   o->target = CG_TARGET_NVPTX;

@@ -249,6 +249,18 @@ uint64_t drv_jit_budget(const DrvOptions *o);
 DrvEngine drv_engine_for(const DrvOptions *o, uint64_t work);
 uint64_t drv_verify_limit(const DrvOptions *o);
 bool drv_jit_runner(void *ctx, struct InterpProg *ip);
+/* The JIT runners compile through a cache of compiled nests kept in ctx
+ * (LeirCtx.jit_cache, codegen/host_cache.c; off with LEIRC_JIT_CACHE=0):
+ * at most this many kernels and bytes of keys. */
+#define DRV_JIT_CACHE_ENTRIES 256
+#define DRV_JIT_CACHE_BYTES ((size_t)64 << 20)
+/* --steps-cache DIR: the cache of ctx also looks for kernels in DIR/jit
+ * (codegen/host_cache.c, cg_jit_cache_set_dir). */
+void drv_jit_cache_dir(LeirCtx *ctx, const char *dir);
+/* drv_jit_runner, the kernels it compiles also written to that directory
+ * (--emit-steps: the run of a program before, whose nests the programs
+ * after its steps share, in this and in later processes). */
+bool drv_jit_runner_store(void *ctx, struct InterpProg *ip);
 /* drv_jit_runner for a program whose outputs and intermediates are zero
  * already, or written first (cg_run_host_interp_zeroed: no zeroing). */
 bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip);

@@ -282,13 +282,14 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
                           ctx->unsafe_math))
       dir = NULL;
     if (dir) bf->known = arena_alloc(&ctx->arena, (size_t)p->ntensors + 1);
+    if (dir && bf->jit) drv_jit_cache_dir(ctx, dir); /* the kernels of its nests */
     bool hit = dir && steps_cache_open(dir, &k, bf->a, &bf->tmps, bf->known, &bf->entry);
     if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
     if (!hit) {
       bf->tmps = true;
       /* its fresh buffers are zero, unless a cache entry that did not fit
          was read into them */
-      ok = !bf->jit ? interp_run(bf->a) : dir ? drv_jit_runner(ctx, bf->a) : drv_jit_runner_zeroed(ctx, bf->a);
+      ok = !bf->jit ? interp_run(bf->a) : dir ? drv_jit_runner_store(ctx, bf->a) : drv_jit_runner_zeroed(ctx, bf->a);
       if (ok && dir) {
         /* and the intermediates the programs after its steps are
            expected to start from (within a bound) */

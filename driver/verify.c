@@ -13,7 +13,9 @@
 #include "codegen/codegen.h"
 #include "interp/check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t drv_interp_budget(const DrvOptions *o) {
   return o->steps.max_steps_given ? o->run.max_steps : DRV_STEPS_DEFAULT_MAX_STEPS;
@@ -35,9 +37,52 @@ uint64_t drv_verify_limit(const DrvOptions *o) {
   return b && j > b ? j : b;
 }
 
-bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return cg_run_host_interp(ctx, ip); }
+static void cache_free(void *c) { cg_jit_cache_free(c); }
 
-bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) { return cg_run_host_interp_zeroed(ctx, ip, NULL); }
+/* The context's cache of compiled nests (codegen/host_cache.c), made at its
+ * first JIT run and freed with it; none with LEIRC_JIT_CACHE=0. */
+static CgJitCache *cache_of(LeirCtx *ctx) {
+  if (!ctx->jit_cache) {
+    const char *e = getenv("LEIRC_JIT_CACHE");
+    if (e && !strcmp(e, "0")) return NULL;
+    ctx->jit_cache = cg_jit_cache_new(DRV_JIT_CACHE_ENTRIES, DRV_JIT_CACHE_BYTES);
+    ctx->jit_cache_free = cache_free;
+  }
+  return ctx->jit_cache;
+}
+
+void drv_jit_cache_dir(LeirCtx *ctx, const char *dir) {
+  CgJitCache *c = cache_of(ctx);
+  if (c) cg_jit_cache_set_dir(c, dir);
+}
+
+/* A JIT run through the cache (store: the kernels it compiles written to
+ * the cache's directory); with LEIRC_INCR_STATS, one line on stderr:
+ * `jitc HITS MISSES LOWER_S OPT_S CODE_S DISK` (its kernels found in the
+ * cache, compiled, the CPU seconds of its compile, CgJitCacheStats, and
+ * the kernels read from the disk). */
+static bool jit_run(LeirCtx *ctx, struct InterpProg *ip, bool all, bool store) {
+  CgJitCache *c = cache_of(ctx);
+  CgJitCacheStats a, b;
+  bool stats = c && getenv("LEIRC_INCR_STATS");
+  if (stats) cg_jit_cache_stats(c, &a);
+  if (c && store) cg_jit_cache_set_store(c, true);
+  bool ok = cg_run_host_interp_cached(ctx, ip, all, NULL, c);
+  if (c && store) cg_jit_cache_set_store(c, false);
+  if (stats) {
+    cg_jit_cache_stats(c, &b);
+    fprintf(stderr, "jitc %llu %llu %.4f %.4f %.4f %llu\n", (unsigned long long)(b.hits - a.hits),
+            (unsigned long long)(b.misses - a.misses), b.lower_s - a.lower_s, b.opt_s - a.opt_s, b.code_s - a.code_s,
+            (unsigned long long)(b.disk_hits - a.disk_hits));
+  }
+  return ok;
+}
+
+bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, false); }
+
+bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, false, false); }
+
+bool drv_jit_runner_store(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, true); }
 
 unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept) {
   unsigned char *ok = calloc((size_t)p->ntensors + 1, 1);

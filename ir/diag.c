@@ -15,7 +15,11 @@ void leir_ctx_init(LeirCtx *ctx) {
   ctx->src.text = "";
 }
 
-void leir_ctx_free(LeirCtx *ctx) { arena_free_all(&ctx->arena); }
+void leir_ctx_free(LeirCtx *ctx) {
+  if (ctx->jit_cache && ctx->jit_cache_free) ctx->jit_cache_free(ctx->jit_cache);
+  ctx->jit_cache = NULL;
+  arena_free_all(&ctx->arena);
+}
 
 void leir_ctx_set_source(LeirCtx *ctx, const char *name, const char *text, size_t len) {
   ctx->src.name = arena_strdup(&ctx->arena, name);

@@ -100,6 +100,9 @@ typedef struct LeirCtx {
   bool unsafe_math; /* --unsafe-math: passes may assume values nonzero/finite */
   bool fp_contract; /* --fp-contract=on: a*b+c is one fma (ir/contract.h) */
   uint64_t max_memory; /* --max-memory: bytes of one program's tensors (ir/memlimit.h); 0 = no limit */
+  void *jit_cache;      /* the host JIT's cache of compiled nests of the
+                           verification runs (driver/verify.c), or NULL */
+  void (*jit_cache_free)(void *); /* frees it at leir_ctx_free */
 } LeirCtx;
 
 void leir_ctx_init(LeirCtx *ctx);
