@@ -312,6 +312,16 @@ int cg_jam_bytes(LLVMTargetMachineRef tm) {
   return regs / 2 * bytes;
 }
 
+/* What a host module's lowering takes from the target machine: the
+ * unroll-and-jam budget, 512-bit vectors, and the lanes of f32 erf's
+ * vector routine (optimised code only).  One place, for the whole-program
+ * module and for the kernel modules of the JIT cache (host_cache.c). */
+static void host_features(CgModule *m, const CgOptions *o, LLVMTargetMachineRef tm) {
+  m->jam_bytes = cg_jam_bytes(tm);
+  m->vec512 = cg_host_avx512(tm);
+  if (o->opt_level > 0) m->erf_lanes = cg_host_erf_lanes(tm);
+}
+
 bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMContextRef C,
                      LLVMTargetMachineRef tm, CgPlan *plan, LLVMModuleRef *out_m) {
   LLVMContextSetDiagnosticHandler(C, llvm_diag, ctx);
@@ -327,11 +337,7 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
   LLVMDisposeTargetData(dl);
   CgModule m;
   cg_module_init(&m, ctx, p, o, plan, C, M);
-  if (o->target == CG_TARGET_HOST) {
-    m.jam_bytes = cg_jam_bytes(tm);
-    m.vec512 = cg_host_avx512(tm);
-    if (o->opt_level > 0) m.erf_lanes = cg_host_erf_lanes(tm);
-  }
+  if (o->target == CG_TARGET_HOST) host_features(&m, o, tm);
   bool ok = cg_lower_program(&m) && cg_optimize(&m, tm, o->opt_level);
   cg_module_dispose_builder(&m);
   if (!ok) {
@@ -353,8 +359,7 @@ bool cg_lower_kernel_module(CgModule *m, LeirCtx *ctx, const IrProgram *fp, cons
   LLVMSetModuleDataLayout(M, dl);
   LLVMDisposeTargetData(dl);
   cg_module_init(m, ctx, fp, o, plan, C, M);
-  m->jam_bytes = cg_jam_bytes(tm);
-  m->vec512 = cg_host_avx512(tm);
+  host_features(m, o, tm);
   lower_kernel(m, k);
   host_entry(m, k);
   char *msg = NULL;
