@@ -118,22 +118,56 @@ static int64_t *index_extents(const IrProgram *p) {
   return u.ext;
 }
 
+/* The normals of a float tensor are drawn this many at a time
+ * (rng_normal_fill: the bits of one rng_normal each). */
+enum { FILL_BLOCK = 1024 };
+
 static void fill_float(InterpBuf *b, LeirRng *r) {
   IrDType t = b->t->dtype;
   bool small = true, zero = false;
-  for (int64_t k = 0; k < b->numel; k++) {
-    IVal v;
-    v.d = rng_normal(r);
-    v = op_convert(v, DT_F64, t);
-    op_store(b->data, t, k, v);
-    double x = t == DT_F64 ? v.d : (double)v.f;
-    if (!(fabs(x) < 10)) small = false;
-    if (x == 0) zero = true;
+  double x[FILL_BLOCK];
+  for (int64_t k0 = 0; k0 < b->numel; k0 += FILL_BLOCK) {
+    int64_t n = b->numel - k0 < FILL_BLOCK ? b->numel - k0 : FILL_BLOCK;
+    rng_normal_fill(r, x, (size_t)n);
+    if (t == DT_F32) { /* op_convert's (float) and op_store, inline */
+      float *o = (float *)b->data + k0;
+      for (int64_t i = 0; i < n; i++) {
+        float f = (float)x[i];
+        o[i] = f;
+        small &= fabs((double)f) < 10;
+        zero |= f == 0;
+      }
+    } else if (t == DT_F64) {
+      double *o = (double *)b->data + k0;
+      for (int64_t i = 0; i < n; i++) {
+        o[i] = x[i];
+        small &= fabs(x[i]) < 10;
+        zero |= x[i] == 0;
+      }
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        IVal v;
+        v.d = x[i];
+        v = op_convert(v, DT_F64, t);
+        op_store(b->data, t, k0 + i, v);
+        double y = (double)v.f;
+        small &= fabs(y) < 10;
+        zero |= y == 0;
+      }
+    }
   }
   if (!small || zero) return;
-  IVal ten = op_const(10, t);
-  for (int64_t k = 0; k < b->numel; k++)
-    op_store(b->data, t, k, op_combine(OP_MUL, t, op_load(b->data, t, k), ten));
+  if (t == DT_F32) {
+    float *o = b->data;
+    for (int64_t k = 0; k < b->numel; k++) o[k] *= 10.0f;
+  } else if (t == DT_F64) {
+    double *o = b->data;
+    for (int64_t k = 0; k < b->numel; k++) o[k] *= 10.0;
+  } else {
+    IVal ten = op_const(10, t);
+    for (int64_t k = 0; k < b->numel; k++)
+      op_store(b->data, t, k, op_combine(OP_MUL, t, op_load(b->data, t, k), ten));
+  }
 }
 
 static void fill_int(InterpBuf *b, LeirRng *r, int64_t extent) {
