@@ -424,6 +424,100 @@ static void test_random_inputs_match_reference(void **state)
   print_message("%ld input elements byte-identical to the reference\n", checked);
 }
 
+/* A program from its text (analysed), in a context of its own. */
+typedef struct Prog {
+  LeirCtx ctx;
+  IrProgram *p;
+  InterpProg *ip;
+} Prog;
+
+static Prog *prog_new(const char *text)
+{
+  Prog *g = calloc(1, sizeof *g);
+  assert_non_null(g);
+  leir_ctx_init(&g->ctx);
+  leir_ctx_set_source(&g->ctx, "t.leir", text, strlen(text));
+  g->p = ps_parse(&g->ctx);
+  assert_non_null(g->p);
+  assert_true(ir_sema(&g->ctx, g->p, NULL));
+  g->ip = interp_new(&g->ctx, g->p, NULL);
+  assert_non_null(g->ip);
+  return g;
+}
+
+static void prog_free(Prog *g)
+{
+  interp_free(g->ip);
+  leir_ctx_free(&g->ctx);
+  free(g);
+}
+
+/* Draws g's inputs with the cache and without, and checks they are the
+ * same bytes; then the cache's counts. */
+static void check_cached(Prog *g, uint64_t seed, InterpInputCache *c, long hits, long misses)
+{
+  Prog *ref = prog_new(g->ctx.src.text);
+  interp_random_inputs(ref->ip, seed, NULL);
+  interp_random_inputs_cached(g->ip, seed, NULL, c);
+  for (int i = 0; i < interp_ntensors(g->ip); i++) {
+    InterpBuf *x = interp_buf(g->ip, i), *y = interp_buf(ref->ip, i);
+    if (x->t->role == ROLE_IN)
+      assert_memory_equal(x->data, y->data, x->nbytes);
+  }
+  prog_free(ref);
+  assert_int_equal(c->hits, hits);
+  assert_int_equal(c->misses, misses);
+}
+
+/* interp_random_inputs_cached: the values of interp_random_inputs, kept
+ * from an input's second drawing on and copied from its third; the key is
+ * the name, dtype, shape, index extent and seed (a change of any draws
+ * anew); max_bytes bounds what is kept. */
+static void test_input_cache(void **state)
+{
+  (void)state;
+  InterpInputCache c = {.max_bytes = 1 << 20};
+  Prog *a = prog_new("%in A : f32[4,8]\n%in K : i64[4]\n%out C : f32[4]\n"
+                     "B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx,K^{i64,g}_{tx}};];\n");
+  check_cached(a, 1, &c, 0, 2);  /* first: keys noted */
+  assert_int_equal(c.bytes, 0);
+  check_cached(a, 1, &c, 0, 4);  /* second: drawn and kept */
+  assert_int_equal(c.bytes, 4 * 8 * 4 + 4 * 8);
+  check_cached(a, 1, &c, 2, 4);  /* then copied */
+  check_cached(a, 2, &c, 2, 6);  /* another seed */
+  /* the same names with another shape, dtype or index extent */
+  Prog *b = prog_new("%in A : f32[8,4]\n%in K : i64[4]\n%out C : f32[8]\n"
+                     "B^{8}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx,K^{i64,g}_{0}};];\n");
+  check_cached(b, 1, &c, 2, 8);
+  check_cached(b, 1, &c, 2, 10);
+  check_cached(b, 1, &c, 4, 10);
+  Prog *d = prog_new("%in A : f64[4,8]\n%in K : i32[4]\n%out C : f64[4]\n"
+                     "B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{tx,K^{i32,g}_{tx}};];\n");
+  check_cached(d, 1, &c, 4, 12);
+  check_cached(d, 1, &c, 4, 14);
+  check_cached(d, 1, &c, 6, 14);
+  check_cached(a, 1, &c, 8, 14); /* a's still there */
+  interp_input_cache_free(&c);
+  assert_int_equal(c.n, 0);
+  assert_int_equal(c.max_bytes, 1 << 20);
+  /* a bound below an input: that input is never kept, the others are */
+  c.max_bytes = 100;
+  check_cached(a, 1, &c, 0, 2);
+  check_cached(a, 1, &c, 0, 4);
+  check_cached(a, 1, &c, 1, 5);
+  assert_int_equal(c.bytes, 32);
+  interp_input_cache_free(&c);
+  /* and max_bytes 0 keeps nothing */
+  c.max_bytes = 0;
+  for (int k = 0; k < 3; k++)
+    check_cached(a, 1, &c, 0, 0);
+  assert_int_equal(c.n, 0);
+  interp_input_cache_free(&c);
+  prog_free(a);
+  prog_free(b);
+  prog_free(d);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -438,6 +532,7 @@ int main(void)
     cmocka_unit_test(test_normal_fill_matches_scalar),
     cmocka_unit_test(test_quantiles_match_scalar),
     cmocka_unit_test(test_random_inputs_match_reference),
+    cmocka_unit_test(test_input_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
