@@ -343,13 +343,21 @@ static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *a
 }
 
 /* By tensor id of p, the after's buffers that may come from the pool as
- * they are (see check_step). */
-static unsigned char *after_dirty_ok(const IrProgram *p, const unsigned char *kept, bool jit) {
+ * they are (see check_step): load marks those drv_incr_load or
+ * drv_incr_tail_load copies from a's (NULL: none), every byte when a has
+ * the tensor with the same dtype and shape. */
+static unsigned char *after_dirty_ok(const IrProgram *p, const unsigned char *kept, bool jit,
+                                     const unsigned char *load, InterpProg *a) {
   unsigned char *ok = jit ? drv_jit_dirty_ok(p, kept) : calloc((size_t)p->ntensors + 1, 1);
   for (int i = 0; ok && i < p->ntensors; i++) {
-    IrRole r = p->tensors[i]->role;
+    const IrTensor *t = p->tensors[i];
+    IrRole r = t->role;
     if (r == ROLE_IN || r == ROLE_PARAM || (!jit && (r == ROLE_OUT || r == ROLE_TMP) && !(kept && kept[i])))
       ok[i] = 1;
+    const InterpBuf *x = load && load[i] ? interp_find(a, t->name) : NULL;
+    bool same = x && x->t->dtype == t->dtype && x->t->rank == t->rank;
+    for (int d = 0; same && d < t->rank; d++) same = x->t->shape[d] == t->shape[d];
+    if (same) ok[i] = 1;
   }
   return ok;
 }
@@ -409,9 +417,11 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   /* for the host JIT, the buffers of what its code writes before reading
      are taken from the pool as they are, the rest zeroed (by the pool, or
      fresh pages), so that its runner zeroes nothing; for either engine,
-     the inputs' (the before's are copied over them), and for the
-     interpreter, those its run resets */
-  unsigned char *dirty = same ? after_dirty_ok(runp, kept, jit) : NULL;
+     the inputs' (the before's are copied over them) and the tensors
+     loaded from the before's values, and for the interpreter, those its
+     run resets */
+  const unsigned char *load = !inc.skip ? NULL : tail.skip ? tail.need : inc.kept;
+  unsigned char *dirty = same ? after_dirty_ok(runp, kept, jit, load, bf->a) : NULL;
   bf->pool->dirty_ok = dirty;
   if (same) b = interp_new_pooled(ctx, runp, &ro, bf->pool);
   bf->pool->dirty_ok = NULL;
