@@ -342,17 +342,34 @@ static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *a
   return ok;
 }
 
+static void mention_ref(IrExpr *e, void *user) {
+  unsigned char *m = user;
+  if (e->kind == E_REF && e->u.ref->tensor) m[e->u.ref->tensor->id] = 1;
+}
+
+static void mention_stmt(IrStmt *s, IrNest *n, void *user) {
+  (void)n;
+  IrExpr lhs = {.kind = E_REF};
+  lhs.u.ref = s->lhs;
+  ir_walk_expr(&lhs, mention_ref, user);
+  ir_walk_expr(s->rhs, mention_ref, user);
+}
+
 /* By tensor id of p, the after's buffers that may come from the pool as
  * they are (see check_step): load marks those drv_incr_load or
  * drv_incr_tail_load copies from a's (NULL: none), every byte when a has
- * the tensor with the same dtype and shape. */
+ * the tensor with the same dtype and shape; used (NULL: all) those that
+ * the run or what follows it (a trailing check, the tail's run) may read:
+ * an intermediate outside it is never read (kept or not: it is not
+ * compared), so it need not be zero. */
 static unsigned char *after_dirty_ok(const IrProgram *p, const unsigned char *kept, bool jit,
-                                     const unsigned char *load, InterpProg *a) {
+                                     const unsigned char *load, InterpProg *a, const unsigned char *used) {
   unsigned char *ok = jit ? drv_jit_dirty_ok(p, kept) : calloc((size_t)p->ntensors + 1, 1);
   for (int i = 0; ok && i < p->ntensors; i++) {
     const IrTensor *t = p->tensors[i];
     IrRole r = t->role;
-    if (r == ROLE_IN || r == ROLE_PARAM || (!jit && (r == ROLE_OUT || r == ROLE_TMP) && !(kept && kept[i])))
+    if (r == ROLE_IN || r == ROLE_PARAM || (!jit && (r == ROLE_OUT || r == ROLE_TMP) && !(kept && kept[i])) ||
+        (r == ROLE_TMP && used && !used[i]))
       ok[i] = 1;
     const InterpBuf *x = load && load[i] ? interp_find(a, t->name) : NULL;
     bool same = x && x->t->dtype == t->dtype && x->t->rank == t->rank;
@@ -421,7 +438,13 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
      loaded from the before's values, and for the interpreter, those its
      run resets */
   const unsigned char *load = !inc.skip ? NULL : tail.skip ? tail.need : inc.kept;
-  unsigned char *dirty = same ? after_dirty_ok(runp, kept, jit, load, bf->a) : NULL;
+  unsigned char *used = calloc((size_t)runp->ntensors + 1, 1);
+  if (used) {
+    ir_for_each_stmt((IrProgram *)runp, mention_stmt, used);
+    for (int i = 0; tail.skip && i < runp->ntensors; i++) used[i] |= tail.ment[i] | tail.check[i];
+  }
+  unsigned char *dirty = same ? after_dirty_ok(runp, kept, jit, load, bf->a, used) : NULL;
+  free(used);
   bf->pool->dirty_ok = dirty;
   if (same) b = interp_new_pooled(ctx, runp, &ro, bf->pool);
   bf->pool->dirty_ok = NULL;
@@ -1077,7 +1100,9 @@ int drv_emit_steps(const DrvOptions *o) {
       }
   }
   if (!mine) rc = 2;
-  InterpBufPool pool = {.max_bytes = STEPS_POOL_BYTES};
+  /* LEIRC_POOL_POISON (a check): what the pool hands out unzeroed is
+     poisoned first (the records must not change) */
+  InterpBufPool pool = {.max_bytes = STEPS_POOL_BYTES, .poison_dirty = getenv("LEIRC_POOL_POISON") != NULL};
   InterpInputCache inputs = {.max_bytes = STEPS_INPUTS_BYTES};
   if (f && mine && o->eval.jobs > 1) {
     EmitJob job = {o, in, mine, &pool, &inputs};
