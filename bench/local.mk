@@ -446,6 +446,15 @@ bench-incr: leirc$(EXEEXT)
 	@echo "== --emit-steps CPU time, programs after a step run from their first changed nest (bench/incr_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/incr_bench.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' $(INCR_OLD) || test $$? -eq 77
 
+## Issue 61: the records of one corpus shard (cold and warm --steps-cache,
+## --no-incremental) the same bytes with the buffers --emit-steps takes
+## unzeroed poisoned (LEIRC_POOL_POISON; a few minutes).
+EXTRA_DIST += bench/steps_poison.sh
+.PHONY: bench-steps-poison
+bench-steps-poison: leirc$(EXEEXT)
+	@echo "== --emit-steps with the buffers taken unzeroed poisoned (bench/steps_poison.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_poison.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' || test $$? -eq 77
+
 ## -O with a run of bare names (issue 58 item 4): the model's seconds as
 ## written, one step at a time and the combination, host and cuda, then the
 ## GPU model sanity of --tune --target=cuda on SGEMM (issue 57; 2-3 min).

@@ -44,6 +44,11 @@
 
 /* ------------------------------------------------------------ one record */
 
+/* A worker keeps at most this many bytes of the random inputs of the
+ * programs before (interp_random_inputs_cached: a model's predictions for
+ * one program share them). */
+#define EVAL_INPUTS_BYTES ((size_t)256 << 20)
+
 /* What a worker keeps from one record to the next: the outputs of the
  * programs before by key (StepsOuts, driver/steps_cache.h) and the buffers
  * of the last pair run, taken again where the sizes agree (zeroed: the
@@ -51,6 +56,7 @@
 typedef struct EvalMem {
   StepsOuts outs;
   InterpBufPool pool;
+  InterpInputCache inputs; /* the random inputs of the programs before */
   bool keep; /* a later record of the worker's share has the same before */
 } EvalMem;
 
@@ -149,7 +155,7 @@ static InterpProg *before_ran(LeirCtx *ctx, const DrvOptions *o, const IrProgram
     *failed = 1;
     return NULL;
   }
-  interp_random_inputs(a, o->run.seed, NULL);
+  interp_random_inputs_cached(a, o->run.seed, NULL, mem ? &mem->inputs : NULL);
   StepsKey k = {0};
   bool keyed = outs && steps_key(&k, before, o->run.seed, jit ? "eval before; host JIT" : "eval before; interpreter",
                                  ctx->fp_contract, ctx->unsafe_math);
@@ -770,6 +776,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   EvalMem mem;
   memset(&mem, 0, sizeof mem);
+  mem.inputs.max_bytes = EVAL_INPUTS_BYTES;
   /* a program before is run in full and kept only when a later record of
      this share has it (the same text): keep[i] for the i-th record */
   long cnt = from < in->n ? (in->n - from + nw - 1) / nw : 0;
@@ -786,6 +793,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
   free(keep);
   steps_outs_free(&mem.outs);
   interp_pool_free(&mem.pool);
+  interp_input_cache_free(&mem.inputs);
   fclose(out);
   _exit(0);
 }

@@ -43,6 +43,11 @@ enum { STEPS_ARENA_LIMIT = 256 << 20 };
  * of the same sizes, in the same input or the next one). */
 #define STEPS_POOL_BYTES ((size_t)1 << 30)
 
+/* A worker keeps at most this many bytes of random inputs for its later
+ * programs (interp_random_inputs_cached: the befores of the corpus's
+ * programs share many inputs, e.g. A f32[4096,512]). */
+#define STEPS_INPUTS_BYTES ((size_t)256 << 20)
+
 /* What the first pass keeps of one input. */
 typedef struct StepInput {
   bool ok;          /* loaded and enumerated */
@@ -102,6 +107,7 @@ typedef struct Before {
                            a --steps-cache entry keeps */
   InterpBufPool *pool; /* the buffers of the last program after a step (of this
                           input or an earlier one of this worker), for the next */
+  InterpInputCache *inputs; /* the worker's random inputs */
   StepsStats *st;      /* NULL: no LEIRC_STEPS_STATS */
 } Before;
 
@@ -273,7 +279,7 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
   bf->a = interp_new(ctx, p, &ro);
   bool ok = bf->a != NULL;
   if (ok) {
-    interp_random_inputs(bf->a, o->run.seed, NULL);
+    interp_random_inputs_cached(bf->a, o->run.seed, NULL, bf->inputs);
     /* --steps-cache: the outputs of an earlier run of the same program on
        the same inputs by the same engine, else run it and keep them */
     StepsKey k = {0};
@@ -337,6 +343,43 @@ static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *a
   return ok;
 }
 
+static void mention_ref(IrExpr *e, void *user) {
+  unsigned char *m = user;
+  if (e->kind == E_REF && e->u.ref->tensor) m[e->u.ref->tensor->id] = 1;
+}
+
+static void mention_stmt(IrStmt *s, IrNest *n, void *user) {
+  (void)n;
+  IrExpr lhs = {.kind = E_REF};
+  lhs.u.ref = s->lhs;
+  ir_walk_expr(&lhs, mention_ref, user);
+  ir_walk_expr(s->rhs, mention_ref, user);
+}
+
+/* By tensor id of p, the after's buffers that may come from the pool as
+ * they are (see check_step): load marks those drv_incr_load or
+ * drv_incr_tail_load copies from a's (NULL: none), every byte when a has
+ * the tensor with the same dtype and shape; used (NULL: all) those that
+ * the run or what follows it (a trailing check, the tail's run) may read:
+ * an intermediate outside it is never read (kept or not: it is not
+ * compared), so it need not be zero. */
+static unsigned char *after_dirty_ok(const IrProgram *p, const unsigned char *kept, bool jit,
+                                     const unsigned char *load, InterpProg *a, const unsigned char *used) {
+  unsigned char *ok = jit ? drv_jit_dirty_ok(p, kept) : calloc((size_t)p->ntensors + 1, 1);
+  for (int i = 0; ok && i < p->ntensors; i++) {
+    const IrTensor *t = p->tensors[i];
+    IrRole r = t->role;
+    if (r == ROLE_IN || r == ROLE_PARAM || (!jit && (r == ROLE_OUT || r == ROLE_TMP) && !(kept && kept[i])) ||
+        (r == ROLE_TMP && used && !used[i]))
+      ok[i] = 1;
+    const InterpBuf *x = load && load[i] ? interp_find(a, t->name) : NULL;
+    bool same = x && x->t->dtype == t->dtype && x->t->rank == t->rank;
+    for (int d = 0; same && d < t->rank; d++) same = x->t->shape[d] == t->shape[d];
+    if (same) ok[i] = 1;
+  }
+  return ok;
+}
+
 /* Checks one step.  Returns 1 verified, 0 not checked (*text says why),
  * -1 the check failed (*text says how). */
 static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrProgram *before, const IrProgram *after,
@@ -391,8 +434,18 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   const unsigned char *kept = tail.skip ? tail.keep : inc.skip ? inc.kept : NULL;
   /* for the host JIT, the buffers of what its code writes before reading
      are taken from the pool as they are, the rest zeroed (by the pool, or
-     fresh pages), so that its runner zeroes nothing */
-  unsigned char *dirty = same && jit ? drv_jit_dirty_ok(runp, kept) : NULL;
+     fresh pages), so that its runner zeroes nothing; for either engine,
+     the inputs' (the before's are copied over them) and the tensors
+     loaded from the before's values, and for the interpreter, those its
+     run resets */
+  const unsigned char *load = !inc.skip ? NULL : tail.skip ? tail.need : inc.kept;
+  unsigned char *used = calloc((size_t)runp->ntensors + 1, 1);
+  if (used) {
+    ir_for_each_stmt((IrProgram *)runp, mention_stmt, used);
+    for (int i = 0; tail.skip && i < runp->ntensors; i++) used[i] |= tail.ment[i] | tail.check[i];
+  }
+  unsigned char *dirty = same ? after_dirty_ok(runp, kept, jit, load, bf->a, used) : NULL;
+  free(used);
   bf->pool->dirty_ok = dirty;
   if (same) b = interp_new_pooled(ctx, runp, &ro, bf->pool);
   bf->pool->dirty_ok = NULL;
@@ -863,7 +916,7 @@ static const int *nest_weights(Loaded *l, const StepInput *in) {
 /* The second pass over input g: applies, checks and writes its records of
  * this shard.  Returns false after an error (the output failed). */
 static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *f, FILE *diag, bool *bad_input,
-                         InterpBufPool *pool) {
+                         InterpBufPool *pool, InterpInputCache *inputs) {
   const DrvStepsOptions *so = &o->steps;
   Loaded l;
   DrvOptions quiet = *o; /* the first pass showed the program's warnings */
@@ -876,7 +929,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
   bool ok = true;
   StepsStats st = {.on = getenv("LEIRC_STEPS_STATS") != NULL, .before_eng = '-'};
   if (st.on) stats_now(&st.t0, &st.f0);
-  Before bf = {.st = st.on ? &st : NULL, .pool = pool, .weight = nest_weights(&l, in)};
+  Before bf = {.st = st.on ? &st : NULL, .pool = pool, .inputs = inputs, .weight = nest_weights(&l, in)};
   StepsMemo memo = {0}; /* the verdicts by the after's canonical text */
   if (l.legal.n != in->ncand) {
     diag_error(&l.ctx, (IrLoc){0, 0}, "internal error: the program has %d candidates now, %d before", l.legal.n,
@@ -895,7 +948,7 @@ static bool emit_program(const DrvOptions *o, int g, const StepInput *in, FILE *
     if (l.ctx.arena.total > (size_t)STEPS_ARENA_LIMIT) { /* start afresh */
       if (bf.a) interp_free(bf.a);
       steps_cache_close(&bf.entry);
-      bf = (Before){.st = st.on ? &st : NULL, .pool = pool};
+      bf = (Before){.st = st.on ? &st : NULL, .pool = pool, .inputs = inputs};
       leir_ctx_free(&l.ctx);
       if (!load(&quiet, g, &l, diag)) {
         *bad_input = true;
@@ -969,6 +1022,7 @@ typedef struct EmitJob {
   const StepInput *in;
   const int *mine; /* the programs with records in this shard */
   InterpBufPool *pool; /* each worker's own after the fork */
+  InterpInputCache *inputs; /* likewise */
 } EmitJob;
 enum { JOB_BAD_INPUT = 1, JOB_WRITE_FAILED = 2 };
 
@@ -976,7 +1030,7 @@ static int emit_job(void *arg, long i, FILE *out, FILE *diag) {
   const EmitJob *j = arg;
   bool bad = false;
   int g = j->mine[i];
-  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad, j->pool);
+  bool ok = emit_program(j->o, g, &j->in[g], out, diag, &bad, j->pool, j->inputs);
   return (bad ? JOB_BAD_INPUT : 0) | (ok ? 0 : JOB_WRITE_FAILED);
 }
 
@@ -1047,9 +1101,12 @@ int drv_emit_steps(const DrvOptions *o) {
       }
   }
   if (!mine) rc = 2;
-  InterpBufPool pool = {.max_bytes = STEPS_POOL_BYTES};
+  /* LEIRC_POOL_POISON (a check): what the pool hands out unzeroed is
+     poisoned first (the records must not change) */
+  InterpBufPool pool = {.max_bytes = STEPS_POOL_BYTES, .poison_dirty = getenv("LEIRC_POOL_POISON") != NULL};
+  InterpInputCache inputs = {.max_bytes = STEPS_INPUTS_BYTES};
   if (f && mine && o->eval.jobs > 1) {
-    EmitJob job = {o, in, mine, &pool};
+    EmitJob job = {o, in, mine, &pool, &inputs};
     char err[256];
     int flags = 0;
     if (!drv_jobs_run(nmine, o->eval.jobs, emit_job, &job, f, stderr, &flags, err, sizeof err)) {
@@ -1065,7 +1122,7 @@ int drv_emit_steps(const DrvOptions *o) {
     }
   }
   for (int m = 0; f && mine && o->eval.jobs <= 1 && m < nmine; m++) {
-    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input, &pool)) {
+    if (!emit_program(o, mine[m], &in[mine[m]], f, NULL, &bad_input, &pool, &inputs)) {
       octx.src.name = so->path;
       diag_error(&octx, (IrLoc){0, 0}, "cannot write: %s", strerror(errno));
       rc = 2;
@@ -1074,6 +1131,7 @@ int drv_emit_steps(const DrvOptions *o) {
   }
   free(mine);
   interp_pool_free(&pool);
+  interp_input_cache_free(&inputs);
   if (f && !drv_close_output(&octx, f, so->path)) rc = 2;
   if (!rc && bad_input) rc = 1;
   leir_ctx_free(&octx);

@@ -118,22 +118,56 @@ static int64_t *index_extents(const IrProgram *p) {
   return u.ext;
 }
 
+/* The normals of a float tensor are drawn this many at a time
+ * (rng_normal_fill: the bits of one rng_normal each). */
+enum { FILL_BLOCK = 1024 };
+
 static void fill_float(InterpBuf *b, LeirRng *r) {
   IrDType t = b->t->dtype;
   bool small = true, zero = false;
-  for (int64_t k = 0; k < b->numel; k++) {
-    IVal v;
-    v.d = rng_normal(r);
-    v = op_convert(v, DT_F64, t);
-    op_store(b->data, t, k, v);
-    double x = t == DT_F64 ? v.d : (double)v.f;
-    if (!(fabs(x) < 10)) small = false;
-    if (x == 0) zero = true;
+  double x[FILL_BLOCK];
+  for (int64_t k0 = 0; k0 < b->numel; k0 += FILL_BLOCK) {
+    int64_t n = b->numel - k0 < FILL_BLOCK ? b->numel - k0 : FILL_BLOCK;
+    rng_normal_fill(r, x, (size_t)n);
+    if (t == DT_F32) { /* op_convert's (float) and op_store, inline */
+      float *o = (float *)b->data + k0;
+      for (int64_t i = 0; i < n; i++) {
+        float f = (float)x[i];
+        o[i] = f;
+        small &= fabs((double)f) < 10;
+        zero |= f == 0;
+      }
+    } else if (t == DT_F64) {
+      double *o = (double *)b->data + k0;
+      for (int64_t i = 0; i < n; i++) {
+        o[i] = x[i];
+        small &= fabs(x[i]) < 10;
+        zero |= x[i] == 0;
+      }
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        IVal v;
+        v.d = x[i];
+        v = op_convert(v, DT_F64, t);
+        op_store(b->data, t, k0 + i, v);
+        double y = (double)v.f;
+        small &= fabs(y) < 10;
+        zero |= y == 0;
+      }
+    }
   }
   if (!small || zero) return;
-  IVal ten = op_const(10, t);
-  for (int64_t k = 0; k < b->numel; k++)
-    op_store(b->data, t, k, op_combine(OP_MUL, t, op_load(b->data, t, k), ten));
+  if (t == DT_F32) {
+    float *o = b->data;
+    for (int64_t k = 0; k < b->numel; k++) o[k] *= 10.0f;
+  } else if (t == DT_F64) {
+    double *o = b->data;
+    for (int64_t k = 0; k < b->numel; k++) o[k] *= 10.0;
+  } else {
+    IVal ten = op_const(10, t);
+    for (int64_t k = 0; k < b->numel; k++)
+      op_store(b->data, t, k, op_combine(OP_MUL, t, op_load(b->data, t, k), ten));
+  }
 }
 
 static void fill_int(InterpBuf *b, LeirRng *r, int64_t extent) {
@@ -163,13 +197,111 @@ void interp_random_fill(InterpProg *ip, InterpBuf *b, uint64_t seed) {
 }
 
 void interp_random_inputs(InterpProg *ip, uint64_t seed, const bool *given) {
+  interp_random_inputs_cached(ip, seed, given, NULL);
+}
+
+/* ------------------------------------------------------------ the inputs' cache */
+
+/* One input's values as drawn (data), the key everything they depend on;
+ * data NULL for an input seen once: its values are kept when it is seen
+ * again (an input no later program shares is not copied for nothing). */
+struct InterpInputEntry {
+  char *name;
+  IrDType dtype;
+  int rank;
+  int64_t *shape;
+  uint64_t seed;
+  int64_t extent;
+  void *data;
+  size_t nbytes;
+  uint64_t used; /* the cache's clock when last taken */
+};
+
+/* At most this many entries, with or without values (the lookup is a
+ * linear scan). */
+enum { INPUT_CACHE_MAX = 256 };
+
+static void entry_free(struct InterpInputEntry *e) {
+  free(e->name);
+  free(e->shape);
+  free(e->data);
+}
+
+static struct InterpInputEntry *cache_find(InterpInputCache *c, const IrTensor *t, uint64_t seed, int64_t extent) {
+  for (int i = 0; i < c->n; i++) {
+    struct InterpInputEntry *e = &c->e[i];
+    if (e->seed != seed || e->dtype != t->dtype || e->rank != t->rank || e->extent != extent ||
+        strcmp(e->name, t->name) != 0)
+      continue;
+    bool same = true;
+    for (int d = 0; same && d < t->rank; d++) same = e->shape[d] == t->shape[d];
+    if (same) return e;
+  }
+  return NULL;
+}
+
+/* Notes b's key (drawn with seed and extent), with a copy of its values
+ * when `values`, dropping the least recently used entries to stay within
+ * the bounds; nothing when b alone is over the bound or memory runs out. */
+static void cache_put(InterpInputCache *c, const InterpBuf *b, uint64_t seed, int64_t extent, bool values) {
+  size_t nb = values ? b->nbytes : 0;
+  if (nb > c->max_bytes) return;
+  while (c->n > 0 && (c->n == INPUT_CACHE_MAX || c->bytes + nb > c->max_bytes)) {
+    int old = 0;
+    for (int i = 1; i < c->n; i++)
+      if (c->e[i].used < c->e[old].used) old = i;
+    c->bytes -= c->e[old].nbytes;
+    entry_free(&c->e[old]);
+    c->e[old] = c->e[--c->n];
+  }
+  if (!c->e && !(c->e = calloc(INPUT_CACHE_MAX, sizeof *c->e))) return;
+  struct InterpInputEntry e = {.dtype = b->t->dtype, .rank = b->t->rank, .seed = seed, .extent = extent,
+                               .nbytes = nb, .used = ++c->clock};
+  e.name = strdup(b->t->name);
+  e.shape = malloc(((size_t)b->t->rank + 1) * sizeof *e.shape);
+  e.data = values ? malloc(nb ? nb : 1) : NULL;
+  if (!e.name || !e.shape || (values && !e.data)) {
+    entry_free(&e);
+    return;
+  }
+  if (b->t->rank) memcpy(e.shape, b->t->shape, (size_t)b->t->rank * sizeof *e.shape);
+  if (values) memcpy(e.data, b->data, nb);
+  c->e[c->n++] = e;
+  c->bytes += nb;
+}
+
+void interp_random_inputs_cached(InterpProg *ip, uint64_t seed, const bool *given, InterpInputCache *cache) {
   int64_t *ext = index_extents(interp_program(ip));
   for (int i = 0; i < interp_ntensors(ip); i++) {
     InterpBuf *b = interp_buf(ip, i);
     if ((b->t->role != ROLE_IN && b->t->role != ROLE_PARAM) || (given && given[i])) continue;
-    random_fill(b, seed, ext ? ext[i] : 0);
+    int64_t extent = ext ? ext[i] : 0;
+    struct InterpInputEntry *e = cache && cache->max_bytes ? cache_find(cache, b->t, seed, extent) : NULL;
+    if (e && e->data) {
+      memcpy(b->data, e->data, b->nbytes);
+      e->used = ++cache->clock;
+      cache->hits++;
+      continue;
+    }
+    random_fill(b, seed, extent);
+    if (!cache || !cache->max_bytes) continue;
+    cache->misses++;
+    bool seen = e != NULL;
+    if (seen) { /* seen before: noted again with its values */
+      entry_free(e);
+      *e = cache->e[--cache->n];
+    }
+    cache_put(cache, b, seed, extent, seen);
   }
   free(ext);
+}
+
+void interp_input_cache_free(InterpInputCache *cache) {
+  for (int i = 0; i < cache->n; i++) entry_free(&cache->e[i]);
+  free(cache->e);
+  size_t max = cache->max_bytes;
+  memset(cache, 0, sizeof *cache);
+  cache->max_bytes = max;
 }
 
 /* ------------------------------------------------------------ outputs */

@@ -44,6 +44,31 @@ void interp_random_fill(InterpProg *ip, InterpBuf *b, uint64_t seed);
  * `given` (NULL = none given). */
 void interp_random_inputs(InterpProg *ip, uint64_t seed, const bool *given);
 
+/* A worker's random inputs kept for the programs it runs later: an input
+ * of the same name, dtype, shape, index extent (the rule above) and seed
+ * gets the same values, so they are copied instead of drawn again (the
+ * programs of an --emit-steps worker share inputs such as A f32[..]).
+ * The values are kept from an input's second drawing on (the first notes
+ * its key only).  Holds at most max_bytes of values (0: nothing is kept)
+ * in at most 256 entries, the least recently used dropped first.  Set max_bytes in a
+ * zeroed struct; free with interp_input_cache_free.  One per worker: not
+ * for concurrent use. */
+typedef struct InterpInputCache {
+  size_t max_bytes;
+  size_t bytes;                  /* values held */
+  int n;                         /* entries */
+  struct InterpInputEntry *e;
+  uint64_t clock;                /* counts lookups that hit and entries added */
+  long hits, misses;             /* inputs copied, inputs drawn (and kept if they fit) */
+} InterpInputCache;
+
+/* interp_random_inputs, the values taken from (or added to) `cache`
+ * (NULL: interp_random_inputs).  The same bytes either way. */
+void interp_random_inputs_cached(InterpProg *ip, uint64_t seed, const bool *given, InterpInputCache *cache);
+
+/* Frees what the cache holds; max_bytes stays. */
+void interp_input_cache_free(InterpInputCache *cache);
+
 /* Writes b to `path`.  False after an error. */
 bool interp_write_npy(InterpProg *ip, const InterpBuf *b, const char *path);
 

@@ -101,6 +101,8 @@ static bool alloc_bufs(InterpProg *ip) {
       diag_error(ip->ctx, t->loc, "out of memory for tensor '%s' (%lld bytes)", t->name, (long long)bytes);
       return false;
     }
+    if (ip->pool && ip->pool->poison_dirty && ip->pool->dirty_ok && ip->pool->dirty_ok[i])
+      memset(b->data, 0xFF, b->nbytes);
   }
   return true;
 }

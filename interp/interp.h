@@ -148,8 +148,14 @@ typedef struct InterpBufPool {
   /* Set by the user around interp_new_pooled (NULL: none): per tensor id
      of the program being made, 1 where a buffer taken from the pool may
      keep its old bytes instead of being zeroed, because the caller's run
-     overwrites every element before it reads one (cg_written_first). */
+     overwrites every element before it reads one (cg_written_first), or
+     the caller copies every byte over it, or nothing reads it. */
   const unsigned char *dirty_ok;
+  /* Set by the user (a check, leirc's LEIRC_POOL_POISON): the buffers
+     dirty_ok marks, from the pool or fresh, are filled with 0xFF bytes
+     (NaN in every float type, -1 in signed integers) when taken, so that
+     a run whose results depend on what dirty_ok lets them hold shows it. */
+  bool poison_dirty;
 } InterpBufPool;
 void interp_pool_free(InterpBufPool *pool);
 

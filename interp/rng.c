@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #if defined(FLT_EVAL_METHOD) && (FLT_EVAL_METHOD == 1 || FLT_EVAL_METHOD == 2)
@@ -48,9 +49,10 @@ void rng_seed(LeirRng *r, uint64_t seed, uint64_t stream)
     r->s[0] = GOLDEN_GAMMA; /* the all-zero state is a fixed point */
 }
 
-uint64_t rng_next(LeirRng *r)
+/* xoshiro256** (static, so that the batched fill below inlines it: the
+ * exported rng_next is not inlined into a shared library's own calls). */
+static inline uint64_t xoshiro_next(uint64_t *s)
 {
-  uint64_t *s = r->s;
   uint64_t result = rotl(s[1] * 5, 7) * 9;
   uint64_t t = s[1] << 17;
   s[2] ^= s[0];
@@ -61,6 +63,8 @@ uint64_t rng_next(LeirRng *r)
   s[3] = rotl(s[3], 45);
   return result;
 }
+
+uint64_t rng_next(LeirRng *r) { return xoshiro_next(r->s); }
 
 double rng_uniform(LeirRng *r)
 {
@@ -185,4 +189,128 @@ double rng_normal(LeirRng *r)
 {
   double p = ((double)(rng_next(r) >> 12) + 0.5) * 0x1.0p-52;
   return rng_normal_quantile(p);
+}
+
+/* ------------------------------------------------------------ in batches
+ *
+ * The same formulas as above, lane by lane on GCC/Clang vector types (2
+ * doubles: one SSE2 or NEON register), so that the compiler emits packed
+ * arithmetic.  Every lane computes exactly the scalar
+ * expression, in the same order, with IEEE-754 +, -, *, / (correctly
+ * rounded, no contraction): the bits are those of the scalar functions.
+ * The batch first computes the central formula for every lane, then
+ * redoes the lanes in the tails (about 4.9 % of them), whose logarithm is
+ * again computed two at a time; lanes outside what the vector code
+ * covers (p not in (0, 1), NaN, a tail argument below DBL_MIN) take the
+ * scalar rng_normal_quantile. */
+
+typedef double VecD __attribute__((vector_size(16)));
+typedef int64_t VecL __attribute__((vector_size(16)));
+typedef uint64_t VecU __attribute__((vector_size(16)));
+enum { VEC_N = 2 };
+
+static VecD vec_load(const double *p)
+{
+  VecD v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static void vec_store(double *p, VecD v) { memcpy(p, &v, sizeof v); }
+
+/* acklam_central, lane by lane. */
+static VecD vec_central(VecD q)
+{
+  static const double a[6] = {
+    -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+    1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00,
+  };
+  static const double b[5] = {
+    -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+    6.680131188771972e+01,  -1.328068155288572e+01,
+  };
+  VecD r = q * q;
+  VecD num = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q;
+  VecD den = ((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0;
+  return num / den;
+}
+
+/* rng_log, lane by lane, for x normal, positive and finite. */
+static VecD vec_log(VecD x)
+{
+  static const double ln2_hi = 6.93147180369123816490e-01;
+  static const double ln2_lo = 1.90821492927058770002e-10;
+  static const double sqrt2 = 1.41421356237309514547;
+  VecU b = (VecU)x;
+  /* the biased exponent e (1..2046) as a double, exactly: the bits of
+     2^52 + e minus 2^52 */
+  VecD e = (VecD)(((b >> 52) & 0x7ff) | UINT64_C(0x4330000000000000)) - 0x1.0p52;
+  VecD m = (VecD)((b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000));
+  VecL big = (VecL)(m >= sqrt2); /* all ones where m >= sqrt(2) */
+  m = (VecD)(((VecL)(m * 0.5) & big) | ((VecL)m & ~big));
+  VecD dk = (e - 1023.0) + (VecD)((VecL)((VecD){0} + 1.0) & big);
+  VecD s = (m - 1.0) / (m + 1.0);
+  VecD s2 = s * s;
+  VecD sum = (VecD){0};
+  for (int k = 23; k >= 3; k -= 2)
+    sum = (sum + 1.0 / k) * s2;
+  return dk * ln2_hi + (2.0 * (s + s * sum) + dk * ln2_lo);
+}
+
+void rng_normal_quantiles(const double *p, double *x, size_t n)
+{
+  static const double p_low = 0.02425;
+  enum { BLOCK = 256 };
+  double t[BLOCK + VEC_N], lg[BLOCK + VEC_N], other[BLOCK];
+  size_t at[BLOCK], other_at[BLOCK];
+  bool up[BLOCK];
+  for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
+    size_t m = n - i0 < BLOCK ? n - i0 : BLOCK, i;
+    const double *pb = p + i0;
+    double *xb = x + i0;
+    /* the lanes in the tails, before xb (which may be pb) is written:
+       their arguments of rng_log gathered; the rest scalar */
+    size_t nt = 0, no = 0;
+    for (i = 0; i < m; i++) {
+      double q = pb[i];
+      if (q >= p_low && q <= 1.0 - p_low)
+        continue;
+      double a = q < p_low ? q : 1.0 - q;
+      if (!(q > 0.0 && q < 1.0) || a < DBL_MIN) {
+        other[no] = rng_normal_quantile(q);
+        other_at[no++] = i;
+        continue;
+      }
+      t[nt] = a;
+      up[nt] = q >= p_low;
+      at[nt++] = i;
+    }
+    for (i = 0; i + VEC_N <= m; i += VEC_N)
+      vec_store(xb + i, vec_central(vec_load(pb + i) - 0.5));
+    for (; i < m; i++)
+      xb[i] = acklam_central(pb[i] - 0.5);
+    for (size_t j = nt; j % VEC_N; j++)
+      t[j] = 0.5; /* padding */
+    for (size_t j = 0; j < nt; j += VEC_N)
+      vec_store(lg + j, vec_log(vec_load(t + j)));
+    for (size_t j = 0; j < nt; j++) {
+      double y = acklam_tail(sqrt(-2.0 * lg[j]));
+      xb[at[j]] = up[j] ? -y : y;
+    }
+    for (size_t j = 0; j < no; j++)
+      xb[other_at[j]] = other[j];
+  }
+}
+
+void rng_normal_fill(LeirRng *r, double *x, size_t n)
+{
+  /* p = (k + 0.5) 2^-52 for the top 52 bits k of each draw: k as a double
+     is the bits of 2^52 + k minus 2^52, exactly */
+  uint64_t s[4] = {r->s[0], r->s[1], r->s[2], r->s[3]};
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k = xoshiro_next(s) >> 12;
+    x[i] = ((from_bits(k | UINT64_C(0x4330000000000000)) - 0x1.0p52) + 0.5) * 0x1.0p-52;
+  }
+  memcpy(r->s, s, sizeof s);
+  rng_normal_quantiles(x, x, n);
 }

@@ -17,6 +17,7 @@
 #ifndef LEIR_INTERP_RNG_H
 #define LEIR_INTERP_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct LeirRng {
@@ -36,6 +37,14 @@ double rng_uniform(LeirRng *r);
  * from its top 52 bits k (so 0 < p < 1 and p and 1 - p are exact), then
  * rng_normal_quantile(p).  Values lie within about +-8.3. */
 double rng_normal(LeirRng *r);
+
+/* x[i] = rng_normal(r) for i = 0..n-1, in that order (r advanced by n
+ * draws), the same bits computed in vector lanes. */
+void rng_normal_fill(LeirRng *r, double *x, size_t n);
+
+/* x[i] = rng_normal_quantile(p[i]) for i = 0..n-1, the same bits computed
+ * in vector lanes; x may be p. */
+void rng_normal_quantiles(const double *p, double *x, size_t n);
 
 /* The standard normal quantile (inverse CDF) for 0 < p < 1: Acklam's rational
  * approximation (relative error below 1.2e-9), with rng_log for the tails.
