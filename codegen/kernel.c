@@ -312,6 +312,18 @@ int cg_jam_bytes(LLVMTargetMachineRef tm) {
   return regs / 2 * bytes;
 }
 
+/* An empty module for tm's target triple and data layout. */
+static LLVMModuleRef new_module(LLVMContextRef C, LLVMTargetMachineRef tm) {
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("leir", C);
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  LLVMSetTarget(M, triple);
+  LLVMDisposeMessage(triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(M, dl);
+  LLVMDisposeTargetData(dl);
+  return M;
+}
+
 /* What a host module's lowering takes from the target machine: the
  * unroll-and-jam budget, 512-bit vectors, and the lanes of f32 erf's
  * vector routine (optimised code only).  One place, for the whole-program
@@ -328,13 +340,7 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
   int errors = ctx->nerrors;
   if (o->target == CG_TARGET_HOST) p = cg_fuse_nests(ctx, p); /* issue 41 */
   if (!cg_plan_build(ctx, p, o->target, plan) || ctx->nerrors > errors) return false;
-  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("leir", C);
-  char *triple = LLVMGetTargetMachineTriple(tm);
-  LLVMSetTarget(M, triple);
-  LLVMDisposeMessage(triple);
-  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-  LLVMSetModuleDataLayout(M, dl);
-  LLVMDisposeTargetData(dl);
+  LLVMModuleRef M = new_module(C, tm);
   CgModule m;
   cg_module_init(&m, ctx, p, o, plan, C, M);
   if (o->target == CG_TARGET_HOST) host_features(&m, o, tm);
@@ -351,13 +357,7 @@ bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMC
 bool cg_lower_kernel_module(CgModule *m, LeirCtx *ctx, const IrProgram *fp, const CgOptions *o, CgPlan *plan,
                             const CgKernel *k, LLVMContextRef C, LLVMTargetMachineRef tm) {
   LLVMContextSetDiagnosticHandler(C, llvm_diag, ctx);
-  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("leir", C);
-  char *triple = LLVMGetTargetMachineTriple(tm);
-  LLVMSetTarget(M, triple);
-  LLVMDisposeMessage(triple);
-  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-  LLVMSetModuleDataLayout(M, dl);
-  LLVMDisposeTargetData(dl);
+  LLVMModuleRef M = new_module(C, tm);
   cg_module_init(m, ctx, fp, o, plan, C, M);
   host_features(m, o, tm);
   lower_kernel(m, k);

@@ -153,16 +153,20 @@ static double acklam_tail(double q)
   return num / den;
 }
 
+/* Acklam's central-region coefficients, shared by acklam_central and its
+ * lane-by-lane copy vec_central (the same values, the same order). */
+static const double acklam_a[6] = {
+  -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00,
+};
+static const double acklam_b[5] = {
+  -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+  6.680131188771972e+01,  -1.328068155288572e+01,
+};
+
 static double acklam_central(double q)
 {
-  static const double a[6] = {
-    -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-    1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00,
-  };
-  static const double b[5] = {
-    -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-    6.680131188771972e+01,  -1.328068155288572e+01,
-  };
+  const double *a = acklam_a, *b = acklam_b;
   double r = q * q;
   double num = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q;
   double den = ((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0;
@@ -221,14 +225,7 @@ static void vec_store(double *p, VecD v) { memcpy(p, &v, sizeof v); }
 /* acklam_central, lane by lane. */
 static VecD vec_central(VecD q)
 {
-  static const double a[6] = {
-    -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-    1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00,
-  };
-  static const double b[5] = {
-    -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-    6.680131188771972e+01,  -1.328068155288572e+01,
-  };
+  const double *a = acklam_a, *b = acklam_b;
   VecD r = q * q;
   VecD num = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q;
   VecD den = ((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0;
