@@ -156,6 +156,10 @@ typedef struct CgModule {
  * is not proven (then the division stays).  no_bounds (tests only): lo 0,
  * hi inf, as if the proof covered every x. */
 bool cg_divc_verdict(float c, bool no_bounds, float *lo, float *hi);
+/* The 128 binades [2^w, 2^(w+128)) within [lo, hi), w as near -64 as
+ * they allow, which the routine checks by one subtraction; false where
+ * [lo, hi) is narrower. */
+bool cg_divc_window(float lo, float hi, float *wlo, float *whi);
 /* The routine x -> x/c of the verdict (scalar: lanes 0; or 8, 16 lanes):
  * the fma form when every lane has lo <= |x| < hi, else the division. */
 LLVMValueRef cg_divc_emit(LLVMModuleRef M, float c, float lo, float hi, int lanes, bool noinline);

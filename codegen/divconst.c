@@ -73,6 +73,19 @@ bool cg_divc_verdict(float c, bool no_bounds, float *lo, float *hi) {
   return true;
 }
 
+/* The 128 binades [2^w, 2^(w+128)) inside [lo, hi) that the routine
+   checks with one integer subtraction (divc_fn), w as near -64 as the
+   range allows; false when [lo, hi) is narrower (then two compares). */
+bool cg_divc_window(float lo, float hi, float *wlo, float *whi) {
+  int tk = ilogbf(lo), hk = isinf(hi) ? 128 : ilogbf(hi);
+  int w = hk - 128 < -64 ? hk - 128 : -64;
+  if (w < tk) w = tk;
+  if (w + 128 > hk) return false;
+  *wlo = ldexpf(1.0f, w);
+  *whi = w + 128 >= 128 ? INFINITY : ldexpf(1.0f, w + 128);
+  return true;
+}
+
 typedef LLVMValueRef V;
 
 /* The body of leir.divc.<bits>[.v8|.v16]: T <= |x| < H in every lane:
@@ -110,9 +123,24 @@ static V divc_fn(LLVMModuleRef M, const char *name, unsigned n, float c, float l
   unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9), fma_id = LLVMLookupIntrinsicID("llvm.fma", 8);
   V fabs_fn = LLVMGetIntrinsicDeclaration(M, fabs_id, &ty, 1), fma_fn = LLVMGetIntrinsicDeclaration(M, fma_id, &ty, 1);
   LLVMTypeRef fabs_ty = LLVMIntrinsicGetType(C, fabs_id, &ty, 1), fma_ty = LLVMIntrinsicGetType(C, fma_id, &ty, 1);
-  V a = LLVMBuildCall2(B, fabs_ty, fabs_fn, &x, 1, "");
-  /* not (T <= |x| < H): unordered compares, true for NaN */
-  V bad = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealULT, a, k[2], ""), LLVMBuildFCmp(B, LLVMRealUGE, a, k[3], ""), "");
+  V bad;
+  float wl, wh;
+  if (cg_divc_window(lo, hi, &wl, &wh) && wl == lo && fbits(wh) == fbits(hi)) {
+    /* [lo, hi) is 128 binades: with d = 2 * bits(x) (the sign shifted
+       out) and L = 2 * bits(lo), d - L (mod 2^32) is below 2^31, its sign
+       bit clear, exactly when lo <= |x| < hi (2 * bits(hi) = L + 2^31;
+       NaN above) */
+    LLVMTypeRef it = n ? LLVMVectorType(LLVMInt32TypeInContext(C), n) : LLVMInt32TypeInContext(C);
+    V xb = LLVMBuildBitCast(B, x, it, "");
+    V d = LLVMBuildAdd(B, xb, xb, "");
+    V s = LLVMBuildSub(B, d, LLVMConstBitCast(k[2], it), "");
+    s = LLVMBuildSub(B, s, LLVMConstBitCast(k[2], it), "");
+    bad = LLVMBuildICmp(B, LLVMIntSLT, s, LLVMConstNull(it), "");
+  } else {
+    V a = LLVMBuildCall2(B, fabs_ty, fabs_fn, &x, 1, "");
+    /* not (lo <= |x| < hi): unordered compares, true for NaN */
+    bad = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealULT, a, k[2], ""), LLVMBuildFCmp(B, LLVMRealUGE, a, k[3], ""), "");
+  }
   if (n) {
     LLVMTypeRef vi1 = LLVMVectorType(i1, n);
     unsigned ro = LLVMLookupIntrinsicID("llvm.vector.reduce.or", 21);
@@ -160,5 +188,6 @@ V cg_divc_routine(CgModule *m, float c, float *lo, float *hi) {
   if (!d->exact) return NULL;
   *lo = d->lo;
   *hi = d->hi;
+  cg_divc_window(d->lo, d->hi, lo, hi);
   return cg_divc_emit(m->M, c, d->lo, d->hi, 0, true);
 }

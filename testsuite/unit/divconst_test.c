@@ -5,7 +5,9 @@
  * binades around T (the lower bound of the proven range, [T/4, 4T)) and of
  * the top binades (near overflow of x*r), for several constants.  The
  * same routine forced over every x (no bounds) for c = 0.1f must differ
- * (q0 = x*r overflows below FLT_MAX): the check can fail.
+ * (q0 = x*r overflows below FLT_MAX): the check can fail.  Both the
+ * proven range (two compares) and the 128-binade window the compiler uses
+ * (one subtraction, cg_divc_window) are run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,6 +196,13 @@ static void test_constants(void **state) {
     if (!ex) continue;
     assert_true(fb(lo) == fb(cs[i].lo) && fb(hi) == fb(cs[i].hi));
     if (run) assert_int_equal(run_c(cs[i].c, lo, hi), 0);
+    /* the window the compiler uses: 128 binades, one subtraction */
+    float wl, wh;
+    assert_true(cg_divc_window(lo, hi, &wl, &wh));
+    printf("    window [%a, %a)\n", (double)wl, (double)wh);
+    assert_true(wl >= lo && (isinf(hi) || wh <= hi));
+    assert_int_equal(ilogbf(wl) + 128, isinf(wh) ? 128 : ilogbf(wh));
+    if (run) assert_int_equal(run_c(cs[i].c, wl, wh), 0);
   }
 }
 
