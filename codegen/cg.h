@@ -118,14 +118,6 @@ int64_t cg_nest_work(const IrNest *n);
 
 /* ------------------------------------------------------------ the module */
 
-/* Host: the verdict of cg_divc_verdict for one f32 divisor (divconst.c). */
-typedef struct CgDivc {
-  uint32_t bits; /* the divisor's bits */
-  bool exact;    /* the rewrite is exact for lo <= |x| < hi */
-  float lo, hi;
-} CgDivc;
-#define CG_DIVC_MAX 16
-
 typedef struct CgModule {
   LeirCtx *ctx;
   const IrProgram *p;
@@ -147,25 +139,7 @@ typedef struct CgModule {
   int erf_lanes;        /* host: the widest vector leir.erff of
                            cg_math_get_erff_vec the code may use (8, 16; 0:
                            none; cg_host_erf_lanes) */
-  CgDivc divc[CG_DIVC_MAX]; /* host: the f32 divisors seen (divconst.c) */
-  int ndivc;
 } CgModule;
-
-/* divconst.c (issue 59): is q = fma(fma(-x*r, c, x), r, x*r), r = RN(1/c),
- * equal to RN(x/c) for every f32 x with lo <= |x| < hi?  False where it
- * is not proven (then the division stays).  no_bounds (tests only): lo 0,
- * hi inf, as if the proof covered every x. */
-bool cg_divc_verdict(float c, bool no_bounds, float *lo, float *hi);
-/* The 128 binades [2^w, 2^(w+128)) within [lo, hi), w as near -64 as
- * they allow, which the routine checks by one subtraction; false where
- * [lo, hi) is narrower. */
-bool cg_divc_window(float lo, float hi, float *wlo, float *whi);
-/* The routine x -> x/c of the verdict (scalar: lanes 0; or 8, 16 lanes):
- * the fma form when every lane has lo <= |x| < hi, else the division. */
-LLVMValueRef cg_divc_emit(LLVMModuleRef M, float c, float lo, float hi, int lanes, bool noinline);
-/* Host: the scalar routine dividing by c (noinline until the vectoriser
- * has run), or NULL where the division stays; verdicts cached in m. */
-LLVMValueRef cg_divc_routine(CgModule *m, float c, float *lo, float *hi);
 
 /* Host: the bytes of accumulators an unroll-and-jam may keep in vector
  * registers on the machine of tm: half the vector register file at the

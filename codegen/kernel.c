@@ -207,18 +207,17 @@ bool cg_lower_program(CgModule *m) {
  * its vector variants (lower.c erff_vector_call), and the scalar leir.erff
  * stayed a call so that the vectoriser could see them.  Now every copy is
  * to be inlined: llvm.compiler.used (which kept the variants) goes, and
- * leir.erff, leir.erff.v8 and leir.erff.v16 become alwaysinline, and so
- * do the routines of f32 division by a constant (leir.divc.*, divconst.c).  True when
+ * leir.erff, leir.erff.v8 and leir.erff.v16 become alwaysinline.  True when
  * the module has them (then the caller runs always-inline and a cleanup). */
 static bool inline_erff(CgModule *m) {
   LLVMValueRef used = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
   if (!used) return false;
   LLVMDeleteGlobal(used);
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
-  for (LLVMValueRef fn = LLVMGetFirstFunction(m->M); fn; fn = LLVMGetNextFunction(fn)) {
-    size_t len;
-    const char *name = LLVMGetValueName2(fn, &len);
-    if (strncmp(name, "leir.erff", 9) && strncmp(name, "leir.divc.", 10)) continue;
+  static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(m->M, names[i]);
+    if (!fn) continue;
     LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, ni);
     add_attr(m, fn, LLVMAttributeFunctionIndex, "alwaysinline", 0);
   }

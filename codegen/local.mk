@@ -9,18 +9,13 @@ testsuite_unit_mathlib_emit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
 	codegen/lower_loops.c codegen/facts.h codegen/facts.c codegen/reduce.c codegen/stage.c codegen/kernel.c codegen/nvptx.c codegen/host.c \
 	codegen/pool.h codegen/pool.c codegen/parallel.h codegen/unroll.h codegen/unroll.c codegen/group.c \
-	codegen/fuse.c codegen/divconst.c codegen/slice.h codegen/slice.c codegen/host_cache.h codegen/host_cache.c
+	codegen/fuse.c codegen/slice.h codegen/slice.c codegen/host_cache.h codegen/host_cache.c
 check_PROGRAMS += testsuite/unit/codegen_test
 testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
 	testsuite/unit/host_check.c testsuite/unit/host_check.h \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_codegen_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_codegen_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
-## f32 division by a constant without a division (divconst.c, issue 59)
-check_PROGRAMS += testsuite/unit/divconst_test
-testsuite_unit_divconst_test_SOURCES = testsuite/unit/divconst_test.c
-testsuite_unit_divconst_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-testsuite_unit_divconst_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## the interchange of a reduction loop outward (lower_loops.c, issue 61)
 check_PROGRAMS += testsuite/unit/interchange_test
 testsuite_unit_interchange_test_SOURCES = testsuite/unit/interchange_test.c \

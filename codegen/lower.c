@@ -374,8 +374,6 @@ static LLVMValueRef float_floor(CgFn *f, LLVMValueRef x) {
   return intrinsic(f, "llvm.floor", LLVMTypeOf(x), &x, 1);
 }
 
-static LLVMValueRef divc_call(CgFn *f, LLVMValueRef a, LLVMValueRef b);
-
 LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType t) {
   LLVMBuilderRef B = f->m->B;
   if (ir_dtype_is_float(t)) {
@@ -384,10 +382,7 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
     case OP_ADD: r = LLVMBuildFAdd(B, a, b, ""); break;
     case OP_SUB: r = LLVMBuildFSub(B, a, b, ""); break;
     case OP_MUL: r = LLVMBuildFMul(B, a, b, ""); break;
-    case OP_DIV:
-      r = t == DT_F32 ? divc_call(f, a, b) : NULL;
-      if (!r) r = LLVMBuildFDiv(B, a, b, "");
-      break;
+    case OP_DIV: r = LLVMBuildFDiv(B, a, b, ""); break;
     case OP_FLOORDIV: r = float_floor(f, LLVMBuildFDiv(B, a, b, "")); break;
     case OP_MOD: /* a - floor(a / b) * b, each step rounded (TVM floormod) */
       r = LLVMBuildFSub(B, a, LLVMBuildFMul(B, float_floor(f, LLVMBuildFDiv(B, a, b, "")), b, ""), "");
@@ -642,91 +637,27 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
  * the vectoriser has run the scalar leir.erff stays a call (noinline), and
  * the variants are kept alive by llvm.compiler.used; cg_optimize then
  * inlines both (cg_inline_math). */
-/* Host: keep fns alive until cg_optimize's inlining (kernel.c
- * cg_inline_math) by appending them to llvm.compiler.used. */
-static void keep_used(CgModule *m, LLVMValueRef *fns, unsigned n) {
-  LLVMValueRef old = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
-  LLVMValueRef all[40];
-  unsigned k = 0;
-  if (old) {
-    LLVMValueRef init = LLVMGetInitializer(old);
-    unsigned on = (unsigned)LLVMGetArrayLength2(LLVMGlobalGetValueType(old));
-    for (unsigned i = 0; i < on && k < 40; i++)
-      all[k++] = LLVMGetAggregateElement(init, i);
-    LLVMDeleteGlobal(old);
-  }
-  for (unsigned i = 0; i < n && k < 40; i++)
-    all[k++] = fns[i];
-  LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, k), "llvm.compiler.used");
-  LLVMSetInitializer(used, LLVMConstArray(m->ptr0, all, k));
-  LLVMSetLinkage(used, LLVMAppendingLinkage);
-  LLVMSetSection(used, "llvm.metadata");
-}
-
-/* A call of the scalar routine sf naming its vector variants vf (8 and,
- * with AVX-512, 16 lanes) for the loop vectoriser. */
-static LLVMValueRef vfabi_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x, LLVMValueRef *vf, unsigned nv) {
-  CgModule *m = f->m;
-  LLVMValueRef call = call1(f, sf, x);
-  size_t ln;
-  const char *sn = LLVMGetValueName2(sf, &ln);
-  char v[256];
-  int len = snprintf(v, sizeof v, "_ZGV_LLVM_N8v_%s(%s.v8)", sn, sn);
-  if (nv == 2) len += snprintf(v + len, sizeof v - (size_t)len, ",_ZGV_LLVM_N16v_%s(%s.v16)", sn, sn);
-  const char *k = "vector-function-abi-variant";
-  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                           LLVMCreateStringAttribute(m->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
-  return call;
-}
-
 static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
   CgModule *m = f->m;
   LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
   unsigned nv = vf[1] ? 2 : 1;
-  unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
-  if (!LLVMGetEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ni)) {
-    keep_used(m, vf, nv);
+  if (!LLVMGetNamedGlobal(m->M, "llvm.compiler.used")) {
+    LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, nv), "llvm.compiler.used");
+    LLVMSetInitializer(used, LLVMConstArray(m->ptr0, vf, nv));
+    LLVMSetLinkage(used, LLVMAppendingLinkage);
+    LLVMSetSection(used, "llvm.metadata");
     unsigned ih = LLVMGetEnumAttributeKindForName("inlinehint", 10);
+    unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
     LLVMRemoveEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ih);
     LLVMAddAttributeAtIndex(sf, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->C, ni, 0));
   }
-  return vfabi_call(f, sf, x, vf, nv);
-}
-
-/* Host, f32 a / c for a constant c (issue 59): the routine of divconst.c
- * (the fma form, the division only for vectors with a lane outside the
- * proven range), or NULL where the division stays. */
-static LLVMValueRef divc_call(CgFn *f, LLVMValueRef a, LLVMValueRef b) {
-  CgModule *m = f->m;
-  if (!m->erf_lanes || m->target != CG_TARGET_HOST || LLVMTypeOf(b) != m->f32) return NULL;
-  /* the divisor's value: a constant, or llvm.sqrt of one (the builder
-     folds no call; sqrt is correctly rounded, so sqrtf gives its bits) */
-  LLVMValueRef k = b;
-  bool root = false;
-  if (LLVMIsACallInst(b)) {
-    size_t ln;
-    LLVMValueRef callee = LLVMGetCalledValue(b);
-    const char *cn = callee ? LLVMGetValueName2(callee, &ln) : "";
-    if (strcmp(cn, "llvm.sqrt.f32")) return NULL;
-    k = LLVMGetOperand(b, 0);
-    root = true;
-  }
-  if (!LLVMIsAConstantFP(k)) return NULL;
-  LLVMBool loses = 0;
-  float c = (float)LLVMConstRealGetDouble(k, &loses), lo, hi;
-  if (root) c = sqrtf(c);
-  LLVMValueRef sf = cg_divc_routine(m, c, &lo, &hi);
-  if (!sf) return NULL;
-  size_t ln;
-  char name[64];
-  snprintf(name, sizeof name, "%s.v8", LLVMGetValueName2(sf, &ln));
-  if (!LLVMGetNamedFunction(m->M, name)) {
-    LLVMValueRef vf[2] = {cg_divc_emit(m->M, c, lo, hi, 8, false),
-                          m->erf_lanes >= 16 ? cg_divc_emit(m->M, c, lo, hi, 16, false) : NULL};
-    keep_used(m, vf, vf[1] ? 2 : 1);
-  }
-  LLVMValueRef vf[2] = {NULL, NULL};
-  return vfabi_call(f, sf, a, vf, m->erf_lanes >= 16 ? 2 : 1);
+  LLVMValueRef call = call1(f, sf, x);
+  const char *k = "vector-function-abi-variant";
+  const char *v = nv == 2 ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
+                          : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)";
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateStringAttribute(m->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+  return call;
 }
 
 static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {
