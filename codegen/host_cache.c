@@ -39,6 +39,7 @@
  * hash, the same in every process. */
 #include "config.h"
 #include "codegen/host_cache.h"
+#include "ir/hash.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -119,12 +120,6 @@ static double cpu_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static uint64_t fnv1a(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
 }
 
 /* Evicts least recently used entries that no program uses until the
@@ -373,7 +368,7 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
       ok = false;
       break;
     }
-    uint64_t h = fnv1a(key, len);
+    uint64_t h = ir_fnv1a(key, len);
     bool clash;
     CgJitEntry *e = lookup(c, h, key, len, &clash);
     /* the disk only where the name is the key's alone */

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "driver/steps_cache.h"
+#include "ir/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +12,6 @@
 
 /* The file's first line; a new layout or key gets a new one. */
 static const char magic[] = "leirc-steps-cache 3\n";
-
-static uint64_t fnv1a(const char *s, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 bool steps_key(StepsKey *k, const IrProgram *p, uint64_t seed, const char *tag, bool fp_contract, bool unsafe_math) {
   memset(k, 0, sizeof *k);
@@ -31,7 +23,7 @@ bool steps_key(StepsKey *k, const IrProgram *p, uint64_t seed, const char *tag, 
   if (!b.s) return false;
   k->text = b.s; /* taken over from b */
   k->len = b.len;
-  k->hash = fnv1a(k->text, k->len);
+  k->hash = ir_fnv1a(k->text, k->len);
   return true;
 }
 

@@ -3,7 +3,7 @@ libleircore_la_SOURCES += ir/ir.h ir/ir.c ir/arena.c ir/diag.c ir/print.c \
 	ir/sema.h ir/sema.c ir/shape.c ir/init.c ir/verify.c ir/decls_json.c
 libleircore_la_SOURCES += ir/memlimit.h ir/memlimit.c ir/buffer.h ir/buffer.c
 libleircore_la_SOURCES += ir/readfile.h ir/readfile.c ir/load.c
-libleircore_la_SOURCES += ir/range.h ir/range.c
+libleircore_la_SOURCES += ir/range.h ir/range.c ir/hash.h
 libleircore_la_SOURCES += ir/value.h ir/value.c ir/value_expr.c ir/value_program.c \
 	ir/value_sign.c ir/value_reduce.c \
 	ir/value_query.c ir/value_mag.h ir/value_mag.c
