@@ -83,11 +83,7 @@ static void mark_nest(const IrNest *n, Marks *k) {
 }
 
 static bool decl_same(const IrTensor *a, const IrTensor *b) {
-  if (!a || !b || a->dtype != b->dtype || a->rank != b->rank || a->role != b->role || a->scope != b->scope)
-    return false;
-  for (int d = 0; d < a->rank; d++)
-    if (a->shape[d] != b->shape[d]) return false;
-  return true;
+  return a && b && a->role == b->role && a->scope == b->scope && ir_tensor_same_type(a, b);
 }
 
 static char *text_of(const IrNest *n) {

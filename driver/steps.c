@@ -373,9 +373,7 @@ static unsigned char *after_dirty_ok(const IrProgram *p, const unsigned char *ke
         (r == ROLE_TMP && used && !used[i]))
       ok[i] = 1;
     const InterpBuf *x = load && load[i] ? interp_find(a, t->name) : NULL;
-    bool same = x && x->t->dtype == t->dtype && x->t->rank == t->rank;
-    for (int d = 0; same && d < t->rank; d++) same = x->t->shape[d] == t->shape[d];
-    if (same) ok[i] = 1;
+    if (x && ir_tensor_same_type(x->t, t)) ok[i] = 1;
   }
   return ok;
 }
@@ -638,10 +636,7 @@ static json_t *tensor_json(const IrTensor *t) {
 }
 
 static bool tensor_same(const IrTensor *a, const IrTensor *b) {
-  if (a->dtype != b->dtype || a->rank != b->rank || a->scope != b->scope || a->role != b->role) return false;
-  for (int d = 0; d < a->rank; d++)
-    if (a->shape[d] != b->shape[d]) return false;
-  return true;
+  return a->scope == b->scope && a->role == b->role && ir_tensor_same_type(a, b);
 }
 
 /* Multiset difference of statement texts: how many of `a` have no partner

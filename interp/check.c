@@ -22,13 +22,6 @@ static void type_text(char *out, size_t n, const IrTensor *t) {
   if (k < n) snprintf(out + k, n - k, "]");
 }
 
-static bool same_type(const IrTensor *x, const IrTensor *y) {
-  if (x->dtype != y->dtype || x->rank != y->rank) return false;
-  for (int d = 0; d < x->rank; d++)
-    if (x->shape[d] != y->shape[d]) return false;
-  return true;
-}
-
 bool interp_same_signature(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, const char *name_a,
                            const char *name_b) {
   bool ok = true;
@@ -49,7 +42,7 @@ bool interp_same_signature(LeirCtx *ctx, const IrProgram *a, const IrProgram *b,
       diag_error(ctx, (IrLoc){0, 0}, "'%s' is %s of %s but %s of %s", x->name, kind_of(x), name_a, kind_of(y),
                  name_b);
       ok = false;
-    } else if (!same_type(x, y)) {
+    } else if (!ir_tensor_same_type(x, y)) {
       diag_error(ctx, (IrLoc){0, 0}, "%s '%s' is %s in %s but %s in %s", is_input(x) ? "input" : "output",
                  x->name, tx, name_a, ty, name_b);
       ok = false;

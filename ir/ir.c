@@ -157,6 +157,13 @@ int64_t ir_tensor_numel(const IrTensor *t) {
   return n;
 }
 
+bool ir_tensor_same_type(const IrTensor *a, const IrTensor *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d]) return false;
+  return true;
+}
+
 static void subscript_text(SBuf *b, const IrRef *r) {
   for (int i = 0; i < r->nsub; i++) {
     if (i) sbuf_putc(b, ',');

@@ -195,6 +195,10 @@ typedef struct IrTensor {
 /* Product of the shape (1 for scalars); INT64_MAX if it overflows. */
 int64_t ir_tensor_numel(const IrTensor *t);
 
+/* Do a and b have the same dtype and shape (what a buffer of one holds
+ * fits the other, element for element)? */
+bool ir_tensor_same_type(const IrTensor *a, const IrTensor *b);
+
 /* Resource limits (see the invariants above).  IR_MAX_NUMEL is 2^40
  * elements (8 TiB of f64): byte offsets of any tensor fit in int64 with
  * room to spare. */
