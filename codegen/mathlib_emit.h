@@ -32,6 +32,15 @@ LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n);
    the VFABI variants of leir.erff (codegen/lower.c).  NULL for other lanes. */
 LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes);
 
+/* <lanes x double>(<lanes x double>, <lanes x double>): leir.pow on 4
+   (AVX2) or 8 lanes (AVX-512), leir.pow.v4 / leir.pow.v8, the same bits as
+   "pow" for f64 in every lane (the same operations; like the scalar
+   routine it computes the integer path only when some lane needs it, and
+   the general path likewise, branching on any lane).  For the loop
+   vectoriser: the VFABI variants of leir.pow (codegen/lower.c).  NULL for
+   other lanes. */
+LLVMValueRef cg_math_get_pow_vec(LLVMModuleRef M, int lanes);
+
 /* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16
    (leir.round_f16 / leir.round_bf16, = leir_round_f16 / leir_round_bf16). */
 LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16);
