@@ -205,8 +205,8 @@ bool cg_lower_program(CgModule *m) {
 
 /* Host, after the vectoriser (issue 59): the f32 erf's and the f64 pow's
  * call sites name their vector variants (lower.c vector_call), and the
- * scalar leir.erff and leir.pow stayed calls so that the vectoriser could
- * see them.  Now every copy is to be inlined: llvm.compiler.used (which
+ * scalar leir.erff and leir.pow.lazy stayed calls so that the vectoriser
+ * could see them.  Now every copy is to be inlined: llvm.compiler.used (which
  * kept the variants) goes, and the routines and their variants become
  * alwaysinline.  True when the module has them (then the caller runs
  * always-inline and a cleanup). */
@@ -216,7 +216,7 @@ static bool inline_math(CgModule *m) {
   LLVMDeleteGlobal(used);
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
   static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16",
-                                      "leir.pow",  "leir.pow.v4",  "leir.pow.v8",  "leir.pow.v16"};
+                                      "leir.pow.lazy", "leir.pow.v4", "leir.pow.v8", "leir.pow.v16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     LLVMValueRef fn = LLVMGetNamedFunction(m->M, names[i]);
     if (!fn) continue;

@@ -116,15 +116,16 @@ static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
                            : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
 }
 
-/* f64 pow: leir.pow.v4, v8 and v16 (the math loops' 16 lanes,
-   lower_loops.c math_width) */
-static LLVMValueRef pow_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef a, LLVMValueRef b) {
+/* f64 pow with a varying exponent: leir.pow.lazy and its variants
+   leir.pow.v4, v8 and v16 (the math loops' 16 lanes, lower_loops.c
+   math_width) */
+static LLVMValueRef pow_vector_call(CgFn *f, LLVMValueRef a, LLVMValueRef b) {
   CgModule *m = f->m;
   LLVMValueRef vf[3] = {cg_math_get_pow_vec(m->M, 4), cg_math_get_pow_vec(m->M, 8), cg_math_get_pow_vec(m->M, 16)};
   LLVMValueRef args[2] = {a, b};
-  return vector_call(f, sf, args, 2, vf, 3,
-                     "_ZGV_LLVM_N4vv_leir.pow(leir.pow.v4),_ZGV_LLVM_N8vv_leir.pow(leir.pow.v8),"
-                     "_ZGV_LLVM_N16vv_leir.pow(leir.pow.v16)");
+  return vector_call(f, cg_math_get_pow_vec(m->M, 1), args, 2, vf, 3,
+                     "_ZGV_LLVM_N4vv_leir.pow.lazy(leir.pow.v4),_ZGV_LLVM_N8vv_leir.pow.lazy(leir.pow.v8),"
+                     "_ZGV_LLVM_N16vv_leir.pow.lazy(leir.pow.v16)");
 }
 
 /* An LLVM intrinsic overloaded on one type (llvm.sqrt.f32, ...). */
@@ -452,11 +453,11 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
       LLVMBool loses = 0;
       double y = t != DT_F64 && LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
       LLVMValueRef pi = y >= -6 && y <= 6 && y == (int)y ? cg_math_get_powi_f32(f->m->M, (int)y) : NULL;
-      LLVMValueRef fn = pi ? NULL : cg_math_get(f->m->M, "pow", ty);
-      /* f64 with a varying exponent: the vector variants (a constant one
-         folds into the inlined routine instead) */
+      /* f64 with a varying exponent on the host: the routine that branches
+         and its vector variants (a constant exponent folds into the
+         routine without branches, inlined before the vectoriser) */
       bool vec = t == DT_F64 && f->m->erf_lanes && !LLVMIsAConstant(b);
-      r = pi ? call1(f, pi, a) : vec ? pow_vector_call(f, fn, a, b) : call2(f, fn, a, b);
+      r = pi ? call1(f, pi, a) : vec ? pow_vector_call(f, a, b) : call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
       break;
     }
     default: r = a; break;

@@ -6,7 +6,8 @@
  * computed, which is harmless because no operation here traps or yields
  * poison (shift amounts stay in range; erff's one fptosi converts a value
  * in [0, 5]).  No fast-math flags.  One exception, for speed, not for the
- * values: f64 pow branches around its integer path and its general path
+ * values: the host's f64 pow for a varying exponent (leir.pow.lazy and its
+ * vector variants) branches around its integer path and its general path
  * when no lane's result takes them (pow_mag); the selects stay.
  */
 #include "codegen/mathlib_emit.h"
@@ -543,9 +544,14 @@ static V phis(Em *e, LLVMTypeRef t, V *v, LLVMBasicBlockRef *b, unsigned n) {
    false in every lane where the integer path was skipped), so every lane
    gets the routine's bits.  The specials' conditions are computed after
    the paths (pow_body): live across them they cost AVX-512 mask spills. */
-static V pow_mag(Em *e, V ax, V y, V yint) {
+static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
   V ay = fabs_(e, y);
   V want = land(e, yint, fcmp(e, LLVMRealOLE, ay, kd(e, LEIR_M_POW_IMAX)));
+  if (!lazy) {
+    V r = pow_gpath(e, ax, y), ri, ok;
+    pow_ipath(e, ax, y, ay, want, &ri, &ok);
+    return sel(e, ok, ri, r);
+  }
   LLVMTypeRef tf = vt(e, e->f64), tb = vt(e, e->i1);
   V zf = kd(e, 0.0), zb = LLVMConstNull(tb);
   LLVMBasicBlockRef b0 = LLVMGetInsertBlock(e->B);
@@ -587,11 +593,12 @@ static V pow_mag(Em *e, V ax, V y, V yint) {
   return sel(e, ok, ri, r);
 }
 
-/* leir_pow(x, y) on doubles (scalar, or e->n lanes) */
-static V pow_body(Em *e, V x, V y) {
+/* leir_pow(x, y) on doubles (scalar, or e->n lanes); lazy: pow_mag's
+   branches */
+static V pow_body(Em *e, V x, V y, bool lazy) {
   V yint = is_int(e, y);
   V ax = fabs_(e, x);
-  V r = pow_mag(e, ax, y, yint);
+  V r = pow_mag(e, ax, y, yint, lazy);
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
   V ay = fabs_(e, y);
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
@@ -617,22 +624,23 @@ static V emit_pow(Em *e, LLVMModuleRef M) {
   V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
   if (!fn)
     return have;
-  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)));
+  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
 }
 
 LLVMValueRef cg_math_get_pow_vec(LLVMModuleRef M, int lanes) {
-  if (lanes != 4 && lanes != 8 && lanes != 16)
+  if (lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16)
     return NULL;
   Em e;
   V have;
-  char name[16];
-  snprintf(name, sizeof name, "leir.pow.v%d", lanes);
-  LLVMTypeRef vd = LLVMVectorType(LLVMDoubleTypeInContext(LLVMGetModuleContext(M)), (unsigned)lanes);
+  char name[20];
+  snprintf(name, sizeof name, lanes == 1 ? "leir.pow.lazy" : "leir.pow.v%d", lanes);
+  LLVMTypeRef d = LLVMDoubleTypeInContext(LLVMGetModuleContext(M));
+  LLVMTypeRef vd = lanes == 1 ? d : LLVMVectorType(d, (unsigned)lanes);
   V fn = begin_fn(&e, M, name, vd, (LLVMTypeRef[]){vd, vd}, 2, &have);
   if (!fn)
     return have;
-  e.n = (unsigned)lanes;
-  return end_fn(&e, fn, pow_body(&e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)));
+  e.n = lanes == 1 ? 0 : (unsigned)lanes;
+  return end_fn(&e, fn, pow_body(&e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), true));
 }
 
 /* e^z in f64, sized for an f32 result (expf_d in ir/mathlib.c) */

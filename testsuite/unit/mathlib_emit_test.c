@@ -9,9 +9,10 @@
  * add/sub/mul (no contraction); when ptxas is found it must accept it.
  * The vector f32 erf (leir.erff.v8, v16): JIT-run where the CPU allows,
  * folded by LLVM for an AVX-512 CPU, the same bits as leir_erff.  The
- * vector f64 pow (leir.pow.v4, v8, v16; no x86 intrinsics, so any x86-64
- * host runs them): JIT-run on vectors that take each of its branches, the
- * same bits as leir_pow in every lane.
+ * f64 pow that branches (leir.pow.lazy and its vector variants leir.pow.v4,
+ * v8, v16; no x86 intrinsics, so any x86-64 host runs them): JIT-run on
+ * vectors that take each of its branches, the same bits as leir_pow in
+ * every lane.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mkstemps */
@@ -705,20 +706,23 @@ static void pow_inputs(double *x, double *y, size_t n, unsigned lanes) {
   }
 }
 
-/* leir.pow.v4, v8 and v16 JIT-compiled on this machine (unoptimised, and
-   after default<O3>), each lane bit for bit leir_pow's */
+/* leir.pow.lazy (scalar) and its variants leir.pow.v4, v8 and v16
+   JIT-compiled on this machine (unoptimised, and after default<O3>), each
+   lane bit for bit leir_pow's */
+static const unsigned pow_lanes[] = {1, 4, 8, 16};
 static void run_pow_vec(int opt) {
   LLVMOrcThreadSafeContextRef TSC = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(TSC);
   LLVMModuleRef M = LLVMModuleCreateWithNameInContext("pow_vec", C);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i64 = LLVMInt64TypeInContext(C);
   assert_null(cg_math_get_pow_vec(M, 2));
-  for (unsigned lanes = 4; lanes <= 16; lanes *= 2) {
+  for (size_t li = 0; li < sizeof pow_lanes / sizeof *pow_lanes; li++) {
+    unsigned lanes = pow_lanes[li];
     LLVMValueRef vf = cg_math_get_pow_vec(M, (int)lanes);
     assert_non_null(vf);
     assert_ptr_equal(cg_math_get_pow_vec(M, (int)lanes), vf);
     /* void t_pow_v<L>(const double *x, const double *y, double *out, i64 nvec) */
-    LLVMTypeRef vd = LLVMVectorType(LLVMDoubleTypeInContext(C), lanes);
+    LLVMTypeRef vd = lanes == 1 ? LLVMDoubleTypeInContext(C) : LLVMVectorType(LLVMDoubleTypeInContext(C), lanes);
     char name[32];
     snprintf(name, sizeof name, "t_pow_v%u", lanes);
     LLVMValueRef w =
@@ -764,7 +768,8 @@ static void run_pow_vec(int opt) {
   double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *o = malloc(n * sizeof *o);
   assert_true(x && y && o);
   int bad = 0;
-  for (unsigned lanes = 4; lanes <= 16; lanes *= 2) {
+  for (size_t li = 0; li < sizeof pow_lanes / sizeof *pow_lanes; li++) {
+    unsigned lanes = pow_lanes[li];
     char name[32];
     snprintf(name, sizeof name, "t_pow_v%u", lanes);
     LLVMOrcExecutorAddress addr = 0;
