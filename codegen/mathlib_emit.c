@@ -499,7 +499,7 @@ static V phi2(Em *e, LLVMTypeRef t, V a, LLVMBasicBlockRef ba, V b, LLVMBasicBlo
 }
 
 /* pow_mag's integer path: its value ri, and ok, where it is taken */
-static void pow_ipath(Em *e, V ax, V y, V ay, V want, V *ri, V *ok) {
+static void pow_ipath(Em *e, V ax, V y, V ay, V yint, V *ri, V *ok) {
   V imax = kd(e, LEIR_M_POW_IMAX), two52 = kd(e, LEIR_M_TWO52);
   V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
   V n = isub(e, cast(e, add(e, yc, two52), vt(e, e->i64)), kl(e, (int64_t)dbits(LEIR_M_TWO52)));
@@ -508,7 +508,8 @@ static void pow_ipath(Em *e, V ax, V y, V ay, V want, V *ri, V *ok) {
   V ee = fma_(e, neg(e, q), acc.h, kd(e, 1.0));
   ee = fma_(e, neg(e, q), acc.l, ee);
   *ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
-  V o = land(e, want, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
+  V o = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
+  o = land(e, o, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
   *ok = land(e, o, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
 }
 
@@ -546,12 +547,12 @@ static V phis(Em *e, LLVMTypeRef t, V *v, LLVMBasicBlockRef *b, unsigned n) {
    the paths (pow_body): live across them they cost AVX-512 mask spills. */
 static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
   V ay = fabs_(e, y);
-  V want = land(e, yint, fcmp(e, LLVMRealOLE, ay, kd(e, LEIR_M_POW_IMAX)));
-  if (!lazy) {
+  if (!lazy) { /* ir/mathlib.c's order */
     V r = pow_gpath(e, ax, y), ri, ok;
-    pow_ipath(e, ax, y, ay, want, &ri, &ok);
+    pow_ipath(e, ax, y, ay, yint, &ri, &ok);
     return sel(e, ok, ri, r);
   }
+  V want = land(e, yint, fcmp(e, LLVMRealOLE, ay, kd(e, LEIR_M_POW_IMAX)));
   LLVMTypeRef tf = vt(e, e->f64), tb = vt(e, e->i1);
   V zf = kd(e, 0.0), zb = LLVMConstNull(tb);
   LLVMBasicBlockRef b0 = LLVMGetInsertBlock(e->B);
@@ -568,14 +569,14 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
   /* the integer path alone, then the general path where needed */
   LLVMPositionBuilderAtEnd(e->B, bi);
   V ri_i, ok_i;
-  pow_ipath(e, ax, y, ay, want, &ri_i, &ok_i);
+  pow_ipath(e, ax, y, ay, yint, &ri_i, &ok_i);
   V fin = land(e, fcmp(e, LLVMRealOGT, ax, zf), fcmp(e, LLVMRealOLT, ax, kd(e, INFINITY)));
   LLVMBuildCondBr(e->B, any_(e, land(e, fin, lnot(e, ok_i))), bg, be);
   /* both paths */
   V ri_b = zf, ok_b = zb, r_b = zf;
   if (bb) {
     LLVMPositionBuilderAtEnd(e->B, bb);
-    pow_ipath(e, ax, y, ay, want, &ri_b, &ok_b);
+    pow_ipath(e, ax, y, ay, yint, &ri_b, &ok_b);
     r_b = pow_gpath(e, ax, y);
     LLVMBuildBr(e->B, be);
   }
@@ -596,13 +597,13 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
 /* leir_pow(x, y) on doubles (scalar, or e->n lanes); lazy: pow_mag's
    branches */
 static V pow_body(Em *e, V x, V y, bool lazy) {
-  V yint = is_int(e, y);
-  V ax = fabs_(e, x);
-  V r = pow_mag(e, ax, y, yint, lazy);
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
-  V ay = fabs_(e, y);
+  V ax = fabs_(e, x), ay = fabs_(e, y);
+  V yint = is_int(e, y), r = lazy ? pow_mag(e, ax, y, yint, true) : NULL;
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
   V yneg = fcmp(e, LLVMRealOLT, y, zero);
+  if (!lazy)
+    r = pow_mag(e, ax, y, yint, false);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
