@@ -595,11 +595,24 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
 }
 
 /* leir_pow(x, y) on doubles (scalar, or e->n lanes); lazy: pow_mag's
-   branches */
+   branches, and the specials' selects only when some lane is special: in
+   a lane with x > 0 finite, x != 1, y finite and non-zero (not NaN) none of
+   them changes r. */
 static V pow_body(Em *e, V x, V y, bool lazy) {
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
   V ax = fabs_(e, x), ay = fabs_(e, y);
   V yint = is_int(e, y), r = lazy ? pow_mag(e, ax, y, yint, true) : NULL;
+  LLVMBasicBlockRef b0 = NULL, bs = NULL, bd = NULL;
+  V r0 = r;
+  if (lazy) {
+    V ord = land(e, fcmp(e, LLVMRealOGT, x, zero), fcmp(e, LLVMRealOLT, x, inf));
+    ord = land(e, ord, fcmp(e, LLVMRealONE, x, one));
+    ord = land(e, ord, land(e, fcmp(e, LLVMRealOLT, ay, inf), fcmp(e, LLVMRealONE, y, zero)));
+    b0 = LLVMGetInsertBlock(e->B);
+    bs = block(e, "pow.spec"), bd = block(e, "pow.done");
+    LLVMBuildCondBr(e->B, any_(e, lnot(e, ord)), bs, bd);
+    LLVMPositionBuilderAtEnd(e->B, bs);
+  }
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
   V yneg = fcmp(e, LLVMRealOLT, y, zero);
   if (!lazy)
@@ -618,7 +631,12 @@ static V pow_body(Em *e, V x, V y, bool lazy) {
   r = sel(e, isnan_(e, y), y, r);
   r = sel(e, isnan_(e, x), x, r);
   r = sel(e, fcmp(e, LLVMRealOEQ, y, zero), one, r);
-  return sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r);
+  if (!lazy)
+    return r;
+  LLVMBuildBr(e->B, bd);
+  LLVMPositionBuilderAtEnd(e->B, bd);
+  return phi2(e, vt(e, e->f64), r0, b0, r, bs);
 }
 
 static V emit_pow(Em *e, LLVMModuleRef M) {
