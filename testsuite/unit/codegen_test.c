@@ -576,12 +576,17 @@ static void fill_pow64(InterpProg *ip) {
     default: c[i] = lane == pick ? yn : yi; break;
     }
   }
+  /* the scalar remainder: a special, the integer path (in range or not),
+     the general path */
+  static const double ta[] = {0.0, 2.0, -2.0, 1e300, 8.0}, tc[] = {-1.0, 3.0, 3.0, 64.0, 1.0 / 3};
+  for (int i = 0; i < 5; i++)
+    a[2048 + i] = ta[i], c[2048 + i] = tc[i];
 }
 
 static void test_pow_f64_vector(void **state) {
   (void)state;
-  const char *t = "%in A : f64[2048]\n%in C : f64[2048]\n%out D : f64[2048]\n"
-                  "B^{2048}_{tx=0}[D^{f64,g}_{tx}=A^{f64,g}_{tx}**C^{f64,g}_{tx};];\n";
+  const char *t = "%in A : f64[2053]\n%in C : f64[2053]\n%out D : f64[2053]\n"
+                  "B^{2053}_{tx=0}[D^{f64,g}_{tx}=A^{f64,g}_{tx}**C^{f64,g}_{tx};];\n"; /* 5 in the scalar remainder */
   host_vs_interp(t, fill_pow64, 1);
 }
 
