@@ -71,6 +71,63 @@ static LLVMValueRef call2(CgFn *f, LLVMValueRef fn, LLVMValueRef a, LLVMValueRef
   return LLVMBuildCall2(f->m->B, fty, fn, args, 2, "");
 }
 
+/* Host (issue 59): a call of the scalar math routine sf naming its vector
+ * variants vf[0 .. nv) (VFABI `vector-function-abi-variant` = abi), which
+ * give sf's bits in every lane, so that the loop vectoriser calls them
+ * instead of scalarising sf (erf's table lookups) or if-converting it
+ * (pow's lane-uniform branches).  Until the vectoriser has run sf stays a
+ * call (noinline), and the variants are kept alive by llvm.compiler.used;
+ * cg_optimize then inlines them all (kernel.c inline_math). */
+static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef *args, unsigned nargs, LLVMValueRef *vf,
+                                unsigned nv, const char *abi) {
+  CgModule *m = f->m;
+  unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+  if (!LLVMGetEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ni)) {
+    LLVMValueRef el[8];
+    unsigned ne = 0;
+    LLVMValueRef old = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
+    if (old) {
+      LLVMValueRef init = LLVMGetInitializer(old);
+      for (int i = 0; i < LLVMGetNumOperands(init) && ne < 6; i++) el[ne++] = LLVMGetOperand(init, (unsigned)i);
+      LLVMDeleteGlobal(old);
+    }
+    for (unsigned i = 0; i < nv && ne < 8; i++) el[ne++] = vf[i];
+    LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, ne), "llvm.compiler.used");
+    LLVMSetInitializer(used, LLVMConstArray(m->ptr0, el, ne));
+    LLVMSetLinkage(used, LLVMAppendingLinkage);
+    LLVMSetSection(used, "llvm.metadata");
+    unsigned ih = LLVMGetEnumAttributeKindForName("inlinehint", 10);
+    LLVMRemoveEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ih);
+    LLVMAddAttributeAtIndex(sf, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->C, ni, 0));
+  }
+  LLVMValueRef call = LLVMBuildCall2(m->B, LLVMGlobalGetValueType(sf), sf, args, nargs, "");
+  const char *k = "vector-function-abi-variant";
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateStringAttribute(m->C, k, (unsigned)strlen(k), abi, (unsigned)strlen(abi)));
+  return call;
+}
+
+/* f32 erf: leir.erff.v8, and leir.erff.v16 with AVX-512 */
+static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
+  CgModule *m = f->m;
+  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
+  return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
+                     vf[1] ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
+                           : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
+}
+
+/* f64 pow with a varying exponent: leir.pow.lazy and its variants
+   leir.pow.v4, v8 and v16 (the math loops' 16 lanes, lower_loops.c
+   math_width) */
+static LLVMValueRef pow_vector_call(CgFn *f, LLVMValueRef a, LLVMValueRef b) {
+  CgModule *m = f->m;
+  LLVMValueRef vf[3] = {cg_math_get_pow_vec(m->M, 4), cg_math_get_pow_vec(m->M, 8), cg_math_get_pow_vec(m->M, 16)};
+  LLVMValueRef args[2] = {a, b};
+  return vector_call(f, cg_math_get_pow_vec(m->M, 1), args, 2, vf, 3,
+                     "_ZGV_LLVM_N4vv_leir.pow.lazy(leir.pow.v4),_ZGV_LLVM_N8vv_leir.pow.lazy(leir.pow.v8),"
+                     "_ZGV_LLVM_N16vv_leir.pow.lazy(leir.pow.v16)");
+}
+
 /* An LLVM intrinsic overloaded on one type (llvm.sqrt.f32, ...). */
 static LLVMValueRef intrinsic(CgFn *f, const char *name, LLVMTypeRef ty, LLVMValueRef *args, int n) {
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
@@ -396,7 +453,11 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
       LLVMBool loses = 0;
       double y = t != DT_F64 && LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
       LLVMValueRef pi = y >= -6 && y <= 6 && y == (int)y ? cg_math_get_powi_f32(f->m->M, (int)y) : NULL;
-      r = pi ? call1(f, pi, a) : call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
+      /* f64 with a varying exponent on the host: the routine that branches
+         and its vector variants (a constant exponent folds into the
+         routine without branches, inlined before the vectoriser) */
+      bool vec = t == DT_F64 && f->m->erf_lanes && !LLVMIsAConstant(b);
+      r = pi ? call1(f, pi, a) : vec ? pow_vector_call(f, a, b) : call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
       break;
     }
     default: r = a; break;
@@ -628,36 +689,6 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
   LLVMBasicBlockRef blocks[2] = {bt_end, bf_end};
   LLVMAddIncoming(phi, vals, blocks, 2);
   return phi;
-}
-
-/* Host, f32 erf (issue 59): the call names its vector variants (VFABI,
- * `vector-function-abi-variant`: leir.erff.v8, and leir.erff.v16 with
- * AVX-512), which give the scalar routine's bits in every lane, so the loop
- * vectoriser calls them instead of scalarising the table lookups.  Until
- * the vectoriser has run the scalar leir.erff stays a call (noinline), and
- * the variants are kept alive by llvm.compiler.used; cg_optimize then
- * inlines both (cg_inline_math). */
-static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
-  CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
-  unsigned nv = vf[1] ? 2 : 1;
-  if (!LLVMGetNamedGlobal(m->M, "llvm.compiler.used")) {
-    LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, nv), "llvm.compiler.used");
-    LLVMSetInitializer(used, LLVMConstArray(m->ptr0, vf, nv));
-    LLVMSetLinkage(used, LLVMAppendingLinkage);
-    LLVMSetSection(used, "llvm.metadata");
-    unsigned ih = LLVMGetEnumAttributeKindForName("inlinehint", 10);
-    unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
-    LLVMRemoveEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ih);
-    LLVMAddAttributeAtIndex(sf, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->C, ni, 0));
-  }
-  LLVMValueRef call = call1(f, sf, x);
-  const char *k = "vector-function-abi-variant";
-  const char *v = nv == 2 ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
-                          : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)";
-  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                           LLVMCreateStringAttribute(m->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
-  return call;
 }
 
 static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {

@@ -5,7 +5,10 @@
  * at the top of that file.  C conditionals become selects; both sides are
  * computed, which is harmless because no operation here traps or yields
  * poison (shift amounts stay in range; erff's one fptosi converts a value
- * in [0, 5]).  No fast-math flags.
+ * in [0, 5]).  No fast-math flags.  One exception, for speed, not for the
+ * values: the host's f64 pow for a varying exponent (leir.pow.lazy and its
+ * vector variants) branches around its integer path and its general path
+ * when no lane's result takes them (pow_mag); the selects stay.
  */
 #include "codegen/mathlib_emit.h"
 
@@ -23,7 +26,9 @@ typedef struct {
   LLVMModuleRef M;
   LLVMContextRef C;
   LLVMBuilderRef B;
-  LLVMTypeRef f64, f32, i64, i32, i16, i1;
+  LLVMTypeRef f64, f32, i64, i32, i16, i1; /* scalar types */
+  unsigned n; /* 0: scalar code; else the lanes of the vector code (leir.pow.v4/v8):
+                 the constants below are splats, vt() the value types */
 } Em;
 
 typedef struct {
@@ -38,9 +43,18 @@ static uint64_t dbits(double x) {
   return u;
 }
 
-static V kd(Em *e, double v) { return LLVMConstReal(e->f64, v); }
-static V kl(Em *e, int64_t v) { return LLVMConstInt(e->i64, (unsigned long long)v, 1); }
-static V ku(Em *e, uint32_t v) { return LLVMConstInt(e->i32, v, 0); }
+static V splat(Em *e, V s, unsigned n) { /* n copies of s (0: s) */
+  (void)e;
+  V v[16];
+  for (unsigned j = 0; j < n; j++)
+    v[j] = s;
+  return n ? LLVMConstVector(v, n) : s;
+}
+
+static V kd(Em *e, double v) { return splat(e, LLVMConstReal(e->f64, v), e->n); }
+static V kl(Em *e, int64_t v) { return splat(e, LLVMConstInt(e->i64, (unsigned long long)v, 1), e->n); }
+static V ku(Em *e, uint32_t v) { return splat(e, LLVMConstInt(e->i32, v, 0), e->n); }
+static LLVMTypeRef vt(Em *e, LLVMTypeRef s) { return e->n ? LLVMVectorType(s, e->n) : s; }
 
 static V add(Em *e, V a, V b) { return LLVMBuildFAdd(e->B, a, b, ""); }
 static V sub(Em *e, V a, V b) { return LLVMBuildFSub(e->B, a, b, ""); }
@@ -85,7 +99,7 @@ static V copysign_(Em *e, V a, V b) {
 }
 
 static V qnan64(Em *e) {
-  return LLVMConstBitCast(LLVMConstInt(e->i64, 0x7ff8000000000000ull, 0), e->f64);
+  return splat(e, LLVMConstBitCast(LLVMConstInt(e->i64, 0x7ff8000000000000ull, 0), e->f64), e->n);
 }
 
 static V qnan32(Em *e) {
@@ -109,7 +123,7 @@ static V hornerf(Em *e, const float *c, int n, V v) {
 }
 
 static V pow2i(Em *e, V k) { /* dbl((k + 1023) << 52) */
-  return cast(e, shl(e, iadd(e, k, kl(e, 1023)), kl(e, 52)), e->f64);
+  return cast(e, shl(e, iadd(e, k, kl(e, 1023)), kl(e, 52)), vt(e, e->f64));
 }
 
 /* ------------------------------------------------------------ functions */
@@ -133,6 +147,7 @@ static V begin_fn(Em *e, LLVMModuleRef M, const char *name, LLVMTypeRef ret,
   e->i32 = LLVMInt32TypeInContext(e->C);
   e->i16 = LLVMInt16TypeInContext(e->C);
   e->i1 = LLVMInt1TypeInContext(e->C);
+  e->n = 0;
   V fn = LLVMGetNamedFunction(M, name);
   *have = fn && !LLVMIsDeclaration(fn) ? fn : NULL;
   if (*have)
@@ -169,7 +184,7 @@ static V exp_core(Em *e, V xh, V xl) {
   V l = sel(e, fcmp(e, LLVMRealOEQ, c, xh), xl, kd(e, 0.0));
   V t = fma_(e, c, kd(e, LEIR_M_INVLN2), kd(e, LEIR_M_SHIFT));
   V kf = sub(e, t, kd(e, LEIR_M_SHIFT));
-  V k = isub(e, cast(e, t, e->i64), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
+  V k = isub(e, cast(e, t, vt(e, e->i64)), kl(e, (int64_t)dbits(LEIR_M_SHIFT)));
   V rh = fma_(e, kf, kd(e, -LEIR_M_LN2H), c);
   V rl = fma_(e, kf, kd(e, -LEIR_M_LN2L), l);
   V r = add(e, rh, rl);
@@ -261,15 +276,15 @@ static DDV log_dd(Em *e, V x) {
   V sb = fcmp(e, LLVMRealOLT, x, kd(e, 0x1p-1022));
   x = sel(e, sb, mul(e, x, kd(e, 0x1p54)), x);
   V eb = sel(e, sb, kl(e, -54), kl(e, 0));
-  V u = cast(e, x, e->i64);
+  V u = cast(e, x, vt(e, e->i64));
   V ex = iadd(e, isub(e, lshr(e, u, kl(e, 52)), kl(e, 1023)), eb);
   V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
-  V m = cast(e, mb, e->f64);
+  V m = cast(e, mb, vt(e, e->f64));
   V big = fcmp(e, LLVMRealOGT, m, kd(e, LEIR_M_SQRT2));
   m = sel(e, big, mul(e, m, kd(e, 0.5)), m);
   ex = sel(e, big, iadd(e, ex, kl(e, 1)), ex);
   DDV L = log_mant(e, m);
-  V ed = LLVMBuildSIToFP(e->B, ex, e->f64, "");
+  V ed = LLVMBuildSIToFP(e->B, ex, vt(e, e->f64), "");
   V ph = mul(e, ed, kd(e, LEIR_M_LN2H));
   V pl = fma_(e, ed, kd(e, LEIR_M_LN2H), neg(e, ph));
   pl = fma_(e, ed, kd(e, LEIR_M_LN2L), pl);
@@ -367,13 +382,6 @@ typedef struct {
   unsigned n;     /* lanes (0: scalar) */
   V i, eq[4];     /* the interval; scalar: i == 1, 2, 3 */
 } ErfLook;
-
-static V splat(Em *e, V s, unsigned n) {
-  V v[16];
-  for (unsigned j = 0; j < n; j++)
-    v[j] = s;
-  return n ? LLVMConstVector(v, n) : s;
-}
 
 static V erf_look(Em *e, const ErfLook *l, const float *tab) {
   if (l->fn) {
@@ -475,42 +483,146 @@ static DDV pow_int(Em *e, V ax, V n) {
   return acc;
 }
 
-/* |x|^y before the specials (pow_mag in ir/mathlib.c) */
-static V pow_mag(Em *e, V ax, V y, V yint) {
-  DDV lg = log_dd(e, ax);
-  V zh = mul(e, y, lg.h);
-  V zl = fma_(e, y, lg.h, neg(e, zh));
-  zl = fma_(e, y, lg.l, zl);
-  V r = exp_core(e, zh, zl);
+/* Is the i1 c true in some lane (every lane: all_)?  Scalar code: c. */
+static V any_(Em *e, V c) {
+  return e->n ? intrinsic(e, "llvm.vector.reduce.or", LLVMTypeOf(c), &c, 1) : c;
+}
+
+static LLVMBasicBlockRef block(Em *e, const char *name) {
+  return LLVMAppendBasicBlockInContext(e->C, LLVMGetBasicBlockParent(LLVMGetInsertBlock(e->B)), name);
+}
+
+static V phi2(Em *e, LLVMTypeRef t, V a, LLVMBasicBlockRef ba, V b, LLVMBasicBlockRef bb) {
+  V p = LLVMBuildPhi(e->B, t, "");
+  LLVMAddIncoming(p, (V[]){a, b}, (LLVMBasicBlockRef[]){ba, bb}, 2);
+  return p;
+}
+
+/* pow_mag's integer path: its value ri, and ok, where it is taken */
+static void pow_ipath(Em *e, V ax, V y, V ay, V yint, V *ri, V *ok) {
   V imax = kd(e, LEIR_M_POW_IMAX), two52 = kd(e, LEIR_M_TWO52);
-  V ay = fabs_(e, y);
   V yc = sel(e, fcmp(e, LLVMRealOLT, ay, imax), ay, imax);
-  V n = isub(e, cast(e, add(e, yc, two52), e->i64), kl(e, (int64_t)dbits(LEIR_M_TWO52)));
+  V n = isub(e, cast(e, add(e, yc, two52), vt(e, e->i64)), kl(e, (int64_t)dbits(LEIR_M_TWO52)));
   DDV acc = pow_int(e, ax, n);
   V q = fdv(e, kd(e, 1.0), acc.h);
   V ee = fma_(e, neg(e, q), acc.h, kd(e, 1.0));
   ee = fma_(e, neg(e, q), acc.l, ee);
-  V ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
-  V ok = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
-  ok = land(e, ok, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
-  ok = land(e, ok, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
+  *ri = sel(e, fcmp(e, LLVMRealOLT, y, kd(e, 0.0)), fma_(e, q, ee, q), add(e, acc.h, acc.l));
+  V o = land(e, yint, fcmp(e, LLVMRealOLE, ay, imax));
+  o = land(e, o, fcmp(e, LLVMRealOGE, acc.h, kd(e, LEIR_M_POW_SMALL)));
+  *ok = land(e, o, fcmp(e, LLVMRealOLE, acc.h, kd(e, LEIR_M_POW_BIG)));
+}
+
+/* pow_mag's general path */
+static V pow_gpath(Em *e, V ax, V y) {
+  DDV lg = log_dd(e, ax);
+  V zh = mul(e, y, lg.h);
+  V zl = fma_(e, y, lg.h, neg(e, zh));
+  zl = fma_(e, y, lg.l, zl);
+  return exp_core(e, zh, zl);
+}
+
+static V phis(Em *e, LLVMTypeRef t, V *v, LLVMBasicBlockRef *b, unsigned n) {
+  V p = LLVMBuildPhi(e->B, t, "");
+  LLVMAddIncoming(p, v, b, n);
+  return p;
+}
+
+/* |x|^y before the specials (pow_mag in ir/mathlib.c), the same value
+   computed lazily (issue 59).  want: the lanes with an integer |y| <= 64,
+   which take the integer path's value where ok (its result in range).
+   The integer path is computed only when some lane wants it, the general
+   path only when some lane needs it; in vector code (e->n lanes) the
+   branches are on any lane, uniform:
+   - no lane wants the integer path: the general path alone;
+   - some lane wants it and some not (vector code only): both paths in one
+     block, side by side, as the routine without branches (their chains
+     overlap);
+   - every lane wants it: the integer path, then the general one only if
+     some lane's result was out of range (not ok), leaving out the lanes
+     with |x| = 0, inf or NaN, whose result the specials set.
+   A skipped path's value is a constant that no lane's result takes (ok is
+   false in every lane where the integer path was skipped), so every lane
+   gets the routine's bits.  The specials' conditions are computed after
+   the paths (pow_body): live across them they cost AVX-512 mask spills. */
+static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
+  V ay = fabs_(e, y);
+  if (!lazy) { /* ir/mathlib.c's order */
+    V r = pow_gpath(e, ax, y), ri, ok;
+    pow_ipath(e, ax, y, ay, yint, &ri, &ok);
+    return sel(e, ok, ri, r);
+  }
+  V want = land(e, yint, fcmp(e, LLVMRealOLE, ay, kd(e, LEIR_M_POW_IMAX)));
+  LLVMTypeRef tf = vt(e, e->f64), tb = vt(e, e->i1);
+  V zf = kd(e, 0.0), zb = LLVMConstNull(tb);
+  LLVMBasicBlockRef b0 = LLVMGetInsertBlock(e->B);
+  LLVMBasicBlockRef bi = block(e, "pow.int"), bb = e->n ? block(e, "pow.both") : NULL;
+  LLVMBasicBlockRef bg = block(e, "pow.gen"), be = block(e, "pow.end");
+  if (bb) { /* (scalar code: want is one lane) */
+    LLVMBasicBlockRef bw = block(e, "pow.want");
+    LLVMBuildCondBr(e->B, any_(e, want), bw, bg);
+    LLVMPositionBuilderAtEnd(e->B, bw);
+    LLVMBuildCondBr(e->B, any_(e, lnot(e, want)), bb, bi);
+  } else {
+    LLVMBuildCondBr(e->B, want, bi, bg);
+  }
+  /* the integer path alone, then the general path where needed */
+  LLVMPositionBuilderAtEnd(e->B, bi);
+  V ri_i, ok_i;
+  pow_ipath(e, ax, y, ay, yint, &ri_i, &ok_i);
+  V fin = land(e, fcmp(e, LLVMRealOGT, ax, zf), fcmp(e, LLVMRealOLT, ax, kd(e, INFINITY)));
+  LLVMBuildCondBr(e->B, any_(e, land(e, fin, lnot(e, ok_i))), bg, be);
+  /* both paths */
+  V ri_b = zf, ok_b = zb, r_b = zf;
+  if (bb) {
+    LLVMPositionBuilderAtEnd(e->B, bb);
+    pow_ipath(e, ax, y, ay, yint, &ri_b, &ok_b);
+    r_b = pow_gpath(e, ax, y);
+    LLVMBuildBr(e->B, be);
+  }
+  /* the general path, after the integer one or without it */
+  LLVMPositionBuilderAtEnd(e->B, bg);
+  V ri_g = phi2(e, tf, zf, b0, ri_i, bi), ok_g = phi2(e, tb, zb, b0, ok_i, bi);
+  V r_g = pow_gpath(e, ax, y);
+  LLVMBuildBr(e->B, be);
+  LLVMPositionBuilderAtEnd(e->B, be);
+  LLVMBasicBlockRef from[3] = {bi, bg, bb};
+  unsigned np = bb ? 3 : 2;
+  V ri = phis(e, tf, (V[]){ri_i, ri_g, ri_b}, from, np);
+  V ok = phis(e, tb, (V[]){ok_i, ok_g, ok_b}, from, np);
+  V r = phis(e, tf, (V[]){zf, r_g, r_b}, from, np);
   return sel(e, ok, ri, r);
 }
 
-/* leir_pow(x, y) on doubles */
-static V pow_body(Em *e, V x, V y) {
+/* leir_pow(x, y) on doubles (scalar, or e->n lanes); lazy: pow_mag's
+   branches, and the specials' selects only when some lane is special: in
+   a lane with x > 0 finite, x != 1, y finite and non-zero (not NaN) none of
+   them changes r. */
+static V pow_body(Em *e, V x, V y, bool lazy) {
   V zero = kd(e, 0.0), one = kd(e, 1.0), inf = kd(e, INFINITY);
   V ax = fabs_(e, x), ay = fabs_(e, y);
-  V yint = is_int(e, y);
+  V yint = is_int(e, y), r = lazy ? pow_mag(e, ax, y, yint, true) : NULL;
+  LLVMBasicBlockRef b0 = NULL, bs = NULL, bd = NULL;
+  V r0 = r;
+  if (lazy) {
+    V ord = land(e, fcmp(e, LLVMRealOGT, x, zero), fcmp(e, LLVMRealOLT, x, inf));
+    ord = land(e, ord, fcmp(e, LLVMRealONE, x, one));
+    ord = land(e, ord, land(e, fcmp(e, LLVMRealOLT, ay, inf), fcmp(e, LLVMRealONE, y, zero)));
+    b0 = LLVMGetInsertBlock(e->B);
+    bs = block(e, "pow.spec"), bd = block(e, "pow.done");
+    LLVMBuildCondBr(e->B, any_(e, lnot(e, ord)), bs, bd);
+    LLVMPositionBuilderAtEnd(e->B, bs);
+  }
   V yodd = land(e, yint, lnot(e, is_int(e, mul(e, y, kd(e, 0.5)))));
   V yneg = fcmp(e, LLVMRealOLT, y, zero);
-  V r = pow_mag(e, ax, y, yint);
+  if (!lazy)
+    r = pow_mag(e, ax, y, yint, false);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, zero), sel(e, yneg, inf, zero), r);
   r = sel(e, fcmp(e, LLVMRealOEQ, ax, inf), sel(e, yneg, zero, inf), r);
   V rinf = sel(e, icmp(e, LLVMIntEQ, fcmp(e, LLVMRealOLT, ax, one), yneg), inf, zero);
   V r1 = sel(e, fcmp(e, LLVMRealOEQ, ax, one), one, rinf);
   r = sel(e, fcmp(e, LLVMRealOEQ, ay, inf), r1, r);
-  V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, x, e->i64), kl(e, 63)), kl(e, 0));
+  V xneg = icmp(e, LLVMIntNE, lshr(e, cast(e, x, vt(e, e->i64)), kl(e, 63)), kl(e, 0));
   r = sel(e, land(e, yodd, xneg), neg(e, r), r);
   V bad = land(e, fcmp(e, LLVMRealOLT, x, zero), fcmp(e, LLVMRealUNE, ax, inf));
   bad = land(e, bad, fcmp(e, LLVMRealUNE, ay, inf));
@@ -519,14 +631,35 @@ static V pow_body(Em *e, V x, V y) {
   r = sel(e, isnan_(e, y), y, r);
   r = sel(e, isnan_(e, x), x, r);
   r = sel(e, fcmp(e, LLVMRealOEQ, y, zero), one, r);
-  return sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r);
+  r = sel(e, fcmp(e, LLVMRealOEQ, x, one), one, r);
+  if (!lazy)
+    return r;
+  LLVMBuildBr(e->B, bd);
+  LLVMPositionBuilderAtEnd(e->B, bd);
+  return phi2(e, vt(e, e->f64), r0, b0, r, bs);
 }
 
 static V emit_pow(Em *e, LLVMModuleRef M) {
   V have, fn = begin_fn(e, M, "leir.pow", NULL, (LLVMTypeRef[]){NULL, NULL}, 2, &have);
   if (!fn)
     return have;
-  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)));
+  return end_fn(e, fn, pow_body(e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), false));
+}
+
+LLVMValueRef cg_math_get_pow_vec(LLVMModuleRef M, int lanes) {
+  if (lanes != 1 && lanes != 4 && lanes != 8 && lanes != 16)
+    return NULL;
+  Em e;
+  V have;
+  char name[20];
+  snprintf(name, sizeof name, lanes == 1 ? "leir.pow.lazy" : "leir.pow.v%d", lanes);
+  LLVMTypeRef d = LLVMDoubleTypeInContext(LLVMGetModuleContext(M));
+  LLVMTypeRef vd = lanes == 1 ? d : LLVMVectorType(d, (unsigned)lanes);
+  V fn = begin_fn(&e, M, name, vd, (LLVMTypeRef[]){vd, vd}, 2, &have);
+  if (!fn)
+    return have;
+  e.n = lanes == 1 ? 0 : (unsigned)lanes;
+  return end_fn(&e, fn, pow_body(&e, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), true));
 }
 
 /* e^z in f64, sized for an f32 result (expf_d in ir/mathlib.c) */

@@ -32,6 +32,17 @@ LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n);
    the VFABI variants of leir.erff (codegen/lower.c).  NULL for other lanes. */
 LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes);
 
+/* <lanes x double>(<lanes x double>, <lanes x double>): leir.pow on 4, 8
+   or 16 lanes, leir.pow.v4 / v8 / v16 (v16: the host's math loops,
+   codegen/lower_loops.c math_width), and for lanes = 1 the scalar
+   double(double, double) leir.pow.lazy: the same bits as "pow" for f64 in
+   every lane, the same operations, but computing the integer path only
+   when some lane needs it, and the general path likewise, branching on
+   any lane (for a constant exponent "pow", without branches, folds better).
+   For the loop vectoriser: the scalar routine and its VFABI variants
+   (codegen/lower.c).  NULL for other lanes. */
+LLVMValueRef cg_math_get_pow_vec(LLVMModuleRef M, int lanes);
+
 /* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16
    (leir.round_f16 / leir.round_bf16, = leir_round_f16 / leir_round_bf16). */
 LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16);

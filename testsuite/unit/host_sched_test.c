@@ -4,7 +4,7 @@
  * fused nests (codegen/parallel.h), kernels run slice by slice over their
  * parallel loop (codegen/slice.c), the thread count, the vector width,
  * the intermediates kept from run to run (host.c), trailing loops run as
- * one (lower.c). */
+ * one (lower.c), f64 pow's vector variants in the math loops (issue 59). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -609,6 +609,44 @@ static void test_host_tile_rows(void **state) {
   }
 }
 
+/* f64 pow with exponents that vary (issue 59): the host's math loop (16
+ * lanes) calls leir.pow's vector variants, which branch on whether any
+ * lane needs the integer path or the general one.  Groups of 16 elements
+ * that take each branch: no integer exponent, all integers (results in
+ * range; one out of range; one lane with x = 0, inf or NaN), one integer
+ * among non-integers and the reverse, each with some x < 0 and with every
+ * x > 0 (no lane for pow's specials); then A**C of random inputs. */
+static void fill_pow64(InterpProg *ip) {
+  double *a = interp_find(ip, "A")->data, *c = interp_find(ip, "C")->data;
+  static const double odd[] = {0.0, -0.0, INFINITY, NAN, 1.0, -INFINITY};
+  for (int i = 0; i < 96 * 16; i++) {
+    int g = i / 16, lane = i % 16, kind = g % 6, pick = (g * 7) % 16;
+    double x = ldexp(1.0 + (i % 37) / 37.0, i % 21 - 10) * (g / 6 % 2 && i % 5 == 0 ? -1 : 1);
+    double yn = (i % 41) * 1.37 - 27.3, yi = (double)(i % 129 - 64);
+    a[i] = x;
+    switch (kind) {
+    case 0: c[i] = yn; break;
+    case 1: c[i] = yi; break;
+    case 2: a[i] = lane == pick ? 1e300 : x, c[i] = lane == pick ? 64.0 : yi; break;
+    case 3: a[i] = lane == pick ? odd[g / 6 % 6] : x, c[i] = yi; break;
+    case 4: c[i] = lane == pick ? yi : yn; break;
+    default: c[i] = lane == pick ? yn : yi; break;
+    }
+  }
+  /* the scalar remainder: a special, the integer path (in range or not),
+     the general path */
+  static const double ta[] = {0.0, 2.0, -2.0, 1e300, 8.0}, tc[] = {-1.0, 3.0, 3.0, 64.0, 1.0 / 3};
+  for (int i = 0; i < 5; i++)
+    a[2048 + i] = ta[i], c[2048 + i] = tc[i];
+}
+
+static void test_pow_f64_vector(void **state) {
+  (void)state;
+  const char *t = "%in A : f64[2053]\n%in C : f64[2053]\n%out D : f64[2053]\n"
+                  "B^{2053}_{tx=0}[D^{f64,g}_{tx}=A^{f64,g}_{tx}**C^{f64,g}_{tx};];\n"; /* 5 in the scalar remainder */
+  host_vs_interp(t, fill_pow64, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_threads),
@@ -624,6 +662,7 @@ int main(void) {
       cmocka_unit_test(test_host_tile_rows),
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
+      cmocka_unit_test(test_pow_f64_vector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

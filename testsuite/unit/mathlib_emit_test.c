@@ -8,7 +8,11 @@
  * wrappers, no more fma instructions than the IR asks for and only .rn
  * add/sub/mul (no contraction); when ptxas is found it must accept it.
  * The vector f32 erf (leir.erff.v8, v16): JIT-run where the CPU allows,
- * folded by LLVM for an AVX-512 CPU, the same bits as leir_erff.
+ * folded by LLVM for an AVX-512 CPU, the same bits as leir_erff.  The
+ * f64 pow that branches (leir.pow.lazy and its vector variants leir.pow.v4,
+ * v8, v16; no x86 intrinsics, so any x86-64 host runs them): JIT-run on
+ * vectors that take each of its branches, the same bits as leir_pow in
+ * every lane.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mkstemps */
@@ -661,6 +665,141 @@ static void test_erff_vec_avx512(void **state) {
   assert_int_equal(bad, 0);
 }
 
+/* ------------------------------------------------- vector f64 pow */
+
+/* Inputs for leir.pow.v<L>, vector by vector (L lanes): pow's specials
+   crossed both ways (a vector of one x and many y, and of one y, 2.0 or
+   -3.0 say, and many x: 0, inf, NaN, DBL_MAX in lanes of integer powers),
+   then random vectors of the kinds that choose its branches: no integer
+   exponent; every exponent an integer with |y| <= 64 (results in range;
+   one lane out of range; one lane with x = +-0, inf or NaN); one integer
+   lane among others; one other lane among integers; anything; each kind
+   with some x < 0 and with every x > 0 (no lane for the specials). */
+static void pow_inputs(double *x, double *y, size_t n, unsigned lanes) {
+  uint64_t s = 4242;
+  const size_t ns = N_SPECIALS, grid = ns * ns;
+  static const double odd[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN};
+  for (size_t i = 0; i < n; i++) {
+    if (i < grid) {
+      x[i] = specials[i / ns], y[i] = specials[i % ns];
+      continue;
+    }
+    if (i < 2 * grid) {
+      x[i] = specials[(i - grid) % ns], y[i] = specials[(i - grid) / ns];
+      continue;
+    }
+    size_t v = (i - 2 * grid) / lanes, lane = (i - 2 * grid) % lanes;
+    unsigned pick = (unsigned)((v * 2654435761u) >> 7) % lanes; /* the odd lane of the vector */
+    int kind = (int)(v % 7);
+    double xi = ldexp(uni(&s, 0.5, 2.0), (int)(next_rand(&s) % 21) - 10);
+    if (v / 7 % 2 && next_rand(&s) % 4 == 0) /* half the vectors all x > 0: no special lane */
+      xi = -xi;
+    double yn = uni(&s, -60.0, 60.0), yi = (double)((int)(next_rand(&s) % 129) - 64);
+    switch (kind) {
+    case 0: x[i] = xi, y[i] = yn; break;
+    case 1: x[i] = xi, y[i] = yi; break;
+    case 2: x[i] = lane == pick ? 1e300 : xi, y[i] = lane == pick ? 64.0 : yi; break;
+    case 3: x[i] = lane == pick ? odd[v / 7 % 6] : xi, y[i] = yi; break;
+    case 4: x[i] = xi, y[i] = lane == pick ? yi : yn; break;
+    case 5: x[i] = xi, y[i] = lane == pick ? yn : yi; break;
+    default: x[i] = sample(&s, ns + 1), y[i] = sample(&s, ns + 1); break;
+    }
+  }
+}
+
+/* leir.pow.lazy (scalar) and its variants leir.pow.v4, v8 and v16
+   JIT-compiled on this machine (unoptimised, and after default<O3>), each
+   lane bit for bit leir_pow's */
+static const unsigned pow_lanes[] = {1, 4, 8, 16};
+static void run_pow_vec(int opt) {
+  LLVMOrcThreadSafeContextRef TSC = LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(TSC);
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("pow_vec", C);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i64 = LLVMInt64TypeInContext(C);
+  assert_null(cg_math_get_pow_vec(M, 2));
+  for (size_t li = 0; li < sizeof pow_lanes / sizeof *pow_lanes; li++) {
+    unsigned lanes = pow_lanes[li];
+    LLVMValueRef vf = cg_math_get_pow_vec(M, (int)lanes);
+    assert_non_null(vf);
+    assert_ptr_equal(cg_math_get_pow_vec(M, (int)lanes), vf);
+    /* void t_pow_v<L>(const double *x, const double *y, double *out, i64 nvec) */
+    LLVMTypeRef vd = lanes == 1 ? LLVMDoubleTypeInContext(C) : LLVMVectorType(LLVMDoubleTypeInContext(C), lanes);
+    char name[32];
+    snprintf(name, sizeof name, "t_pow_v%u", lanes);
+    LLVMValueRef w =
+        LLVMAddFunction(M, name, LLVMFunctionType(LLVMVoidTypeInContext(C), (LLVMTypeRef[]){ptr, ptr, ptr, i64}, 4, 0));
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, w, "entry");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(C, w, "loop");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(C, w, "done");
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+    LLVMPositionBuilderAtEnd(B, entry);
+    LLVMBuildBr(B, loop);
+    LLVMPositionBuilderAtEnd(B, loop);
+    LLVMValueRef i = LLVMBuildPhi(B, i64, "i");
+    LLVMValueRef args[2];
+    for (int a = 0; a < 2; a++) {
+      args[a] = LLVMBuildLoad2(B, vd, LLVMBuildGEP2(B, vd, LLVMGetParam(w, (unsigned)a), &i, 1, ""), "");
+      LLVMSetAlignment(args[a], 8);
+    }
+    LLVMValueRef r = LLVMBuildCall2(B, LLVMGlobalGetValueType(vf), vf, args, 2, "");
+    LLVMSetAlignment(LLVMBuildStore(B, r, LLVMBuildGEP2(B, vd, LLVMGetParam(w, 2), &i, 1, "")), 8);
+    LLVMValueRef i1 = LLVMBuildAdd(B, i, LLVMConstInt(i64, 1, 0), "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i1, LLVMGetParam(w, 3), ""), loop, done);
+    LLVMAddIncoming(i, (LLVMValueRef[]){LLVMConstInt(i64, 0, 0), i1}, (LLVMBasicBlockRef[]){entry, loop}, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMBuildRetVoid(B);
+    LLVMDisposeBuilder(B);
+  }
+  char *msg = NULL;
+  assert_int_equal(LLVMVerifyModule(M, LLVMReturnStatusAction, &msg), 0);
+  LLVMDisposeMessage(msg);
+  if (opt)
+    optimise(M);
+  LLVMOrcLLJITRef J;
+  LLVMOrcJITTargetMachineBuilderRef JTMB;
+  check_err(LLVMOrcJITTargetMachineBuilderDetectHost(&JTMB));
+  LLVMOrcLLJITBuilderRef JB = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(JB, JTMB);
+  check_err(LLVMOrcCreateLLJIT(&J, JB));
+  LLVMOrcThreadSafeModuleRef TSM = LLVMOrcCreateNewThreadSafeModule(M, TSC);
+  LLVMOrcDisposeThreadSafeContext(TSC);
+  check_err(LLVMOrcLLJITAddLLVMIRModule(J, LLVMOrcLLJITGetMainJITDylib(J), TSM));
+  size_t n = 2 * N_SPECIALS * N_SPECIALS + 16 * 7 * 64; /* a multiple of 16 */
+  n = (n + 15) / 16 * 16;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *o = malloc(n * sizeof *o);
+  assert_true(x && y && o);
+  int bad = 0;
+  for (size_t li = 0; li < sizeof pow_lanes / sizeof *pow_lanes; li++) {
+    unsigned lanes = pow_lanes[li];
+    char name[32];
+    snprintf(name, sizeof name, "t_pow_v%u", lanes);
+    LLVMOrcExecutorAddress addr = 0;
+    check_err(LLVMOrcLLJITLookup(J, &addr, name));
+    void (*fn)(const double *, const double *, double *, int64_t);
+    void *p = (void *)(uintptr_t)addr;
+    memcpy(&fn, &p, sizeof fn);
+    pow_inputs(x, y, n, lanes);
+    fn(x, y, o, (int64_t)(n / lanes));
+    for (size_t k = 0; k < n; k++) {
+      double r = leir_pow(x[k], y[k]);
+      if (memcmp(&r, &o[k], sizeof r) != 0 && bad++ < 5)
+        print_error("%s (%s): pow(%a, %a) element %zu: vector %a, C %a\n", name, opt ? "O3" : "O0", x[k], y[k], k,
+                    o[k], r);
+    }
+  }
+  free(x);
+  free(y);
+  free(o);
+  check_err(LLVMOrcDisposeLLJIT(J));
+  assert_int_equal(bad, 0);
+}
+
+static void test_pow_vec(void **state) {
+  (void)state;
+  run_pow_vec(0);
+  run_pow_vec(1);
+}
+
 /* ------------------------------------------------------------ getters */
 
 static void test_getters(void **state) {
@@ -697,6 +836,7 @@ int main(void) {
       cmocka_unit_test(test_ptx),
       cmocka_unit_test(test_erff_v8_jit),
       cmocka_unit_test(test_erff_vec_avx512),
+      cmocka_unit_test(test_pow_vec),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
