@@ -379,7 +379,7 @@ mathlib-torch-erf: bench/mathlib_exhaustive$(EXEEXT)
 	@rm -f bench/torch_erf.f32
 
 ## Issue 59: the prototype of leirc's table-driven f32 erf (one polynomial,
-## coefficients from 4-entry tables by vpermilps; bench/mathlib_erf_table.c,
+## coefficients from 8-entry tables by vpermps; bench/mathlib_erf_table.c,
 ## tables by bench/mathlib_erf_fit.py, now leir_erff's): its error on every
 ## 257th input, its hand-written AVX2 code's and leir_erff's agreement with
 ## its scalar reference, and the AVX2 code's throughput beside leirc's host

@@ -26,8 +26,8 @@
  * The ratio columns are JIT / glibc, JIT / Sleef and JIT / torch (> 1:
  * leirc is faster).  Sleef's u10 routines are within 1 ulp, PyTorch's about
  * as close (torch.erf: 1.095 ulp at a subnormal result, `make
- * mathlib-torch-erf`); leirc's f32 routines within 0.81 ulp (exp 0.76, erf
- * 0.80; log and pow about 0.5), but x**3, which is x*(x*x) as PyTorch's
+ * mathlib-torch-erf`); leirc's f32 routines within 0.76 ulp (exp 0.76, erf
+ * 0.67; log and pow about 0.5), but x**3, which is x*(x*x) as PyTorch's
  * (1.29 ulp; leirc(1), MATH ROUTINES).
  *
  * The JIT's and C's results are the same bits (mathlib_emit_test and

@@ -1,15 +1,15 @@
-"""Coefficients of the table-driven f32 erf prototype (bench/mathlib_erf_table.c).
+"""Coefficients of leirc's table-driven f32 erf (ir/mathlib.c leir_erff).
 
-Four intervals of c = min(|x|, 4), i = min(trunc(1.25 c), 3): [0, 0.8) as
-erf(a) = a + a q(a^2), and [0.8, 1.6), [1.6, 2.4), [2.4, 4] as
+Eight intervals of c = min(|x|, 4), i = min(trunc(2 c), 7): [0, 0.5) as
+erf(a) = a + a q(a^2), and [0.5, 1), [1, 1.5), ... [3.5, 4] as
 erf(c) = K + u P(u), u = c - M, with M an f32 near the interval's centre
 whose erf lies within 2^-40 of the f32 K.  Each polynomial has NC
 coefficients, fitted by least squares on Chebyshev nodes (numpy) and
 rounded to f32 one at a time, the others refitted.  Prints the C header
-bench/mathlib_erf_table.h (each table twice over: one copy per 128-bit lane
-for vpermilps) and, on stderr, each interval's fit error.
+bench/mathlib_erf_table.h (8-entry tables, one vpermps each) and, on
+stderr, each interval's fit error (absolute; relative for interval 0).
 
-    mathlib_erf_fit.py [NC]      (default 8)
+    mathlib_erf_fit.py [NC]      (default 7)
 """
 
 import math
@@ -18,8 +18,8 @@ from typing import List, Tuple
 
 import numpy as np
 
-SCALE = 1.25  # interval width 0.8
-NI = 4
+SCALE = 2.0  # interval width 0.5
+NI = 8
 NODES = 400
 
 
@@ -54,15 +54,19 @@ def centre(ctr: float) -> Tuple[float, float, float]:
 
 
 def main() -> int:
-    """Fits the four polynomials and prints the header."""
-    nc = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    """Fits the eight polynomials and prints the header."""
+    nc = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     cheb = np.cos(np.pi * (np.arange(NODES) + 0.5) / NODES)
     w0 = 1.0 / SCALE
     w = (cheb + 1) / 2 * w0 * w0
     a = np.sqrt(w)
     y = np.array([math.erf(v) / v - 1 for v in a])
-    rows: List[Tuple[float, float, List[float]]] = [
-        (0.0, 0.0, fit_rounded(np.vander(w, nc, increasing=True), y))]
+    b0 = np.vander(w, nc, increasing=True)
+    c0 = fit_rounded(b0, y)
+    e0 = float(np.max(np.abs(b0 @ np.array(c0) - y)))
+    print(f"[0.00, {w0:.2f}]: erf(a)/a - 1 in a^2, fit error 2^{math.log2(e0):.1f}",
+          file=sys.stderr)
+    rows: List[Tuple[float, float, List[float]]] = [(0.0, 0.0, c0)]
     for k in range(1, NI):
         lo, hi = k / SCALE, 4.0 if k == NI - 1 else (k + 1) / SCALE
         m, kk, d = centre((lo + hi) / 2)
@@ -76,11 +80,13 @@ def main() -> int:
         rows.append((m, kk, cs))
 
     def line(vals: List[float]) -> str:
-        return ", ".join(float.hex(v) + "f" for v in vals + vals)
+        return ", ".join(float.hex(v) + "f" for v in vals)
 
     print("/* mathlib_erf_table.h -- written by bench/mathlib_erf_fit.py "
           f"{nc}; do not edit */")
     print(f"#define ET_NC {nc}")
+    print(f"#define ET_NI {NI}")
+    print(f"#define ET_SCALE {SCALE!r}f")
     print(f"static const float et_m[8] = {{{line([r[0] for r in rows])}}};")
     print(f"static const float et_k[8] = {{{line([r[1] for r in rows])}}};")
     print("static const float et_c[ET_NC][8] = { /* highest degree first */")

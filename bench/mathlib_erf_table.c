@@ -7,16 +7,18 @@
  *
  * The algorithm (tables from bench/mathlib_erf_fit.py, in
  * bench/mathlib_erf_table.h): a = |x|, c = min(a, 4),
- * i = min((int)(1.25 c), 3), u = c - M[i], t = i == 0 ? a*a : u,
- * p = P_i(t) (Horner, ET_NC = 8 coefficients, each C_j[i]),
+ * i = min((int)(2 c), 7), u = c - M[i], t = i == 0 ? a*a : u,
+ * p = P_i(t) (Horner, ET_NC = 7 coefficients, each C_j[i]),
  * r = fmaf(u, p, i == 0 ? a : K[i]) (M[0] = 0: u = a there), y = copysign(r, x),
  * NaN in, NaN out (same bits).  One polynomial per element whatever the
- * interval, the coefficients looked up in 4-entry tables: on AVX2 one
- * vpermilps per coefficient (in-lane, a register operand), where leirc's
- * erf evaluates two polynomials (7 and 11 terms) and selects each of the 11
- * coefficients with a blend.  The scalar routine below is the reference;
- * the AVX2 routine must give the same bits.  (vpermps with 8 intervals is
- * slower on Zen 3: one vpermps per 2 cycles.)
+ * interval, the coefficients looked up in 8-entry tables: on AVX2 one
+ * vpermps per coefficient (lane-crossing, a register operand), where
+ * leirc's erf evaluates two polynomials (7 and 11 terms) and selects each of
+ * the 11 coefficients with a blend.  The scalar routine below is the
+ * reference; the AVX2 routine must give the same bits.  (Until issue 59's
+ * second round: 4 intervals of 0.8 and 8 coefficients by vpermilps from
+ * 4-entry tables; an earlier note found vpermps with 8 intervals and 8
+ * coefficients slower on Zen 3, one vpermps per 2 cycles.)
  *
  *   mathlib_erf_table [--stride S] [--n N] [--reps R]
  *
@@ -56,8 +58,8 @@ static double now(void) {
 static float erf_table(float x) {
   float a = fabsf(x);
   float c = a < 4.0f ? a : 4.0f;
-  int i = (int)(c * 1.25f);
-  i = i < 3 ? i : 3;
+  int i = (int)(c * ET_SCALE);
+  i = i < ET_NI - 1 ? i : ET_NI - 1;
   float u = c - et_m[i];
   float t = i == 0 ? a * a : u;
   float p = et_c[0][i];
@@ -70,8 +72,8 @@ static float erf_table(float x) {
 
 /* the same on 8 lanes (n a multiple of 8) */
 __attribute__((target("avx2,fma"))) static void erf_table8(const float *in, float *out, int64_t n) {
-  const __m256 four = _mm256_set1_ps(4.0f), scale = _mm256_set1_ps(1.25f), sign = _mm256_set1_ps(-0.0f);
-  const __m256i three = _mm256_set1_epi32(3), zero = _mm256_setzero_si256();
+  const __m256 four = _mm256_set1_ps(4.0f), scale = _mm256_set1_ps(ET_SCALE), sign = _mm256_set1_ps(-0.0f);
+  const __m256i last = _mm256_set1_epi32(ET_NI - 1), zero = _mm256_setzero_si256();
   __m256 tm = _mm256_loadu_ps(et_m), tk = _mm256_loadu_ps(et_k), tc[ET_NC];
   for (int j = 0; j < ET_NC; j++) tc[j] = _mm256_loadu_ps(et_c[j]);
 #pragma GCC unroll 2
@@ -79,14 +81,14 @@ __attribute__((target("avx2,fma"))) static void erf_table8(const float *in, floa
     __m256 x = _mm256_loadu_ps(in + e);
     __m256 a = _mm256_andnot_ps(sign, x);
     __m256 c = _mm256_min_ps(a, four); /* a NaN lane: 4 (the last select passes x) */
-    __m256i i = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(c, scale)), three);
-    __m256 u = _mm256_sub_ps(c, _mm256_permutevar_ps(tm, i));
+    __m256i i = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(c, scale)), last);
+    __m256 u = _mm256_sub_ps(c, _mm256_permutevar8x32_ps(tm, i));
     __m256 z = _mm256_castsi256_ps(_mm256_cmpeq_epi32(i, zero));
     __m256 t = _mm256_blendv_ps(u, _mm256_mul_ps(a, a), z);
-    __m256 p = _mm256_permutevar_ps(tc[0], i);
+    __m256 p = _mm256_permutevar8x32_ps(tc[0], i);
 #pragma GCC unroll 16
-    for (int j = 1; j < ET_NC; j++) p = _mm256_fmadd_ps(p, t, _mm256_permutevar_ps(tc[j], i));
-    __m256 r = _mm256_fmadd_ps(u, p, _mm256_blendv_ps(_mm256_permutevar_ps(tk, i), a, z));
+    for (int j = 1; j < ET_NC; j++) p = _mm256_fmadd_ps(p, t, _mm256_permutevar8x32_ps(tc[j], i));
+    __m256 r = _mm256_fmadd_ps(u, p, _mm256_blendv_ps(_mm256_permutevar8x32_ps(tk, i), a, z));
     __m256 y = _mm256_or_ps(r, _mm256_and_ps(x, sign));
     _mm256_storeu_ps(out + e, _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q)));
   }

@@ -372,22 +372,22 @@ static V emit_erf(Em *e, LLVMModuleRef M) {
 /* leir_erff: the table-driven f32 routine.  The body is emitted for
    scalar f32 or for <n x float>; lookups differ only in how the table
    entry i is fetched (the same f32 values either way):
-   - scalar (look == NULL): a chain of selects on i == 1, 2, 3;
-   - vector: the in-lane permute (llvm.x86.avx.vpermilvar.ps.256 for 8 lanes,
-     llvm.x86.avx512.vpermilvar.ps.512 for 16) of the 4-entry table
-     repeated in every 128-bit lane, by the lane's i in [0, 3]. */
+   - scalar (look == NULL): a chain of selects on i == 1 .. NI-1;
+   - vector: one lane-crossing permute of the 8-entry table by the lane's
+     i in [0, 7]: vpermps (llvm.x86.avx2.permps for 8 lanes,
+     llvm.x86.avx512.permvar.sf.512 for 16, the table written twice). */
 typedef struct {
   V fn;           /* the permute intrinsic, NULL: scalar */
   LLVMTypeRef ty; /* its function type */
   unsigned n;     /* lanes (0: scalar) */
-  V i, eq[4];     /* the interval; scalar: i == 1, 2, 3 */
+  V i, eq[LEIR_MF_ERFF_NI]; /* the interval; scalar: i == 1 .. NI-1 */
 } ErfLook;
 
 static V erf_look(Em *e, const ErfLook *l, const float *tab) {
   if (l->fn) {
     V v[16];
     for (unsigned j = 0; j < l->n; j++)
-      v[j] = kfl(e, tab[j % 4]);
+      v[j] = kfl(e, tab[j % LEIR_MF_ERFF_NI]);
     V args[2] = {LLVMConstVector(v, l->n), l->i};
     return LLVMBuildCall2(e->B, l->ty, l->fn, args, 2, "");
   }
@@ -404,8 +404,8 @@ static V erff_body(Em *e, V x, unsigned n, const char *perm) {
   V top = splat(e, kfl(e, LEIR_MF_ERFF_ONE), n);
   V c = sel(e, fcmp(e, LLVMRealOLT, a, top), a, top);
   V i = LLVMBuildFPToSI(e->B, mul(e, c, splat(e, kfl(e, LEIR_MF_ERFF_SCALE), n)), vi, "");
-  V three = splat(e, ku(e, 3), n);
-  l.i = sel(e, icmp(e, LLVMIntSLT, i, three), i, three);
+  V last = splat(e, ku(e, LEIR_MF_ERFF_NI - 1), n);
+  l.i = sel(e, icmp(e, LLVMIntSLT, i, last), i, last);
   if (n) {
     LLVMTypeRef vf = LLVMTypeOf(x);
     l.ty = LLVMFunctionType(vf, (LLVMTypeRef[]){vf, vi}, 2, 0);
@@ -445,7 +445,7 @@ LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes) {
   V fn = begin_fn(&e, M, lanes == 8 ? "leir.erff.v8" : "leir.erff.v16", vf, (LLVMTypeRef[]){vf}, 1, &have);
   if (!fn)
     return have;
-  const char *perm = lanes == 8 ? "llvm.x86.avx.vpermilvar.ps.256" : "llvm.x86.avx512.vpermilvar.ps.512";
+  const char *perm = lanes == 8 ? "llvm.x86.avx2.permps" : "llvm.x86.avx512.permvar.sf.512";
   return end_fn(&e, fn, erff_body(&e, LLVMGetParam(fn, 0), (unsigned)lanes, perm));
 }
 

@@ -28,7 +28,7 @@ LLVMValueRef cg_math_get_powi_f32(LLVMModuleRef M, int n);
 /* <lanes x float>(<lanes x float>): leir.erff on 8 (AVX) or 16 lanes
    (AVX-512F), leir.erff.v8 / leir.erff.v16, the same bits as "erf" for f32
    in every lane (the same operations; the table entries fetched by the
-   in-lane permute vpermilps instead of selects).  For the loop vectoriser:
+   lane-crossing permute vpermps instead of selects).  For the loop vectoriser:
    the VFABI variants of leir.erff (codegen/lower.c).  NULL for other lanes. */
 LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes);
 

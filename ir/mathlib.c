@@ -142,17 +142,20 @@
  *   below 0.5000005 ulp, and 15 of the 2^32 results not correctly rounded.
  * leir_erff(x), in f32 arithmetic, table-driven (issue 59: one polynomial
  * per element whatever its interval, so a vector evaluates one Horner chain
- * and looks each coefficient up, on AVX2 one vpermilps from a 4-entry table):
+ * and looks each coefficient up, on AVX2 one vpermps from an 8-entry table,
+ * on AVX-512 one vpermps zmm from the table written twice):
  *   a = |x|;  c = a < ERFF_ONE ? a : ERFF_ONE
- *   i = (int)(c * ERFF_SCALE);  i = i < 3 ? i : 3             (c in [0, 4]: no overflow)
+ *   i = (int)(c * ERFF_SCALE);  i = i < ERFF_NI-1 ? i : ERFF_NI-1  (c in [0, 4]: no overflow)
  *   u = c - M[i];  t = i == 0 ? a * a : u                      (M[0] = 0: u = a there)
  *   p = C[0][i];  p = fmaf(p, t, C[j][i]) for j = 1 .. ERFF_N-1
  *   r = fmaf(u, p, i == 0 ? a : K[i]);  y = copysignf(r, x);  result x != x ? x : y
  *   (interval 0: erf(a) = a + a P(a^2); the others erf(M + u) = K + u P(u)).
- *   A NaN x takes interval 3 (c = 4) and is returned as it is.  Tables from
- *   bench/mathlib_erf_fit.py.  Over every f32 input (bench/mathlib_exhaustive):
- *   max 0.763537 ulp (at 0x1.9411b8p-1), 29774134 results not correctly
- *   rounded.
+ *   Eight intervals 0.5 wide ([3.5, 4] the last), 7 coefficients each.
+ *   A NaN x takes interval 7 (c = 4) and is returned as it is.  Tables from
+ *   bench/mathlib_erf_fit.py (fit errors below 2^-29.4).  Over every f32
+ *   input (bench/mathlib_exhaustive): max 0.672208 ulp (at 0x1.fee8e8p-1),
+ *   28229198 results not correctly rounded.  (Before: 4 intervals of 0.8,
+ *   8 coefficients, vpermilps from 4-entry tables: 0.763537 ulp, 29774134.)
  * leir_erff_cr(x), f32 computed in f64 (the routine before issue 59, kept
  * for reference and tests, used by no back end; d = (double)x):
  *   a = |d|;  w = a * a                                  (exact: a is an f32)
@@ -550,20 +553,25 @@ const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {
     0x1.5554f6p-5f,  0x1.555556p-3f,  0x1p-1f,
 };
 
-/* leir_erff's tables (bench/mathlib_erf_fit.py 8): per interval i the
-   centre M[i], K[i] (an f32 near erf(M[i])) and the 8 coefficients of the
+/* leir_erff's tables (bench/mathlib_erf_fit.py 7): per interval i the
+   centre M[i], K[i] (an f32 near erf(M[i])) and the 7 coefficients of the
    polynomial, highest degree first; interval 0 is erf(a)/a - 1 in a^2. */
-const float leir_mf_erff_m[LEIR_MF_ERFF_NI] = {0x0p+0f, 0x1.380524p+0f, 0x1.fc87ap+0f, 0x1.9caf42p+1f};
-const float leir_mf_erff_k[LEIR_MF_ERFF_NI] = {0x0p+0f, 0x1.d499bp-1f, 0x1.fd7526p-1f, 0x1.ffff54p-1f};
+const float leir_mf_erff_m[LEIR_MF_ERFF_NI] = {
+    0x0p+0f, 0x1.5faa2p-1f, 0x1.57338p+0f, 0x1.ada3fp+0f,
+    0x1.1d6edp+1f, 0x1.5d5908p+1f, 0x1.a46f8p+1f, 0x1.d8788p+1f,
+};
+const float leir_mf_erff_k[LEIR_MF_ERFF_NI] = {
+    0x0p+0f, 0x1.5655d6p-1f, 0x1.e251f6p-1f, 0x1.f6fa26p-1f,
+    0x1.ff2ca2p-1f, 0x1.fff12p-1f, 0x1.ffff8ep-1f, 0x1.fffffap-1f,
+};
 const float leir_mf_erff_c[LEIR_MF_ERFF_N][LEIR_MF_ERFF_NI] = {
-    {0x1.9be8e4p-16f, -0x1.736dfp-8f, 0x1.85f4f2p-10f, -0x1.7a103ep-14f},
-    {0x1.0ab394p-15f, 0x1.572e6cp-8f, -0x1.d13ef2p-9f, 0x1.cc923p-13f},
-    {-0x1.94ep-11f, 0x1.4d2b4ep-6f, 0x1.a4ccf2p-11f, -0x1.339e2ap-12f},
-    {0x1.53c84cp-8f, -0x1.a29196p-5f, 0x1.ab3b76p-7f, 0x1.67961cp-12f},
-    {-0x1.b8031p-6f, 0x1.895a6cp-10f, -0x1.216f36p-5f, -0x1.5ae96cp-12f},
-    {0x1.ce2dcap-4f, 0x1.57b8bep-3f, 0x1.9a8a1cp-5f, 0x1.e2a05ep-13f},
-    {-0x1.812742p-2f, -0x1.3ecfdap-2f, -0x1.62fc9p-5f, -0x1.d27076p-14f},
-    {0x1.06eba8p-3f, 0x1.05928cp-2f, 0x1.6568bcp-6f, 0x1.209adep-15f},
+    {-0x1.eb3474p-11f, 0x1.22f2fcp-6f, 0x1.e81d14p-9f, -0x1.85f864p-8f, -0x1.7118c4p-11f, 0x1.4ccfap-11f, 0x1.6de4f4p-13f, 0x1.21184p-16f},
+    {0x1.4af168p-18f, -0x1.19683p-5f, 0x1.7872ap-6f, 0x1.8a78e2p-7f, -0x1.5fbf78p-9f, -0x1.cd4b7p-10f, -0x1.e52c72p-13f, -0x1.d23938p-16f},
+    {0x1.449c28p-8f, -0x1.5569e2p-5f, -0x1.216c48p-5f, 0x1.110bp-9f, 0x1.68040ep-7f, 0x1.8536aep-9f, 0x1.11b36ap-12f, 0x1.c2e34ep-16f},
+    {-0x1.b78032p-6f, 0x1.53684cp-3f, -0x1.97961ap-6f, -0x1.972e2ap-5f, -0x1.4a84e8p-6f, -0x1.d1dca2p-9f, -0x1.f00b8ep-13f, -0x1.55c024p-16f},
+    {0x1.ce2beap-4f, -0x1.b23fc4p-7f, 0x1.4b44d2p-3f, 0x1.aae872p-4f, 0x1.7dbbecp-6f, 0x1.8ec9f8p-9f, 0x1.4ee786p-13f, 0x1.90a03ap-17f},
+    {-0x1.81274p-2f, -0x1.ef2534p-2f, -0x1.00c01cp-2f, -0x1.cfe882p-4f, -0x1.1d7a7p-6f, -0x1.d5e478p-10f, -0x1.40a6f4p-14f, -0x1.523c62p-18f},
+    {0x1.06eba8p-3f, 0x1.6872fep-1f, 0x1.7f07b4p-3f, 0x1.146b18p-4f, 0x1.000a8cp-7f, 0x1.585586p-11f, 0x1.86790ep-16f, 0x1.6e8ddp-20f},
 };
 
 float leir_expf(float x) {
@@ -628,7 +636,7 @@ float leir_erff(float x) {
   float a = fabsf(x);
   float c = a < LEIR_MF_ERFF_ONE ? a : LEIR_MF_ERFF_ONE;
   int i = (int)(c * LEIR_MF_ERFF_SCALE);
-  i = i < 3 ? i : 3;
+  i = i < LEIR_MF_ERFF_NI - 1 ? i : LEIR_MF_ERFF_NI - 1;
   float u = c - leir_mf_erff_m[i];
   float t = i == 0 ? a * a : u;
   float p = leir_mf_erff_c[0][i];

@@ -12,7 +12,7 @@
  *
  * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
  * input, bench/mathlib_exhaustive): expf and erff compute in f32 arithmetic
- * (max 0.7579 and 0.7636 ulp); logf is an f64 routine of its own sized for f32
+ * (max 0.7579 and 0.6723 ulp); logf is an f64 routine of its own sized for f32
  * and rounded once (max about 0.5 ulp), powf too (e^(y ln|x|) in f64 within
  * 2^-36, rounded once; for y = -1, 1, 2, 3 the f32 products 1/x, x, x*x,
  * x*(x*x), the last within 1.3 ulp); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
@@ -89,9 +89,9 @@ float leir_round_bf16(float x);
 #define LEIR_MF_EXPF_N 6
 extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
 #define LEIR_MF_ERFF_ONE 4.0f                /* erff: the argument clamp */
-#define LEIR_MF_ERFF_SCALE 1.25f             /* interval i = min((int)(c*SCALE), 3) */
-#define LEIR_MF_ERFF_NI 4                    /* intervals [0, .8) [.8, 1.6) [1.6, 2.4) [2.4, 4] */
-#define LEIR_MF_ERFF_N 8                     /* coefficients of the one polynomial */
+#define LEIR_MF_ERFF_SCALE 2.0f              /* interval i = min((int)(c*SCALE), NI-1) */
+#define LEIR_MF_ERFF_NI 8                    /* intervals [0, .5) [.5, 1) ... [3, 3.5) [3.5, 4] */
+#define LEIR_MF_ERFF_N 7                     /* coefficients of the one polynomial */
 /* per interval i: the centre M[i] (M[0] = 0), K[i] ~ erf(M[i]) (K[0] unused),
    and the polynomial's coefficients C[j][i], highest degree first */
 extern const float leir_mf_erff_m[LEIR_MF_ERFF_NI];

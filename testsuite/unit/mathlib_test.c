@@ -342,7 +342,7 @@ static void test_accuracy_f32(void **state) {
   report("expf", &we, 0.751, 1); /* f32 arithmetic, 0.75 ulp over every input */
   report("expf_cr", &wc, 0.501, 1);
   report("logf", &wl, 0.501, 1);
-  report("erff", &wr, 0.734, 1); /* f32 arithmetic, table-driven: see test_erff_strided */
+  report("erff", &wr, 0.673, 1); /* f32 arithmetic, table-driven: see test_erff_strided */
   report("erff_cr", &wrc, 0.501, 1);
   report("powf", &wp, 0.501, 1);
   /* x**3 is x*(x*x) in f32 (issue 59): below 1.3 ulp over every f32
@@ -354,7 +354,7 @@ static void test_accuracy_f32(void **state) {
 /* The f32 routines of their own against the correctly rounded result on
    every 257th f32 pattern (16.7 million inputs; `make mathlib-exhaustive`
    checks all 2^32), every NaN input returned as it is.  expf and erff
-   compute in f32 (max 0.757849 and 0.763537 ulp over all inputs, see
+   compute in f32 (max 0.757849 and 0.672208 ulp over all inputs, see
    ir/mathlib.c): their exact figures on this subset are asserted; the
    f64-inside routines (expf_cr, logf, erff_cr) within 0.5 + 2^-15 (erff_cr
    2^-12) ulp and almost always correctly rounded. */
@@ -404,8 +404,8 @@ static void test_erff_strided(void **state) {
   printf("  erff: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
          (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
   assert_int_equal(s.n, 16711936);
-  assert_true(s.max_ulp > 0.732884 && s.max_ulp < 0.732886);
-  assert_int_equal(s.wrong, 115590);
+  assert_true(s.max_ulp > 0.651520 && s.max_ulp < 0.651522);
+  assert_int_equal(s.wrong, 109536);
   assert_int_equal(s.unresolved, 0);
   assert_int_equal(s.bad_nan, 0);
 }
