@@ -203,18 +203,20 @@ bool cg_lower_program(CgModule *m) {
   return true;
 }
 
-/* Host, after the vectoriser (issue 59): the f32 erf's call sites name
- * its vector variants (lower.c erff_vector_call), and the scalar leir.erff
- * stayed a call so that the vectoriser could see them.  Now every copy is
- * to be inlined: llvm.compiler.used (which kept the variants) goes, and
- * leir.erff, leir.erff.v8 and leir.erff.v16 become alwaysinline.  True when
+/* Host, after the vectoriser (issue 59): the f32 erf's and (AVX-512) exp's
+ * call sites name their vector variants (lower.c vector_call), and the
+ * scalar leir.erff / leir.expf stayed a call so that the vectoriser could
+ * see them.  Now every copy is to be inlined: llvm.compiler.used (which
+ * kept the variants) goes, and the routines and their .v8 and .v16
+ * variants become alwaysinline.  True when
  * the module has them (then the caller runs always-inline and a cleanup). */
-static bool inline_erff(CgModule *m) {
+static bool inline_math(CgModule *m) {
   LLVMValueRef used = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
   if (!used) return false;
   LLVMDeleteGlobal(used);
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
-  static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16"};
+  static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16",
+                                      "leir.expf", "leir.expf.v8", "leir.expf.v16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     LLVMValueRef fn = LLVMGetNamedFunction(m->M, names[i]);
     if (!fn) continue;
@@ -260,7 +262,7 @@ bool cg_optimize(CgModule *m, LLVMTargetMachineRef tm, int level) {
   LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
   LLVMPassBuilderOptionsSetLoopInterleaving(po, 1);
   LLVMErrorRef err = LLVMRunPasses(m->M, pipeline, tm, po);
-  if (!err && m->target == CG_TARGET_HOST && inline_erff(m))
+  if (!err && m->target == CG_TARGET_HOST && inline_math(m))
     err = LLVMRunPasses(m->M, "always-inline,globaldce,function(instcombine<no-verify-fixpoint>,loop-mssa(licm),simplifycfg)",
                         tm, po);
   LLVMDisposePassBuilderOptions(po);

@@ -630,31 +630,58 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
   return phi;
 }
 
-/* Host, f32 erf (issue 59): the call names its vector variants (VFABI,
- * `vector-function-abi-variant`: leir.erff.v8, and leir.erff.v16 with
- * AVX-512), which give the scalar routine's bits in every lane, so the loop
- * vectoriser calls them instead of scalarising the table lookups.  Until
- * the vectoriser has run the scalar leir.erff stays a call (noinline), and
- * the variants are kept alive by llvm.compiler.used; cg_optimize then
- * inlines both (cg_inline_math). */
-static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
+/* Host, f32 erf and exp (issue 59): the call names its vector variants
+ * (VFABI, `vector-function-abi-variant`): for erf leir.erff.v8, and
+ * leir.erff.v16 with AVX-512; for exp, with AVX-512 only, leir.expf.v8 and
+ * leir.expf.v16 (vscalefps; AVX2 machines keep the inlined scalar routine,
+ * which the vectoriser widens itself).  The variants give the scalar
+ * routine's bits in every lane, so the loop vectoriser calls them instead
+ * of scalarising the table lookups (erf) or widening the scalar code
+ * (exp).  Until the vectoriser has run the scalar routine stays a call
+ * (noinline), and the variants are kept alive by llvm.compiler.used;
+ * cg_optimize then inlines them all (kernel.c inline_math). */
+static void keep_used(CgModule *m, LLVMValueRef *vf, unsigned nv) {
+  LLVMValueRef all[8];
+  unsigned n = 0;
+  LLVMValueRef used = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
+  if (used) {
+    LLVMValueRef init = LLVMGetInitializer(used);
+    n = (unsigned)LLVMGetNumOperands(init);
+    for (unsigned i = 0; i < n && i < 8; i++)
+      all[i] = LLVMGetOperand(init, i);
+    LLVMDeleteGlobal(used);
+  }
+  for (unsigned i = 0; i < nv && n < 8; i++)
+    all[n++] = vf[i];
+  used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, n), "llvm.compiler.used");
+  LLVMSetInitializer(used, LLVMConstArray(m->ptr0, all, n));
+  LLVMSetLinkage(used, LLVMAppendingLinkage);
+  LLVMSetSection(used, "llvm.metadata");
+}
+
+static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x, bool exp) {
   CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
-  unsigned nv = vf[1] ? 2 : 1;
-  if (!LLVMGetNamedGlobal(m->M, "llvm.compiler.used")) {
-    LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, nv), "llvm.compiler.used");
-    LLVMSetInitializer(used, LLVMConstArray(m->ptr0, vf, nv));
-    LLVMSetLinkage(used, LLVMAppendingLinkage);
-    LLVMSetSection(used, "llvm.metadata");
+  LLVMValueRef vf[2];
+  const char *v;
+  if (exp) {
+    vf[0] = cg_math_get_expf_vec(m->M, 8);
+    vf[1] = cg_math_get_expf_vec(m->M, 16);
+    v = "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)";
+  } else {
+    vf[0] = cg_math_get_erff_vec(m->M, 8);
+    vf[1] = m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL;
+    v = vf[1] ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
+              : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)";
+  }
+  unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+  if (!LLVMGetEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ni)) {
+    keep_used(m, vf, vf[1] ? 2 : 1);
     unsigned ih = LLVMGetEnumAttributeKindForName("inlinehint", 10);
-    unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
     LLVMRemoveEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ih);
     LLVMAddAttributeAtIndex(sf, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->C, ni, 0));
   }
   LLVMValueRef call = call1(f, sf, x);
   const char *k = "vector-function-abi-variant";
-  const char *v = nv == 2 ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
-                          : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)";
   LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
                            LLVMCreateStringAttribute(m->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
   return call;
@@ -663,7 +690,8 @@ static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
 static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
-  if (f->m->erf_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
+  if (f->m->erf_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, vector_call(f, fn, x, false), t);
+  if (f->m->erf_lanes >= 16 && t != DT_F64 && !strcmp(which, "exp")) return round16(f, vector_call(f, fn, x, true), t);
   return round16(f, call1(f, fn, x), t);
 }
 
