@@ -201,7 +201,6 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* leir_expf: the f32 routine of its own, in f32 arithmetic */
 /* a call of the x86 intrinsic NAME (not overloaded) returning ret */
 static V x86(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, V *args, unsigned n) {
   LLVMTypeRef ty = LLVMFunctionType(ret, pt, n, 0);
@@ -211,10 +210,11 @@ static V x86(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, V *args,
   return LLVMBuildCall2(e->B, ty, fn, args, n, "");
 }
 
-/* leir_expf's operations on f32 (n == 0) or <n x float>.  avx512 (16
+/* leir_expf: the f32 routine of its own, in f32 arithmetic.
+   Its operations on f32 (n == 0) or <n x float>.  avx512 (16
    lanes: leir.expf.v16) gives the same values by other instructions (the
    proof is at cg_math_get_expf_vec): no clamp, c = x, and
-   y = |x| < 256 ? vscalefps(sv, kk) : vfixupimmps(x, ...). */
+   y = |x| < 256 ? vscalefps(sv, kk) : vfixupimmps(x). */
 static V expf_body(Em *e, V x, unsigned n, bool avx512) {
   V one = splat(e, kfl(e, 1.0f), n), shift = splat(e, kfl(e, LEIR_MF_SHIFT), n);
   V hi = splat(e, kfl(e, LEIR_MF_EXPF_HI), n), lo = splat(e, kfl(e, LEIR_MF_EXPF_LO), n);
@@ -237,17 +237,15 @@ static V expf_body(Em *e, V x, unsigned n, bool avx512) {
   V sv = add(e, sh, add(e, sl, c2));
   if (avx512) {
     LLVMTypeRef vf = LLVMTypeOf(x), vi = LLVMVectorType(e->i32, n), i32 = e->i32, i16 = e->i16;
-    V v = mul(e, x, splat(e, kfl(e, 0x1p120f), n)); /* +-inf exactly when |x| >= 256 */
-    /* vfpclassps 0x99: QNaN, SNaN, +inf, -inf */
-    V big = x86(e, "llvm.x86.avx512.fpclass.ps.512", LLVMVectorType(e->i1, n), (LLVMTypeRef[]){vf, i32},
-                (V[]){v, ku(e, 0x99)}, 2);
-    /* vfixupimmps by the class of v: QNaN (v's NaN is quiet) 0 = x itself,
-       -inf 8 = +0, +inf 5 = +inf (the table's nibbles: classes 0, 4, 5) */
+    /* |x| < 256, by the bits: a NaN's are above inf's, so not */
+    V ok = icmp(e, LLVMIntULT, iand(e, cast(e, x, vi), splat(e, ku(e, 0x7fffffff), n)), splat(e, ku(e, 0x43800000), n));
+    /* vfixupimmps by the class of x: QNaN and SNaN 0 = x itself, -inf and
+       negative 8 = +0, +inf and positive 5 = +inf (table nibbles 0, 1, 4-7) */
     V fx = x86(e, "llvm.x86.avx512.mask.fixupimm.ps.512", vf, (LLVMTypeRef[]){vf, vf, vi, i32, i16, i32},
-               (V[]){x, v, splat(e, ku(e, 0x00580000), n), ku(e, 0), LLVMConstInt(i16, 0xffff, 0), ku(e, 4)}, 6);
-    /* vscalefps where v is finite; 4: MXCSR's rounding (to nearest) */
+               (V[]){x, x, splat(e, ku(e, 0x58580000), n), ku(e, 0), LLVMConstInt(i16, 0xffff, 0), ku(e, 4)}, 6);
+    /* vscalefps where |x| < 256; 4: MXCSR's rounding (to nearest) */
     return x86(e, "llvm.x86.avx512.mask.scalef.ps.512", vf, (LLVMTypeRef[]){vf, vf, vf, i16, i32},
-               (V[]){sv, kk, fx, cast(e, lnot(e, big), i16), ku(e, 4)}, 5);
+               (V[]){sv, kk, fx, cast(e, ok, i16), ku(e, 4)}, 5);
   }
   LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32;
   V tb = cast(e, t, vi);
@@ -274,12 +272,12 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  * leir.expf.v16 (AVX-512F): the same values from fewer instructions and a
  * shorter dependency chain (issue 59: 1.4x on Zen 4, bench/mathlib_bench).
  * The clamps go (c = x), and the scaling y = (sv * s1) * s2 (s2 = +0 for
- * zero) and the NaN select become, with v = x * 2^120:
- *   y = v finite ? vscalefps(sv, kk) : vfixupimmps(x, v)
- * where the fixup gives x for a NaN v, +0 for -inf, +inf for +inf.
- * - |x| < 256 exactly when v is finite (x * 2^120 is exact below 2^128;
- *   the largest f32 below 256 is 256 - 2^-16, and 256 * 2^120 overflows).
- *   Then t = fmaf(x, INVLN2, SHIFT) is in [2^23, 2^24), so kk = k =
+ * zero) and the NaN select become
+ *   y = |x| < 256 ? vscalefps(sv, kk) : vfixupimmps(x)
+ * where the fixup gives x for a NaN, +inf for x > 0 and +0 for x < 0 (the
+ * comparison by the bits, (bits(x) & 0x7fffffff) < bits(256), is false
+ * for NaNs).
+ * - |x| < 256: t = fmaf(x, INVLN2, SHIFT) is in [2^23, 2^24), so kk = k =
  *   round(x INVLN2) exactly, |k| <= 370; rh = x - k LN2H is exact (k LN2H
  *   and x are multiples of 2^-21 when |x| >= 89, and |rh| < 1: 21 bits;
  *   below 89 as before), so r in [-0.35, 0.35] and sv in [0.70, 1.42].
@@ -299,7 +297,8 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  *   least subnormal, rounds to +0.
  * - |x| >= 256 or NaN: x >= 256 gives +inf, x <= -256 +0 (the old values:
  *   the clamps made them inf and +0), a NaN x itself (the select), sNaN
- *   bits included (the fixup's token 0 keeps its destination x).
+ *   bits included (the fixup's token 0 keeps its destination x, for the
+ *   classes QNaN and SNaN; the classes zero and one never get there).
  * mathlib_emit_test runs both on this machine (v16 with AVX-512F) on every
  * 257th f32 pattern and the specials against leir_expf (all 2^32 with
  * LEIR_MATHLIB_FULL=1). */
