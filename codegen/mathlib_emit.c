@@ -226,6 +226,12 @@ static V expf_body(Em *e, V x, unsigned n, bool avx512) {
   }
   V t = fma_(e, c, splat(e, kfl(e, LEIR_MF_INVLN2), n), shift);
   V kk = sub(e, t, shift);
+  LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32;
+  V tb = NULL, h = NULL; /* (in leir_expf's order: the IR stays as it was) */
+  if (!avx512) {
+    tb = cast(e, t, vi);
+    h = lshr(e, tb, splat(e, ku(e, 1), n));
+  }
   V rh = fma_(e, kk, splat(e, kfl(e, -LEIR_MF_LN2H), n), c);
   V ln2l = splat(e, kfl(e, -LEIR_MF_LN2L), n);
   V r = fma_(e, kk, ln2l, rh);
@@ -236,7 +242,7 @@ static V expf_body(Em *e, V x, unsigned n, bool avx512) {
   V sl = add(e, sub(e, one, sh), r);
   V sv = add(e, sh, add(e, sl, c2));
   if (avx512) {
-    LLVMTypeRef vf = LLVMTypeOf(x), vi = LLVMVectorType(e->i32, n), i32 = e->i32, i16 = e->i16;
+    LLVMTypeRef vf = LLVMTypeOf(x), i32 = e->i32, i16 = e->i16;
     /* |x| < 256, by the bits: a NaN's are above inf's, so not */
     V ok = icmp(e, LLVMIntULT, iand(e, cast(e, x, vi), splat(e, ku(e, 0x7fffffff), n)), splat(e, ku(e, 0x43800000), n));
     /* vfixupimmps by the class of x: QNaN and SNaN 0 = x itself, -inf and
@@ -247,9 +253,6 @@ static V expf_body(Em *e, V x, unsigned n, bool avx512) {
     return x86(e, "llvm.x86.avx512.mask.scalef.ps.512", vf, (LLVMTypeRef[]){vf, vf, vf, i16, i32},
                (V[]){sv, kk, fx, cast(e, ok, i16), ku(e, 4)}, 5);
   }
-  LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32;
-  V tb = cast(e, t, vi);
-  V h = lshr(e, tb, splat(e, ku(e, 1), n));
   V ee = splat(e, ku(e, LEIR_MF_EXPF_E), n), e23 = splat(e, ku(e, 23), n);
   V s1 = cast(e, shl(e, iadd(e, h, ee), e23), LLVMTypeOf(x));
   V s2 = cast(e, shl(e, iadd(e, isub(e, tb, h), ee), e23), LLVMTypeOf(x));
