@@ -138,7 +138,8 @@ typedef struct CgModule {
                            (cg_host_avx512; kernel.c cg_optimize) */
   int erf_lanes;        /* host: the widest vector leir.erff of
                            cg_math_get_erff_vec the code may use (8, 16; 0:
-                           none; cg_host_erf_lanes) */
+                           none; cg_host_erf_lanes); 16 also gives f32 exp
+                           its vector variants (leir.expf.v8, .v16) */
 } CgModule;
 
 /* Host: the bytes of accumulators an unroll-and-jam may keep in vector

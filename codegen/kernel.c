@@ -203,19 +203,20 @@ bool cg_lower_program(CgModule *m) {
   return true;
 }
 
-/* Host, after the vectoriser (issue 59): the f32 erf's and the f64 pow's
- * call sites name their vector variants (lower.c vector_call), and the
- * scalar leir.erff and leir.pow.lazy stayed calls so that the vectoriser
- * could see them.  Now every copy is to be inlined: llvm.compiler.used (which
- * kept the variants) goes, and the routines and their variants become
- * alwaysinline.  True when the module has them (then the caller runs
- * always-inline and a cleanup). */
+/* Host, after the vectoriser (issue 59): the f32 erf's, the f32 exp's
+ * (AVX-512) and the f64 pow's call sites name their vector variants (lower.c
+ * vector_call), and the scalar leir.erff, leir.expf and leir.pow.lazy stayed
+ * calls so that the vectoriser could see them.  Now every copy is to be
+ * inlined: llvm.compiler.used (which kept the variants) goes, and the
+ * routines and their variants become alwaysinline.  True when the module
+ * has them (then the caller runs always-inline and a cleanup). */
 static bool inline_math(CgModule *m) {
   LLVMValueRef used = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
   if (!used) return false;
   LLVMDeleteGlobal(used);
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
   static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16",
+                                      "leir.expf", "leir.expf.v8", "leir.expf.v16",
                                       "leir.pow.lazy", "leir.pow.v4", "leir.pow.v8", "leir.pow.v16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     LLVMValueRef fn = LLVMGetNamedFunction(m->M, names[i]);

@@ -74,8 +74,9 @@ static LLVMValueRef call2(CgFn *f, LLVMValueRef fn, LLVMValueRef a, LLVMValueRef
 /* Host (issue 59): a call of the scalar math routine sf naming its vector
  * variants vf[0 .. nv) (VFABI `vector-function-abi-variant` = abi), which
  * give sf's bits in every lane, so that the loop vectoriser calls them
- * instead of scalarising sf (erf's table lookups) or if-converting it
- * (pow's lane-uniform branches).  Until the vectoriser has run sf stays a
+ * instead of scalarising sf (erf's table lookups), widening its scalar
+ * code (exp on AVX-512: vscalefps) or if-converting it (pow's lane-uniform
+ * branches).  Until the vectoriser has run sf stays a
  * call (noinline), and the variants are kept alive by llvm.compiler.used;
  * cg_optimize then inlines them all (kernel.c inline_math). */
 static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef *args, unsigned nargs, LLVMValueRef *vf,
@@ -83,15 +84,15 @@ static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef *args, un
   CgModule *m = f->m;
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
   if (!LLVMGetEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ni)) {
-    LLVMValueRef el[8];
+    LLVMValueRef el[16]; /* erf's 2, exp's 2, pow's 3 variants at most */
     unsigned ne = 0;
     LLVMValueRef old = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
     if (old) {
       LLVMValueRef init = LLVMGetInitializer(old);
-      for (int i = 0; i < LLVMGetNumOperands(init) && ne < 6; i++) el[ne++] = LLVMGetOperand(init, (unsigned)i);
+      for (int i = 0; i < LLVMGetNumOperands(init) && ne < 12; i++) el[ne++] = LLVMGetOperand(init, (unsigned)i);
       LLVMDeleteGlobal(old);
     }
-    for (unsigned i = 0; i < nv && ne < 8; i++) el[ne++] = vf[i];
+    for (unsigned i = 0; i < nv && ne < 16; i++) el[ne++] = vf[i];
     LLVMValueRef used = LLVMAddGlobal(m->M, LLVMArrayType(m->ptr0, ne), "llvm.compiler.used");
     LLVMSetInitializer(used, LLVMConstArray(m->ptr0, el, ne));
     LLVMSetLinkage(used, LLVMAppendingLinkage);
@@ -114,6 +115,15 @@ static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
   return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
                      vf[1] ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
                            : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
+}
+
+/* f32 exp, with AVX-512 only: leir.expf.v8 and leir.expf.v16 (vscalefps;
+   AVX2 machines keep the inlined scalar routine, which the vectoriser
+   widens itself) */
+static LLVMValueRef expf_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
+  CgModule *m = f->m;
+  LLVMValueRef vf[2] = {cg_math_get_expf_vec(m->M, 8), cg_math_get_expf_vec(m->M, 16)};
+  return vector_call(f, sf, &x, 1, vf, 2, "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)");
 }
 
 /* f64 pow with a varying exponent: leir.pow.lazy and its variants
@@ -695,6 +705,7 @@ static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDTyp
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
   if (f->m->erf_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
+  if (f->m->erf_lanes >= 16 && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
   return round16(f, call1(f, fn, x), t);
 }
 

@@ -43,6 +43,13 @@ LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes);
    (codegen/lower.c).  NULL for other lanes. */
 LLVMValueRef cg_math_get_pow_vec(LLVMModuleRef M, int lanes);
 
+/* <lanes x float>(<lanes x float>): leir.expf.v8 (leir_expf's operations
+   on 8 lanes) and leir.expf.v16 (AVX-512F: vscalefps for the scaling by
+   2^k, the same values; the proof is at the definition), the same bits as
+   "exp" for f32 in every lane.  The host JIT's VFABI variants of leir.expf
+   on AVX-512 machines (codegen/lower.c).  NULL for other lanes. */
+LLVMValueRef cg_math_get_expf_vec(LLVMModuleRef M, int lanes);
+
 /* float(float): x rounded through binary16 (is_bf16 = 0) or bfloat16
    (leir.round_f16 / leir.round_bf16, = leir_round_f16 / leir_round_bf16). */
 LLVMValueRef cg_math_get_round16(LLVMModuleRef M, int is_bf16);

@@ -111,6 +111,10 @@
  *   Over every f32 input (bench/mathlib_exhaustive): max 0.757849 ulp (at
  *   -0x1.5ecadp+6, a subnormal result: the double rounding), 0.600571 ulp
  *   for x > -87.33 (normal results); 2029142 results not correctly rounded.
+ *   The host JIT's AVX-512 form (codegen/mathlib_emit.c, leir.expf.v16)
+ *   gets the same values by other instructions: no clamps, y = vscalefps(s,
+ *   kf) (one rounding of s 2^k, as (s * s1) * s2), and |x| >= 256 and NaNs
+ *   by vfixupimmps; the proof is at cg_math_get_expf_vec.
  * leir_expf_cr(x), f32 computed in f64 (the routine before issue 59, kept
  * for reference and tests, used by no back end; d = (double)x):
  *   c = d > EXPF_HI ? EXPF_HI : d;  c = c < EXPF_LO ? EXPF_LO : c

@@ -473,18 +473,23 @@ static void test_ptx(void **state) {
 
 /* ------------------------------------------------- vector f32 erf */
 
-/* f32 patterns for leir.erff.v8/v16: specials, then every STRIDE-th
+/* f32 patterns for the vector routines (leir.erff.v8/v16, leir.expf.v8/v16):
+   specials (erf's interval ends; exp's clamps, overflow and underflow
+   thresholds and vfixupimmps's bound 256; sNaNs), then every STRIDE-th
    pattern from an offset */
 static void erf_inputs(float *x, size_t n, uint32_t stride, uint32_t off) {
-  static const float sp[] = {0.0f, -0.0f, 0.8f, -0.8f, 1.6f, 2.4f, -2.4f, 4.0f, -4.0f, 3.99f, 0x1p-149f,
-                             0.79999995f, 1.5999999f, 2.3999999f, INFINITY, -INFINITY, NAN, -NAN, FLT_MAX, 1e-20f};
+  static const uint32_t sp[] = {
+      0x00000000, 0x80000000, 0x3f4ccccd, 0xbf4ccccd, 0x3fcccccd, 0x4019999a, 0xc019999a, 0x40800000,
+      0xc0800000, 0x407f5c29, 0x00000001, 0x3f4ccccc, 0x3fcccccc, 0x40199999, 0x7f800000, 0xff800000,
+      0x7fc00000, 0xffc00000, 0x7f7fffff, 0x1e3ce508, /* 1e-20 */
+      0x7f800001, 0xff800001, 0x7fa00000, 0xff7fffff, 0x42b20000, 0xc2d00000, 0x42b20001, 0xc2d00001,
+      0x42b1ffff, 0xc2cfffff, 0x42b17218, 0x42b17217, 0xc2aeac50, 0xc2aeac4f, 0xc2cff1b5, 0xc2cff1b4,
+      0xc2d0a3d7, 0x42b22222, 0x437fffff, 0x43800000, 0xc37fffff, 0xc3800000, 0x43800001, 0xc3800001,
+      0x3f317218, 0xbf317218, 0x4e800000, 0xce800000, 0x4b000000, 0xcb000000};
   size_t ns = sizeof sp / sizeof *sp;
   for (size_t i = 0; i < n; i++) {
-    uint32_t u = (uint32_t)(off + (uint64_t)i * stride);
-    if (i < ns)
-      x[i] = sp[i];
-    else
-      memcpy(&x[i], &u, sizeof u);
+    uint32_t u = i < ns ? sp[i] : (uint32_t)(off + (uint64_t)i * stride);
+    memcpy(&x[i], &u, sizeof u);
   }
 }
 
@@ -494,31 +499,36 @@ static unsigned bits_f(float v) {
   return u;
 }
 
-static int erf_differ(const float *x, const float *y, size_t n, const char *label) {
+static int vec_differ(const float *x, const float *y, size_t n, const char *label, float (*ref)(float)) {
   int bad = 0;
   for (size_t i = 0; i < n; i++) {
-    float r = leir_erff(x[i]);
+    float r = ref(x[i]);
     if (memcmp(&r, &y[i], sizeof r) != 0 && bad++ < 5)
-      print_error("%s: erff(%a): vector %a (%#x), C %a (%#x)\n", label, (double)x[i], (double)y[i], bits_f(y[i]),
+      print_error("%s(%a): vector %a (%#x), C %a (%#x)\n", label, (double)x[i], (double)y[i], bits_f(y[i]),
                   (double)r, bits_f(r));
   }
   return bad;
 }
 
-/* leir.erff.v8 (AVX2 and FMA) and leir.erff.v16 (AVX-512F) JIT-compiled on
-   this machine where it has them, every 257th f32 pattern and the specials,
-   unoptimised: the same bits as leir_erff */
-static int erff_jit_run(unsigned lanes) {
+static int erf_differ(const float *x, const float *y, size_t n, const char *label) {
+  return vec_differ(x, y, n, label, leir_erff);
+}
+
+/* The vector routine get(M, lanes) JIT-compiled on this machine,
+   unoptimised, on every 257th f32 pattern and the specials (every pattern
+   with LEIR_MATHLIB_FULL=1 in the environment: about a minute a routine);
+   returns how many results differ from ref's bits. */
+static int vec_jit(LLVMValueRef (*get)(LLVMModuleRef, int), int lanes, float (*ref)(float), const char *label) {
   LLVMOrcThreadSafeContextRef TSC = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(TSC);
-  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("erff_vec", C);
-  LLVMValueRef vf = cg_math_get_erff_vec(M, (int)lanes);
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("vec_jit", C);
+  LLVMValueRef vf = get(M, lanes);
   assert_non_null(vf);
-  assert_null(cg_math_get_erff_vec(M, 4));
-  /* void t_erff(const float *a, float *out, i64 nvec) */
+  assert_null(get(M, 4));
+  /* void t_vec(const float *a, float *out, i64 nvec) */
   LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i64 = LLVMInt64TypeInContext(C);
-  LLVMTypeRef v8 = LLVMVectorType(LLVMFloatTypeInContext(C), lanes);
-  LLVMValueRef w = LLVMAddFunction(M, "t_erff",
+  LLVMTypeRef vt = LLVMVectorType(LLVMFloatTypeInContext(C), (unsigned)lanes);
+  LLVMValueRef w = LLVMAddFunction(M, "t_vec",
                                    LLVMFunctionType(LLVMVoidTypeInContext(C), (LLVMTypeRef[]){ptr, ptr, i64}, 3, 0));
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, w, "entry");
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(C, w, "loop");
@@ -528,10 +538,10 @@ static int erff_jit_run(unsigned lanes) {
   LLVMBuildBr(B, loop);
   LLVMPositionBuilderAtEnd(B, loop);
   LLVMValueRef i = LLVMBuildPhi(B, i64, "i");
-  LLVMValueRef ld = LLVMBuildLoad2(B, v8, LLVMBuildGEP2(B, v8, LLVMGetParam(w, 0), &i, 1, ""), "");
+  LLVMValueRef ld = LLVMBuildLoad2(B, vt, LLVMBuildGEP2(B, vt, LLVMGetParam(w, 0), &i, 1, ""), "");
   LLVMSetAlignment(ld, 4);
   LLVMValueRef r = LLVMBuildCall2(B, LLVMGlobalGetValueType(vf), vf, &ld, 1, "");
-  LLVMValueRef st = LLVMBuildStore(B, r, LLVMBuildGEP2(B, v8, LLVMGetParam(w, 1), &i, 1, ""));
+  LLVMValueRef st = LLVMBuildStore(B, r, LLVMBuildGEP2(B, vt, LLVMGetParam(w, 1), &i, 1, ""));
   LLVMSetAlignment(st, 4);
   LLVMValueRef i1 = LLVMBuildAdd(B, i, LLVMConstInt(i64, 1, 0), "");
   LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i1, LLVMGetParam(w, 2), ""), loop, done);
@@ -552,35 +562,102 @@ static int erff_jit_run(unsigned lanes) {
   LLVMOrcDisposeThreadSafeContext(TSC);
   check_err(LLVMOrcLLJITAddLLVMIRModule(J, LLVMOrcLLJITGetMainJITDylib(J), TSM));
   LLVMOrcExecutorAddress addr = 0;
-  check_err(LLVMOrcLLJITLookup(J, &addr, "t_erff"));
+  check_err(LLVMOrcLLJITLookup(J, &addr, "t_vec"));
   void (*fn)(const float *, float *, int64_t);
   void *p = (void *)(uintptr_t)addr;
   memcpy(&fn, &p, sizeof fn);
-  size_t n = 16711936; /* ceil(2^32 / 257), a multiple of 16 */
-  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  const char *full = getenv("LEIR_MATHLIB_FULL");
+  bool all = full && !strcmp(full, "1");
+  size_t n = 16711936; /* ceil(2^32 / 257), a multiple of 16; all: 256 chunks of 2^24 */
+  float *x = malloc(((size_t)1 << 24) * sizeof *x), *y = malloc(((size_t)1 << 24) * sizeof *y);
   assert_true(x && y);
-  erf_inputs(x, n, 257, 0);
-  fn(x, y, (int64_t)(n / lanes));
-  int bad = erf_differ(x, y, n, lanes == 8 ? "leir.erff.v8 (JIT)" : "leir.erff.v16 (JIT)");
+  int bad = 0;
+  for (uint32_t chunk = 0; chunk < (all ? 256u : 1u); chunk++) {
+    if (all) {
+      n = (size_t)1 << 24;
+      for (size_t k = 0; k < n; k++) {
+        uint32_t u = (chunk << 24) | (uint32_t)k;
+        memcpy(&x[k], &u, sizeof u);
+      }
+    } else {
+      erf_inputs(x, n, 257, 0);
+    }
+    fn(x, y, (int64_t)(n / (size_t)lanes));
+    bad += vec_differ(x, y, n, label, ref);
+  }
+  if (all)
+    printf("  %s: all 2^32 f32 patterns, %d differ\n", label, bad);
   free(x);
   free(y);
   check_err(LLVMOrcDisposeLLJIT(J));
   return bad;
 }
 
+static bool have_avx512(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+}
+
+/* leir.erff.v8 and leir.expf.v8 JIT-compiled on this machine (AVX2 and
+   FMA): the same bits as leir_erff, leir_expf */
 static void test_erff_v8_jit(void **state) {
   (void)state;
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
-    printf("  (no AVX2/FMA: leir.erff.v8 and v16 not run)\n");
+    printf("  (no AVX2/FMA: leir.erff.v8, leir.expf.v8 not run)\n");
     return;
   }
-  assert_int_equal(erff_jit_run(8), 0);
-  if (!__builtin_cpu_supports("avx512f")) {
-    printf("  (no AVX-512F: leir.erff.v16 not run)\n");
+  int bad = vec_jit(cg_math_get_erff_vec, 8, leir_erff, "leir.erff.v8 (JIT)");
+  bad += vec_jit(cg_math_get_expf_vec, 8, leir_expf, "leir.expf.v8 (JIT)");
+  assert_int_equal(bad, 0);
+}
+
+/* leir.erff.v16 and leir.expf.v16 (vscalefps, vfixupimmps) JIT-compiled
+   on this machine when it has AVX-512F: the same bits as leir_erff,
+   leir_expf.  Without AVX-512 (the machines the CI runs on need not have
+   it) leir.expf.v16 is only compiled for skylake-avx512 (which must
+   succeed and use those instructions); leir.erff.v16 is also checked by
+   LLVM's folding (test_erff_vec_avx512). */
+static void test_vec16_avx512(void **state) {
+  (void)state;
+  if (have_avx512()) {
+    int bad = vec_jit(cg_math_get_erff_vec, 16, leir_erff, "leir.erff.v16 (JIT)");
+    bad += vec_jit(cg_math_get_expf_vec, 16, leir_expf, "leir.expf.v16 (JIT)");
+    assert_int_equal(bad, 0);
     return;
   }
-  assert_int_equal(erff_jit_run(16), 0);
+  printf("  (no AVX-512F: leir.erff.v16, leir.expf.v16 not run, compiled only)\n");
+  const char *triple = "x86_64-pc-linux-gnu";
+  LLVMTargetRef T;
+  char *msg = NULL;
+  assert_int_equal(LLVMGetTargetFromTriple(triple, &T, &msg), 0);
+  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, triple, "skylake-avx512", "", LLVMCodeGenLevelAggressive,
+                                                    LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMContextRef C = LLVMContextCreate();
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("expf_v16", C);
+  LLVMSetTarget(M, triple);
+  LLVMValueRef vf = cg_math_get_expf_vec(M, 16);
+  assert_non_null(vf);
+  LLVMSetLinkage(vf, LLVMExternalLinkage);
+  assert_int_equal(LLVMVerifyModule(M, LLVMReturnStatusAction, &msg), 0);
+  LLVMDisposeMessage(msg);
+  LLVMMemoryBufferRef buf = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &msg, &buf)) {
+    print_error("AVX-512 assembly: %s\n", msg);
+    fail();
+  }
+  size_t len = LLVMGetBufferSize(buf);
+  char *as = malloc(len + 1);
+  assert_non_null(as);
+  memcpy(as, LLVMGetBufferStart(buf), len);
+  as[len] = 0;
+  assert_non_null(strstr(as, "vscalefps"));
+  assert_non_null(strstr(as, "vfixupimmps"));
+  free(as);
+  LLVMDisposeMemoryBuffer(buf);
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  LLVMDisposeTargetMachine(TM);
 }
 
 /* leir.erff.v16 (and v8) for an AVX-512 CPU, which this machine need not
@@ -846,6 +923,7 @@ int main(void) {
       cmocka_unit_test(test_ptx),
       cmocka_unit_test(test_erff_v8_jit),
       cmocka_unit_test(test_erff_vec_avx512),
+      cmocka_unit_test(test_vec16_avx512),
       cmocka_unit_test(test_pow_vec),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
