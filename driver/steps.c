@@ -330,7 +330,7 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
  * cannot be read. */
 static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *after, const DrvIncr *inc,
                          const DrvTail *tail) {
-  if (!bf->entry.f || (!inc->skip && !tail->skip)) return true;
+  if (!bf->entry.open || (!inc->skip && !tail->skip)) return true;
   unsigned char *want = calloc((size_t)before->ntensors + 1, 1);
   if (!want) return false;
   for (int x = 0; x < after->ntensors; x++) {
@@ -449,6 +449,12 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   bf->pool->dirty_ok = NULL;
   free(dirty);
   interp_pool_free(bf->pool);
+  /* what the before's --steps-cache entry mapped is mapped into b too
+     (the same pages, copy on write), not copied (the loads skip it) */
+  for (int i = 0; b && load && bf->entry.open && i < runp->ntensors; i++) {
+    InterpBuf *x = load[i] ? interp_find(bf->a, runp->tensors[i]->name) : NULL;
+    if (x) steps_cache_share(&bf->entry, bf->a, x->t->id, b, i);
+  }
   if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
   else if (b) drv_incr_load(&inc, bf->a, b);
   DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL,

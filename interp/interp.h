@@ -172,6 +172,7 @@ typedef struct InterpBuf {
   void *data;
   int64_t numel;
   size_t nbytes;
+  bool mapped; /* data is a private mapping of a file (interp_buf_map) */
 } InterpBuf;
 
 typedef struct InterpProg InterpProg;
@@ -185,6 +186,17 @@ InterpProg *interp_new(LeirCtx *ctx, const IrProgram *p, const InterpOptions *op
  * size, and given back to it by interp_free (NULL: interp_new). */
 InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts, InterpBufPool *pool);
 void interp_free(InterpProg *ip);
+
+/* Replaces the buffer of tensor i by a private mapping of the file fd's
+ * bytes [off, off + nbytes) (off a multiple of the page size, and 64 bytes
+ * aligned as every buffer): a read of the buffer reads the file's pages (in
+ * the page cache, mapped when first touched: no copy, no zeroed page), a
+ * write changes this buffer only (copy on write); interp_free unmaps it and
+ * a pool never takes it.  The file must not be cut short while the mapping
+ * lives (a read past its end would raise SIGBUS): a file is replaced by
+ * rename(2), which leaves the mapped one in place.  False when it cannot be
+ * mapped (the buffer is then unchanged). */
+bool interp_buf_map(InterpProg *ip, int i, int fd, int64_t off);
 
 /* Buffers, indexed like p->tensors (IrTensor.id), or by name (NULL if none). */
 int interp_ntensors(const InterpProg *ip);
