@@ -98,8 +98,10 @@ static bool alloc_bufs(InterpProg *ip) {
     }
     b->numel = n;
     b->nbytes = (size_t)bytes;
-    b->data = pool_take(ip->pool, b->nbytes, !(ip->pool && ip->pool->dirty_ok && ip->pool->dirty_ok[i]));
-    if (!b->data) b->data = ir_buffer_alloc(b->nbytes); /* zeroed, 64-byte aligned (ir/buffer.h) */
+    bool dirty = ip->pool && ip->pool->dirty_ok && ip->pool->dirty_ok[i];
+    b->data = pool_take(ip->pool, b->nbytes, !dirty);
+    /* zeroed unless dirty_ok, 64-byte aligned (ir/buffer.h) */
+    if (!b->data) b->data = dirty ? ir_buffer_alloc_uninit(b->nbytes) : ir_buffer_alloc(b->nbytes);
     if (!b->data) {
       diag_error(ip->ctx, t->loc, "out of memory for tensor '%s' (%lld bytes)", t->name, (long long)bytes);
       return false;
@@ -177,6 +179,15 @@ InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOpti
     interp_free(ip);
     return NULL;
   }
+  return ip;
+}
+
+InterpProg *interp_new_uninit(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts,
+                              const unsigned char *dirty_ok, bool poison) {
+  InterpBufPool none = {.dirty_ok = dirty_ok, .poison_dirty = poison}; /* empty: every buffer fresh */
+  InterpProg *ip = interp_new_pooled(ctx, p, opts, &none);
+  if (ip) ip->pool = NULL;
+  interp_pool_free(&none); /* a failed one's buffers */
   return ip;
 }
 

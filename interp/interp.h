@@ -147,7 +147,8 @@ typedef struct InterpBufPool {
   size_t bytes; /* bytes waiting now */
   /* Set by the user around interp_new_pooled (NULL: none): per tensor id
      of the program being made, 1 where a buffer taken from the pool may
-     keep its old bytes instead of being zeroed, because the caller's run
+     keep its old bytes instead of being zeroed (and a fresh one, when the
+     pool has none, is not zeroed either: ir_buffer_alloc_uninit), because the caller's run
      overwrites every element before it reads one (cg_written_first), or
      the caller copies every byte over it, or nothing reads it. */
   const unsigned char *dirty_ok;
@@ -185,6 +186,12 @@ InterpProg *interp_new(LeirCtx *ctx, const IrProgram *p, const InterpOptions *op
 /* interp_new with its buffers taken from `pool` where it has one of the
  * size, and given back to it by interp_free (NULL: interp_new). */
 InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts, InterpBufPool *pool);
+/* interp_new with the buffers that dirty_ok marks (per tensor id; NULL:
+ * none) not zeroed (ir_buffer_alloc_uninit), for a caller that fills them
+ * before anything reads them; with poison, filled with 0xFF bytes instead
+ * (InterpBufPool.poison_dirty: a check of that). */
+InterpProg *interp_new_uninit(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts,
+                              const unsigned char *dirty_ok, bool poison);
 void interp_free(InterpProg *ip);
 
 /* Replaces the buffer of tensor i by a private mapping of the file fd's

@@ -32,6 +32,9 @@
  * (64-byte aligned, the run's bytes); written, the mapping changes and
  * the entry does not (a later load gives the run's bytes); an entry 1 byte
  * short or long misses, eagerly and lazily, and maps nothing.
+ * test_uninit: interp_new_uninit leaves what dirty_ok marks unzeroed
+ * (poisoned when asked) and zeroes the rest; a run on it gives a fresh
+ * run's bytes.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -660,6 +663,33 @@ static void test_outs(void **state) {
   prog_free(&q35);
 }
 
+/* interp_new_uninit (the before's buffers, --emit-steps): what dirty_ok
+ * marks is not zeroed (poisoned: 0xFF when asked), the rest zero; the
+ * interpreter's run on it gives the bytes of a run on fresh buffers. */
+static void test_uninit(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, rowsum));
+  InterpProg *f = interp_new(&pr.ctx, pr.p, NULL);
+  interp_random_inputs(f, 0, NULL);
+  assert_true(interp_run(f));
+  InterpBuf *fa = interp_find(f, "A"), *fd = interp_find(f, "D");
+  unsigned char dirty[8] = {0};
+  dirty[fd->t->id] = 1;
+  InterpProg *u = interp_new_uninit(&pr.ctx, pr.p, NULL, dirty, true);
+  assert_non_null(u);
+  InterpBuf *ua = interp_find(u, "A"), *ud = interp_find(u, "D");
+  assert_true(all_bytes(ud, 0xFF) && all_bytes(ua, 0));
+  assert_int_equal((uintptr_t)ud->data % 64, 0);
+  interp_random_inputs(u, 0, NULL);
+  assert_true(interp_run(u)); /* resets D */
+  assert_memory_equal(fd->data, ud->data, fd->nbytes);
+  assert_memory_equal(fa->data, ua->data, fa->nbytes);
+  interp_free(u);
+  interp_free(f);
+  prog_free(&pr);
+}
+
 static void test_pool(void **state) {
   (void)state;
   Prog p1, p2, p3;
@@ -764,6 +794,7 @@ static void test_pool_dirty(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_uninit),
       cmocka_unit_test(test_pool),
       cmocka_unit_test(test_pool_dirty),
       cmocka_unit_test(test_memo),
