@@ -285,7 +285,9 @@ int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *bef
  * id of `after`, those the skipped nests write; true when skip > 0.
  * drv_incr_load copies the kept tensors from `a` (the before, run: every
  * output and intermediate holds its final value) into `b` (made from
- * r->prog) and marks them kept (interp_set_kept), before b is run.
+ * r->prog) and marks them kept (interp_set_kept), before b is run; a
+ * tensor whose buffer in b is mapped already (InterpBuf.mapped: the
+ * caller gave it a's bytes, steps_cache_share) is not copied.
  * tmps: whether the before's intermediates will hold their final values in
  * `a` (false: a skipped nest may write outputs only). */
 /* Statement executions of one run of p (saturating at UINT64_MAX). */

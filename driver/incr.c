@@ -181,7 +181,7 @@ void drv_incr_load(const DrvIncr *r, struct InterpProg *a, struct InterpProg *b)
   for (int i = 0; i < interp_ntensors(b); i++) {
     if (!r->kept[i]) continue;
     InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
-    if (x && x->nbytes == y->nbytes) memcpy(y->data, x->data, y->nbytes);
+    if (x && x->nbytes == y->nbytes && !y->mapped) memcpy(y->data, x->data, y->nbytes);
   }
   interp_set_kept(b, r->kept);
 }
@@ -395,7 +395,7 @@ void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, InterpProg *a, Inter
   for (int i = 0; r->skip && i < interp_ntensors(b); i++) {
     if (!t->need[i]) continue;
     InterpBuf *y = interp_buf(b, i), *x = interp_find(a, y->t->name);
-    if (x && x->nbytes == y->nbytes) memcpy(y->data, x->data, y->nbytes);
+    if (x && x->nbytes == y->nbytes && !y->mapped) memcpy(y->data, x->data, y->nbytes);
   }
   interp_set_kept(b, t->keep);
 }

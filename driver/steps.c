@@ -276,25 +276,36 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
   InterpOptions ro = {false, bf->jit ? 0 : drv_interp_budget(o)};
   Capture cap;
   capture_begin(ctx, &cap);
-  bf->a = interp_new(ctx, p, &ro);
+  /* --steps-cache: the outputs of an earlier run of the same program on
+     the same inputs by the same engine, else run it and keep them */
+  StepsKey k = {0};
+  const char *dir = o->steps.cache_dir;
+  if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
+                        ctx->unsafe_math))
+    dir = NULL;
+  /* its buffers unzeroed: the inputs (filled below), and its outputs and
+     intermediates where what fills them does not read them first: an entry's
+     bytes (the intermediates it does not hold are never read), the
+     interpreter's run (it resets them) or drv_jit_runner_store's (it zeroes
+     what its code does not write first); drv_jit_runner_zeroed's (no
+     entry) needs them zero */
+  unsigned char *dirty = malloc((size_t)p->ntensors + 1);
+  for (int i = 0; dirty && i < p->ntensors; i++)
+    dirty[i] = dir || !bf->jit || p->tensors[i]->role == ROLE_IN || p->tensors[i]->role == ROLE_PARAM;
+  bf->a = interp_new_uninit(ctx, p, &ro, dirty, bf->pool->poison_dirty);
+  free(dirty);
   bool ok = bf->a != NULL;
   if (ok) {
     interp_random_inputs_cached(bf->a, o->run.seed, NULL, bf->inputs);
-    /* --steps-cache: the outputs of an earlier run of the same program on
-       the same inputs by the same engine, else run it and keep them */
-    StepsKey k = {0};
-    const char *dir = o->steps.cache_dir;
-    if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
-                          ctx->unsafe_math))
-      dir = NULL;
     if (dir) bf->known = arena_alloc(&ctx->arena, (size_t)p->ntensors + 1);
     if (dir && bf->jit) drv_jit_cache_dir(ctx, dir); /* the kernels of its nests */
     bool hit = dir && steps_cache_open(dir, &k, bf->a, &bf->tmps, bf->known, &bf->entry);
     if (bf->st) bf->st->before_eng = hit ? 'c' : bf->jit ? 'j' : 'i';
     if (!hit) {
       bf->tmps = true;
-      /* its fresh buffers are zero, unless a cache entry that did not fit
-         was read into them */
+      /* its fresh buffers are zero without a cache directory (else not
+         zeroed, and a cache entry that did not fit may have been read into
+         them) */
       ok = !bf->jit ? interp_run(bf->a) : dir ? drv_jit_runner_store(ctx, bf->a) : drv_jit_runner_zeroed(ctx, bf->a);
       if (ok && dir) {
         /* and the intermediates the programs after its steps are
@@ -308,8 +319,8 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
         free(nb);
       }
     }
-    steps_key_free(&k);
   }
+  steps_key_free(&k);
   const char *msg = capture_end(ctx, &cap);
   if (!ok) {
     bf->not_run = arena_printf(&ctx->arena, "not run: the program before the step fails %s: %s",
@@ -330,7 +341,7 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
  * cannot be read. */
 static bool fetch_needed(Before *bf, const IrProgram *before, const IrProgram *after, const DrvIncr *inc,
                          const DrvTail *tail) {
-  if (!bf->entry.f || (!inc->skip && !tail->skip)) return true;
+  if (!bf->entry.open || (!inc->skip && !tail->skip)) return true;
   unsigned char *want = calloc((size_t)before->ntensors + 1, 1);
   if (!want) return false;
   for (int x = 0; x < after->ntensors; x++) {
@@ -449,6 +460,12 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   bf->pool->dirty_ok = NULL;
   free(dirty);
   interp_pool_free(bf->pool);
+  /* what the before's --steps-cache entry mapped is mapped into b too
+     (the same pages, copy on write), not copied (the loads skip it) */
+  for (int i = 0; b && load && bf->entry.open && i < runp->ntensors; i++) {
+    InterpBuf *x = load[i] ? interp_find(bf->a, runp->tensors[i]->name) : NULL;
+    if (x) steps_cache_share(&bf->entry, bf->a, x->t->id, b, i);
+  }
   if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
   else if (b) drv_incr_load(&inc, bf->a, b);
   DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL,

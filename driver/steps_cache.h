@@ -67,13 +67,30 @@ bool steps_cache_load(const char *dir, const StepsKey *k, InterpProg *a, bool *t
  * until steps_cache_close.  steps_cache_fetch is false when one cannot be
  * read (its bytes in `a` are then undefined). */
 typedef struct StepsEntry {
-  FILE *f;
-  long *off; /* per tensor id: where its bytes are, -1 when not held or read */
+  bool open;
+  int fd;       /* the entry's file, while open */
+  int64_t *off; /* per tensor id: where its bytes are, -1 when not held or read */
+  int64_t *at;  /* per tensor id: where the bytes mapped into `a` are, else -1 */
+  bool map;     /* the file may be mapped (a local file system) */
   int n;
 } StepsEntry;
+/* The tensors of an entry of at least this many bytes are mapped into the
+ * buffers of the program that reads them (interp_buf_map), instead of read
+ * into its fresh ones: their pages are the page cache's, touched only where
+ * used.  (A file is replaced by rename: never cut short in place while
+ * mapped, which would make a read of the cut pages raise SIGBUS.  On a
+ * network or FUSE file system, where another machine may replace or remove
+ * it, an entry is read, not mapped.) */
+#define STEPS_CACHE_MAP_BYTES ((size_t)64 << 10)
 bool steps_cache_open(const char *dir, const StepsKey *k, InterpProg *a, bool *tmps, unsigned char *known,
                       StepsEntry *e);
 bool steps_cache_fetch(StepsEntry *e, InterpProg *a, const unsigned char *want);
+/* Gives tensor bi of b the bytes of tensor ai of `a` (the same size) when
+ * e mapped them into `a`, by mapping the same pages of the open entry
+ * (copy on write: no copy made, b's writes its own), instead of a copy;
+ * the caller must not have written a's buffer since.  False when they are
+ * not mapped (copy them). */
+bool steps_cache_share(const StepsEntry *e, InterpProg *a, int ai, InterpProg *b, int bi);
 void steps_cache_close(StepsEntry *e);
 /* An entry keeps all the intermediates of its program when they are at
  * most this many bytes in all (the disk space of a whole corpus's entries

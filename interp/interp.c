@@ -1,11 +1,14 @@
 /* interp.c -- the interpreter's public entry points (interp.h): buffers,
  * runs, error messages. */
+#define _POSIX_C_SOURCE 200809L
 #include "interp/vm.h"
 #include "ir/buffer.h"
 #include "ir/memlimit.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ buffers */
 
@@ -95,8 +98,10 @@ static bool alloc_bufs(InterpProg *ip) {
     }
     b->numel = n;
     b->nbytes = (size_t)bytes;
-    b->data = pool_take(ip->pool, b->nbytes, !(ip->pool && ip->pool->dirty_ok && ip->pool->dirty_ok[i]));
-    if (!b->data) b->data = ir_buffer_alloc(b->nbytes); /* zeroed, 64-byte aligned (ir/buffer.h) */
+    bool dirty = ip->pool && ip->pool->dirty_ok && ip->pool->dirty_ok[i];
+    b->data = pool_take(ip->pool, b->nbytes, !dirty);
+    /* zeroed unless dirty_ok, 64-byte aligned (ir/buffer.h) */
+    if (!b->data) b->data = dirty ? ir_buffer_alloc_uninit(b->nbytes) : ir_buffer_alloc(b->nbytes);
     if (!b->data) {
       diag_error(ip->ctx, t->loc, "out of memory for tensor '%s' (%lld bytes)", t->name, (long long)bytes);
       return false;
@@ -177,6 +182,15 @@ InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOpti
   return ip;
 }
 
+InterpProg *interp_new_uninit(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts,
+                              const unsigned char *dirty_ok, bool poison) {
+  InterpBufPool none = {.dirty_ok = dirty_ok, .poison_dirty = poison}; /* empty: every buffer fresh */
+  InterpProg *ip = interp_new_pooled(ctx, p, opts, &none);
+  if (ip) ip->pool = NULL;
+  interp_pool_free(&none); /* a failed one's buffers */
+  return ip;
+}
+
 void interp_free(InterpProg *ip) {
   if (!ip) return;
   for (int i = 0; i < ip->ntrees; i++) {
@@ -186,7 +200,8 @@ void interp_free(InterpProg *ip) {
   }
   if (ip->bufs)
     for (int i = 0; i < ip->nbufs; i++) {
-      if (ip->pool) pool_give(ip->pool, ip->bufs[i].data, ip->bufs[i].nbytes);
+      if (ip->bufs[i].mapped) munmap(ip->bufs[i].data, ip->bufs[i].nbytes);
+      else if (ip->pool) pool_give(ip->pool, ip->bufs[i].data, ip->bufs[i].nbytes);
       else ir_buffer_free(ip->bufs[i].data);
     }
   free(ip->bufs);
@@ -195,6 +210,32 @@ void interp_free(InterpProg *ip) {
   free(ip->regs);
   arena_free_all(&ip->arena);
   free(ip);
+}
+
+bool interp_buf_map(InterpProg *ip, int i, int fd, int64_t off) {
+  if (i < 0 || i >= ip->nbufs || off < 0) return false;
+  InterpBuf *b = &ip->bufs[i];
+  long page = sysconf(_SC_PAGESIZE);
+  if (b->nbytes == 0 || page <= 0 || off % page != 0 || (off_t)off != off) return false;
+  void *m = mmap(NULL, b->nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)off);
+  if (m == MAP_FAILED) return false;
+  /* the compiled code holds the buffers' addresses (compile.c's buf_of):
+     the old one's become the mapping's */
+  void *old = b->data;
+  for (int k = 0; k < ip->ncode; k++) {
+    Ins *in = &ip->code[k];
+    if (in->buf == old) in->buf = m;
+    if (in->buf2 == old) in->buf2 = m;
+    if (in->buf3 == old) in->buf3 = m;
+  }
+  for (int k = 0; k < ip->ntrees; k++)
+    if (ip->trees[k]->buf == old) ip->trees[k]->buf = m;
+  if (b->mapped) munmap(old, b->nbytes);
+  else if (ip->pool) pool_give(ip->pool, old, b->nbytes);
+  else ir_buffer_free(old);
+  b->data = m;
+  b->mapped = true;
+  return true;
 }
 
 int interp_ntensors(const InterpProg *ip) { return ip->nbufs; }

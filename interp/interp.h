@@ -147,7 +147,8 @@ typedef struct InterpBufPool {
   size_t bytes; /* bytes waiting now */
   /* Set by the user around interp_new_pooled (NULL: none): per tensor id
      of the program being made, 1 where a buffer taken from the pool may
-     keep its old bytes instead of being zeroed, because the caller's run
+     keep its old bytes instead of being zeroed (and a fresh one, when the
+     pool has none, is not zeroed either: ir_buffer_alloc_uninit), because the caller's run
      overwrites every element before it reads one (cg_written_first), or
      the caller copies every byte over it, or nothing reads it. */
   const unsigned char *dirty_ok;
@@ -172,6 +173,7 @@ typedef struct InterpBuf {
   void *data;
   int64_t numel;
   size_t nbytes;
+  bool mapped; /* data is a private mapping of a file (interp_buf_map) */
 } InterpBuf;
 
 typedef struct InterpProg InterpProg;
@@ -184,7 +186,24 @@ InterpProg *interp_new(LeirCtx *ctx, const IrProgram *p, const InterpOptions *op
 /* interp_new with its buffers taken from `pool` where it has one of the
  * size, and given back to it by interp_free (NULL: interp_new). */
 InterpProg *interp_new_pooled(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts, InterpBufPool *pool);
+/* interp_new with the buffers that dirty_ok marks (per tensor id; NULL:
+ * none) not zeroed (ir_buffer_alloc_uninit), for a caller that fills them
+ * before anything reads them; with poison, filled with 0xFF bytes instead
+ * (InterpBufPool.poison_dirty: a check of that). */
+InterpProg *interp_new_uninit(LeirCtx *ctx, const IrProgram *p, const InterpOptions *opts,
+                              const unsigned char *dirty_ok, bool poison);
 void interp_free(InterpProg *ip);
+
+/* Replaces the buffer of tensor i by a private mapping of the file fd's
+ * bytes [off, off + nbytes) (off a multiple of the page size, and 64 bytes
+ * aligned as every buffer): a read of the buffer reads the file's pages (in
+ * the page cache, mapped when first touched: no copy, no zeroed page), a
+ * write changes this buffer only (copy on write); interp_free unmaps it and
+ * a pool never takes it.  The file must not be cut short while the mapping
+ * lives (a read past its end would raise SIGBUS): a file is replaced by
+ * rename(2), which leaves the mapped one in place.  False when it cannot be
+ * mapped (the buffer is then unchanged). */
+bool interp_buf_map(InterpProg *ip, int i, int fd, int64_t off);
 
 /* Buffers, indexed like p->tensors (IrTensor.id), or by name (NULL if none). */
 int interp_ntensors(const InterpProg *ip);

@@ -20,7 +20,13 @@
    out of memory. */
 void *ir_buffer_alloc(size_t bytes);
 
-/* Frees what ir_buffer_alloc returned; NULL is a no-op. */
+/* ir_buffer_alloc without the zeroing: the bytes are undefined (malloc'ed:
+   a block reused from the heap is not cleared).  For a buffer the caller
+   overwrites before it reads it. */
+void *ir_buffer_alloc_uninit(size_t bytes);
+
+/* Frees what ir_buffer_alloc or ir_buffer_alloc_uninit returned; NULL is a
+   no-op. */
 void ir_buffer_free(void *p);
 
 #endif /* LEIR_IR_BUFFER_H */

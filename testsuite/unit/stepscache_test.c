@@ -25,8 +25,16 @@
  * hits (its outputs read, its intermediates known), fetching what lies
  * before the cut reads it and fetching the cut one is false, leaving it
  * unread (its place kept) and nothing else touched, every time it is
- * asked; cut into its size, the entry does not open.  (Under valgrind or
- * ASan: no read or write out of bounds.)
+ * asked; the big one (Q) is mapped from a page boundary; cut into the
+ * output's bytes or before them, the entry does not open.  (Under
+ * valgrind or ASan: no read or write out of bounds.)
+ * test_mapped: an output of STEPS_CACHE_MAP_BYTES or more is mapped
+ * (64-byte aligned, the run's bytes); written, the mapping changes and
+ * the entry does not (a later load gives the run's bytes); an entry 1 byte
+ * short or long misses, eagerly and lazily, and maps nothing.
+ * test_uninit: interp_new_uninit leaves what dirty_ok marks unzeroed
+ * (poisoned when asked) and zeroes the rest; a run on it gives a fresh
+ * run's bytes.
  * test_pool: interp_new_pooled takes the buffers a freed program gave
  * back where the sizes agree (zeroed: the same outputs as fresh ones) and
  * allocates the others.
@@ -335,7 +343,7 @@ static void test_tmps_live(void **state) {
   StepsEntry e;
   memset(known, 9, sizeof known);
   assert_true(steps_cache_open(dir, &k, c, &tmps, known, &e));
-  assert_non_null(e.f);
+  assert_true(e.open);
   names[0] = 0;
   for (int i = 0; i < n; i++)
     if (known[i]) strcat(strcat(names, " "), interp_buf(c, i)->t->name);
@@ -354,7 +362,7 @@ static void test_tmps_live(void **state) {
   assert_memory_equal(interp_find(a, "Y")->data, interp_find(c, "Y")->data, interp_find(a, "Y")->nbytes);
   assert_true(((double *)interp_find(c, "X")->data)[0] == 0);
   steps_cache_close(&e);
-  assert_null(e.f);
+  assert_false(e.open);
   interp_free(c);
   prog_free(&pc);
   /* without the mask: the outputs only */
@@ -404,7 +412,7 @@ static void test_fetch_fails(void **state) {
   char dir[512], p[600], names[64];
   snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_cut.XXXXXX", top && *top ? top : ".");
   assert_non_null(mkdtemp(dir));
-  Prog pa, pb, p1, p2, p3;
+  Prog pa, pb, p1, p2, p3, p4;
   InterpProg *a = made(&pa, cut_tmps, true), *b = made(&pb, cut_tmps, false);
   InterpBuf *ad = interp_find(a, "D"), *at = interp_find(a, "T"), *au = interp_find(a, "Q");
   int n = interp_ntensors(a), tt = at->t->id, tq = au->t->id;
@@ -438,7 +446,7 @@ static void test_fetch_fails(void **state) {
     assert_memory_equal(at->data, interp_find(c1, "T")->data, at->nbytes);
   }
   steps_cache_close(&e1);
-  assert_null(e1.f);
+  assert_false(e1.open);
 
   /* cut before it is opened, 1 byte and all of Q's bytes short: the
      eager load misses, the lazy open hits (D read, T and Q known, not read
@@ -471,13 +479,41 @@ static void test_fetch_fails(void **state) {
     prog_free(&p2);
   }
 
-  /* cut into Q's size: the entry does not open (a miss: the before runs) */
-  assert_int_equal(truncate(p, size - (off_t)au->nbytes - 1), 0);
+  /* Q is mapped (STEPS_CACHE_MAP_BYTES) from a page boundary, T read */
+  assert_true(au->nbytes >= STEPS_CACHE_MAP_BYTES && at->nbytes < STEPS_CACHE_MAP_BYTES);
+  assert_true(steps_cache_store(dir, &k, a, NULL)); /* whole again */
+  InterpProg *c4 = marked(&p4);
+  StepsEntry e4;
+  assert_true(steps_cache_open(dir, &k, c4, &tmps, known, &e4));
+  assert_int_equal(e4.off[tq] % 4096, 0);
+  memset(want, 1, sizeof want);
+  assert_true(steps_cache_fetch(&e4, c4, want));
+  assert_true(interp_find(c4, "Q")->mapped && !interp_find(c4, "T")->mapped);
+  assert_memory_equal(au->data, interp_find(c4, "Q")->data, au->nbytes);
+  steps_cache_close(&e4);
+  interp_free(c4);
+  prog_free(&p4);
+
+  /* cut into D's bytes (the output, read when opened) or the size table
+     before it: the entry does not open (a miss: the before runs) */
+  FILE *fp = fopen(p, "rb");
+  unsigned char *whole = malloc((size_t)size);
+  assert_true(fp && whole && fread(whole, 1, (size_t)size, fp) == (size_t)size);
+  fclose(fp);
+  const unsigned char *dat = NULL;
+  for (off_t i = 0; !dat && i + (off_t)ad->nbytes <= size; i++)
+    if (!memcmp(whole + i, ad->data, ad->nbytes)) dat = whole + i;
+  assert_non_null(dat);
+  off_t dend = (off_t)(dat - whole) + (off_t)ad->nbytes;
+  free(whole);
   InterpProg *c3 = marked(&p3);
   StepsEntry e3;
-  assert_false(steps_cache_open(dir, &k, c3, &tmps, known, &e3));
-  assert_null(e3.f);
-  assert_null(e3.off);
+  for (int round = 0; round < 2; round++) {
+    assert_int_equal(truncate(p, round ? dend - (off_t)ad->nbytes - 1 : dend - 1), 0);
+    assert_false(steps_cache_open(dir, &k, c3, &tmps, known, &e3));
+    assert_false(e3.open);
+    assert_null(e3.off);
+  }
 
   remove(p);
   assert_int_equal(rmdir(dir), 0);
@@ -490,6 +526,65 @@ static void test_fetch_fails(void **state) {
   prog_free(&pb);
   prog_free(&p1);
   prog_free(&p3);
+}
+
+/* An output of STEPS_CACHE_MAP_BYTES and more: mapped. */
+static const char big_out[] = "%in    A : f32[4,6]\n%out   D : f32[65536]\n"
+                              "L^{65536}_{i=0}[D^{f32,g}_{i}=A^{f32,g}_{1,2}*3.0;];\n";
+
+static void test_mapped(void **state) {
+  (void)state;
+  const char *top = getenv("top_builddir");
+  char dir[512], p[600];
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_map.XXXXXX", top && *top ? top : ".");
+  assert_non_null(mkdtemp(dir));
+  Prog pa, pb, pc;
+  InterpProg *a = made(&pa, big_out, true), *b = made(&pb, big_out, false), *c = made(&pc, big_out, false);
+  InterpBuf *x = interp_find(a, "D"), *y = interp_find(b, "D"), *z = interp_find(c, "D");
+  assert_true(x->nbytes >= STEPS_CACHE_MAP_BYTES);
+  StepsKey k;
+  assert_true(steps_key(&k, pa.p, 0, "before; interpreter", false, false));
+  assert_true(steps_cache_store(dir, &k, a, NULL));
+  assert_true(steps_cache_load(dir, &k, b, NULL, NULL));
+  assert_true(y->mapped && !x->mapped);
+  assert_int_equal((uintptr_t)y->data % 64, 0);
+  assert_memory_equal(x->data, y->data, x->nbytes);
+  /* written: b's copy changes, not the entry (copy on write); b's run
+     writes the mapping (its compiled code follows the buffer) */
+  memset(y->data, 0x11, y->nbytes);
+  assert_true(interp_run(b));
+  assert_memory_equal(x->data, y->data, x->nbytes);
+  memset(y->data, 0x11, y->nbytes);
+  assert_true(steps_cache_load(dir, &k, c, NULL, NULL));
+  assert_memory_equal(x->data, z->data, x->nbytes);
+  /* mapped again over a mapped buffer (the old mapping goes) */
+  assert_true(steps_cache_load(dir, &k, c, NULL, NULL));
+  assert_memory_equal(x->data, z->data, x->nbytes);
+  /* an entry cut 1 byte short, or 1 byte longer, misses, eagerly or
+     lazily: its output is never mapped past the file's end */
+  snprintf(p, sizeof p, "%s/%016llx.out", dir, (unsigned long long)k.hash);
+  struct stat st;
+  assert_int_equal(stat(p, &st), 0);
+  Prog pd;
+  InterpProg *d = made(&pd, big_out, false);
+  StepsEntry e;
+  for (int round = 0; round < 2; round++) {
+    assert_int_equal(truncate(p, st.st_size + (round ? 1 : -1)), 0);
+    assert_false(steps_cache_load(dir, &k, d, NULL, NULL));
+    assert_false(steps_cache_open(dir, &k, d, NULL, NULL, &e));
+    assert_false(interp_find(d, "D")->mapped);
+  }
+  remove(p);
+  assert_int_equal(rmdir(dir), 0);
+  steps_key_free(&k);
+  interp_free(a);
+  interp_free(b);
+  interp_free(c);
+  interp_free(d);
+  prog_free(&pa);
+  prog_free(&pb);
+  prog_free(&pc);
+  prog_free(&pd);
 }
 
 /* rowsum with every term scaled by 3.0 or 3.5: programs that differ only
@@ -566,6 +661,33 @@ static void test_outs(void **state) {
   prog_free(&p35);
   prog_free(&q3);
   prog_free(&q35);
+}
+
+/* interp_new_uninit (the before's buffers, --emit-steps): what dirty_ok
+ * marks is not zeroed (poisoned: 0xFF when asked), the rest zero; the
+ * interpreter's run on it gives the bytes of a run on fresh buffers. */
+static void test_uninit(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, rowsum));
+  InterpProg *f = interp_new(&pr.ctx, pr.p, NULL);
+  interp_random_inputs(f, 0, NULL);
+  assert_true(interp_run(f));
+  InterpBuf *fa = interp_find(f, "A"), *fd = interp_find(f, "D");
+  unsigned char dirty[8] = {0};
+  dirty[fd->t->id] = 1;
+  InterpProg *u = interp_new_uninit(&pr.ctx, pr.p, NULL, dirty, true);
+  assert_non_null(u);
+  InterpBuf *ua = interp_find(u, "A"), *ud = interp_find(u, "D");
+  assert_true(all_bytes(ud, 0xFF) && all_bytes(ua, 0));
+  assert_int_equal((uintptr_t)ud->data % 64, 0);
+  interp_random_inputs(u, 0, NULL);
+  assert_true(interp_run(u)); /* resets D */
+  assert_memory_equal(fd->data, ud->data, fd->nbytes);
+  assert_memory_equal(fa->data, ua->data, fa->nbytes);
+  interp_free(u);
+  interp_free(f);
+  prog_free(&pr);
 }
 
 static void test_pool(void **state) {
@@ -672,6 +794,7 @@ static void test_pool_dirty(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_uninit),
       cmocka_unit_test(test_pool),
       cmocka_unit_test(test_pool_dirty),
       cmocka_unit_test(test_memo),
@@ -680,6 +803,7 @@ int main(void) {
       cmocka_unit_test(test_tmps),
       cmocka_unit_test(test_tmps_live),
       cmocka_unit_test(test_fetch_fails),
+      cmocka_unit_test(test_mapped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
