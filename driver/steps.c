@@ -25,6 +25,7 @@
 #include "interp/interp.h"
 #include "interp/data.h"
 #include "interp/rng.h"
+#include "ir/mathlib.h"
 #include "passes/pass.h"
 
 #include <errno.h>
@@ -284,9 +285,13 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
        the same inputs by the same engine, else run it and keep them */
     StepsKey k = {0};
     const char *dir = o->steps.cache_dir;
-    if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
-                          ctx->unsafe_math))
-      dir = NULL;
+    /* the key names the math routines' bits: an entry written by a leirc
+       whose exp, log, erf or pow differ is not taken */
+    char tag[80];
+    if (dir)
+      snprintf(tag, sizeof tag, "before; %s; math %016llx", bf->jit ? "host JIT" : "interpreter",
+               (unsigned long long)leir_math_fingerprint());
+    if (dir && !steps_key(&k, p, o->run.seed, tag, ctx->fp_contract, ctx->unsafe_math)) dir = NULL;
     if (dir) bf->known = arena_alloc(&ctx->arena, (size_t)p->ntensors + 1);
     if (dir && bf->jit) drv_jit_cache_dir(ctx, dir); /* the kernels of its nests */
     bool hit = dir && steps_cache_open(dir, &k, bf->a, &bf->tmps, bf->known, &bf->entry);
