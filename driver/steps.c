@@ -25,6 +25,7 @@
 #include "interp/interp.h"
 #include "interp/data.h"
 #include "interp/rng.h"
+#include "ir/mathlib.h"
 #include "passes/pass.h"
 
 #include <errno.h>
@@ -280,9 +281,13 @@ static void before_prepare(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p
      the same inputs by the same engine, else run it and keep them */
   StepsKey k = {0};
   const char *dir = o->steps.cache_dir;
-  if (dir && !steps_key(&k, p, o->run.seed, bf->jit ? "before; host JIT" : "before; interpreter", ctx->fp_contract,
-                        ctx->unsafe_math))
-    dir = NULL;
+  /* the key names the math routines' bits: an entry written by a leirc
+     whose exp, log, erf or pow differ is not taken */
+  char tag[80];
+  if (dir)
+    snprintf(tag, sizeof tag, "before; %s; math %016llx", bf->jit ? "host JIT" : "interpreter",
+             (unsigned long long)leir_math_fingerprint());
+  if (dir && !steps_key(&k, p, o->run.seed, tag, ctx->fp_contract, ctx->unsafe_math)) dir = NULL;
   /* its buffers unzeroed: the inputs (filled below), and its outputs and
      intermediates where what fills them does not read them first: an entry's
      bytes (the intermediates it does not hold are never read), the

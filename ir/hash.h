@@ -8,13 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline uint64_t ir_fnv1a(const char *s, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
+/* h updated with the n bytes of s (FNV-1a over several pieces) */
+static inline uint64_t ir_fnv1a_step(uint64_t h, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     h ^= (unsigned char)s[i];
     h *= 0x100000001b3ull;
   }
   return h;
 }
+
+static inline uint64_t ir_fnv1a(const char *s, size_t n) { return ir_fnv1a_step(0xcbf29ce484222325ull, s, n); }
 
 #endif

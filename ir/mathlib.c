@@ -232,6 +232,7 @@
  * bf16 -> f32: bits = h << 16
  */
 #include "ir/mathlib.h"
+#include "ir/hash.h"
 
 /* No implicit FMA contraction, whatever the build flags say (GCC's ISO
    modes, e.g. -std=c17, already default to -ffp-contract=off). */
@@ -772,3 +773,39 @@ float leir_bf16_to_f32(uint16_t h) { return flt((uint32_t)h << 16); }
 float leir_round_f16(float x) { return leir_f16_to_f32(leir_f32_to_f16(x)); }
 
 float leir_round_bf16(float x) { return leir_bf16_to_f32(leir_f32_to_bf16(x)); }
+
+/* ------------------------------------------------------------ fingerprint */
+
+/* The arguments: 512 points of [-16, 16) (the polynomials' ranges), their
+ * magnitudes plus 1/64 (log, pow's bases), and 64 bit patterns from an LCG
+ * (specials, subnormals, huge values). */
+static void fp_args(int i, float *xf, double *xd) {
+  if (i < 512) {
+    *xd = (double)(i - 256) * 0.0625 + 0.001953125 * (double)(i % 7);
+    *xf = (float)*xd;
+    return;
+  }
+  uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(i - 511);
+  s ^= s >> 29;
+  *xf = flt((uint32_t)(s >> 32));
+  *xd = dbl(s * 0xbf58476d1ce4e5b9ull);
+}
+
+uint64_t leir_math_fingerprint(void) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 576; i++) {
+    float xf, ax;
+    double xd, axd;
+    fp_args(i, &xf, &xd);
+    ax = fabsf(xf) + 0.015625f;
+    axd = fabs(xd) + 0.015625;
+    uint32_t f[] = {bits32(leir_expf(xf)), bits32(leir_logf(ax)), bits32(leir_erff(xf)),
+                    bits32(leir_powf(ax, xf * 0.125f)), bits32(leir_powf(xf, 3.0f)),
+                    bits32(leir_round_f16(xf)), bits32(leir_round_bf16(xf))};
+    uint64_t d[] = {bits64(leir_exp(xd)), bits64(leir_log(axd)), bits64(leir_erf(xd)),
+                    bits64(leir_pow(axd, xd * 0.125)), bits64(leir_pow(xd, 3.0))};
+    h = ir_fnv1a_step(h, (const char *)f, sizeof f);
+    h = ir_fnv1a_step(h, (const char *)d, sizeof d);
+  }
+  return h;
+}

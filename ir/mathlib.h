@@ -47,6 +47,13 @@ float leir_bf16_to_f32(uint16_t h);
 float leir_round_f16(float x);
 float leir_round_bf16(float x);
 
+/* A hash of the routines' bits on 576 fixed arguments each (f32 and f64
+   exp, log, erf, pow, x**3, the f16/bf16 roundings): it changes when an
+   operation sequence or a table changes any of those bits.  Caches of
+   outputs computed by these routines key on it (driver/steps_cache.c), so
+   that an entry written by a leirc with other math is not taken. */
+uint64_t leir_math_fingerprint(void);
+
 /* ------------------------------------------------------------------------
  * Constants of the contract, shared with codegen/mathlib_emit.c.  The
  * polynomials are evaluated by Horner's rule from the first entry (highest

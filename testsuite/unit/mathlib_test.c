@@ -674,6 +674,18 @@ static void test_cubef_strided(void **state) {
   assert_int_equal(s.bad_nan, 0);
 }
 
+/* leir_math_fingerprint: the same value on every machine and build
+   (sanitizers included: the routines' bits are fixed by their operation
+   sequences), and another value as soon as any of the routines gives other
+   bits: then the steps cache's older entries are misses (driver/steps.c), as
+   they must be.  A change of the routines' bits changes this value in the
+   same commit. */
+static void test_fingerprint(void **state) {
+  (void)state;
+  assert_int_equal(leir_math_fingerprint(), 0x9fc7c121b53930d8ull);
+  assert_int_equal(leir_math_fingerprint(), leir_math_fingerprint());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exp_special),   cmocka_unit_test(test_log_special),
@@ -686,6 +698,7 @@ int main(void) {
       cmocka_unit_test(test_logf_strided), cmocka_unit_test(test_erff_strided),
       cmocka_unit_test(test_erff_cr_strided),
       cmocka_unit_test(test_powi_product), cmocka_unit_test(test_cubef_strided),
+      cmocka_unit_test(test_fingerprint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
