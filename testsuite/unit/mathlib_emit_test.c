@@ -379,6 +379,24 @@ static size_t count(const char *hay, const char *needle) {
   return n;
 }
 
+/* M's assembly for TM as a NUL-terminated string (malloc'd; *len its
+   length); what names the output in the failure message */
+static char *emit_asm(LLVMTargetMachineRef TM, LLVMModuleRef M, const char *what, size_t *len) {
+  char *msg = NULL;
+  LLVMMemoryBufferRef buf = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &msg, &buf)) {
+    print_error("%s: %s\n", what, msg);
+    fail();
+  }
+  *len = LLVMGetBufferSize(buf);
+  char *s = malloc(*len + 1);
+  assert_non_null(s);
+  memcpy(s, LLVMGetBufferStart(buf), *len);
+  s[*len] = 0;
+  LLVMDisposeMemoryBuffer(buf);
+  return s;
+}
+
 static size_t count_ir_fma(LLVMModuleRef M) {
   size_t n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
@@ -441,16 +459,8 @@ static void test_ptx(void **state) {
   LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
   LLVMSetModuleDataLayout(M, DL);
   size_t ir_fma = count_ir_fma(M);
-  LLVMMemoryBufferRef buf = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &msg, &buf)) {
-    print_error("PTX emission failed: %s\n", msg);
-    fail();
-  }
-  size_t len = LLVMGetBufferSize(buf);
-  char *ptx = malloc(len + 1);
-  assert_non_null(ptx);
-  memcpy(ptx, LLVMGetBufferStart(buf), len);
-  ptx[len] = 0;
+  size_t len;
+  char *ptx = emit_asm(TM, M, "PTX emission failed", &len);
   assert_non_null(strstr(ptx, ".func t_pow64"));
   assert_non_null(strstr(ptx, ".func t_round_bf16"));
   assert_true(ir_fma > 0);
@@ -464,7 +474,6 @@ static void test_ptx(void **state) {
     assert_int_equal(count(ptx, contractible[i]), 0);
   run_ptxas(ptx, len);
   free(ptx);
-  LLVMDisposeMemoryBuffer(buf);
   LLVMDisposeTargetData(DL);
   LLVMDisposeModule(M);
   LLVMContextDispose(C);
@@ -641,20 +650,11 @@ static void test_vec16_avx512(void **state) {
   LLVMSetLinkage(vf, LLVMExternalLinkage);
   assert_int_equal(LLVMVerifyModule(M, LLVMReturnStatusAction, &msg), 0);
   LLVMDisposeMessage(msg);
-  LLVMMemoryBufferRef buf = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &msg, &buf)) {
-    print_error("AVX-512 assembly: %s\n", msg);
-    fail();
-  }
-  size_t len = LLVMGetBufferSize(buf);
-  char *as = malloc(len + 1);
-  assert_non_null(as);
-  memcpy(as, LLVMGetBufferStart(buf), len);
-  as[len] = 0;
+  size_t len;
+  char *as = emit_asm(TM, M, "AVX-512 assembly", &len);
   assert_non_null(strstr(as, "vscalefps"));
   assert_non_null(strstr(as, "vfixupimmps"));
   free(as);
-  LLVMDisposeMemoryBuffer(buf);
   LLVMDisposeModule(M);
   LLVMContextDispose(C);
   LLVMDisposeTargetMachine(TM);

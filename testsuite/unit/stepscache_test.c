@@ -81,6 +81,13 @@ static void key_of(StepsKey *k, const char *text, uint64_t seed, const char *tag
   prog_free(&pr);
 }
 
+/* dir: a new folder NAME.XXXXXX under $top_builddir/testsuite/scratch */
+static void scratch_dir(char *dir, size_t n, const char *name) {
+  const char *top = getenv("top_builddir");
+  snprintf(dir, n, "%s/testsuite/scratch/%s.XXXXXX", top && *top ? top : ".", name);
+  assert_non_null(mkdtemp(dir));
+}
+
 static void test_memo(void **state) {
   (void)state;
   StepsMemo m = {0};
@@ -234,10 +241,8 @@ static const char big_tmp[] = "%in    A : f64[4]\n%out   D : f64[4]\n"
 
 static void test_tmps(void **state) {
   (void)state;
-  const char *top = getenv("top_builddir");
   char dir[512];
-  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_tmps.XXXXXX", top && *top ? top : ".");
-  assert_non_null(mkdtemp(dir));
+  scratch_dir(dir, sizeof dir, "stepscache_tmps");
   Prog pa, pb, pc, pd;
   InterpProg *a = made(&pa, with_tmp, true), *b = made(&pb, with_tmp, false);
   StepsKey k, kb;
@@ -310,10 +315,8 @@ static const char live_tmps[] = "%in    A : f64[4]\n%out   D : f64[4]\n"
 
 static void test_tmps_live(void **state) {
   (void)state;
-  const char *top = getenv("top_builddir");
   char dir[512], names[64];
-  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_live.XXXXXX", top && *top ? top : ".");
-  assert_non_null(mkdtemp(dir));
+  scratch_dir(dir, sizeof dir, "stepscache_live");
   Prog pa, pb;
   InterpProg *a = made(&pa, live_tmps, true), *b = made(&pb, live_tmps, false);
   int n = interp_ntensors(a);
@@ -408,10 +411,8 @@ static bool all_bytes(const InterpBuf *b, unsigned char v) {
 
 static void test_fetch_fails(void **state) {
   (void)state;
-  const char *top = getenv("top_builddir");
   char dir[512], p[600], names[64];
-  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_cut.XXXXXX", top && *top ? top : ".");
-  assert_non_null(mkdtemp(dir));
+  scratch_dir(dir, sizeof dir, "stepscache_cut");
   Prog pa, pb, p1, p2, p3, p4;
   InterpProg *a = made(&pa, cut_tmps, true), *b = made(&pb, cut_tmps, false);
   InterpBuf *ad = interp_find(a, "D"), *at = interp_find(a, "T"), *au = interp_find(a, "Q");
@@ -534,10 +535,8 @@ static const char big_out[] = "%in    A : f32[4,6]\n%out   D : f32[65536]\n"
 
 static void test_mapped(void **state) {
   (void)state;
-  const char *top = getenv("top_builddir");
   char dir[512], p[600];
-  snprintf(dir, sizeof dir, "%s/testsuite/scratch/stepscache_map.XXXXXX", top && *top ? top : ".");
-  assert_non_null(mkdtemp(dir));
+  scratch_dir(dir, sizeof dir, "stepscache_map");
   Prog pa, pb, pc;
   InterpProg *a = made(&pa, big_out, true), *b = made(&pb, big_out, false), *c = made(&pc, big_out, false);
   InterpBuf *x = interp_find(a, "D"), *y = interp_find(b, "D"), *z = interp_find(c, "D");
