@@ -393,7 +393,7 @@ static V emit_log(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
-/* ln d for a positive finite f32 value d, in f64 (logf_d in ir/mathlib.c) */
+/* ln d for a positive finite f32 value d, in f64 (logf_d in ir/mathlib.c; leir_powf) */
 static V logf_d(Em *e, V d) {
   V one = kd(e, 1.0);
   V u = cast(e, d, e->i64);
@@ -411,7 +411,7 @@ static V logf_d(Em *e, V d) {
   return fma_(e, ed, kd(e, LEIR_M_LN2H), fma_(e, mul(e, s, w), q, add(e, s, s)));
 }
 
-/* leir_logf: the f32 routine of its own */
+/* leir_logf: the f32 routine in f32 arithmetic */
 static V emit_logf(Em *e, LLVMModuleRef M) {
   V have;
   LLVMTypeRef f = LLVMFloatTypeInContext(LLVMGetModuleContext(M));
@@ -419,7 +419,19 @@ static V emit_logf(Em *e, LLVMModuleRef M) {
   if (!fn)
     return have;
   V x = LLVMGetParam(fn, 0);
-  V y = LLVMBuildFPTrunc(e->B, logf_d(e, LLVMBuildFPExt(e->B, x, e->f64, "")), e->f32, "");
+  V sb = fcmp(e, LLVMRealOLT, x, kfl(e, 0x1p-126f));
+  V xs = sel(e, sb, mul(e, x, kfl(e, 0x1p23f)), x);
+  V ix = isub(e, cast(e, xs, e->i32), sel(e, sb, ku(e, LEIR_MF_LOGF_OFFS), ku(e, LEIR_MF_LOGF_OFF)));
+  V k = LLVMBuildAShr(e->B, ix, ku(e, 23), "");
+  V m = cast(e, iadd(e, iand(e, ix, ku(e, 0x007fffffu)), ku(e, LEIR_MF_LOGF_OFF)), e->f32);
+  V r = sub(e, m, kfl(e, 1.0f));
+  V ef = LLVMBuildSIToFP(e->B, k, e->f32, "");
+  V p = hornerf(e, leir_mf_logf_poly, LEIR_MF_LOGF_N, r, 0);
+  V ph = mul(e, ef, kfl(e, LEIR_MF_LOGF_LN2H));
+  V hi = add(e, ph, r);
+  V dl = add(e, sub(e, ph, hi), r);
+  V lo = fma_(e, mul(e, r, r), p, fma_(e, ef, kfl(e, LEIR_MF_LOGF_LN2L), dl));
+  V y = add(e, hi, lo);
   V inf = LLVMConstReal(e->f32, INFINITY), zero = LLVMConstReal(e->f32, 0.0);
   y = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, y);
   y = sel(e, fcmp(e, LLVMRealOEQ, x, zero), LLVMConstReal(e->f32, -INFINITY), y);

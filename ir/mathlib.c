@@ -130,20 +130,27 @@
  *   the polynomial's (< 2^-39.7 relative) keep the result within 0.5 + 2^-15
  *   ulp of e^x: over every f32 input (bench/mathlib_exhaustive) at most
  *   0.500013 ulp, and 1430 of the 2^32 results not correctly rounded.
- * leir_logf(x), f32 (its own routine; d = (double)x, a normal double even
- * for subnormal x):
- *   u = bits(d);  ed = dbl((u >> 52) | 0x4330000000000000) - LOGF_EB
- *                                        (the exponent field - 1023, exactly)
- *   m = dbl((u & 0x000fffffffffffff) | 0x3ff0000000000000)      (in [1,2))
- *   big = m > SQRT2;  m = big ? m * 0.5 : m;  ed = big ? ed + 1 : ed
- *   f = m - 1;  s = f / (f + 2);  w = s * s            (ln m = 2 atanh s)
- *   q = horner(logf_poly, w)                      (~(2 atanh s - 2s)/s^3)
- *   r = fma(ed, LN2H, fma(s * w, q, s + s))
- *   y = (float)r;  y = x == +inf ? x : y;  y = x == 0 ? -inf : y;
+ * leir_logf(x), in f32 arithmetic, no division (issue 59; before it an f64
+ * routine, logf_d below, rounded once: below 0.5000005 ulp, 15 results not
+ * correctly rounded, but 47 512-bit operations per 16 elements, 2 of them
+ * f64 divisions, 0.63x Sleef u10 on Zen 4):
+ *   sub = x < 0x1p-126;  xs = sub ? x * 0x1p23 : x
+ *   ix = bits(xs) - (sub ? LOGF_OFFS : LOGF_OFF)          (u32)
+ *   k = (int32)ix >> 23                                   (arithmetic shift)
+ *   r = flt((ix & 0x7fffff) + LOGF_OFF) - 1;  ef = (float)k
+ *                        (x = 2^k m, m in [sqrt(1/2), sqrt(2)), r = m - 1 exact)
+ *   p = hornerf(logf_poly, r)                       (~(log1p(r) - r)/r^2)
+ *   ph = ef * LOGF_LN2H                                   (exact: 15 bits)
+ *   hi = ph + r;  dl = (ph - hi) + r        (exact: |ph| >= 0.69 > |r| or ph = 0)
+ *   lo = fmaf(r * r, p, fmaf(ef, LOGF_LN2L, dl));  y = hi + lo
+ *   y = x == +inf ? x : y;  y = x == 0 ? -inf : y;
  *   y = x < 0 ? QNANF : y;  result x != x ? x : y
- *   |ln m| <= ln2/2, so ed ln2 + ln m never cancels badly; the polynomial's
- *   relative error is < 2^-43.  Over every f32 input (bench/mathlib_exhaustive)
- *   below 0.5000005 ulp, and 15 of the 2^32 results not correctly rounded.
+ *   (LOGF_OFFS = LOGF_OFF + (23 << 23): the subnormal's 2^-23 in k; for
+ *   x <= 0, inf and NaN the integer and f32 work gives some value, never a
+ *   trap, that the selects replace.)  log(1) = +0 (r = 0, ef = 0).  The
+ *   polynomial (bench/mathlib_logf_fit.py): |r| times its error below
+ *   2^-27.5.  Over every f32 input (bench/mathlib_exhaustive): max 0.870726
+ *   ulp (at 0x1.47ccp+0), 2185064 results not correctly rounded.
  * leir_erff(x), in f32 arithmetic, table-driven (issue 59: one polynomial
  * per element whatever its interval, so a vector evaluates one Horner chain
  * and looks each coefficient up, on AVX2 one vpermps from an 8-entry table,
@@ -179,8 +186,13 @@
  * specials in f32 (issue 59: every condition in the width of the values it
  * selects, so the vector code needs no mask conversions):
  *   r = expf_d((double)y * logf_d(|(double)x|));  f = (float)r
- *   where logf_d(v) is leir_logf's f64 value r before its rounding to
- *   float, and expf_d(z) is leir_expf_cr's sequence on the double z with
+ *   where logf_d(v) is the f64 ln v of leir_logf before issue 59:
+ *     u = bits(v);  ed = dbl((u >> 52) | 0x4330000000000000) - LOGF_EB
+ *     m = dbl((u & 0x000fffffffffffff) | 0x3ff0000000000000)      (in [1,2))
+ *     big = m > SQRT2;  m = big ? m * 0.5 : m;  ed = big ? ed + 1 : ed
+ *     f = m - 1;  s = f / (f + 2);  w = s * s;  q = horner(logf_poly, w)
+ *     result fma(ed, LN2H, fma(s * w, q, s + s))     (relative error < 2^-43)
+ *   and expf_d(z) is leir_expf_cr's sequence on the double z with
  *   the product p * dbl((k+1023) << 52) returned unrounded;
  *   ax = |x|, ay = |y|;  isintf(v) = is_int in f32 (2^23 for 2^52), the same
  *   answer;  yint = isintf(y);  yodd = yint && !isintf(y * 0.5f)
@@ -614,7 +626,7 @@ float leir_expf_cr(float x) {
   return x != x ? x : f;
 }
 
-/* ln d for a positive finite f32 value d, in f64 (leir_logf, leir_powf) */
+/* ln d for a positive finite f32 value d, in f64 (leir_powf) */
 static double logf_d(double d) {
   uint64_t u = bits64(d);
   double ed = dbl((u >> 52) | 0x4330000000000000ull) - LEIR_M_LOGF_EB;
@@ -630,12 +642,31 @@ static double logf_d(double d) {
 }
 
 float leir_logf(float x) {
-  float y = (float)logf_d((double)x);
+  bool sub = x < 0x1p-126f;
+  float xs = sub ? x * 0x1p23f : x;
+  uint32_t ix = bits32(xs) - (sub ? LEIR_MF_LOGF_OFFS : LEIR_MF_LOGF_OFF);
+  int32_t k = (int32_t)ix >> 23;
+  float r = flt((ix & 0x007fffffu) + LEIR_MF_LOGF_OFF) - 1.0f;
+  float ef = (float)k;
+  float p = hornerf(leir_mf_logf_poly, LEIR_MF_LOGF_N, r);
+  float ph = ef * LEIR_MF_LOGF_LN2H;
+  float hi = ph + r;
+  float dl = (ph - hi) + r;
+  float lo = fmaf(r * r, p, fmaf(ef, LEIR_MF_LOGF_LN2L, dl));
+  float y = hi + lo;
   y = x == INFINITY ? x : y;
   y = x == 0.0f ? -INFINITY : y;
   y = x < 0.0f ? flt(QNAN32) : y;
   return x != x ? x : y;
 }
+
+/* leir_logf's (log1p(r) - r)/r^2 on r in [sqrt(1/2) - 1, sqrt(2) - 1]
+   (bench/mathlib_logf_fit.py 9): weighted least squares on Chebyshev nodes,
+   rounded to f32 one at a time; |r| times the fit error below 2^-27.5. */
+const float leir_mf_logf_poly[LEIR_MF_LOGF_N] = {
+    -0x1.393992p-4f, 0x1.07d094p-3f, -0x1.0ebd66p-3f, 0x1.227fe2p-3f, -0x1.543a18p-3f,
+    0x1.99a39ap-3f,  -0x1.0003acp-2f, 0x1.55555p-2f,  -0x1.fffffap-2f,
+};
 
 float leir_erff(float x) {
   float a = fabsf(x);

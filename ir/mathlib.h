@@ -11,9 +11,9 @@
  * mathlib.c must be compiled with -ffp-contract=off (no implicit FMA).
  *
  * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
- * input, bench/mathlib_exhaustive): expf and erff compute in f32 arithmetic
- * (max 0.7579 and 0.6723 ulp); logf is an f64 routine of its own sized for f32
- * and rounded once (max about 0.5 ulp), powf too (e^(y ln|x|) in f64 within
+ * input, bench/mathlib_exhaustive): expf, logf and erff compute in f32
+ * arithmetic (max 0.7579, 0.8708 and 0.6723 ulp); powf's general path is in
+ * f64, sized for f32 and rounded once (e^(y ln|x|) in f64 within
  * 2^-36, rounded once; for y = -1, 1, 2, 3 the f32 products 1/x, x, x*x,
  * x*(x*x), the last within 1.3 ulp); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
  * f64-inside routines they replaced (about 0.5 ulp), kept for reference and
@@ -95,6 +95,12 @@ uint64_t leir_math_fingerprint(void);
 #define LEIR_MF_EXPF_E (127u - (0x4b400000u >> 1)) /* 2^k1 = flt((h + E) << 23) */
 #define LEIR_MF_EXPF_N 6
 extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
+#define LEIR_MF_LOGF_OFF 0x3f3504f3u         /* bits(sqrt(1/2)): m in [sqrt(1/2), sqrt(2)) */
+#define LEIR_MF_LOGF_OFFS (0x3f3504f3u + (23u << 23)) /* the same for x * 2^23 (subnormal x) */
+#define LEIR_MF_LOGF_LN2H 0x1.62e4p-1f       /* ln 2 ~ LN2H + LN2L, k * LN2H exact */
+#define LEIR_MF_LOGF_LN2L 0x1.7f7d1cp-20f
+#define LEIR_MF_LOGF_N 9
+extern const float leir_mf_logf_poly[LEIR_MF_LOGF_N]; /* (log1p(r)-r)/r^2 */
 #define LEIR_MF_ERFF_ONE 4.0f                /* erff: the argument clamp */
 #define LEIR_MF_ERFF_SCALE 2.0f              /* interval i = min((int)(c*SCALE), NI-1) */
 #define LEIR_MF_ERFF_NI 8                    /* intervals [0, .5) [.5, 1) ... [3, 3.5) [3.5, 4] */

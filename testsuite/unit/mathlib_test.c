@@ -341,7 +341,7 @@ static void test_accuracy_f32(void **state) {
   printf("f32 vs double libm (and steps from the float libm):\n");
   report("expf", &we, 0.751, 1); /* f32 arithmetic, 0.75 ulp over every input */
   report("expf_cr", &wc, 0.501, 1);
-  report("logf", &wl, 0.501, 1);
+  report("logf", &wl, 0.871, 1); /* f32 arithmetic, 0.87 ulp over every input */
   report("erff", &wr, 0.673, 1); /* f32 arithmetic, table-driven: see test_erff_strided */
   report("erff_cr", &wrc, 0.501, 1);
   report("powf", &wp, 0.501, 1);
@@ -354,9 +354,9 @@ static void test_accuracy_f32(void **state) {
 /* The f32 routines of their own against the correctly rounded result on
    every 257th f32 pattern (16.7 million inputs; `make mathlib-exhaustive`
    checks all 2^32), every NaN input returned as it is.  expf and erff
-   compute in f32 (max 0.757849 and 0.672208 ulp over all inputs, see
-   ir/mathlib.c): their exact figures on this subset are asserted; the
-   f64-inside routines (expf_cr, logf, erff_cr) within 0.5 + 2^-15 (erff_cr
+   and logf compute in f32 (max 0.757849, 0.672208 and 0.870726 ulp over
+   all inputs, see ir/mathlib.c): their exact figures on this subset are
+   asserted; the f64-inside routines (expf_cr, erff_cr) within 0.5 + 2^-15 (erff_cr
    2^-12) ulp and almost always correctly rounded. */
 static void test_expf_strided(void **state) {
   (void)state;
@@ -388,11 +388,11 @@ static void test_logf_strided(void **state) {
   (void)state;
   MlUlp s = {.n = 0};
   ml_ulp_check(&s, leir_logf, leir_log, logl, ml_known_log, 0, UINT64_C(1) << 32, 257);
-  printf("  logf: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
+  printf("  logf: %llu inputs, max %.9f ulp (at %a), %llu not correctly rounded\n",
          (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
   assert_int_equal(s.n, 16711936);
-  assert_true(s.max_ulp < 0.5 + 0x1p-15);
-  assert_true(s.wrong <= 10);
+  assert_true(s.max_ulp > 0.7762446 && s.max_ulp < 0.7762447);
+  assert_int_equal(s.wrong, 8594);
   assert_int_equal(s.unresolved, 0);
   assert_int_equal(s.bad_nan, 0);
 }
@@ -682,7 +682,7 @@ static void test_cubef_strided(void **state) {
    same commit. */
 static void test_fingerprint(void **state) {
   (void)state;
-  assert_int_equal(leir_math_fingerprint(), 0x9fc7c121b53930d8ull);
+  assert_int_equal(leir_math_fingerprint(), 0xa20ec2b054dd1310ull);
   assert_int_equal(leir_math_fingerprint(), leir_math_fingerprint());
 }
 
