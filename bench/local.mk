@@ -388,6 +388,9 @@ EXTRA_PROGRAMS += bench/mathlib_erf_table
 bench_mathlib_erf_table_SOURCES = bench/mathlib_erf_table.c bench/mathlib_erf_table.h testsuite/unit/mathlib_ulp.h
 bench_mathlib_erf_table_LDADD = libleircore.la -lm
 EXTRA_DIST += bench/mathlib_erf_fit.py
+## f32 log's polynomial (ir/mathlib.c leir_mf_logf_poly) is fitted by
+## bench/mathlib_logf_fit.py (numpy, mpmath): `python3 bench/mathlib_logf_fit.py 9`.
+EXTRA_DIST += bench/mathlib_logf_fit.py
 .PHONY: bench-erf-table
 bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
 	@echo "== table-driven f32 erf prototype (bench/mathlib_erf_table)"
