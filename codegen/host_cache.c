@@ -24,7 +24,8 @@
  * target machine made of the optimised module) is under a resource
  * tracker of its own, removed when the entry is evicted (least recently
  * used, beyond max_entries or max_bytes of keys; never one that a compiled
- * program still uses).  No global state: a cache per caller (driver: per
+ * program still uses), and every one when the cache is freed, before the
+ * JIT (entry_drop says why).  No global state: a cache per caller (driver: per
  * LeirCtx), one thread at a time.
  *
  * On disk (cg_jit_cache_set_dir): a kernel missing from memory is looked
@@ -84,8 +85,23 @@ CgJitCache *cg_jit_cache_new(int max_entries, size_t max_bytes) {
   return c;
 }
 
+/* Frees e, its code removed from the JIT first.  A tracker is never
+ * released while it still holds code: ORC would then hand its resources
+ * to the JITDylib's default tracker (ExecutionSession::
+ * destroyResourceTracker), and LLVM 19's ObjectLinkingLayer::
+ * handleTransferResources keeps a reference to the source's entry of its
+ * DenseMap across the insertion of the destination's key, which grows the
+ * map when it holds 47 (95, 191...) trackers: the reference then reads
+ * freed memory (valgrind: invalid read), and when that entry is where
+ * malloc writes its free-list pointers, std::vector::reserve throws
+ * std::length_error (the crash of --emit-steps -j 2 at leir_ctx_free,
+ * softmax.leir's 95 kernels).  Removing a tracker only erases its entry. */
 static void entry_drop(CgJitEntry *e) {
-  if (e->rt) LLVMOrcReleaseResourceTracker(e->rt);
+  if (e->rt) {
+    LLVMErrorRef err = LLVMOrcResourceTrackerRemove(e->rt);
+    if (err) LLVMConsumeError(err); /* the code stays until the JIT goes */
+    LLVMOrcReleaseResourceTracker(e->rt);
+  }
   free(e->key);
   free(e);
 }
@@ -131,8 +147,6 @@ static void evict(CgJitCache *c) {
       if (!c->e[i]->refs && (v < 0 || c->e[i]->used < c->e[v]->used)) v = i;
     if (v < 0) return;
     CgJitEntry *e = c->e[v];
-    LLVMErrorRef err = LLVMOrcResourceTrackerRemove(e->rt);
-    if (err) LLVMConsumeError(err); /* the code stays until the JIT goes */
     c->bytes -= e->len;
     entry_drop(e);
     c->e[v] = c->e[--c->n];
@@ -297,8 +311,6 @@ static CgJitEntry *add(CgJitCache *c, LeirCtx *ctx, LLVMMemoryBufferRef obj, con
   else if ((err = LLVMOrcLLJITLookup(c->jit, &addr, name))) cg_host_llvm_error(ctx, "JIT lookup", err);
   c->st.code_s += cpu_now() - t0;
   if (!addr) {
-    err = LLVMOrcResourceTrackerRemove(e->rt);
-    if (err) LLVMConsumeError(err);
     entry_drop(e);
     return NULL;
   }
