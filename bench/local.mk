@@ -449,6 +449,20 @@ bench-incr: leirc$(EXEEXT)
 	@echo "== --emit-steps CPU time, programs after a step run from their first changed nest (bench/incr_bench.sh)"
 	@nice $(SHELL) '$(srcdir)/bench/incr_bench.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' $(INCR_OLD) || test $$? -eq 77
 
+## Issue 61: whole-corpus CPU hours of verified --emit-steps against an old
+## build that may predate --steps-cache (STEPS_OLD=PATH, required; e.g. the
+## build of 0d55832, the day issue 61 was filed), on corpus shards 0, 1000
+## and 1500 of 2000 (STEPS_VS_OLD_SHARDS): the old build without a cache,
+## this one cold and warm, and warm against a cache holding only every
+## program's first run (bench/steps_vs_old.sh; about 10 minutes).
+EXTRA_DIST += bench/steps_vs_old.sh
+.PHONY: bench-steps-vs-old
+bench-steps-vs-old: leirc$(EXEEXT)
+	@test -n '$(STEPS_OLD)' || { echo "bench-steps-vs-old: set STEPS_OLD=PATH (an older leirc)"; exit 1; }
+	@echo "== --emit-steps CPU hours against an older build (bench/steps_vs_old.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/steps_vs_old.sh' ./leirc$(EXEEXT) '$(LEIR_CORPUS)' '$(STEPS_OLD)' \
+	  $(STEPS_VS_OLD_SHARDS) || test $$? -eq 77
+
 ## Issue 61: the records of one corpus shard (cold and warm --steps-cache,
 ## --no-incremental) the same bytes with the buffers --emit-steps takes
 ## unzeroed poisoned (LEIRC_POOL_POISON; a few minutes).
