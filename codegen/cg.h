@@ -136,10 +136,12 @@ typedef struct CgModule {
                            fixed count of lower_loops.c's jam_count) */
   bool vec512;          /* host: AVX-512, and 512-bit vectors preferred
                            (cg_host_avx512; kernel.c cg_optimize) */
-  int erf_lanes;        /* host: the widest vector leir.erff of
-                           cg_math_get_erff_vec the code may use (8, 16; 0:
-                           none; cg_host_erf_lanes); 16 also gives f32 exp
-                           its vector variants (leir.expf.v8, .v16) */
+  int math_lanes;       /* host: the widest explicit vector math routines
+                           the code may use (8, 16; 0: none, and unoptimised
+                           code; cg_host_math_lanes): f32 erf's
+                           (leir.erff.v8, and .v16 at 16), with 16 f32 exp's
+                           (leir.expf.v8, .v16), and with any f64 pow's
+                           (leir.pow.lazy's v4, v8, v16; codegen/lower.c) */
 } CgModule;
 
 /* Host: the bytes of accumulators an unroll-and-jam may keep in vector
@@ -150,9 +152,9 @@ typedef struct CgModule {
 int cg_jam_bytes(LLVMTargetMachineRef tm);
 /* Does tm's host have AVX-512 with 512-bit registers? */
 bool cg_host_avx512(LLVMTargetMachineRef tm);
-/* The lanes of the vector f32 erf (cg_math_get_erff_vec) for tm's host: 16
-   with AVX-512F (and FMA), 8 with AVX2 and FMA, else 0. */
-int cg_host_erf_lanes(LLVMTargetMachineRef tm);
+/* The lanes of the explicit vector math routines (CgModule.math_lanes) for
+   tm's host: 16 with AVX-512F (and FMA), 8 with AVX2 and FMA, else 0. */
+int cg_host_math_lanes(LLVMTargetMachineRef tm);
 /* The value of an integer subscript item e with loop l at v and every
  * other loop at 0 (floor // and %, as the code does); false when e is not
  * arithmetic on indices and literals (an indirect read) or overflows

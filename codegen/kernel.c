@@ -300,7 +300,7 @@ static bool has_feature(const char *feat, const char *name) {
   return false;
 }
 
-int cg_host_erf_lanes(LLVMTargetMachineRef tm) {
+int cg_host_math_lanes(LLVMTargetMachineRef tm) {
   char *feat = LLVMGetTargetMachineFeatureString(tm);
   bool fma = has_feature(feat, "fma"), avx2 = has_feature(feat, "avx2");
   LLVMDisposeMessage(feat);
@@ -328,13 +328,13 @@ static LLVMModuleRef new_module(LLVMContextRef C, LLVMTargetMachineRef tm) {
 }
 
 /* What a host module's lowering takes from the target machine: the
- * unroll-and-jam budget, 512-bit vectors, and the lanes of f32 erf's
- * vector routine (optimised code only).  One place, for the whole-program
+ * unroll-and-jam budget, 512-bit vectors, and the lanes of the explicit
+ * vector math routines (erf, exp, pow; optimised code only).  One place, for the whole-program
  * module and for the kernel modules of the JIT cache (host_cache.c). */
 static void host_features(CgModule *m, const CgOptions *o, LLVMTargetMachineRef tm) {
   m->jam_bytes = cg_jam_bytes(tm);
   m->vec512 = cg_host_avx512(tm);
-  if (o->opt_level > 0) m->erf_lanes = cg_host_erf_lanes(tm);
+  if (o->opt_level > 0) m->math_lanes = cg_host_math_lanes(tm);
 }
 
 bool cg_build_module(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, LLVMContextRef C,

@@ -111,7 +111,7 @@ static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef *args, un
 /* f32 erf: leir.erff.v8, and leir.erff.v16 with AVX-512 */
 static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
   CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->erf_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
+  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->math_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
   return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
                      vf[1] ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
                            : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
@@ -466,7 +466,7 @@ LLVMValueRef cg_binop(CgFn *f, IrOp op, LLVMValueRef a, LLVMValueRef b, IrDType 
       /* f64 with a varying exponent on the host: the routine that branches
          and its vector variants (a constant exponent folds into the
          routine without branches, inlined before the vectoriser) */
-      bool vec = t == DT_F64 && f->m->erf_lanes && !LLVMIsAConstant(b);
+      bool vec = t == DT_F64 && f->m->math_lanes && !LLVMIsAConstant(b);
       r = pi ? call1(f, pi, a) : vec ? pow_vector_call(f, a, b) : call2(f, cg_math_get(f->m->M, "pow", ty), a, b);
       break;
     }
@@ -704,8 +704,8 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
 static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
-  if (f->m->erf_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
-  if (f->m->erf_lanes >= 16 && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
+  if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
+  if (f->m->math_lanes >= 16 && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
   return round16(f, call1(f, fn, x), t);
 }
 
