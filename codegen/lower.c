@@ -117,13 +117,14 @@ static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
                            : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
 }
 
-/* f32 exp, with AVX-512 only: leir.expf.v8 and leir.expf.v16 (vscalefps;
-   AVX2 machines keep the inlined scalar routine, which the vectoriser
-   widens itself) */
+/* f32 exp: leir.expf.v8 (a branch to its normal path), and leir.expf.v16
+   (vscalefps) with AVX-512 */
 static LLVMValueRef expf_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
   CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_expf_vec(m->M, 8), cg_math_get_expf_vec(m->M, 16)};
-  return vector_call(f, sf, &x, 1, vf, 2, "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)");
+  LLVMValueRef vf[2] = {cg_math_get_expf_vec(m->M, 8), m->math_lanes >= 16 ? cg_math_get_expf_vec(m->M, 16) : NULL};
+  return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
+                     vf[1] ? "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)"
+                           : "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8)");
 }
 
 /* f64 pow with a varying exponent: leir.pow.lazy and its variants
@@ -705,7 +706,7 @@ static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDTyp
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
   if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
-  if (f->m->math_lanes >= 16 && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
+  if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
   return round16(f, call1(f, fn, x), t);
 }
 
