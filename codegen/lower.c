@@ -410,6 +410,18 @@ LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrD
     LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
     LLVMBool loses = 0;
     double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+    double ac = LLVMIsAConstantFP(a) ? LLVMConstRealGetDouble(a, &loses) : 0;
+    LLVMValueRef x = LLVMIsAConstantFP(a) && ac == 0 && !signbit(ac) ? b
+                     : LLVMIsAConstantFP(b) && bc == 0 && !signbit(bc) ? a : NULL;
+    if (x) {
+      /* one operand +0 (relu's max(A,0), SELU's max(0,A) and min(0,...)):
+         max is x > 0 ? x : +0 (x86 maxps, one operation), min is
+         x <= 0 ? x : +0 (a compare and an AND): of the other operand x, a
+         NaN gives +0, as does +0 or -0 for max, and x itself for min
+         (-0 < +0); else the larger (smaller) of x and +0 */
+      LLVMValueRef zero = x == a ? b : a;
+      return LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLE, x, zero, ""), x, zero, "");
+    }
     if (maxmin_chain(f)) {
       /* a loop-carried accumulator a (a row's max): the old form, three
          operations deep from a where the one below is five (LogSoftmax,
