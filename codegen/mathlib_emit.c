@@ -308,7 +308,16 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  * bits of sv 2^k, exact; (sv * s1) * s2 with s1 s2 = 2^k (both normal,
  * sv * s1 exact) is that value too.  Other vectors (any lane |x| > 87 or
  * NaN) take leir_expf's operations unchanged.  (88 would not do: k = -127,
- * a subnormal result.)
+ * a subnormal result.)  The price: such vectors cost the compare and the
+ * branch more than the straight code did, and arguments that mix the two
+ * kinds at random cost mispredictions.  make bench-expf-range on Zen 3
+ * (time against the build before, load 9): x in [-80, 80] 0.57-0.72x,
+ * +0 and +inf results 1.14-1.24x, subnormal results 1.33-1.49x,
+ * MinGPTNewGelu on N(0,1) 0.81-0.95x and on leirc's random inputs
+ * (10 N(0,1): many tanh arguments beyond 87) 1.16-1.24x.  Computing sv
+ * once before the branch (from x, unclamped, as v16 does) and only the
+ * scaling on either side did not help (the same figures), nor did a
+ * 16-lane form for AVX2 (two registers under one branch).
  * leir.expf.v16 (AVX-512F): the same values from fewer instructions and a
  * shorter dependency chain (issue 59: 1.4x on Zen 4, bench/mathlib_bench).
  * The clamps go (c = x), and the scaling y = (sv * s1) * s2 (s2 = +0 for
