@@ -138,9 +138,9 @@ typedef struct CgModule {
                            (cg_host_avx512; kernel.c cg_optimize) */
   int math_lanes;       /* host: the widest explicit vector math routines
                            the code may use (8, 16; 0: none, and unoptimised
-                           code; cg_host_math_lanes): f32 erf's
-                           (leir.erff.v8, and .v16 at 16), with 16 f32 exp's
-                           (leir.expf.v8, .v16), and with any f64 pow's
+                           code; cg_host_math_lanes): f32 erf's and exp's
+                           (leir.erff.v8, leir.expf.v8, and their .v16 at
+                           16), and with any f64 pow's
                            (leir.pow.lazy's v4, v8, v16; codegen/lower.c) */
 } CgModule;
 

@@ -204,7 +204,7 @@ bool cg_lower_program(CgModule *m) {
 }
 
 /* Host, after the vectoriser (issue 59): the f32 erf's, the f32 exp's
- * (AVX-512) and the f64 pow's call sites name their vector variants (lower.c
+ * and the f64 pow's call sites name their vector variants (lower.c
  * vector_call), and the scalar leir.erff, leir.expf and leir.pow.lazy stayed
  * calls so that the vectoriser could see them.  Now every copy is to be
  * inlined: llvm.compiler.used (which kept the variants) goes, and the

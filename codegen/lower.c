@@ -117,13 +117,14 @@ static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
                            : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
 }
 
-/* f32 exp, with AVX-512 only: leir.expf.v8 and leir.expf.v16 (vscalefps;
-   AVX2 machines keep the inlined scalar routine, which the vectoriser
-   widens itself) */
+/* f32 exp: leir.expf.v8 (a branch to its normal path), and leir.expf.v16
+   (vscalefps) with AVX-512 */
 static LLVMValueRef expf_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
   CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_expf_vec(m->M, 8), cg_math_get_expf_vec(m->M, 16)};
-  return vector_call(f, sf, &x, 1, vf, 2, "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)");
+  LLVMValueRef vf[2] = {cg_math_get_expf_vec(m->M, 8), m->math_lanes >= 16 ? cg_math_get_expf_vec(m->M, 16) : NULL};
+  return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
+                     vf[1] ? "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)"
+                           : "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8)");
 }
 
 /* f64 pow with a varying exponent: leir.pow.lazy and its variants
@@ -409,6 +410,18 @@ LLVMValueRef cg_maxmin(CgFn *f, bool is_max, LLVMValueRef a, LLVMValueRef b, IrD
     LLVMTypeRef it = ft == f->m->f64 ? f->m->i64 : f->m->i32;
     LLVMBool loses = 0;
     double bc = LLVMIsAConstantFP(b) ? LLVMConstRealGetDouble(b, &loses) : 0;
+    double ac = LLVMIsAConstantFP(a) ? LLVMConstRealGetDouble(a, &loses) : 0;
+    LLVMValueRef x = LLVMIsAConstantFP(a) && ac == 0 && !signbit(ac) ? b
+                     : LLVMIsAConstantFP(b) && bc == 0 && !signbit(bc) ? a : NULL;
+    if (x) {
+      /* one operand +0 (relu's max(A,0), SELU's max(0,A) and min(0,...)):
+         max is x > 0 ? x : +0 (x86 maxps, one operation), min is
+         x <= 0 ? x : +0 (a compare and an AND): of the other operand x, a
+         NaN gives +0, as does +0 or -0 for max, and x itself for min
+         (-0 < +0); else the larger (smaller) of x and +0 */
+      LLVMValueRef zero = x == a ? b : a;
+      return LLVMBuildSelect(B, LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLE, x, zero, ""), x, zero, "");
+    }
     if (maxmin_chain(f)) {
       /* a loop-carried accumulator a (a row's max): the old form, three
          operations deep from a where the one below is five (LogSoftmax,
@@ -705,7 +718,7 @@ static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDTyp
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
   if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
-  if (f->m->math_lanes >= 16 && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
+  if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
   return round16(f, call1(f, fn, x), t);
 }
 

@@ -208,6 +208,10 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
 }
 
+static V any_(Em *e, V c);
+static LLVMBasicBlockRef block(Em *e, const char *name);
+static V phi2(Em *e, LLVMTypeRef t, V a, LLVMBasicBlockRef ba, V b, LLVMBasicBlockRef bb);
+
 /* a call of the x86 intrinsic NAME (not overloaded) returning ret */
 static V x86(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, V *args, unsigned n) {
   LLVMTypeRef ty = LLVMFunctionType(ret, pt, n, 0);
@@ -217,16 +221,22 @@ static V x86(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, V *args,
   return LLVMBuildCall2(e->B, ty, fn, args, n, "");
 }
 
+/* leir.expf.v8's normal path: |x| <= EXPF_NMAX */
+#define EXPF_NMAX 87.0f
+
 /* leir_expf: the f32 routine of its own, in f32 arithmetic.
    Its operations on f32 (n == 0) or <n x float>.  avx512 (16
    lanes: leir.expf.v16) gives the same values by other instructions (the
    proof is at cg_math_get_expf_vec): no clamp, c = x, and
    y = |x| < 256 ? vscalefps(sv, kk) : vfixupimmps(x). */
-static V expf_body(Em *e, V x, unsigned n, bool avx512) {
+typedef enum { EXPF_IR, EXPF_AVX512, EXPF_NORMAL } ExpfForm;
+
+static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
+  bool avx512 = form == EXPF_AVX512, normal = form == EXPF_NORMAL;
   V one = splat(e, kfl(e, 1.0f), n), shift = splat(e, kfl(e, LEIR_MF_SHIFT), n);
   V hi = splat(e, kfl(e, LEIR_MF_EXPF_HI), n), lo = splat(e, kfl(e, LEIR_MF_EXPF_LO), n);
   V c = x, zero = NULL;
-  if (!avx512) {
+  if (!avx512 && !normal) {
     c = sel(e, fcmp(e, LLVMRealOGT, x, hi), hi, x);
     zero = fcmp(e, LLVMRealOLT, c, lo);
     c = sel(e, zero, lo, c);
@@ -260,7 +270,10 @@ static V expf_body(Em *e, V x, unsigned n, bool avx512) {
     return x86(e, "llvm.x86.avx512.mask.scalef.ps.512", vf, (LLVMTypeRef[]){vf, vf, vf, i16, i32},
                (V[]){sv, kk, fx, cast(e, ok, i16), ku(e, 4)}, 5);
   }
-  V ee = splat(e, ku(e, LEIR_MF_EXPF_E), n), e23 = splat(e, ku(e, 23), n);
+  V e23 = splat(e, ku(e, 23), n);
+  if (normal) /* sv 2^k, normal: k added to sv's exponent, k << 23 = tb << 23 (u32) */
+    return cast(e, iadd(e, cast(e, sv, vi), shl(e, tb, e23)), LLVMTypeOf(x));
+  V ee = splat(e, ku(e, LEIR_MF_EXPF_E), n);
   V s1 = cast(e, shl(e, iadd(e, h, ee), e23), LLVMTypeOf(x));
   V s2 = cast(e, shl(e, iadd(e, isub(e, tb, h), ee), e23), LLVMTypeOf(x));
   s2 = sel(e, zero, splat(e, kfl(e, 0.0f), n), s2); /* +0 below EXPF_LO without a tiny product */
@@ -274,11 +287,37 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   V fn = begin_fn(e, M, "leir.expf", f, (LLVMTypeRef[]){f}, 1, &have);
   if (!fn)
     return have;
-  return end_fn(e, fn, expf_body(e, LLVMGetParam(fn, 0), 0, false));
+  return end_fn(e, fn, expf_body(e, LLVMGetParam(fn, 0), 0, EXPF_IR));
 }
 
-/* leir.expf.v8: leir_expf's operations on 8 lanes, what the loop
- * vectoriser makes of the inlined scalar routine.
+/* leir.expf.v8 (AVX2): leir_expf's operations on 8 lanes, with a branch
+ * around the clamps, the two-step scaling and the NaN select when every
+ * lane has |x| <= EXPF_NMAX = 87 (false for a NaN: the compare is
+ * unordered-or-greater), where they change nothing, and the scaling is k
+ * added to sv's exponent:
+ *   y = flt(bits(sv) + (tb << 23))        (u32)
+ * (issue 59: 1.2x on Zen 3, bench/mathlib_bench; 36 instructions a vector
+ * became 24 and a compare, a test and a branch).  The same values: for
+ * |x| <= 87, x INVLN2 is in [-125.6, 125.6], so k in [-126, 126]; the
+ * clamps and zero are false and x is not NaN, so c = x and every value up
+ * to sv is the scalar routine's; tb = bits(SHIFT) + k (t in [2^23, 2^24)),
+ * and bits(SHIFT) << 23 = 0 mod 2^32, so tb << 23 = k << 23 mod 2^32.  sv
+ * is in [0.70, 1.42] (exponent 126 or 127), and the result is a normal
+ * f32: e^-87 > 2^-126, and where k = -126 (x <= -86.99) r >= 0.33 and sv
+ * > 1.39.  So the sum's exponent field is sv's plus k, in [1, 253]: the
+ * bits of sv 2^k, exact; (sv * s1) * s2 with s1 s2 = 2^k (both normal,
+ * sv * s1 exact) is that value too.  Other vectors (any lane |x| > 87 or
+ * NaN) take leir_expf's operations unchanged.  (88 would not do: k = -127,
+ * a subnormal result.)  The price: such vectors cost the compare and the
+ * branch more than the straight code did, and arguments that mix the two
+ * kinds at random cost mispredictions.  make bench-expf-range on Zen 3
+ * (time against the build before, load 9): x in [-80, 80] 0.57-0.72x,
+ * +0 and +inf results 1.14-1.24x, subnormal results 1.33-1.49x,
+ * MinGPTNewGelu on N(0,1) 0.81-0.95x and on leirc's random inputs
+ * (10 N(0,1): many tanh arguments beyond 87) 1.16-1.24x.  Computing sv
+ * once before the branch (from x, unclamped, as v16 does) and only the
+ * scaling on either side did not help (the same figures), nor did a
+ * 16-lane form for AVX2 (two registers under one branch).
  * leir.expf.v16 (AVX-512F): the same values from fewer instructions and a
  * shorter dependency chain (issue 59: 1.4x on Zen 4, bench/mathlib_bench).
  * The clamps go (c = x), and the scaling y = (sv * s1) * s2 (s2 = +0 for
@@ -310,7 +349,7 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  *   bits included (the fixup's token 0 keeps its destination x, for the
  *   classes QNaN and SNaN; the classes zero and one never get there).
  * mathlib_emit_test runs both on this machine (v16 with AVX-512F) on every
- * 257th f32 pattern and the specials against leir_expf (all 2^32 with
+ * 257th f32 pattern (consecutive ones share a vector: both of v8's paths) and the specials against leir_expf (all 2^32 with
  * LEIR_MATHLIB_FULL=1). */
 LLVMValueRef cg_math_get_expf_vec(LLVMModuleRef M, int lanes) {
   if (lanes != 8 && lanes != 16)
@@ -321,7 +360,23 @@ LLVMValueRef cg_math_get_expf_vec(LLVMModuleRef M, int lanes) {
   V fn = begin_fn(&e, M, lanes == 8 ? "leir.expf.v8" : "leir.expf.v16", vf, (LLVMTypeRef[]){vf}, 1, &have);
   if (!fn)
     return have;
-  return end_fn(&e, fn, expf_body(&e, LLVMGetParam(fn, 0), (unsigned)lanes, lanes == 16));
+  V x = LLVMGetParam(fn, 0);
+  if (lanes == 16)
+    return end_fn(&e, fn, expf_body(&e, x, 16, EXPF_AVX512));
+  /* v8: EXPF_NORMAL when every lane has |x| <= EXPF_NMAX, else leir_expf's operations */
+  e.n = 8; /* (any_'s lanes; expf_body's constants are splats of its own) */
+  V out = any_(&e, fcmp(&e, LLVMRealUGT, fabs_(&e, x), splat(&e, kfl(&e, EXPF_NMAX), 8)));
+  e.n = 0;
+  LLVMBasicBlockRef bn = block(&e, "expf.normal"), bg = block(&e, "expf.gen"), be = block(&e, "expf.end");
+  LLVMBuildCondBr(e.B, out, bg, bn);
+  LLVMPositionBuilderAtEnd(e.B, bn);
+  V yn = expf_body(&e, x, 8, EXPF_NORMAL);
+  LLVMBuildBr(e.B, be);
+  LLVMPositionBuilderAtEnd(e.B, bg);
+  V yg = expf_body(&e, x, 8, EXPF_IR);
+  LLVMBuildBr(e.B, be);
+  LLVMPositionBuilderAtEnd(e.B, be);
+  return end_fn(&e, fn, phi2(&e, vf, yn, bn, yg, bg));
 }
 
 /* ------------------------------------------------------------------- log */

@@ -114,7 +114,10 @@
  *   The host JIT's AVX-512 form (codegen/mathlib_emit.c, leir.expf.v16)
  *   gets the same values by other instructions: no clamps, y = vscalefps(s,
  *   kf) (one rounding of s 2^k, as (s * s1) * s2), and |x| >= 256 and NaNs
- *   by vfixupimmps; the proof is at cg_math_get_expf_vec.
+ *   by vfixupimmps; the proof is at cg_math_get_expf_vec.  Its AVX2 form
+ *   (leir.expf.v8) branches, for vectors with every |x| <= 87, to y = s *
+ *   2^k (one product, 2^k from tb's bits; no clamps, no NaN select): the
+ *   same values, proof there too.
  * leir_expf_cr(x), f32 computed in f64 (the routine before issue 59, kept
  * for reference and tests, used by no back end; d = (double)x):
  *   c = d > EXPF_HI ? EXPF_HI : d;  c = c < EXPF_LO ? EXPF_LO : c

@@ -495,14 +495,17 @@ static void test_host_maxmin_bits(void **state) {
   assert_true(prog_load(&pr, "%in A : f32[144]\n%in C : f32[144]\n%out D : f32[144]\n%out E : f32[144]\n"
                              "%in F : f64[144]\n%in G : f64[144]\n%out H : f64[144]\n%out I : f64[144]\n"
                              "%out J : f32[12]\n%out K : f32[12]\n%out Q : f32[144]\n%out W : f32[144]\n"
+                             "%out R : f32[144]\n%out S : f32[144]\n%out M : f32[144]\n%out N : f32[144]\n"
                              "B^{144}_{tx=0}[D^{f32,g}_{tx}=max(A^{f32,g}_{tx},C^{f32,g}_{tx});"
                              "E^{f32,g}_{tx}=min(A^{f32,g}_{tx},C^{f32,g}_{tx});"
                              "H^{f64,g}_{tx}=max(F^{f64,g}_{tx},G^{f64,g}_{tx});"
                              "I^{f64,g}_{tx}=min(F^{f64,g}_{tx},G^{f64,g}_{tx});];"
                              "B^{12}_{tx=0}L^{12}_{a=0}[J^{f32,g}_{tx}=max(J^{f32,g}_{tx},A^{f32,g}_{tx*12+a});"
                              "K^{f32,g}_{tx}=min(K^{f32,g}_{tx},A^{f32,g}_{tx*12+a});];"
-                             "B^{144}_{tx=0}[Q^{f32,g}_{tx}=max(A^{f32,g}_{tx},-1.0);W^{f32,g}_{tx}=min(A^{f32,g}_{tx},3.5);];\n"));
-  float a[NP], c[NP], d[NP], e[NP], j[NS], k[NS], l[NP], mm[NP];
+                             "B^{144}_{tx=0}[Q^{f32,g}_{tx}=max(A^{f32,g}_{tx},-1.0);W^{f32,g}_{tx}=min(A^{f32,g}_{tx},3.5);];"
+                             "B^{144}_{tx=0}[R^{f32,g}_{tx}=max(A^{f32,g}_{tx},0);S^{f32,g}_{tx}=min(0.0,A^{f32,g}_{tx});"
+                             "M^{f32,g}_{tx}=max(-0.0,A^{f32,g}_{tx});N^{f32,g}_{tx}=min(A^{f32,g}_{tx},-0.0);];\n"));
+  float a[NP], c[NP], d[NP], e[NP], j[NS], k[NS], l[NP], mm[NP], zr[4][NP];
   double fa[NP], ga[NP], h[NP], i2[NP];
   for (int x = 0; x < NS; x++)
     for (int y = 0; y < NS; y++) {
@@ -517,7 +520,7 @@ static void test_host_maxmin_bits(void **state) {
     if (fa[q] != fa[q]) memcpy(&fa[q], q / NS == 0 ? &dn1 : &dn2, 8);
     if (ga[q] != ga[q]) memcpy(&ga[q], q % NS == 0 ? &dn1 : &dn2, 8);
   }
-  void *bufs[12] = {a, c, d, e, fa, ga, h, i2, j, k, l, mm};
+  void *bufs[16] = {a, c, d, e, fa, ga, h, i2, j, k, l, mm, zr[0], zr[1], zr[2], zr[3]};
   CgOptions o;
   cg_options_init(&o);
   o.target = CG_TARGET_HOST;
@@ -534,6 +537,10 @@ static void test_host_maxmin_bits(void **state) {
     float wl = op_maxf(a[q], -1.0f), wm = op_minf(a[q], 3.5f);
     assert_memory_equal(&l[q], &wl, 4);
     assert_memory_equal(&mm[q], &wm, 4);
+    /* +0 (relu, SELU): x > 0 ? x : +0, x <= 0 ? x : +0; -0 the general form */
+    float wz[4] = {op_maxf(a[q], 0.0f), op_minf(0.0f, a[q]), op_maxf(-0.0f, a[q]), op_minf(a[q], -0.0f)};
+    for (int z = 0; z < 4; z++)
+      assert_memory_equal(&zr[z][q], &wz[z], 4);
   }
   for (int x = 0; x < NS; x++) {
     float wj = -INFINITY, wk = INFINITY;
