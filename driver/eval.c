@@ -34,6 +34,9 @@
 
 #include <errno.h>
 #include <jansson.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -48,6 +51,11 @@
  * programs before (interp_random_inputs_cached: a model's predictions for
  * one program share them). */
 #define EVAL_INPUTS_BYTES ((size_t)256 << 20)
+
+/* A worker's tensors up to this size come from its heap (not a mapping of
+ * their own), and up to this much free memory stays in the heap between
+ * records (glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD; worker_heap). */
+#define EVAL_HEAP_KEEP ((int)1 << 30)
 
 /* What a worker keeps from one record to the next: the outputs of the
  * programs before by key (StepsOuts, driver/steps_cache.h) and the buffers
@@ -770,9 +778,26 @@ static bool *shared_later(const Input *in, long from, int nw, long cnt) {
   return keep;
 }
 
+/* A worker process's allocator (issue 61): by default glibc gives every
+ * block of 128 KiB or more (a tensor) a mapping of its own and unmaps it
+ * when freed, so each record's buffers were faulted in afresh, page by
+ * page, and zeroed by the kernel: a third of --eval's CPU time on the
+ * stride file of bench/eval_rate.sh was the kernel's.  With the buffers
+ * from the heap, and the heap not trimmed below EVAL_HEAP_KEEP of free
+ * memory, a record's tensors reuse the pages of the previous one (calloc
+ * clears what it reuses).  Only the worker's own process is set (it is
+ * forked for this and exits after its share); the output is unchanged. */
+static void worker_heap(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, EVAL_HEAP_KEEP);
+  mallopt(M_TRIM_THRESHOLD, EVAL_HEAP_KEEP);
+#endif
+}
+
 static void worker_main(const DrvOptions *o, const Input *in, int nw, long from, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
+  worker_heap();
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   EvalMem mem;
   memset(&mem, 0, sizeof mem);
