@@ -66,6 +66,12 @@ typedef struct EvalMem {
   InterpBufPool pool;
   InterpInputCache inputs; /* the random inputs of the programs before */
   bool keep; /* a later record of the worker's share has the same before */
+  /* the host JIT's cache of compiled nests (codegen/host_cache.c), handed
+     from one record's context to the next: the kernels of a program
+     before, and of the nests its afters share with it, are compiled once
+     for all the records of the worker's share that have it */
+  void *jit;
+  void (*jit_free)(void *);
 } EvalMem;
 
 typedef struct EvalOut {
@@ -514,6 +520,10 @@ static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *part
   }
   LeirCtx ctx;
   ctx_setup(&ctx, o);
+  if (mem) { /* the JIT cache of the worker's earlier records */
+    ctx.jit_cache = mem->jit;
+    ctx.jit_cache_free = mem->jit_free;
+  }
   EvalOut r;
   memset(&r, 0, sizeof r);
   if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
@@ -525,6 +535,11 @@ static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *part
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   json_decref(j);
   json_decref(rec);
+  if (mem) { /* kept for the next record, not freed with the context */
+    mem->jit = ctx.jit_cache;
+    mem->jit_free = ctx.jit_cache_free;
+    ctx.jit_cache = NULL;
+  }
   leir_ctx_free(&ctx);
   return s;
 }
@@ -816,6 +831,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
     free(s);
   }
   free(keep);
+  if (mem.jit && mem.jit_free) mem.jit_free(mem.jit);
   steps_outs_free(&mem.outs);
   interp_pool_free(&mem.pool);
   interp_input_cache_free(&mem.inputs);
