@@ -7,8 +7,9 @@
  * The records are shared out over -j N worker processes (record k goes to
  * worker k mod N); a worker runs a program before once for all the records
  * of its share that have it (its outputs kept by canonical key, StepsOuts
- * in driver/steps_cache.h) and writes one result line per record to its
- * pipe.
+ * in driver/steps_cache.h), compiles a nest for the host JIT once for its
+ * whole share (one JIT cache per worker, EvalMem), and writes one result
+ * line per record to its pipe.
  * A worker that dies (a crash, or the per-record time budget --time-limit
  * running out: SIGALRM) costs only the record it was on, which becomes a
  * counted failure (a time-out is marked "timeout"); a new worker takes over
