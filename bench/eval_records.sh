@@ -54,7 +54,7 @@ while IFS= read -r line; do
   set -- $(sed -n "${i}p" "$tmp/names")
   cpu=$(tail -1 "$tmp/time" | awk '{ printf "%.2f", $1 + $2 }')
   jit=$(awk '/^jitc /{ h += $2; m += $3; c += $4 + $5 + $6 } END { printf "%5d %5d %7.2f", h, m, c }' "$tmp/err")
-  res=$("$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["execute"], r["equal"], (r["error"] or "")[:60])' \
+  res=$("$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["execute"], r["equal"], (r["error"] or "")[:90])' \
     "$tmp/out.jsonl" 2>/dev/null || echo "no result")
   printf '%-6s %-40.40s %-34.34s %8s %s  %s\n' "$1" "$2" "$3" "$cpu" "$jit" "$res" | tee -a "$tmp/table"
 done <"$tmp/all.jsonl"
