@@ -97,6 +97,18 @@ bench-eval-rate: leirc$(EXEEXT)
 	@nice $(SHELL) '$(srcdir)/bench/eval_rate.sh' ./leirc$(EXEEXT) \
 	  '$(LEIR_CORPUS)' $(EVAL_RATE_OLD) || test $$? -eq 77
 
+## Where --eval's time goes, record by record (bench/eval_records.sh; its
+## header says how): each record of the file of bench-eval-rate (grouped,
+## or EVAL_RECORDS_KIND=stride) scored alone, its CPU s, the host JIT's
+## cache hits, compiles and compile time, and the records that cost most.
+## Not part of `make bench` (minutes); EVAL_RECORDS, TL in the environment.
+EXTRA_DIST += bench/eval_records.sh
+.PHONY: bench-eval-records
+bench-eval-records: leirc$(EXEEXT)
+	@echo "== --eval's time record by record (bench/eval_records.sh)"
+	@nice $(SHELL) '$(srcdir)/bench/eval_records.sh' ./leirc$(EXEEXT) \
+	  '$(LEIR_CORPUS)' $(EVAL_RECORDS_KIND) || test $$? -eq 77
+
 ## Issue 9: host run time of leirc's code against TVM's CPU build of the same
 ## programs (bench/tvm_bench.py driving bench/tvm_bench), and the token counts
 ## of LEIR, TIR and CUDA C (bench/tokens.py).  Both need the virtual

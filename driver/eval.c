@@ -7,8 +7,9 @@
  * The records are shared out over -j N worker processes (record k goes to
  * worker k mod N); a worker runs a program before once for all the records
  * of its share that have it (its outputs kept by canonical key, StepsOuts
- * in driver/steps_cache.h) and writes one result line per record to its
- * pipe.
+ * in driver/steps_cache.h), compiles a nest for the host JIT once for its
+ * whole share (one JIT cache per worker, EvalMem), and writes one result
+ * line per record to its pipe.
  * A worker that dies (a crash, or the per-record time budget --time-limit
  * running out: SIGALRM) costs only the record it was on, which becomes a
  * counted failure (a time-out is marked "timeout"); a new worker takes over
@@ -34,6 +35,9 @@
 
 #include <errno.h>
 #include <jansson.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -49,6 +53,11 @@
  * one program share them). */
 #define EVAL_INPUTS_BYTES ((size_t)256 << 20)
 
+/* A worker's tensors up to this size come from its heap (not a mapping of
+ * their own), and up to this much free memory stays in the heap between
+ * records (glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD; worker_heap). */
+#define EVAL_HEAP_KEEP ((int)1 << 30)
+
 /* What a worker keeps from one record to the next: the outputs of the
  * programs before by key (StepsOuts, driver/steps_cache.h) and the buffers
  * of the last pair run, taken again where the sizes agree (zeroed: the
@@ -58,6 +67,12 @@ typedef struct EvalMem {
   InterpBufPool pool;
   InterpInputCache inputs; /* the random inputs of the programs before */
   bool keep; /* a later record of the worker's share has the same before */
+  /* the host JIT's cache of compiled nests (codegen/host_cache.c), handed
+     from one record's context to the next: the kernels of a program
+     before, and of the nests its afters share with it, are compiled once
+     for all the records of the worker's share that have it */
+  void *jit;
+  void (*jit_free)(void *);
 } EvalMem;
 
 typedef struct EvalOut {
@@ -506,6 +521,10 @@ static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *part
   }
   LeirCtx ctx;
   ctx_setup(&ctx, o);
+  if (mem) { /* the JIT cache of the worker's earlier records */
+    ctx.jit_cache = mem->jit;
+    ctx.jit_cache_free = mem->jit_free;
+  }
   EvalOut r;
   memset(&r, 0, sizeof r);
   if (!json_is_object(rec)) r.error = arena_printf(&ctx.arena, "the record is not a JSON object: %s", jerr.text);
@@ -517,6 +536,11 @@ static char *eval_line(const DrvOptions *o, const char *line, long k, FILE *part
   char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   json_decref(j);
   json_decref(rec);
+  if (mem) { /* kept for the next record, not freed with the context */
+    mem->jit = ctx.jit_cache;
+    mem->jit_free = ctx.jit_cache_free;
+    ctx.jit_cache = NULL;
+  }
   leir_ctx_free(&ctx);
   return s;
 }
@@ -770,9 +794,26 @@ static bool *shared_later(const Input *in, long from, int nw, long cnt) {
   return keep;
 }
 
+/* A worker process's allocator (issue 61): by default glibc gives every
+ * block of 128 KiB or more (a tensor) a mapping of its own and unmaps it
+ * when freed, so each record's buffers were faulted in afresh, page by
+ * page, and zeroed by the kernel: a third of --eval's CPU time on the
+ * stride file of bench/eval_rate.sh was the kernel's.  With the buffers
+ * from the heap, and the heap not trimmed below EVAL_HEAP_KEEP of free
+ * memory, a record's tensors reuse the pages of the previous one (calloc
+ * clears what it reuses).  Only the worker's own process is set (it is
+ * forked for this and exits after its share); the output is unchanged. */
+static void worker_heap(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, EVAL_HEAP_KEEP);
+  mallopt(M_TRIM_THRESHOLD, EVAL_HEAP_KEEP);
+#endif
+}
+
 static void worker_main(const DrvOptions *o, const Input *in, int nw, long from, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out) _exit(3);
+  worker_heap();
   unsigned limit = o->tune.time_limit > 0 ? (unsigned)ceil(o->tune.time_limit) : 60;
   EvalMem mem;
   memset(&mem, 0, sizeof mem);
@@ -791,6 +832,7 @@ static void worker_main(const DrvOptions *o, const Input *in, int nw, long from,
     free(s);
   }
   free(keep);
+  if (mem.jit && mem.jit_free) mem.jit_free(mem.jit);
   steps_outs_free(&mem.outs);
   interp_pool_free(&mem.pool);
   interp_input_cache_free(&mem.inputs);
