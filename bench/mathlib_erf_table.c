@@ -7,8 +7,8 @@
  *
  * The algorithm (tables from bench/mathlib_erf_fit.py, in
  * bench/mathlib_erf_table.h): a = |x|, c = min(a, 4),
- * i = min((int)(2 c), 7), u = c - M[i], t = i == 0 ? a*a : u,
- * p = P_i(t) (Horner, ET_NC = 7 coefficients, each C_j[i]),
+ * i = (int)fmaf(c, 1.9, 0.09) (0 to 7), u = c - M[i],
+ * p = P_i(u) (Horner, ET_NC = 7 coefficients, each C_j[i]),
  * r = fmaf(u, p, i == 0 ? a : K[i]) (M[0] = 0: u = a there), y = copysign(r, x),
  * NaN in, NaN out (same bits).  One polynomial per element whatever the
  * interval, the coefficients looked up in 8-entry tables: on AVX2 one
@@ -18,7 +18,9 @@
  * reference; the AVX2 routine must give the same bits.  (Until issue 59's
  * second round: 4 intervals of 0.8 and 8 coefficients by vpermilps from
  * 4-entry tables; an earlier note found vpermps with 8 intervals and 8
- * coefficients slower on Zen 3, one vpermps per 2 cycles.)
+ * coefficients slower on Zen 3, one vpermps per 2 cycles.  Until issue
+ * 59's third round: i = min((int)(2 c), 7) and interval 0 in t = a*a, which
+ * cost a multiplication and a blend more per vector.)
  *
  *   mathlib_erf_table [--stride S] [--n N] [--reps R]
  *
@@ -58,39 +60,39 @@ static double now(void) {
 static float erf_table(float x) {
   float a = fabsf(x);
   float c = a < 4.0f ? a : 4.0f;
-  int i = (int)(c * ET_SCALE);
-  i = i < ET_NI - 1 ? i : ET_NI - 1;
+  int i = (int)fmaf(c, ET_SCALE, ET_BIAS);
   float u = c - et_m[i];
-  float t = i == 0 ? a * a : u;
   float p = et_c[0][i];
   for (int j = 1; j < ET_NC; j++)
-    p = fmaf(p, t, et_c[j][i]);
+    p = fmaf(p, u, et_c[j][i]);
   float r = fmaf(u, p, i == 0 ? a : et_k[i]);
   float y = copysignf(r, x);
   return x != x ? x : y;
 }
 
-/* the same on 8 lanes (n a multiple of 8) */
+/* the same on 8 lanes (n a multiple of 8): r >= +0 (1 exactly for a NaN,
+   whose bits hold 0x3f800000) takes x's sign, or all of a NaN x, OR-ed in */
 __attribute__((target("avx2,fma"))) static void erf_table8(const float *in, float *out, int64_t n) {
-  const __m256 four = _mm256_set1_ps(4.0f), scale = _mm256_set1_ps(ET_SCALE), sign = _mm256_set1_ps(-0.0f);
-  const __m256i last = _mm256_set1_epi32(ET_NI - 1), zero = _mm256_setzero_si256();
+  const __m256 four = _mm256_set1_ps(4.0f), scale = _mm256_set1_ps(ET_SCALE), bias = _mm256_set1_ps(ET_BIAS);
+  const __m256i zero = _mm256_setzero_si256(), inf = _mm256_set1_epi32(0x7f800000),
+                sign = _mm256_set1_epi32((int)0x80000000u), absm = _mm256_set1_epi32(0x7fffffff);
   __m256 tm = _mm256_loadu_ps(et_m), tk = _mm256_loadu_ps(et_k), tc[ET_NC];
   for (int j = 0; j < ET_NC; j++) tc[j] = _mm256_loadu_ps(et_c[j]);
 #pragma GCC unroll 2
   for (int64_t e = 0; e + 8 <= n; e += 8) {
-    __m256 x = _mm256_loadu_ps(in + e);
-    __m256 a = _mm256_andnot_ps(sign, x);
-    __m256 c = _mm256_min_ps(a, four); /* a NaN lane: 4 (the last select passes x) */
-    __m256i i = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_mul_ps(c, scale)), last);
+    __m256i xb = _mm256_loadu_si256((const __m256i *)(in + e));
+    __m256i ab = _mm256_and_si256(xb, absm);
+    __m256 a = _mm256_castsi256_ps(ab);
+    __m256 c = _mm256_min_ps(a, four); /* a NaN lane: 4 */
+    __m256i i = _mm256_cvttps_epi32(_mm256_fmadd_ps(c, scale, bias));
     __m256 u = _mm256_sub_ps(c, _mm256_permutevar8x32_ps(tm, i));
-    __m256 z = _mm256_castsi256_ps(_mm256_cmpeq_epi32(i, zero));
-    __m256 t = _mm256_blendv_ps(u, _mm256_mul_ps(a, a), z);
     __m256 p = _mm256_permutevar8x32_ps(tc[0], i);
 #pragma GCC unroll 16
-    for (int j = 1; j < ET_NC; j++) p = _mm256_fmadd_ps(p, t, _mm256_permutevar8x32_ps(tc[j], i));
+    for (int j = 1; j < ET_NC; j++) p = _mm256_fmadd_ps(p, u, _mm256_permutevar8x32_ps(tc[j], i));
+    __m256 z = _mm256_castsi256_ps(_mm256_cmpeq_epi32(i, zero));
     __m256 r = _mm256_fmadd_ps(u, p, _mm256_blendv_ps(_mm256_permutevar8x32_ps(tk, i), a, z));
-    __m256 y = _mm256_or_ps(r, _mm256_and_ps(x, sign));
-    _mm256_storeu_ps(out + e, _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q)));
+    __m256i m = _mm256_or_si256(sign, _mm256_cmpgt_epi32(ab, inf));
+    _mm256_storeu_ps(out + e, _mm256_or_ps(r, _mm256_castsi256_ps(_mm256_and_si256(xb, m))));
   }
 }
 

@@ -1,15 +1,16 @@
 /* mathlib_erf_table.h -- written by bench/mathlib_erf_fit.py 7; do not edit */
 #define ET_NC 7
 #define ET_NI 8
-#define ET_SCALE 2.0f
-static const float et_m[8] = {0x0.0p+0f, 0x1.5faa200000000p-1f, 0x1.5733800000000p+0f, 0x1.ada3f00000000p+0f, 0x1.1d6ed00000000p+1f, 0x1.5d59080000000p+1f, 0x1.a46f800000000p+1f, 0x1.d878800000000p+1f};
-static const float et_k[8] = {0x0.0p+0f, 0x1.5655d60000000p-1f, 0x1.e251f60000000p-1f, 0x1.f6fa260000000p-1f, 0x1.ff2ca20000000p-1f, 0x1.fff1200000000p-1f, 0x1.ffff8e0000000p-1f, 0x1.fffffa0000000p-1f};
+#define ET_SCALE 1.9f
+#define ET_BIAS 0.09f
+static const float et_m[8] = {0x0p+0f, 0x1.504398p-1f, 0x1.56d03ep+0f, 0x1.df3dcp+0f, 0x1.1d6edp+1f, 0x1.7159eap+1f, 0x1.b0e432p+1f, 0x1.ea8f96p+1f};
+static const float et_k[8] = {0x0p+0f, 0x1.4b4502p-1f, 0x1.e22cc2p-1f, 0x1.fbd904p-1f, 0x1.ff2ca2p-1f, 0x1.fffa1ep-1f, 0x1.ffffc6p-1f, 0x1.fffffep-1f};
 static const float et_c[ET_NC][8] = { /* highest degree first */
-    {-0x1.eb34740000000p-11f, 0x1.22f2fc0000000p-6f, 0x1.e81d140000000p-9f, -0x1.85f8640000000p-8f, -0x1.7118c40000000p-11f, 0x1.4ccfa00000000p-11f, 0x1.6de4f40000000p-13f, 0x1.2118400000000p-16f},
-    {0x1.4af1680000000p-18f, -0x1.1968300000000p-5f, 0x1.7872a00000000p-6f, 0x1.8a78e20000000p-7f, -0x1.5fbf780000000p-9f, -0x1.cd4b700000000p-10f, -0x1.e52c720000000p-13f, -0x1.d239380000000p-16f},
-    {0x1.449c280000000p-8f, -0x1.5569e20000000p-5f, -0x1.216c480000000p-5f, 0x1.110b000000000p-9f, 0x1.68040e0000000p-7f, 0x1.8536ae0000000p-9f, 0x1.11b36a0000000p-12f, 0x1.c2e34e0000000p-16f},
-    {-0x1.b780320000000p-6f, 0x1.53684c0000000p-3f, -0x1.97961a0000000p-6f, -0x1.972e2a0000000p-5f, -0x1.4a84e80000000p-6f, -0x1.d1dca20000000p-9f, -0x1.f00b8e0000000p-13f, -0x1.55c0240000000p-16f},
-    {0x1.ce2bea0000000p-4f, -0x1.b23fc40000000p-7f, 0x1.4b44d20000000p-3f, 0x1.aae8720000000p-4f, 0x1.7dbbec0000000p-6f, 0x1.8ec9f80000000p-9f, 0x1.4ee7860000000p-13f, 0x1.90a03a0000000p-17f},
-    {-0x1.8127400000000p-2f, -0x1.ef25340000000p-2f, -0x1.00c01c0000000p-2f, -0x1.cfe8820000000p-4f, -0x1.1d7a700000000p-6f, -0x1.d5e4780000000p-10f, -0x1.40a6f40000000p-14f, -0x1.523c620000000p-18f},
-    {0x1.06eba80000000p-3f, 0x1.6872fe0000000p-1f, 0x1.7f07b40000000p-3f, 0x1.146b180000000p-4f, 0x1.000a8c0000000p-7f, 0x1.5855860000000p-11f, 0x1.86790e0000000p-16f, 0x1.6e8dd00000000p-20f},
+    {-0x1.34f3b2p-6f, 0x1.22f676p-6f, 0x1.7589e2p-9f, -0x1.6ff9b4p-8f, -0x1.f0bdd8p-13f, 0x1.231a7ap-11f, 0x1.beaccep-14f, 0x1.83f902p-17f},
+    {-0x1.bc25c2p-8f, -0x1.38a00ep-5f, 0x1.6e65e2p-6f, 0x1.13f502p-8f, -0x1.75ee84p-9f, -0x1.2410cep-10f, -0x1.37ae8ap-13f, -0x1.97c4c4p-17f},
+    {0x1.d7fd4ap-4f, -0x1.1f8836p-5f, -0x1.23b83ep-5f, 0x1.76841p-7f, 0x1.678f44p-7f, 0x1.ad8fc8p-10f, 0x1.499b88p-13f, 0x1.69e286p-17f},
+    {-0x1.a9fa12p-12f, 0x1.5f4094p-3f, -0x1.92e5ccp-6f, -0x1.5b8ecap-5f, -0x1.4a631ep-6f, -0x1.d5fbb4p-10f, -0x1.1d38cep-13f, -0x1.0a4e2cp-17f},
+    {-0x1.811f2ep-2f, -0x1.12db2p-5f, 0x1.4b9526p-3f, 0x1.164ac4p-4f, 0x1.7dbbeap-6f, 0x1.7591f2p-10f, 0x1.74230cp-14f, 0x1.2b5862p-18f},
+    {-0x1.9599a2p-21f, -0x1.ecfcfcp-2f, -0x1.0180e4p-2f, -0x1.0418fcp-4f, -0x1.1d7acep-6f, -0x1.9d2c18p-11f, -0x1.592a62p-15f, -0x1.e516e2p-20f},
+    {0x1.06eba8p-3f, 0x1.7750a4p-1f, 0x1.809678p-3f, 0x1.15e066p-5f, 0x1.000a8ep-7f, 0x1.1e5eecp-12f, 0x1.9834dep-17f, 0x1.fa46e4p-22f},
 };

@@ -159,17 +159,24 @@
  * and looks each coefficient up, on AVX2 one vpermps from an 8-entry table,
  * on AVX-512 one vpermps zmm from the table written twice):
  *   a = |x|;  c = a < ERFF_ONE ? a : ERFF_ONE
- *   i = (int)(c * ERFF_SCALE);  i = i < ERFF_NI-1 ? i : ERFF_NI-1  (c in [0, 4]: no overflow)
- *   u = c - M[i];  t = i == 0 ? a * a : u                      (M[0] = 0: u = a there)
- *   p = C[0][i];  p = fmaf(p, t, C[j][i]) for j = 1 .. ERFF_N-1
+ *   i = (int)fmaf(c, ERFF_SCALE, ERFF_BIAS)               (c in [0, 4]: i in 0 .. 7)
+ *   u = c - M[i]                                            (M[0] = 0: u = a there)
+ *   p = C[0][i];  p = fmaf(p, u, C[j][i]) for j = 1 .. ERFF_N-1
  *   r = fmaf(u, p, i == 0 ? a : K[i]);  y = copysignf(r, x);  result x != x ? x : y
- *   (interval 0: erf(a) = a + a P(a^2); the others erf(M + u) = K + u P(u)).
- *   Eight intervals 0.5 wide ([3.5, 4] the last), 7 coefficients each.
- *   A NaN x takes interval 7 (c = 4) and is returned as it is.  Tables from
- *   bench/mathlib_erf_fit.py (fit errors below 2^-29.4).  Over every f32
- *   input (bench/mathlib_exhaustive): max 0.672208 ulp (at 0x1.fee8e8p-1),
- *   28229198 results not correctly rounded.  (Before: 4 intervals of 0.8,
- *   8 coefficients, vpermilps from 4-entry tables: 0.763537 ulp, 29774134.)
+ *   (interval 0: erf(a) = a + a P(a); the others erf(M + u) = K + u P(u);
+ *   every P in u, so the vector code selects only the addend, by OR-ing a
+ *   into K[0] = +0).  Eight
+ *   intervals: [0, 0.479) (where erf reaches 0.5: above, the results' ulp
+ *   is 2^-24 wherever |u| is large), then 0.526 wide ([3.637, 4] the last),
+ *   7 coefficients each.  A NaN x takes interval 7 (c = 4, r = 1 exactly)
+ *   and is returned as it is.  Tables from bench/mathlib_erf_fit.py (fit
+ *   errors below 2^-29.4, interval 0's relative error 2^-27.1).  Over every
+ *   f32 input (bench/mathlib_exhaustive): max 0.716720 ulp (at
+ *   0x1.d391d6p-2), 30986944 results not correctly rounded.  (Before:
+ *   i = min((int)(2c), 7) and interval 0 in t = a^2, a multiplication, a
+ *   blend and a min more per vector: 0.672208 ulp, 28229198; before that 4
+ *   intervals of 0.8, 8 coefficients, vpermilps from 4-entry tables:
+ *   0.763537 ulp, 29774134.)
  * leir_erff_cr(x), f32 computed in f64 (the routine before issue 59, kept
  * for reference and tests, used by no back end; d = (double)x):
  *   a = |d|;  w = a * a                                  (exact: a is an f32)
@@ -575,23 +582,23 @@ const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {
 
 /* leir_erff's tables (bench/mathlib_erf_fit.py 7): per interval i the
    centre M[i], K[i] (an f32 near erf(M[i])) and the 7 coefficients of the
-   polynomial, highest degree first; interval 0 is erf(a)/a - 1 in a^2. */
+   polynomial, highest degree first; interval 0 is erf(a)/a - 1 in a. */
 const float leir_mf_erff_m[LEIR_MF_ERFF_NI] = {
-    0x0p+0f, 0x1.5faa2p-1f, 0x1.57338p+0f, 0x1.ada3fp+0f,
-    0x1.1d6edp+1f, 0x1.5d5908p+1f, 0x1.a46f8p+1f, 0x1.d8788p+1f,
+    0x0p+0f, 0x1.504398p-1f, 0x1.56d03ep+0f, 0x1.df3dcp+0f,
+    0x1.1d6edp+1f, 0x1.7159eap+1f, 0x1.b0e432p+1f, 0x1.ea8f96p+1f,
 };
 const float leir_mf_erff_k[LEIR_MF_ERFF_NI] = {
-    0x0p+0f, 0x1.5655d6p-1f, 0x1.e251f6p-1f, 0x1.f6fa26p-1f,
-    0x1.ff2ca2p-1f, 0x1.fff12p-1f, 0x1.ffff8ep-1f, 0x1.fffffap-1f,
+    0x0p+0f, 0x1.4b4502p-1f, 0x1.e22cc2p-1f, 0x1.fbd904p-1f,
+    0x1.ff2ca2p-1f, 0x1.fffa1ep-1f, 0x1.ffffc6p-1f, 0x1.fffffep-1f,
 };
 const float leir_mf_erff_c[LEIR_MF_ERFF_N][LEIR_MF_ERFF_NI] = {
-    {-0x1.eb3474p-11f, 0x1.22f2fcp-6f, 0x1.e81d14p-9f, -0x1.85f864p-8f, -0x1.7118c4p-11f, 0x1.4ccfap-11f, 0x1.6de4f4p-13f, 0x1.21184p-16f},
-    {0x1.4af168p-18f, -0x1.19683p-5f, 0x1.7872ap-6f, 0x1.8a78e2p-7f, -0x1.5fbf78p-9f, -0x1.cd4b7p-10f, -0x1.e52c72p-13f, -0x1.d23938p-16f},
-    {0x1.449c28p-8f, -0x1.5569e2p-5f, -0x1.216c48p-5f, 0x1.110bp-9f, 0x1.68040ep-7f, 0x1.8536aep-9f, 0x1.11b36ap-12f, 0x1.c2e34ep-16f},
-    {-0x1.b78032p-6f, 0x1.53684cp-3f, -0x1.97961ap-6f, -0x1.972e2ap-5f, -0x1.4a84e8p-6f, -0x1.d1dca2p-9f, -0x1.f00b8ep-13f, -0x1.55c024p-16f},
-    {0x1.ce2beap-4f, -0x1.b23fc4p-7f, 0x1.4b44d2p-3f, 0x1.aae872p-4f, 0x1.7dbbecp-6f, 0x1.8ec9f8p-9f, 0x1.4ee786p-13f, 0x1.90a03ap-17f},
-    {-0x1.81274p-2f, -0x1.ef2534p-2f, -0x1.00c01cp-2f, -0x1.cfe882p-4f, -0x1.1d7a7p-6f, -0x1.d5e478p-10f, -0x1.40a6f4p-14f, -0x1.523c62p-18f},
-    {0x1.06eba8p-3f, 0x1.6872fep-1f, 0x1.7f07b4p-3f, 0x1.146b18p-4f, 0x1.000a8cp-7f, 0x1.585586p-11f, 0x1.86790ep-16f, 0x1.6e8ddp-20f},
+    {-0x1.34f3b2p-6f, 0x1.22f676p-6f, 0x1.7589e2p-9f, -0x1.6ff9b4p-8f, -0x1.f0bdd8p-13f, 0x1.231a7ap-11f, 0x1.beaccep-14f, 0x1.83f902p-17f},
+    {-0x1.bc25c2p-8f, -0x1.38a00ep-5f, 0x1.6e65e2p-6f, 0x1.13f502p-8f, -0x1.75ee84p-9f, -0x1.2410cep-10f, -0x1.37ae8ap-13f, -0x1.97c4c4p-17f},
+    {0x1.d7fd4ap-4f, -0x1.1f8836p-5f, -0x1.23b83ep-5f, 0x1.76841p-7f, 0x1.678f44p-7f, 0x1.ad8fc8p-10f, 0x1.499b88p-13f, 0x1.69e286p-17f},
+    {-0x1.a9fa12p-12f, 0x1.5f4094p-3f, -0x1.92e5ccp-6f, -0x1.5b8ecap-5f, -0x1.4a631ep-6f, -0x1.d5fbb4p-10f, -0x1.1d38cep-13f, -0x1.0a4e2cp-17f},
+    {-0x1.811f2ep-2f, -0x1.12db2p-5f, 0x1.4b9526p-3f, 0x1.164ac4p-4f, 0x1.7dbbeap-6f, 0x1.7591f2p-10f, 0x1.74230cp-14f, 0x1.2b5862p-18f},
+    {-0x1.9599a2p-21f, -0x1.ecfcfcp-2f, -0x1.0180e4p-2f, -0x1.0418fcp-4f, -0x1.1d7acep-6f, -0x1.9d2c18p-11f, -0x1.592a62p-15f, -0x1.e516e2p-20f},
+    {0x1.06eba8p-3f, 0x1.7750a4p-1f, 0x1.809678p-3f, 0x1.15e066p-5f, 0x1.000a8ep-7f, 0x1.1e5eecp-12f, 0x1.9834dep-17f, 0x1.fa46e4p-22f},
 };
 
 float leir_expf(float x) {
@@ -674,13 +681,11 @@ const float leir_mf_logf_poly[LEIR_MF_LOGF_N] = {
 float leir_erff(float x) {
   float a = fabsf(x);
   float c = a < LEIR_MF_ERFF_ONE ? a : LEIR_MF_ERFF_ONE;
-  int i = (int)(c * LEIR_MF_ERFF_SCALE);
-  i = i < LEIR_MF_ERFF_NI - 1 ? i : LEIR_MF_ERFF_NI - 1;
+  int i = (int)fmaf(c, LEIR_MF_ERFF_SCALE, LEIR_MF_ERFF_BIAS);
   float u = c - leir_mf_erff_m[i];
-  float t = i == 0 ? a * a : u;
   float p = leir_mf_erff_c[0][i];
   for (int j = 1; j < LEIR_MF_ERFF_N; j++)
-    p = fmaf(p, t, leir_mf_erff_c[j][i]);
+    p = fmaf(p, u, leir_mf_erff_c[j][i]);
   float r = fmaf(u, p, i == 0 ? a : leir_mf_erff_k[i]);
   float y = copysignf(r, x);
   return x != x ? x : y;

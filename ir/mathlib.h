@@ -12,7 +12,7 @@
  *
  * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
  * input, bench/mathlib_exhaustive): expf, logf and erff compute in f32
- * arithmetic (max 0.7579, 0.8708 and 0.6723 ulp); powf's general path is in
+ * arithmetic (max 0.7579, 0.8708 and 0.7167 ulp); powf's general path is in
  * f64, sized for f32 and rounded once (e^(y ln|x|) in f64 within
  * 2^-36, rounded once; for y = -1, 1, 2, 3 the f32 products 1/x, x, x*x,
  * x*(x*x), the last within 1.3 ulp); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
@@ -102,11 +102,13 @@ extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= l
 #define LEIR_MF_LOGF_N 9
 extern const float leir_mf_logf_poly[LEIR_MF_LOGF_N]; /* (log1p(r)-r)/r^2 */
 #define LEIR_MF_ERFF_ONE 4.0f                /* erff: the argument clamp */
-#define LEIR_MF_ERFF_SCALE 2.0f              /* interval i = min((int)(c*SCALE), NI-1) */
-#define LEIR_MF_ERFF_NI 8                    /* intervals [0, .5) [.5, 1) ... [3, 3.5) [3.5, 4] */
+#define LEIR_MF_ERFF_SCALE 1.9f              /* interval i = (int)fmaf(c, SCALE, BIAS), 0 .. 7 */
+#define LEIR_MF_ERFF_BIAS 0.09f              /* [0, .479) [.479, 1.005) ... [3.637, 4] */
+#define LEIR_MF_ERFF_NI 8
 #define LEIR_MF_ERFF_N 7                     /* coefficients of the one polynomial */
-/* per interval i: the centre M[i] (M[0] = 0), K[i] ~ erf(M[i]) (K[0] unused),
-   and the polynomial's coefficients C[j][i], highest degree first */
+/* per interval i: the centre M[i] (M[0] = 0), K[i] ~ erf(M[i]) (K[0] = +0:
+   interval 0 adds a, which the vector forms OR in), and the polynomial's
+   coefficients C[j][i], highest degree first */
 extern const float leir_mf_erff_m[LEIR_MF_ERFF_NI];
 extern const float leir_mf_erff_k[LEIR_MF_ERFF_NI];
 extern const float leir_mf_erff_c[LEIR_MF_ERFF_N][LEIR_MF_ERFF_NI];

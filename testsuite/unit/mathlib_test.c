@@ -354,7 +354,7 @@ static void test_accuracy_f32(void **state) {
 /* The f32 routines of their own against the correctly rounded result on
    every 257th f32 pattern (16.7 million inputs; `make mathlib-exhaustive`
    checks all 2^32), every NaN input returned as it is.  expf and erff
-   and logf compute in f32 (max 0.757849, 0.672208 and 0.870726 ulp over
+   and logf compute in f32 (max 0.757849, 0.716720 and 0.870726 ulp over
    all inputs, see ir/mathlib.c): their exact figures on this subset are
    asserted; the f64-inside routines (expf_cr, erff_cr) within 0.5 + 2^-15 (erff_cr
    2^-12) ulp and almost always correctly rounded. */
@@ -404,8 +404,8 @@ static void test_erff_strided(void **state) {
   printf("  erff: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
          (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
   assert_int_equal(s.n, 16711936);
-  assert_true(s.max_ulp > 0.651520 && s.max_ulp < 0.651522);
-  assert_int_equal(s.wrong, 109536);
+  assert_true(s.max_ulp > 0.702974 && s.max_ulp < 0.702976);
+  assert_int_equal(s.wrong, 120336);
   assert_int_equal(s.unresolved, 0);
   assert_int_equal(s.bad_nan, 0);
 }
@@ -682,7 +682,7 @@ static void test_cubef_strided(void **state) {
    same commit. */
 static void test_fingerprint(void **state) {
   (void)state;
-  assert_int_equal(leir_math_fingerprint(), 0xa20ec2b054dd1310ull);
+  assert_int_equal(leir_math_fingerprint(), 0xda8f396bf49446ffull);
   assert_int_equal(leir_math_fingerprint(), leir_math_fingerprint());
 }
 
