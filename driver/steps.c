@@ -103,9 +103,9 @@ typedef struct Before {
                            entry that kept some; in the arena) */
   StepsEntry entry;     /* the --steps-cache entry `a` came from: its
                            intermediates read when a step needs them */
-  const int *weight;    /* per nest, the candidates of the program (of every
-                           shard) that change it first: which intermediates
-                           a --steps-cache entry keeps */
+  const int *weight;    /* per nest, the legal candidates of the program
+                           (selected as records or not) that change it first:
+                           which intermediates a --steps-cache entry keeps */
   InterpBufPool *pool; /* the buffers of the last program after a step (of this
                           input or an earlier one of this worker), for the next */
   InterpInputCache *inputs; /* the worker's random inputs */
@@ -915,17 +915,22 @@ bool drv_parse_shard(const char *s, int *i, int *n) {
   return true;
 }
 
-/* Per top-level nest of l's program, how many of its records (of every
- * shard: the same for all) have a candidate whose site is that nest, the
- * first a program after the step is expected to differ at (in the arena;
- * NULL when the counts do not match the first pass). */
+/* Per top-level nest of l's program, how many of its legal candidates
+ * have their site at that nest, the first a program after the step is
+ * expected to differ at (in the arena; NULL when the counts do not match
+ * the first pass).  Every candidate, not only those --sample, --balance
+ * and --seed keep as records: the --steps-cache entry these weights shape
+ * (the intermediates it keeps) has a key that does not name the
+ * selection, so it must not depend on it -- an entry written by a sampled
+ * run (bench/steps_vs_old.sh's fill: --sample=1) or by any shard serves a
+ * run of every record as well as one that run would write. */
 static const int *nest_weights(Loaded *l, const StepInput *in) {
   if (l->legal.n != in->ncand) return NULL;
   int *w = arena_alloc(&l->ctx.arena, ((size_t)l->p->nnests + 1) * sizeof *w);
   memset(w, 0, ((size_t)l->p->nnests + 1) * sizeof *w);
   for (int k = 0; k < in->ncand; k++) {
     const PassCand *c = l->legal.v[k];
-    if (in->keep[k] && c->nest >= 0 && c->nest < l->p->nnests) w[c->nest]++;
+    if (c->nest >= 0 && c->nest < l->p->nnests) w[c->nest]++;
   }
   return w;
 }
