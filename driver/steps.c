@@ -1038,6 +1038,54 @@ done:
   return ok;
 }
 
+/* --steps-cache: the first pass of input g from DIR/enum (the diagnostics
+ * of its load printed again, count updated); else false, with *k the key
+ * to store it under (k->text NULL: not cached -- no cache, an -O pipeline,
+ * no build ID, a file that cannot be read). */
+static bool first_pass_cached(const DrvOptions *o, int g, StepInput *in, long *count, StepsKey *k) {
+  memset(k, 0, sizeof *k);
+  if (!o->steps.cache_dir || o->passes.pipeline) return false;
+  const char *input = o->steps.inputs[g];
+  char *decls = NULL;
+  if (o->decls) decls = strdup(o->decls);
+  else {
+    size_t n = strlen(input);
+    if (n > 5 && !strcmp(input + n - 5, ".leir") && (decls = malloc(n + 16))) {
+      snprintf(decls, n + 16, "%.*s.decls.json", (int)(n - 5), input);
+      if (!file_exists(decls)) {
+        free(decls);
+        decls = NULL;
+      }
+    }
+  }
+  char opts[256];
+  snprintf(opts, sizeof opts, "no-warnings %d; werror %d; no-caret %d; unsafe-math %d; fp-contract %d; max-memory %llu",
+           o->no_warnings, o->werror, o->no_caret, o->unsafe_math, o->fp_contract,
+           (unsigned long long)o->run.max_memory);
+  bool keyed = steps_enum_key(k, pass_table, input, decls, opts);
+  free(decls);
+  int nc = 0, *strat = NULL;
+  char *diag = NULL;
+  if (!keyed || !steps_enum_load(o->steps.cache_dir, k, &nc, &strat, &diag)) return false;
+  bool ok = true;
+  for (int c = 0; c < nc; c++) ok = ok && strat[c] >= 0 && strat[c] < pass_table_size;
+  unsigned char *keep = ok ? calloc((size_t)nc + 1, 1) : NULL;
+  if (!keep) {
+    free(strat);
+    free(diag);
+    return false;
+  }
+  fputs(diag, stderr);
+  free(diag);
+  steps_key_free(k);
+  in->ok = true;
+  in->ncand = nc;
+  in->strat = strat;
+  in->keep = keep;
+  for (int c = 0; c < nc; c++) count[strat[c]]++;
+  return true;
+}
+
 /* -j N: one program of the shard per item (driver/jobs.c). */
 typedef struct EmitJob {
   const DrvOptions *o;
@@ -1079,10 +1127,23 @@ int drv_emit_steps(const DrvOptions *o) {
     return 2;
   }
   bool bad_input = false;
-  /* first pass: the candidates of every program */
+  /* first pass: the candidates of every program (with --steps-cache, from
+     its entry when it has one) */
   for (int g = 0; g < n; g++) {
+    StepsKey ek = {0};
+    if (first_pass_cached(o, g, &in[g], count, &ek)) continue;
     Loaded l;
-    if (!load(o, g, &l, NULL)) {
+    char *dbuf = NULL;
+    size_t dlen = 0;
+    FILE *mem = ek.text ? open_memstream(&dbuf, &dlen) : NULL;
+    bool ok = load(o, g, &l, mem);
+    if (mem) { /* its diagnostics, printed as they would have been */
+      fclose(mem);
+      fputs(dbuf, stderr);
+    }
+    if (!ok) {
+      free(dbuf);
+      steps_key_free(&ek);
       bad_input = true;
       continue;
     }
@@ -1094,11 +1155,15 @@ int drv_emit_steps(const DrvOptions *o) {
       in[g].strat[k] = strat_index(((PassCand *)l.legal.v[k])->pass);
       count[in[g].strat[k]]++;
     }
+    bool clean = !l.ctx.nerrors; /* (load failed otherwise) */
     leir_ctx_free(&l.ctx);
     if (!in[g].strat || !in[g].keep) {
       fprintf(stderr, "leirc: out of memory\n");
       return 2;
     }
+    if (mem && dbuf && clean) steps_enum_store(o->steps.cache_dir, &ek, in[g].ncand, in[g].strat, dbuf);
+    free(dbuf);
+    steps_key_free(&ek);
   }
   long median = balance_median(count), next_id = 0;
   for (int g = 0; g < n; g++) {
