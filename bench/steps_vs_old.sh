@@ -24,7 +24,8 @@
 # nothing to the cache (their kernels stay in the process's memory), so
 # when a shard runs, the cache holds every program's before and nothing
 # of the other shards' steps -- what the fill writes, besides one step per
-# program (its cost is counted).  (A record's before is always its input
+# program (its cost is counted) -- and every input's first pass (DIR/enum,
+# written by the first shard, the fill here).  (A record's before is always its input
 # program after -O, never an earlier record's after, so no step's after
 # is another's before.)  That holds only if the fill's entries are those
 # of a run of every record: before issue 61's fix of nest_weights
