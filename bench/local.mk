@@ -466,7 +466,8 @@ bench-incr: leirc$(EXEEXT)
 ## build of 0d55832, the day issue 61 was filed), on corpus shards 0, 1000
 ## and 1500 of 2000 (STEPS_VS_OLD_SHARDS): the old build without a cache,
 ## this one cold and warm, and warm against a cache holding only every
-## program's first run (bench/steps_vs_old.sh; about 10 minutes).
+## program's first run (bench/steps_vs_old.sh; 10-25 minutes, and about
+## 12 GB of cache entries in TMPDIR while it runs).
 EXTRA_DIST += bench/steps_vs_old.sh
 .PHONY: bench-steps-vs-old
 bench-steps-vs-old: leirc$(EXEEXT)

@@ -11,8 +11,31 @@
 # with a fresh --steps-cache cold (cold.I) and warm (warm.I).  Then a
 # "fair" warm: a fresh cache filled only with every program's first run
 # (--sample=1 --seed=0 over the whole corpus: fill), and each shard run
-# against it (fair.I) -- a real whole-corpus run does not find the same
-# shard's compiled kernels and intermediates in its cache, which warm.I does.
+# against it (fair.I).
+#
+# Why fair.I is what a real whole-corpus run pays for shard I: records are
+# numbered program by program, candidate by candidate, and a shard takes
+# those with id mod CORPUS_SHARD = I, so it holds about one record of each
+# of many programs.  A whole-corpus run is the CORPUS_SHARD shards sharing
+# one cache (any order, any machines): every program's before runs once,
+# in the first shard that reaches it, which writes its entry (outputs and
+# intermediates) and its kernels (DIR/jit); every other shard maps that
+# entry and takes those kernels.  The programs after the steps write
+# nothing to the cache (their kernels stay in the process's memory), so
+# when a shard runs, the cache holds every program's before and nothing
+# of the other shards' steps -- what the fill writes, besides one step per
+# program (its cost is counted) -- and every input's first pass (DIR/enum,
+# written by the first shard, the fill here).  (A record's before is always its input
+# program after -O, never an earlier record's after, so no step's after
+# is another's before.)  That holds only if the fill's entries are those
+# of a run of every record: before issue 61's fix of nest_weights
+# (driver/steps.c: now every legal candidate counts) they were not, the
+# intermediates an entry over 64 MiB keeps being weighted by the records
+# the run selected (--sample=1: one candidate's nest), so fair.I re-ran
+# what a real run's entry lets it skip (2-CPU Zen 3, shard 0: fair 25.63
+# CPU s against warm 16.51; with the fix 15.42).  warm.I is then the same
+# state but for the one fill step per program, so warm.I and fair.I agree
+# within the noise.
 # CPU seconds are user+sys of leirc and its workers (/usr/bin/time).
 # Whole corpus:
 #   old:  CORPUS_SHARD x old.I (bench/steps_jit_bench.sh's method)

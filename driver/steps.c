@@ -103,9 +103,9 @@ typedef struct Before {
                            entry that kept some; in the arena) */
   StepsEntry entry;     /* the --steps-cache entry `a` came from: its
                            intermediates read when a step needs them */
-  const int *weight;    /* per nest, the candidates of the program (of every
-                           shard) that change it first: which intermediates
-                           a --steps-cache entry keeps */
+  const int *weight;    /* per nest, the legal candidates of the program
+                           (selected as records or not) that change it first:
+                           which intermediates a --steps-cache entry keeps */
   InterpBufPool *pool; /* the buffers of the last program after a step (of this
                           input or an earlier one of this worker), for the next */
   InterpInputCache *inputs; /* the worker's random inputs */
@@ -915,17 +915,22 @@ bool drv_parse_shard(const char *s, int *i, int *n) {
   return true;
 }
 
-/* Per top-level nest of l's program, how many of its records (of every
- * shard: the same for all) have a candidate whose site is that nest, the
- * first a program after the step is expected to differ at (in the arena;
- * NULL when the counts do not match the first pass). */
+/* Per top-level nest of l's program, how many of its legal candidates
+ * have their site at that nest, the first a program after the step is
+ * expected to differ at (in the arena; NULL when the counts do not match
+ * the first pass).  Every candidate, not only those --sample, --balance
+ * and --seed keep as records: the --steps-cache entry these weights shape
+ * (the intermediates it keeps) has a key that does not name the
+ * selection, so it must not depend on it -- an entry written by a sampled
+ * run (bench/steps_vs_old.sh's fill: --sample=1) or by any shard serves a
+ * run of every record as well as one that run would write. */
 static const int *nest_weights(Loaded *l, const StepInput *in) {
   if (l->legal.n != in->ncand) return NULL;
   int *w = arena_alloc(&l->ctx.arena, ((size_t)l->p->nnests + 1) * sizeof *w);
   memset(w, 0, ((size_t)l->p->nnests + 1) * sizeof *w);
   for (int k = 0; k < in->ncand; k++) {
     const PassCand *c = l->legal.v[k];
-    if (in->keep[k] && c->nest >= 0 && c->nest < l->p->nnests) w[c->nest]++;
+    if (c->nest >= 0 && c->nest < l->p->nnests) w[c->nest]++;
   }
   return w;
 }
@@ -1033,6 +1038,54 @@ done:
   return ok;
 }
 
+/* --steps-cache: the first pass of input g from DIR/enum (the diagnostics
+ * of its load printed again, count updated); else false, with *k the key
+ * to store it under (k->text NULL: not cached -- no cache, an -O pipeline,
+ * no build ID, a file that cannot be read). */
+static bool first_pass_cached(const DrvOptions *o, int g, StepInput *in, long *count, StepsKey *k) {
+  memset(k, 0, sizeof *k);
+  if (!o->steps.cache_dir || o->passes.pipeline) return false;
+  const char *input = o->steps.inputs[g];
+  char *decls = NULL;
+  if (o->decls) decls = strdup(o->decls);
+  else {
+    size_t n = strlen(input);
+    if (n > 5 && !strcmp(input + n - 5, ".leir") && (decls = malloc(n + 16))) {
+      snprintf(decls, n + 16, "%.*s.decls.json", (int)(n - 5), input);
+      if (!file_exists(decls)) {
+        free(decls);
+        decls = NULL;
+      }
+    }
+  }
+  char opts[256];
+  snprintf(opts, sizeof opts, "no-warnings %d; werror %d; no-caret %d; unsafe-math %d; fp-contract %d; max-memory %llu",
+           o->no_warnings, o->werror, o->no_caret, o->unsafe_math, o->fp_contract,
+           (unsigned long long)o->run.max_memory);
+  bool keyed = steps_enum_key(k, pass_table, input, decls, opts);
+  free(decls);
+  int nc = 0, *strat = NULL;
+  char *diag = NULL;
+  if (!keyed || !steps_enum_load(o->steps.cache_dir, k, &nc, &strat, &diag)) return false;
+  bool ok = true;
+  for (int c = 0; c < nc; c++) ok = ok && strat[c] >= 0 && strat[c] < pass_table_size;
+  unsigned char *keep = ok ? calloc((size_t)nc + 1, 1) : NULL;
+  if (!keep) {
+    free(strat);
+    free(diag);
+    return false;
+  }
+  fputs(diag, stderr);
+  free(diag);
+  steps_key_free(k);
+  in->ok = true;
+  in->ncand = nc;
+  in->strat = strat;
+  in->keep = keep;
+  for (int c = 0; c < nc; c++) count[strat[c]]++;
+  return true;
+}
+
 /* -j N: one program of the shard per item (driver/jobs.c). */
 typedef struct EmitJob {
   const DrvOptions *o;
@@ -1074,10 +1127,23 @@ int drv_emit_steps(const DrvOptions *o) {
     return 2;
   }
   bool bad_input = false;
-  /* first pass: the candidates of every program */
+  /* first pass: the candidates of every program (with --steps-cache, from
+     its entry when it has one) */
   for (int g = 0; g < n; g++) {
+    StepsKey ek = {0};
+    if (first_pass_cached(o, g, &in[g], count, &ek)) continue;
     Loaded l;
-    if (!load(o, g, &l, NULL)) {
+    char *dbuf = NULL;
+    size_t dlen = 0;
+    FILE *mem = ek.text ? open_memstream(&dbuf, &dlen) : NULL;
+    bool ok = load(o, g, &l, mem);
+    if (mem) { /* its diagnostics, printed as they would have been */
+      fclose(mem);
+      fputs(dbuf, stderr);
+    }
+    if (!ok) {
+      free(dbuf);
+      steps_key_free(&ek);
       bad_input = true;
       continue;
     }
@@ -1089,11 +1155,15 @@ int drv_emit_steps(const DrvOptions *o) {
       in[g].strat[k] = strat_index(((PassCand *)l.legal.v[k])->pass);
       count[in[g].strat[k]]++;
     }
+    bool clean = !l.ctx.nerrors; /* (load failed otherwise) */
     leir_ctx_free(&l.ctx);
     if (!in[g].strat || !in[g].keep) {
       fprintf(stderr, "leirc: out of memory\n");
       return 2;
     }
+    if (mem && dbuf && clean) steps_enum_store(o->steps.cache_dir, &ek, in[g].ncand, in[g].strat, dbuf);
+    free(dbuf);
+    steps_key_free(&ek);
   }
   long median = balance_median(count), next_id = 0;
   for (int g = 0; g < n; g++) {

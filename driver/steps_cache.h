@@ -141,4 +141,16 @@ bool steps_outs_load(StepsOuts *c, const StepsKey *k, InterpProg *a, bool *tmps)
 void steps_outs_store(StepsOuts *c, StepsKey *k, InterpProg *a);
 void steps_outs_free(StepsOuts *c);
 
+/* --steps-cache=DIR also keeps the first pass of each input
+ * (driver/steps_enum.c): its candidates' strategies (pass_table indices)
+ * and the diagnostics its load printed, in DIR/enum.  steps_enum_key: the
+ * key of input (its path and bytes), decls (NULL: none; its path and
+ * bytes) and opts (the options the load depends on, as text) for the
+ * build of the object holding addr (its GNU build ID); false when there is
+ * none or a file cannot be read (not cached).  steps_enum_load: false on a
+ * miss, else *strat and *diag malloc'd. */
+bool steps_enum_key(StepsKey *k, const void *addr, const char *input, const char *decls, const char *opts);
+bool steps_enum_load(const char *dir, const StepsKey *k, int *ncand, int **strat, char **diag);
+bool steps_enum_store(const char *dir, const StepsKey *k, int ncand, const int *strat, const char *diag);
+
 #endif
