@@ -159,12 +159,12 @@ static bool file_exists(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* --decls, else FILE.decls.json beside FILE.leir when it exists. */
-static const char *decls_for(LeirCtx *ctx, const DrvOptions *o, const char *input) {
+/* --decls, else FILE.decls.json beside FILE.leir when it exists (in a). */
+static const char *decls_for(Arena *a, const DrvOptions *o, const char *input) {
   if (o->decls) return o->decls;
   size_t n = strlen(input);
   if (n <= 5 || strcmp(input + n - 5, ".leir")) return NULL;
-  char *side = arena_printf(&ctx->arena, "%.*s.decls.json", (int)(n - 5), input);
+  char *side = arena_printf(a, "%.*s.decls.json", (int)(n - 5), input);
   return file_exists(side) ? side : NULL;
 }
 
@@ -183,7 +183,7 @@ static bool load(const DrvOptions *o, int g, Loaded *l, FILE *diag) {
   l->ctx.max_memory = o->run.max_memory;
   DrvOptions po = *o;
   po.input = o->steps.inputs[g];
-  po.decls = decls_for(&l->ctx, o, po.input);
+  po.decls = decls_for(&l->ctx.arena, o, po.input);
   if (ir_read_source(&l->ctx, po.input)) {
     l->p = ir_load_program(&l->ctx, po.decls, NULL);
     if (l->p) l->p = drv_pass_run(&l->ctx, &po, l->p);
@@ -1046,24 +1046,14 @@ static bool first_pass_cached(const DrvOptions *o, int g, StepInput *in, long *c
   memset(k, 0, sizeof *k);
   if (!o->steps.cache_dir || o->passes.pipeline) return false;
   const char *input = o->steps.inputs[g];
-  char *decls = NULL;
-  if (o->decls) decls = strdup(o->decls);
-  else {
-    size_t n = strlen(input);
-    if (n > 5 && !strcmp(input + n - 5, ".leir") && (decls = malloc(n + 16))) {
-      snprintf(decls, n + 16, "%.*s.decls.json", (int)(n - 5), input);
-      if (!file_exists(decls)) {
-        free(decls);
-        decls = NULL;
-      }
-    }
-  }
+  Arena names = {0};
+  const char *decls = decls_for(&names, o, input); /* as load finds them */
   char opts[256];
   snprintf(opts, sizeof opts, "no-warnings %d; werror %d; no-caret %d; unsafe-math %d; fp-contract %d; max-memory %llu",
            o->no_warnings, o->werror, o->no_caret, o->unsafe_math, o->fp_contract,
            (unsigned long long)o->run.max_memory);
   bool keyed = steps_enum_key(k, pass_table, input, decls, opts);
-  free(decls);
+  arena_free_all(&names);
   int nc = 0, *strat = NULL;
   char *diag = NULL;
   if (!keyed || !steps_enum_load(o->steps.cache_dir, k, &nc, &strat, &diag)) return false;

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "driver/steps_cache.h"
 #include "ir/hash.h"
+#include "ir/readfile.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -82,26 +83,16 @@ static int build_id_of(struct dl_phdr_info *info, size_t size, void *data) {
  * when it cannot be read or holds a NUL byte (LEIR and JSON text do not:
  * such an input is not cached). */
 static bool add_file(SBuf *b, const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    sbuf_puts(b, "-\n");
-    return true;
+  size_t n = 0;
+  char *buf = leir_read_file(path, &n);
+  if (!buf) { /* not opened: "-"; opened but not read (or no memory): not cached */
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    else sbuf_puts(b, "-\n");
+    return !f;
   }
-  size_t cap = 65536, n = 0, r;
-  char *buf = malloc(cap + 1);
-  while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += r;
-    if (n == cap) {
-      char *nb = realloc(buf, 2 * cap + 1);
-      if (!nb) free(buf);
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  bool ok = buf && !ferror(f) && !memchr(buf, 0, n);
-  fclose(f);
+  bool ok = !memchr(buf, 0, n);
   if (ok) {
-    buf[n] = 0;
     sbuf_printf(b, "%zu\n", n);
     sbuf_puts(b, buf);
     sbuf_putc(b, '\n');
