@@ -108,23 +108,20 @@ static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef *args, un
   return call;
 }
 
-/* f32 erf: leir.erff.v8, and leir.erff.v16 with AVX-512 */
-static LLVMValueRef erff_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
+/* f32 erf and exp, the scalar routine sf (leir.erff, leir.expf) and its
+   variants from get: SF.v8 (erf's blend-free form; exp's branch to its
+   normal path), and SF.v16 with AVX-512 (exp's vscalefps) */
+static LLVMValueRef f32_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x,
+                                    LLVMValueRef (*get)(LLVMModuleRef, int)) {
   CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_erff_vec(m->M, 8), m->math_lanes >= 16 ? cg_math_get_erff_vec(m->M, 16) : NULL};
-  return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
-                     vf[1] ? "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8),_ZGV_LLVM_N16v_leir.erff(leir.erff.v16)"
-                           : "_ZGV_LLVM_N8v_leir.erff(leir.erff.v8)");
-}
-
-/* f32 exp: leir.expf.v8 (a branch to its normal path), and leir.expf.v16
-   (vscalefps) with AVX-512 */
-static LLVMValueRef expf_vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef x) {
-  CgModule *m = f->m;
-  LLVMValueRef vf[2] = {cg_math_get_expf_vec(m->M, 8), m->math_lanes >= 16 ? cg_math_get_expf_vec(m->M, 16) : NULL};
-  return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1,
-                     vf[1] ? "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8),_ZGV_LLVM_N16v_leir.expf(leir.expf.v16)"
-                           : "_ZGV_LLVM_N8v_leir.expf(leir.expf.v8)");
+  LLVMValueRef vf[2] = {get(m->M, 8), m->math_lanes >= 16 ? get(m->M, 16) : NULL};
+  size_t len;
+  const char *n = LLVMGetValueName2(sf, &len);
+  char abi[128];
+  int w = snprintf(abi, sizeof abi, "_ZGV_LLVM_N8v_%.*s(%.*s.v8)", (int)len, n, (int)len, n);
+  if (vf[1] && w > 0 && (size_t)w < sizeof abi)
+    snprintf(abi + w, sizeof abi - (size_t)w, ",_ZGV_LLVM_N16v_%.*s(%.*s.v16)", (int)len, n, (int)len, n);
+  return vector_call(f, sf, &x, 1, vf, vf[1] ? 2 : 1, abi);
 }
 
 /* f64 pow with a varying exponent: leir.pow.lazy and its variants
@@ -717,8 +714,9 @@ static LLVMValueRef ite(CgFn *f, const IrExpr *e) {
 static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDType t) {
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
-  if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "erf")) return round16(f, erff_vector_call(f, fn, x), t);
-  if (f->m->math_lanes && t != DT_F64 && !strcmp(which, "exp")) return round16(f, expf_vector_call(f, fn, x), t);
+  bool erf = !strcmp(which, "erf");
+  if (f->m->math_lanes && t != DT_F64 && (erf || !strcmp(which, "exp")))
+    return round16(f, f32_vector_call(f, fn, x, erf ? cg_math_get_erff_vec : cg_math_get_expf_vec), t);
   return round16(f, call1(f, fn, x), t);
 }
 
