@@ -411,6 +411,8 @@ static DDV log_mant(Em *e, V m) {
   return (DDV){Lh, add(e, sub(e, hh, Lh), lo)};
 }
 
+static DDV log_dd_sum(Em *e, DDV L, V ed);
+
 static DDV log_dd(Em *e, V x) {
   V sb = fcmp(e, LLVMRealOLT, x, kd(e, 0x1p-1022));
   x = sel(e, sb, mul(e, x, kd(e, 0x1p54)), x);
@@ -423,7 +425,11 @@ static DDV log_dd(Em *e, V x) {
   m = sel(e, big, mul(e, m, kd(e, 0.5)), m);
   ex = sel(e, big, iadd(e, ex, kl(e, 1)), ex);
   DDV L = log_mant(e, m);
-  V ed = LLVMBuildSIToFP(e->B, ex, vt(e, e->f64), "");
+  return log_dd_sum(e, L, LLVMBuildSIToFP(e->B, ex, vt(e, e->f64), ""));
+}
+
+/* log_dd's last lines: e ln 2 + L, ed = (double)e */
+static DDV log_dd_sum(Em *e, DDV L, V ed) {
   V ph = mul(e, ed, kd(e, LEIR_M_LN2H));
   V pl = fma_(e, ed, kd(e, LEIR_M_LN2H), neg(e, ph));
   pl = fma_(e, ed, kd(e, LEIR_M_LN2L), pl);
@@ -435,17 +441,84 @@ static DDV log_dd(Em *e, V x) {
   return (DDV){zh, add(e, sub(e, sH, zh), sL)};
 }
 
-static V emit_log(Em *e, LLVMModuleRef M) {
-  V have, fn = begin_fn(e, M, "leir.log", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
-  if (!fn)
-    return have;
-  V x = LLVMGetParam(fn, 0);
+/* leir_log's operations on x (scalar or e->n lanes) */
+static V log_body(Em *e, V x) {
   V inf = kd(e, INFINITY);
   V r = log_dd(e, x).h;
   r = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, r);
   r = sel(e, fcmp(e, LLVMRealOEQ, x, kd(e, 0.0)), kd(e, -INFINITY), r);
   r = sel(e, fcmp(e, LLVMRealOLT, x, kd(e, 0.0)), qnan64(e), r);
-  return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
+  return sel(e, isnan_(e, x), x, r);
+}
+
+static V emit_log(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.log", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
+  if (!fn)
+    return have;
+  return end_fn(e, fn, log_body(e, LLVMGetParam(fn, 0)));
+}
+
+/* 1.5 * 2^52: dbl(bits(LOG_MAGIC) + e) - LOG_MAGIC = e for |e| < 2^51 */
+#define LOG_MAGIC 0x1.8p52
+
+/* leir.log.v4, v8, v16 (issue 59): leir_log's value in every lane, with a
+ * branch to a shorter sequence when every lane has x normal, positive and
+ * finite (2^-1022 <= x < inf, tested on the bits: bits(x) - bits(2^-1022)
+ * < bits(inf) - bits(2^-1022) unsigned; false for 0, subnormals, negative
+ * x, inf and NaN); other vectors take leir_log's operations unchanged.
+ * The short sequence gives the same values for such x:
+ * - sub is false (x >= 2^-1022), so x and eb = 0 stay, and none of the
+ *   four special selects applies (x != inf, x != 0, x > 0, x not NaN): they
+ *   go;
+ * - big = m > SQRT2 is bits(m) > bits(SQRT2) (signed i64): m and SQRT2 are
+ *   positive finite doubles, whose order is their bits' order;
+ * - m * 0.5 for m in (SQRT2, 2) is exact and normal: m's bits less 2^52
+ *   (the exponent field less one);
+ * - ed = (double)e is dbl(bits(LOG_MAGIC) + e) - LOG_MAGIC: e in [-1022,
+ *   1024], so bits(LOG_MAGIC) + e is the double 1.5 2^52 + e (the binade
+ *   [2^52, 2^53), whose ulp is 1), and the subtraction is exact; the
+ *   integer is built as (u >> 52) + (bits(LOG_MAGIC) - 1023), plus 1 where
+ *   big, in the place of e.
+ * So the integer unit does the compare, the halving and the conversion
+ * (vcvtqq2pd is 4 uops on Zen 4), and 4 compares and 4 blends go, in the
+ * FP pipes that bound this routine.  Every value from log_mant on is
+ * computed by the same operations on the same operands. */
+static V log_normal(Em *e, V x) {
+  V u = cast(e, x, vt(e, e->i64));
+  V eM = iadd(e, lshr(e, u, kl(e, 52)), kl(e, (int64_t)(dbits(LOG_MAGIC) - 1023)));
+  V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
+  V big = icmp(e, LLVMIntSGT, mb, kl(e, (int64_t)dbits(LEIR_M_SQRT2)));
+  mb = sel(e, big, isub(e, mb, kl(e, 0x0010000000000000ll)), mb);
+  eM = sel(e, big, iadd(e, eM, kl(e, 1)), eM);
+  DDV L = log_mant(e, cast(e, mb, vt(e, e->f64)));
+  return log_dd_sum(e, L, sub(e, cast(e, eM, vt(e, e->f64)), kd(e, LOG_MAGIC))).h;
+}
+
+LLVMValueRef cg_math_get_log_vec(LLVMModuleRef M, int lanes) {
+  if (lanes != 4 && lanes != 8 && lanes != 16)
+    return NULL;
+  Em e;
+  V have;
+  char name[20];
+  snprintf(name, sizeof name, "leir.log.v%d", lanes);
+  LLVMTypeRef vd = LLVMVectorType(LLVMDoubleTypeInContext(LLVMGetModuleContext(M)), (unsigned)lanes);
+  V fn = begin_fn(&e, M, name, vd, (LLVMTypeRef[]){vd}, 1, &have);
+  if (!fn)
+    return have;
+  e.n = (unsigned)lanes;
+  V x = LLVMGetParam(fn, 0);
+  V off = isub(&e, cast(&e, x, vt(&e, e.i64)), kl(&e, 0x0010000000000000ll));
+  V out = icmp(&e, LLVMIntUGE, off, kl(&e, 0x7fe0000000000000ll));
+  LLVMBasicBlockRef bn = block(&e, "log.normal"), bg = block(&e, "log.gen"), be = block(&e, "log.end");
+  LLVMBuildCondBr(e.B, any_(&e, out), bg, bn);
+  LLVMPositionBuilderAtEnd(e.B, bn);
+  V yn = log_normal(&e, x);
+  LLVMBuildBr(e.B, be);
+  LLVMPositionBuilderAtEnd(e.B, bg);
+  V yg = log_body(&e, x);
+  LLVMBuildBr(e.B, be);
+  LLVMPositionBuilderAtEnd(e.B, be);
+  return end_fn(&e, fn, phi2(&e, vd, yn, bn, yg, bg));
 }
 
 /* ln d for a positive finite f32 value d, in f64 (logf_d in ir/mathlib.c; leir_powf) */
