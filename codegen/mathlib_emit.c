@@ -348,6 +348,14 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  *   the clamps made them inf and +0), a NaN x itself (the select), sNaN
  *   bits included (the fixup's token 0 keeps its destination x, for the
  *   classes QNaN and SNaN; the classes zero and one never get there).
+ * Tried for v16 on Zen 4 (issue 59, s25): v8's branch, to vscalefps
+ * unmasked or to v8's integer scaling when every |x| <= 87 (no and,
+ * compare, fixup): no faster (bench-mathlib f32 exp 3252 and 3524 Melem/s
+ * against 3363, then 3232 and 3468 against 3543, load 4.9).  The loop is
+ * bound by the FMA pipes: 12 of its 23 vector operations are
+ * multiplications or FMAs, which Zen 4 runs at one 512-bit operation a
+ * cycle (llvm-mca-19 -mcpu=znver4: 12.2 cycles per 16 lanes, FP0/FP1
+ * 12.0); the others fit in the add pipes' 11 cycles beside them.
  * mathlib_emit_test runs both on this machine (v16 with AVX-512F) on every
  * 257th f32 pattern (consecutive ones share a vector: both of v8's paths) and the specials against leir_expf (all 2^32 with
  * LEIR_MATHLIB_FULL=1). */
