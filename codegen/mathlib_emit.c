@@ -8,10 +8,7 @@
  * in [0, 7.69]).  No fast-math flags.  One exception, for speed, not for
  * the values: the host's f64 pow for a varying exponent (leir.pow.lazy and
  * its vector variants) branches around its integer path and its general
- * path when no lane's result takes them (pow_mag); the selects stay.  And
- * the host's vector forms of f32 exp (v8), f64 log and f64 pow's log
- * branch to shorter sequences, the same values, when every lane allows
- * (cg_math_get_expf_vec, log_normal).
+ * path when no lane's result takes them (pow_mag); the selects stay.
  */
 #include "codegen/mathlib_emit.h"
 
