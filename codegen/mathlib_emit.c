@@ -491,7 +491,7 @@ static V emit_log(Em *e, LLVMModuleRef M) {
  * (vcvtqq2pd is 4 uops on Zen 4), and 4 compares and 4 blends go, in the
  * FP pipes that bound this routine.  Every value from log_mant on is
  * computed by the same operations on the same operands. */
-static DDV log_normal(Em *e, V x) {
+static V log_normal(Em *e, V x) {
   V u = cast(e, x, vt(e, e->i64));
   V eM = iadd(e, lshr(e, u, kl(e, 52)), kl(e, (int64_t)(dbits(LOG_MAGIC) - 1023)));
   V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
@@ -499,27 +499,7 @@ static DDV log_normal(Em *e, V x) {
   mb = sel(e, big, isub(e, mb, kl(e, 0x0010000000000000ll)), mb);
   eM = sel(e, big, iadd(e, eM, kl(e, 1)), eM);
   DDV L = log_mant(e, cast(e, mb, vt(e, e->f64)));
-  return log_dd_sum(e, L, sub(e, cast(e, eM, vt(e, e->f64)), kd(e, LOG_MAGIC)));
-}
-
-/* log_dd(x) on e->n lanes: log_normal's operations when every lane is a
-   normal positive finite x, else log_dd's (leir.pow.v4, v8, v16) */
-static DDV log_dd_vec(Em *e, V x) {
-  V off = isub(e, cast(e, x, vt(e, e->i64)), kl(e, 0x0010000000000000ll));
-  V out = icmp(e, LLVMIntUGE, off, kl(e, 0x7fe0000000000000ll));
-  LLVMBasicBlockRef bn = block(e, "log.normal"), bg = block(e, "log.gen"), be = block(e, "log.end");
-  LLVMBuildCondBr(e->B, any_(e, out), bg, bn);
-  LLVMPositionBuilderAtEnd(e->B, bn);
-  DDV yn = log_normal(e, x);
-  bn = LLVMGetInsertBlock(e->B);
-  LLVMBuildBr(e->B, be);
-  LLVMPositionBuilderAtEnd(e->B, bg);
-  DDV yg = log_dd(e, x);
-  bg = LLVMGetInsertBlock(e->B);
-  LLVMBuildBr(e->B, be);
-  LLVMPositionBuilderAtEnd(e->B, be);
-  LLVMTypeRef td = vt(e, e->f64);
-  return (DDV){phi2(e, td, yn.h, bn, yg.h, bg), phi2(e, td, yn.l, bn, yg.l, bg)};
+  return log_dd_sum(e, L, sub(e, cast(e, eM, vt(e, e->f64)), kd(e, LOG_MAGIC))).h;
 }
 
 LLVMValueRef cg_math_get_log_vec(LLVMModuleRef M, int lanes) {
@@ -540,7 +520,7 @@ LLVMValueRef cg_math_get_log_vec(LLVMModuleRef M, int lanes) {
   LLVMBasicBlockRef bn = block(&e, "log.normal"), bg = block(&e, "log.gen"), be = block(&e, "log.end");
   LLVMBuildCondBr(e.B, any_(&e, out), bg, bn);
   LLVMPositionBuilderAtEnd(e.B, bn);
-  V yn = log_normal(&e, x).h;
+  V yn = log_normal(&e, x);
   LLVMBuildBr(e.B, be);
   LLVMPositionBuilderAtEnd(e.B, bg);
   V yg = log_body(&e, x);
@@ -793,7 +773,7 @@ static void pow_ipath(Em *e, V ax, V y, V ay, V yint, V *ri, V *ok) {
 
 /* pow_mag's general path */
 static V pow_gpath(Em *e, V ax, V y) {
-  DDV lg = e->n ? log_dd_vec(e, ax) : log_dd(e, ax);
+  DDV lg = log_dd(e, ax);
   V zh = mul(e, y, lg.h);
   V zl = fma_(e, y, lg.h, neg(e, zh));
   zl = fma_(e, y, lg.l, zl);
@@ -856,17 +836,15 @@ static V pow_mag(Em *e, V ax, V y, V yint, bool lazy) {
     LLVMPositionBuilderAtEnd(e->B, bb);
     pow_ipath(e, ax, y, ay, yint, &ri_b, &ok_b);
     r_b = pow_gpath(e, ax, y);
-    bb = LLVMGetInsertBlock(e->B); /* (pow_gpath's vector code branches) */
     LLVMBuildBr(e->B, be);
   }
   /* the general path, after the integer one or without it */
   LLVMPositionBuilderAtEnd(e->B, bg);
   V ri_g = phi2(e, tf, zf, b0, ri_i, bi), ok_g = phi2(e, tb, zb, b0, ok_i, bi);
   V r_g = pow_gpath(e, ax, y);
-  LLVMBasicBlockRef bg_end = LLVMGetInsertBlock(e->B);
   LLVMBuildBr(e->B, be);
   LLVMPositionBuilderAtEnd(e->B, be);
-  LLVMBasicBlockRef from[3] = {bi, bg_end, bb};
+  LLVMBasicBlockRef from[3] = {bi, bg, bb};
   unsigned np = bb ? 3 : 2;
   V ri = phis(e, tf, (V[]){ri_i, ri_g, ri_b}, from, np);
   V ok = phis(e, tb, (V[]){ok_i, ok_g, ok_b}, from, np);
