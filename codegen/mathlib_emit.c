@@ -8,7 +8,10 @@
  * in [0, 7.69]).  No fast-math flags.  One exception, for speed, not for
  * the values: the host's f64 pow for a varying exponent (leir.pow.lazy and
  * its vector variants) branches around its integer path and its general
- * path when no lane's result takes them (pow_mag); the selects stay.
+ * path when no lane's result takes them (pow_mag); the selects stay.  And
+ * the host's vector forms of f32 exp (v8) and f64 log branch to shorter
+ * sequences, the same values, when every lane allows
+ * (cg_math_get_expf_vec, log_normal).
  */
 #include "codegen/mathlib_emit.h"
 
