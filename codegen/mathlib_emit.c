@@ -493,7 +493,16 @@ static V emit_log(Em *e, LLVMModuleRef M) {
  * So the integer unit does the compare, the halving and the conversion
  * (vcvtqq2pd is 4 uops on Zen 4), and 4 compares and 4 blends go, in the
  * FP pipes that bound this routine.  Every value from log_mant on is
- * computed by the same operations on the same operands. */
+ * computed by the same operations on the same operands.
+ * Now the short sequence is at the FMA pipes' and the divider's limit on
+ * Zen 4: per 8 lanes 28 multiplications and FMAs (2 cycles each of FP0 or
+ * FP1) and 2 vdivpd (about 10 cycles of FP1 each), 38 cycles, against 37
+ * measured (bench-mathlib, 2.6 GHz).  Tried and dropped (s25, no faster or
+ * slower): both quotients by Markstein's step from one reciprocal 1/uh
+ * (one division for two, six FMAs more), v16 as two v8 calls (constants
+ * kept in registers), 8-lane math loops for f64, hl + fma(sl, 2, al + tail)
+ * for one addition less.  Faster needs other operations, so other bits
+ * (e.g. a table-driven log without division, as glibc's). */
 static V log_normal(Em *e, V x) {
   V u = cast(e, x, vt(e, e->i64));
   V eM = iadd(e, lshr(e, u, kl(e, 52)), kl(e, (int64_t)(dbits(LOG_MAGIC) - 1023)));
