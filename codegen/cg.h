@@ -140,8 +140,9 @@ typedef struct CgModule {
                            the code may use (8, 16; 0: none, and unoptimised
                            code; cg_host_math_lanes): f32 erf's and exp's
                            (leir.erff.v8, leir.expf.v8, and their .v16 at
-                           16), and with any f64 pow's
-                           (leir.pow.lazy's v4, v8, v16; codegen/lower.c) */
+                           16), and with any f64 pow's and log's
+                           (leir.pow.lazy's and leir.log's v4, v8, v16;
+                           codegen/lower.c) */
 } CgModule;
 
 /* Host: the bytes of accumulators an unroll-and-jam may keep in vector

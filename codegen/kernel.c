@@ -203,10 +203,10 @@ bool cg_lower_program(CgModule *m) {
   return true;
 }
 
-/* Host, after the vectoriser (issue 59): the f32 erf's, the f32 exp's
- * and the f64 pow's call sites name their vector variants (lower.c
- * vector_call), and the scalar leir.erff, leir.expf and leir.pow.lazy stayed
- * calls so that the vectoriser could see them.  Now every copy is to be
+/* Host, after the vectoriser (issue 59): the f32 erf's, the f32 exp's,
+ * the f64 pow's and log's call sites name their vector variants (lower.c
+ * vector_call), and the scalar leir.erff, leir.expf, leir.pow.lazy and
+ * leir.log stayed calls so that the vectoriser could see them.  Now every copy is to be
  * inlined: llvm.compiler.used (which kept the variants) goes, and the
  * routines and their variants become alwaysinline.  True when the module
  * has them (then the caller runs always-inline and a cleanup). */
@@ -217,7 +217,8 @@ static bool inline_math(CgModule *m) {
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
   static const char *const names[] = {"leir.erff", "leir.erff.v8", "leir.erff.v16",
                                       "leir.expf", "leir.expf.v8", "leir.expf.v16",
-                                      "leir.pow.lazy", "leir.pow.v4", "leir.pow.v8", "leir.pow.v16"};
+                                      "leir.pow.lazy", "leir.pow.v4", "leir.pow.v8", "leir.pow.v16",
+                                      "leir.log", "leir.log.v4", "leir.log.v8", "leir.log.v16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     LLVMValueRef fn = LLVMGetNamedFunction(m->M, names[i]);
     if (!fn) continue;

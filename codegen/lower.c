@@ -84,7 +84,7 @@ static LLVMValueRef vector_call(CgFn *f, LLVMValueRef sf, LLVMValueRef *args, un
   CgModule *m = f->m;
   unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
   if (!LLVMGetEnumAttributeAtIndex(sf, LLVMAttributeFunctionIndex, ni)) {
-    LLVMValueRef el[16]; /* erf's 2, exp's 2, pow's 3 variants at most */
+    LLVMValueRef el[16]; /* erf's 2, exp's 2, pow's 3, log's 3 variants at most */
     unsigned ne = 0;
     LLVMValueRef old = LLVMGetNamedGlobal(m->M, "llvm.compiler.used");
     if (old) {
@@ -715,6 +715,15 @@ static LLVMValueRef math_call(CgFn *f, const char *which, LLVMValueRef x, IrDTyp
   LLVMTypeRef ty = t == DT_F64 ? f->m->f64 : f->m->f32;
   LLVMValueRef fn = cg_math_get(f->m->M, which, ty);
   bool erf = !strcmp(which, "erf");
+  if (f->m->math_lanes && t == DT_F64 && !strcmp(which, "log")) {
+    /* f64 log: leir.log and its variants leir.log.v4, v8, v16 (the branch
+       to the normal-x sequence, mathlib_emit.c) */
+    CgModule *m = f->m;
+    LLVMValueRef vf[3] = {cg_math_get_log_vec(m->M, 4), cg_math_get_log_vec(m->M, 8), cg_math_get_log_vec(m->M, 16)};
+    return vector_call(f, fn, &x, 1, vf, 3,
+                       "_ZGV_LLVM_N4v_leir.log(leir.log.v4),_ZGV_LLVM_N8v_leir.log(leir.log.v8),"
+                       "_ZGV_LLVM_N16v_leir.log(leir.log.v16)");
+  }
   if (f->m->math_lanes && t != DT_F64 && (erf || !strcmp(which, "exp")))
     return round16(f, f32_vector_call(f, fn, x, erf ? cg_math_get_erff_vec : cg_math_get_expf_vec), t);
   return round16(f, call1(f, fn, x), t);

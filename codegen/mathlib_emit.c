@@ -8,7 +8,10 @@
  * in [0, 7.69]).  No fast-math flags.  One exception, for speed, not for
  * the values: the host's f64 pow for a varying exponent (leir.pow.lazy and
  * its vector variants) branches around its integer path and its general
- * path when no lane's result takes them (pow_mag); the selects stay.
+ * path when no lane's result takes them (pow_mag); the selects stay.  And
+ * the host's vector forms of f32 exp (v8) and f64 log branch to shorter
+ * sequences, the same values, when every lane allows
+ * (cg_math_get_expf_vec, log_normal).
  */
 #include "codegen/mathlib_emit.h"
 
@@ -348,6 +351,14 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  *   the clamps made them inf and +0), a NaN x itself (the select), sNaN
  *   bits included (the fixup's token 0 keeps its destination x, for the
  *   classes QNaN and SNaN; the classes zero and one never get there).
+ * Tried for v16 on Zen 4 (issue 59, s25): v8's branch, to vscalefps
+ * unmasked or to v8's integer scaling when every |x| <= 87 (no and,
+ * compare, fixup): no faster (bench-mathlib f32 exp 3252 and 3524 Melem/s
+ * against 3363, then 3232 and 3468 against 3543, load 4.9).  The loop is
+ * bound by the FMA pipes: 12 of its 23 vector operations are
+ * multiplications or FMAs, which Zen 4 runs at one 512-bit operation a
+ * cycle (llvm-mca-19 -mcpu=znver4: 12.2 cycles per 16 lanes, FP0/FP1
+ * 12.0); the others fit in the add pipes' 11 cycles beside them.
  * mathlib_emit_test runs both on this machine (v16 with AVX-512F) on every
  * 257th f32 pattern (consecutive ones share a vector: both of v8's paths) and the specials against leir_expf (all 2^32 with
  * LEIR_MATHLIB_FULL=1). */
@@ -411,6 +422,8 @@ static DDV log_mant(Em *e, V m) {
   return (DDV){Lh, add(e, sub(e, hh, Lh), lo)};
 }
 
+static DDV log_dd_sum(Em *e, DDV L, V ed);
+
 static DDV log_dd(Em *e, V x) {
   V sb = fcmp(e, LLVMRealOLT, x, kd(e, 0x1p-1022));
   x = sel(e, sb, mul(e, x, kd(e, 0x1p54)), x);
@@ -423,7 +436,11 @@ static DDV log_dd(Em *e, V x) {
   m = sel(e, big, mul(e, m, kd(e, 0.5)), m);
   ex = sel(e, big, iadd(e, ex, kl(e, 1)), ex);
   DDV L = log_mant(e, m);
-  V ed = LLVMBuildSIToFP(e->B, ex, vt(e, e->f64), "");
+  return log_dd_sum(e, L, LLVMBuildSIToFP(e->B, ex, vt(e, e->f64), ""));
+}
+
+/* log_dd's last lines: e ln 2 + L, ed = (double)e */
+static DDV log_dd_sum(Em *e, DDV L, V ed) {
   V ph = mul(e, ed, kd(e, LEIR_M_LN2H));
   V pl = fma_(e, ed, kd(e, LEIR_M_LN2H), neg(e, ph));
   pl = fma_(e, ed, kd(e, LEIR_M_LN2L), pl);
@@ -435,17 +452,93 @@ static DDV log_dd(Em *e, V x) {
   return (DDV){zh, add(e, sub(e, sH, zh), sL)};
 }
 
-static V emit_log(Em *e, LLVMModuleRef M) {
-  V have, fn = begin_fn(e, M, "leir.log", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
-  if (!fn)
-    return have;
-  V x = LLVMGetParam(fn, 0);
+/* leir_log's operations on x (scalar or e->n lanes) */
+static V log_body(Em *e, V x) {
   V inf = kd(e, INFINITY);
   V r = log_dd(e, x).h;
   r = sel(e, fcmp(e, LLVMRealOEQ, x, inf), x, r);
   r = sel(e, fcmp(e, LLVMRealOEQ, x, kd(e, 0.0)), kd(e, -INFINITY), r);
   r = sel(e, fcmp(e, LLVMRealOLT, x, kd(e, 0.0)), qnan64(e), r);
-  return end_fn(e, fn, sel(e, isnan_(e, x), x, r));
+  return sel(e, isnan_(e, x), x, r);
+}
+
+static V emit_log(Em *e, LLVMModuleRef M) {
+  V have, fn = begin_fn(e, M, "leir.log", NULL, (LLVMTypeRef[]){NULL}, 1, &have);
+  if (!fn)
+    return have;
+  return end_fn(e, fn, log_body(e, LLVMGetParam(fn, 0)));
+}
+
+/* 1.5 * 2^52: dbl(bits(LOG_MAGIC) + e) - LOG_MAGIC = e for |e| < 2^51 */
+#define LOG_MAGIC 0x1.8p52
+
+/* leir.log.v4, v8, v16 (issue 59): leir_log's value in every lane, with a
+ * branch to a shorter sequence when every lane has x normal, positive and
+ * finite (2^-1022 <= x < inf, tested on the bits: bits(x) - bits(2^-1022)
+ * < bits(inf) - bits(2^-1022) unsigned; false for 0, subnormals, negative
+ * x, inf and NaN); other vectors take leir_log's operations unchanged.
+ * The short sequence gives the same values for such x:
+ * - sub is false (x >= 2^-1022), so x and eb = 0 stay, and none of the
+ *   four special selects applies (x != inf, x != 0, x > 0, x not NaN): they
+ *   go;
+ * - big = m > SQRT2 is bits(m) > bits(SQRT2) (signed i64): m and SQRT2 are
+ *   positive finite doubles, whose order is their bits' order;
+ * - m * 0.5 for m in (SQRT2, 2) is exact and normal: m's bits less 2^52
+ *   (the exponent field less one);
+ * - ed = (double)e is dbl(bits(LOG_MAGIC) + e) - LOG_MAGIC: e in [-1022,
+ *   1024], so bits(LOG_MAGIC) + e is the double 1.5 2^52 + e (the binade
+ *   [2^52, 2^53), whose ulp is 1), and the subtraction is exact; the
+ *   integer is built as (u >> 52) + (bits(LOG_MAGIC) - 1023), plus 1 where
+ *   big, in the place of e.
+ * So the integer unit does the compare, the halving and the conversion
+ * (vcvtqq2pd is 4 uops on Zen 4), and 4 compares and 4 blends go, in the
+ * FP pipes that bound this routine.  Every value from log_mant on is
+ * computed by the same operations on the same operands.
+ * Now the short sequence is at the FMA pipes' and the divider's limit on
+ * Zen 4: per 8 lanes 28 multiplications and FMAs (2 cycles each of FP0 or
+ * FP1) and 2 vdivpd (about 10 cycles of FP1 each), 38 cycles, against 37
+ * measured (bench-mathlib, 2.6 GHz).  Tried and dropped (s25, no faster or
+ * slower): both quotients by Markstein's step from one reciprocal 1/uh
+ * (one division for two, six FMAs more), v16 as two v8 calls (constants
+ * kept in registers), 8-lane math loops for f64, hl + fma(sl, 2, al + tail)
+ * for one addition less.  Faster needs other operations, so other bits
+ * (e.g. a table-driven log without division, as glibc's). */
+static V log_normal(Em *e, V x) {
+  V u = cast(e, x, vt(e, e->i64));
+  V eM = iadd(e, lshr(e, u, kl(e, 52)), kl(e, (int64_t)(dbits(LOG_MAGIC) - 1023)));
+  V mb = ior(e, iand(e, u, kl(e, 0x000fffffffffffffll)), kl(e, 0x3ff0000000000000ll));
+  V big = icmp(e, LLVMIntSGT, mb, kl(e, (int64_t)dbits(LEIR_M_SQRT2)));
+  mb = sel(e, big, isub(e, mb, kl(e, 0x0010000000000000ll)), mb);
+  eM = sel(e, big, iadd(e, eM, kl(e, 1)), eM);
+  DDV L = log_mant(e, cast(e, mb, vt(e, e->f64)));
+  return log_dd_sum(e, L, sub(e, cast(e, eM, vt(e, e->f64)), kd(e, LOG_MAGIC))).h;
+}
+
+LLVMValueRef cg_math_get_log_vec(LLVMModuleRef M, int lanes) {
+  if (lanes != 4 && lanes != 8 && lanes != 16)
+    return NULL;
+  Em e;
+  V have;
+  char name[20];
+  snprintf(name, sizeof name, "leir.log.v%d", lanes);
+  LLVMTypeRef vd = LLVMVectorType(LLVMDoubleTypeInContext(LLVMGetModuleContext(M)), (unsigned)lanes);
+  V fn = begin_fn(&e, M, name, vd, (LLVMTypeRef[]){vd}, 1, &have);
+  if (!fn)
+    return have;
+  e.n = (unsigned)lanes;
+  V x = LLVMGetParam(fn, 0);
+  V off = isub(&e, cast(&e, x, vt(&e, e.i64)), kl(&e, 0x0010000000000000ll));
+  V out = icmp(&e, LLVMIntUGE, off, kl(&e, 0x7fe0000000000000ll));
+  LLVMBasicBlockRef bn = block(&e, "log.normal"), bg = block(&e, "log.gen"), be = block(&e, "log.end");
+  LLVMBuildCondBr(e.B, any_(&e, out), bg, bn);
+  LLVMPositionBuilderAtEnd(e.B, bn);
+  V yn = log_normal(&e, x);
+  LLVMBuildBr(e.B, be);
+  LLVMPositionBuilderAtEnd(e.B, bg);
+  V yg = log_body(&e, x);
+  LLVMBuildBr(e.B, be);
+  LLVMPositionBuilderAtEnd(e.B, be);
+  return end_fn(&e, fn, phi2(&e, vd, yn, bn, yg, bg));
 }
 
 /* ln d for a positive finite f32 value d, in f64 (logf_d in ir/mathlib.c; leir_powf) */

@@ -43,6 +43,13 @@ LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes);
    (codegen/lower.c).  NULL for other lanes. */
 LLVMValueRef cg_math_get_pow_vec(LLVMModuleRef M, int lanes);
 
+/* <lanes x double>(<lanes x double>): leir.log on 4, 8 or 16 lanes,
+   leir.log.v4 / v8 / v16, the same bits as "log" for f64 in every lane,
+   with a branch to fewer operations when every lane is a normal positive
+   finite x (the proof at the definition).  For the loop vectoriser: the
+   VFABI variants of leir.log (codegen/lower.c).  NULL for other lanes. */
+LLVMValueRef cg_math_get_log_vec(LLVMModuleRef M, int lanes);
+
 /* <lanes x float>(<lanes x float>): leir.expf.v8 (leir_expf's operations
    on 8 lanes) and leir.expf.v16 (AVX-512F: vscalefps for the scaling by
    2^k, the same values; the proof is at the definition), the same bits as

@@ -54,6 +54,11 @@
  * leir_exp(x) = x != x ? x : exp_core(x, 0)
  * leir_log(x): r = log_dd(x).zh;  r = x == +inf ? x : r;  r = x == 0 ? -inf : r;
  *   r = x < 0 ? QNAN : r;  r = x != x ? x : r          (QNAN = 0x7ff8000000000000)
+ *   The host JIT's vector forms (codegen/mathlib_emit.c, leir.log.v4, v8,
+ *   v16) branch, for vectors whose every x is normal, positive and finite,
+ *   to the same values by fewer operations (no subnormal scaling, no
+ *   special selects, big, the halving and (double)e in integer
+ *   operations); the proof is at log_normal there.
  * leir_erf(x): a = |x|
  *   w = a * a;  ra = fma(a, horner(erfa_poly, w), a)       (|x| < ERF_SPLIT)
  *   wl = fma(a, a, -w);  ex = exp_core(-w, -wl)            (e^(-a^2))

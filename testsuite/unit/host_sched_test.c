@@ -4,7 +4,8 @@
  * fused nests (codegen/parallel.h), kernels run slice by slice over their
  * parallel loop (codegen/slice.c), the thread count, the vector width,
  * the intermediates kept from run to run (host.c), trailing loops run as
- * one (lower.c), f64 pow's vector variants in the math loops (issue 59). */
+ * one (lower.c), f64 pow's and log's vector variants in the math loops
+ * (issue 59). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -647,6 +649,39 @@ static void test_pow_f64_vector(void **state) {
   host_vs_interp(t, fill_pow64, 1);
 }
 
+/* f64 log (issue 59): the host's math loop (16 lanes) calls leir.log's
+ * vector variants, which branch to a shorter sequence when every lane is
+ * normal, positive and finite.  Groups of 16: all such x (any exponent,
+ * near 1, near sqrt 2 where the mantissa is halved, the ends 2^-1022 and
+ * DBL_MAX), and the same with one odd lane (0, -0, subnormals, negative,
+ * inf, -inf, NaN); then a scalar remainder with specials. */
+static void fill_log64(InterpProg *ip) {
+  double *a = interp_find(ip, "A")->data;
+  static const double odd[] = {0.0, -0.0, 0x1p-1074, 0x1.ffffffffffffep-1023, -2.0, INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 96 * 16; i++) {
+    int g = i / 16, lane = i % 16, pick = (g * 7) % 16;
+    double x;
+    switch (i % 5) {
+    case 0: x = ldexp(1.0 + (i % 37) / 37.0, (i * 131) % 2045 - 1022); break;
+    case 1: x = 1.0 + (i % 19 - 9) * 0x1p-40; break;
+    case 2: x = ldexp(0x1.6a09e667f3bcdp+0 + (i % 9 - 4) * 0x1p-52, i % 41 - 20); break;
+    case 3: x = i % 2 ? DBL_MIN : DBL_MAX; break;
+    default: x = (i % 1000 + 1) * 0.37; break;
+    }
+    a[i] = g % 2 && lane == pick ? odd[g / 2 % 8] : x;
+  }
+  static const double ta[] = {0.0, -1.0, INFINITY, 0x1p-1070, 2.0};
+  for (int i = 0; i < 5; i++)
+    a[1536 + i] = ta[i];
+}
+
+static void test_log_f64_vector(void **state) {
+  (void)state;
+  const char *t = "%in A : f64[1541]\n%out D : f64[1541]\n"
+                  "B^{1541}_{tx=0}[D^{f64,g}_{tx}=log(A^{f64,g}_{tx});];\n"; /* 5 in the scalar remainder */
+  host_vs_interp(t, fill_log64, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_threads),
@@ -663,6 +698,7 @@ int main(void) {
       cmocka_unit_test(test_host_rerun),
       cmocka_unit_test(test_host_rerun_nozero),
       cmocka_unit_test(test_pow_f64_vector),
+      cmocka_unit_test(test_log_f64_vector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,9 @@
  * f64 pow that branches (leir.pow.lazy and its vector variants leir.pow.v4,
  * v8, v16; no x86 intrinsics, so any x86-64 host runs them): JIT-run on
  * vectors that take each of its branches, the same bits as leir_pow in
- * every lane.
+ * every lane.  The f64 log's variants (leir.log.v4, v8, v16, a branch to
+ * a shorter sequence for vectors of normal positive x; no x86 intrinsics)
+ * likewise.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* mkstemps */
@@ -794,25 +796,63 @@ static void pow_inputs(double *x, double *y, size_t n, unsigned lanes) {
   }
 }
 
-/* leir.pow.lazy (scalar) and its variants leir.pow.v4, v8 and v16
+/* ------------------------------------------------- vector f64 log */
+
+/* Inputs for leir.log.v<L>, vector by vector (L lanes): the specials, then
+   vectors of normal positive finite x (the branch to the short sequence:
+   random bits of any exponent, x near 1, near sqrt 2 (m's halving), at the
+   ends 2^-1022 and DBL_MAX), and such vectors with one odd lane (0, -0,
+   a subnormal, 2^-1022 less an ulp, a negative x, inf, -inf, NaN, -NaN: the
+   vector takes leir_log's own operations). */
+static void log_inputs(double *x, double *y, size_t n, unsigned lanes) {
+  (void)y;
+  uint64_t s = 4343;
+  static const double odd[] = {0.0, -0.0, 0x1p-1074, 0x1.ffffffffffffep-1023, -3.0, INFINITY, -INFINITY, NAN, -NAN};
+  for (size_t i = 0; i < n; i++) {
+    if (i < N_SPECIALS) {
+      x[i] = specials[i];
+      continue;
+    }
+    size_t v = (i - N_SPECIALS) / lanes, lane = (i - N_SPECIALS) % lanes;
+    unsigned pick = (unsigned)((v * 2654435761u) >> 7) % lanes;
+    double xi;
+    switch (next_rand(&s) % 6) {
+    case 0: xi = bits_d(next_rand(&s) % 0x7fe0000000000000ull + 0x0010000000000000ull); break;
+    case 1: xi = uni(&s, 0.99, 1.01); break;
+    case 2: xi = ldexp(0x1.6a09e667f3bcdp+0 + (double)((int)(next_rand(&s) % 9) - 4) * 0x1p-52, (int)(next_rand(&s) % 41) - 20); break;
+    case 3: xi = next_rand(&s) % 2 ? DBL_MIN : DBL_MAX; break;
+    case 4: xi = ldexp(uni(&s, 0.5, 2.0), (int)(next_rand(&s) % 2044) - 1021); break;
+    default: xi = uni(&s, 0.0, 1000.0) + DBL_MIN; break;
+    }
+    x[i] = v % 3 == 2 && lane == pick ? odd[v / 3 % (sizeof odd / sizeof *odd)] : xi;
+  }
+}
+
+static double log_ref(double x, double y) {
+  (void)y;
+  return leir_log(x);
+}
+
+/* the variants of an f64 routine, get(M, lanes) for lanes in lanes_of[],
    JIT-compiled on this machine (unoptimised, and after default<O3>), each
-   lane bit for bit leir_pow's */
-static const unsigned pow_lanes[] = {1, 4, 8, 16};
-static void run_pow_vec(int opt) {
+   lane bit for bit ref's on inputs() (nargs arguments) */
+static void run_f64_vec(int opt, LLVMValueRef (*get)(LLVMModuleRef, int), const unsigned *lanes_of, size_t nl,
+                        unsigned nargs, void (*inputs)(double *, double *, size_t, unsigned),
+                        double (*ref)(double, double)) {
   LLVMOrcThreadSafeContextRef TSC = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef C = LLVMOrcThreadSafeContextGetContext(TSC);
-  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("pow_vec", C);
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("f64_vec", C);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(C, 0), i64 = LLVMInt64TypeInContext(C);
-  assert_null(cg_math_get_pow_vec(M, 2));
-  for (size_t li = 0; li < sizeof pow_lanes / sizeof *pow_lanes; li++) {
-    unsigned lanes = pow_lanes[li];
-    LLVMValueRef vf = cg_math_get_pow_vec(M, (int)lanes);
+  assert_null(get(M, 2));
+  for (size_t li = 0; li < nl; li++) {
+    unsigned lanes = lanes_of[li];
+    LLVMValueRef vf = get(M, (int)lanes);
     assert_non_null(vf);
-    assert_ptr_equal(cg_math_get_pow_vec(M, (int)lanes), vf);
-    /* void t_pow_v<L>(const double *x, const double *y, double *out, i64 nvec) */
+    assert_ptr_equal(get(M, (int)lanes), vf);
+    /* void t_v<L>(const double *x, const double *y, double *out, i64 nvec) */
     LLVMTypeRef vd = lanes == 1 ? LLVMDoubleTypeInContext(C) : LLVMVectorType(LLVMDoubleTypeInContext(C), lanes);
     char name[32];
-    snprintf(name, sizeof name, "t_pow_v%u", lanes);
+    snprintf(name, sizeof name, "t_v%u", lanes);
     LLVMValueRef w =
         LLVMAddFunction(M, name, LLVMFunctionType(LLVMVoidTypeInContext(C), (LLVMTypeRef[]){ptr, ptr, ptr, i64}, 4, 0));
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, w, "entry");
@@ -824,11 +864,11 @@ static void run_pow_vec(int opt) {
     LLVMPositionBuilderAtEnd(B, loop);
     LLVMValueRef i = LLVMBuildPhi(B, i64, "i");
     LLVMValueRef args[2];
-    for (int a = 0; a < 2; a++) {
-      args[a] = LLVMBuildLoad2(B, vd, LLVMBuildGEP2(B, vd, LLVMGetParam(w, (unsigned)a), &i, 1, ""), "");
+    for (unsigned a = 0; a < nargs; a++) {
+      args[a] = LLVMBuildLoad2(B, vd, LLVMBuildGEP2(B, vd, LLVMGetParam(w, a), &i, 1, ""), "");
       LLVMSetAlignment(args[a], 8);
     }
-    LLVMValueRef r = LLVMBuildCall2(B, LLVMGlobalGetValueType(vf), vf, args, 2, "");
+    LLVMValueRef r = LLVMBuildCall2(B, LLVMGlobalGetValueType(vf), vf, args, nargs, "");
     LLVMSetAlignment(LLVMBuildStore(B, r, LLVMBuildGEP2(B, vd, LLVMGetParam(w, 2), &i, 1, "")), 8);
     LLVMValueRef i1 = LLVMBuildAdd(B, i, LLVMConstInt(i64, 1, 0), "");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i1, LLVMGetParam(w, 3), ""), loop, done);
@@ -856,22 +896,22 @@ static void run_pow_vec(int opt) {
   double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *o = malloc(n * sizeof *o);
   assert_true(x && y && o);
   int bad = 0;
-  for (size_t li = 0; li < sizeof pow_lanes / sizeof *pow_lanes; li++) {
-    unsigned lanes = pow_lanes[li];
+  for (size_t li = 0; li < nl; li++) {
+    unsigned lanes = lanes_of[li];
     char name[32];
-    snprintf(name, sizeof name, "t_pow_v%u", lanes);
+    snprintf(name, sizeof name, "t_v%u", lanes);
     LLVMOrcExecutorAddress addr = 0;
     check_err(LLVMOrcLLJITLookup(J, &addr, name));
     void (*fn)(const double *, const double *, double *, int64_t);
     void *p = (void *)(uintptr_t)addr;
     memcpy(&fn, &p, sizeof fn);
-    pow_inputs(x, y, n, lanes);
+    inputs(x, y, n, lanes);
     fn(x, y, o, (int64_t)(n / lanes));
     for (size_t k = 0; k < n; k++) {
-      double r = leir_pow(x[k], y[k]);
+      double r = ref(x[k], y[k]);
       if (memcmp(&r, &o[k], sizeof r) != 0 && bad++ < 5)
-        print_error("%s (%s): pow(%a, %a) element %zu: vector %a, C %a\n", name, opt ? "O3" : "O0", x[k], y[k], k,
-                    o[k], r);
+        print_error("%s (%s): (%a, %a) element %zu: vector %a, C %a\n", name, opt ? "O3" : "O0", x[k],
+                    nargs > 1 ? y[k] : 0.0, k, o[k], r);
     }
   }
   free(x);
@@ -881,10 +921,21 @@ static void run_pow_vec(int opt) {
   assert_int_equal(bad, 0);
 }
 
+/* leir.pow.lazy (scalar) and its variants leir.pow.v4, v8 and v16, each
+   lane bit for bit leir_pow's */
+static const unsigned pow_lanes[] = {1, 4, 8, 16};
 static void test_pow_vec(void **state) {
   (void)state;
-  run_pow_vec(0);
-  run_pow_vec(1);
+  for (int opt = 0; opt < 2; opt++)
+    run_f64_vec(opt, cg_math_get_pow_vec, pow_lanes, 4, 2, pow_inputs, leir_pow);
+}
+
+/* leir.log.v4, v8 and v16, each lane bit for bit leir_log's */
+static const unsigned log_lanes[] = {4, 8, 16};
+static void test_log_vec(void **state) {
+  (void)state;
+  for (int opt = 0; opt < 2; opt++)
+    run_f64_vec(opt, cg_math_get_log_vec, log_lanes, 3, 1, log_inputs, log_ref);
 }
 
 /* ------------------------------------------------------------ getters */
@@ -925,6 +976,7 @@ int main(void) {
       cmocka_unit_test(test_erff_vec_avx512),
       cmocka_unit_test(test_vec16_avx512),
       cmocka_unit_test(test_pow_vec),
+      cmocka_unit_test(test_log_vec),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
