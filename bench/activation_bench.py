@@ -11,7 +11,12 @@ processes and the best kept (PyTorch's time per call varies between
 processes).  With --before LEIRC2 a second leirc (e.g. an older build) is
 measured in the same run.
 
-    activation_bench.py LEIRC CORPUS [--before LEIRC2] [--procs P] [--reps R] [--only RE]
+    activation_bench.py LEIRC CORPUS [--before LEIRC2] [--procs P] [--reps R] [--only RE] [--avx2]
+
+--avx2 measures both sides' code for an AVX2 CPU on this one (issue 59:
+Zen 3's code paths on an AVX-512 machine): leirc's for znver3
+(LEIRC_HOST_CPU, unless set already) and PyTorch's AVX2 kernels
+(ATEN_CPU_CAPABILITY=avx2).
 
 The zoo workloads need the package ``leir`` (PYTHONPATH) and PyTorch.
 
@@ -21,6 +26,7 @@ faster).  Exits 0; 77 when the corpus is absent.
 
 import argparse
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -85,6 +91,10 @@ def zoo_program(name: str, work: pathlib.Path) -> pathlib.Path:
     return prog
 
 
+# the environment of the measuring processes (main sets it for --avx2)
+ENV: Dict[str, str] = dict(os.environ)
+
+
 def leirc_time(leirc: str, prog: pathlib.Path, procs: int) -> Optional[float]:
     """Best over PROCS runs of leirc's measured median host run time."""
     best = None
@@ -94,7 +104,7 @@ def leirc_time(leirc: str, prog: pathlib.Path, procs: int) -> Optional[float]:
         out = subprocess.run(
             ["taskset", "-c", "0", leirc, "--print-cost", "--cost=measure", "--target=host",
              *flags, str(prog)],
-            capture_output=True, text=True, check=False).stdout
+            capture_output=True, text=True, check=False, env=ENV).stdout
         m = re.search(r"measured_seconds: (\S+)", out)
         if m:
             t = float(m.group(1))
@@ -109,7 +119,7 @@ def torch_time(name: str, shape: List[int], procs: int, reps: int) -> Optional[f
     for _ in range(procs):
         out = subprocess.run(
             ["taskset", "-c", "0", sys.executable, "-c", code, ",".join(map(str, shape)), str(reps)],
-            capture_output=True, text=True, check=False).stdout.strip()
+            capture_output=True, text=True, check=False, env=ENV).stdout.strip()
         try:
             t = float(out)
         except ValueError:
@@ -162,7 +172,13 @@ def main() -> int:
     ap.add_argument("--procs", type=int, default=3)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--only", help="measure only the workloads whose name matches this regex")
+    ap.add_argument("--avx2", action="store_true",
+                    help="both sides' AVX2 code: LEIRC_HOST_CPU=znver3, ATEN_CPU_CAPABILITY=avx2")
     args = ap.parse_args()
+    if args.avx2:
+        ENV.setdefault("LEIRC_HOST_CPU", "znver3")
+        ENV["ATEN_CPU_CAPABILITY"] = "avx2"
+        print(f"AVX2 code: leirc LEIRC_HOST_CPU={ENV['LEIRC_HOST_CPU']}, torch ATEN_CPU_CAPABILITY=avx2")
     progs = pathlib.Path(args.corpus) / "programs" / "level1"
     if not progs.is_dir():
         print(f"activation_bench: no corpus at {args.corpus}")

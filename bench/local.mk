@@ -155,7 +155,9 @@ bench-par: bench/tvm_bench$(EXEEXT)
 ## Issue 41: element throughput of leirc's math routines (the host JIT's
 ## vectorised code and ir/mathlib.c's C) against glibc's, Sleef's u10 and
 ## PyTorch's (issue 59), one thread (bench/mathlib_bench.c,
-## bench/mathlib_torch.py; under a minute).
+## bench/mathlib_torch.py; under a minute).  MATHLIB_BENCH_ARGS=--avx2: the
+## code of an AVX2 CPU on both sides (leirc's for LEIRC_HOST_CPU=znver3,
+## Sleef's 8-lane routines, PyTorch's ATEN_CPU_CAPABILITY=avx2 kernels).
 EXTRA_PROGRAMS += bench/mathlib_bench
 bench_mathlib_bench_SOURCES = bench/mathlib_bench.c
 bench_mathlib_bench_LDADD = libleircore.la -ldl -lm
@@ -165,8 +167,8 @@ EXTRA_DIST += bench/mathlib_torch.py
 bench-mathlib: bench/mathlib_bench$(EXEEXT)
 	@echo "== math routines, elements per second (bench/mathlib_bench, bench/mathlib_torch.py)"
 	@grep -m1 'model name' /proc/cpuinfo; uptime
-	@taskset -c 0 '$(PYTHON)' '$(srcdir)/bench/mathlib_torch.py' bench/mathlib_torch.txt
-	@taskset -c 0 ./bench/mathlib_bench --torch bench/mathlib_torch.txt
+	@taskset -c 0 '$(PYTHON)' '$(srcdir)/bench/mathlib_torch.py' bench/mathlib_torch.txt $(MATHLIB_BENCH_ARGS)
+	@taskset -c 0 ./bench/mathlib_bench --torch bench/mathlib_torch.txt $(MATHLIB_BENCH_ARGS)
 CLEANFILES += bench/mathlib_torch.txt
 
 ## The analytic cost model (--cost=model, issue 8): Spearman rank correlation
@@ -414,7 +416,9 @@ bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
 ## level-1 corpus workload computes them): leirc's host JIT against PyTorch
 ## eager, one CPU, best of 3 processes each (bench/activation_bench.py; about
 ## a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a second
-## leirc (an older build) in the same run, '--only REGEX' some of the rows.
+## leirc (an older build) in the same run, '--only REGEX' some of the rows,
+## '--avx2' both sides' AVX2 code (LEIRC_HOST_CPU=znver3 and PyTorch's
+## ATEN_CPU_CAPABILITY=avx2: Zen 3's code paths on an AVX-512 machine).
 ## By name.
 EXTRA_DIST += bench/activation_bench.py
 .PHONY: bench-activations

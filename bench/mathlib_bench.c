@@ -35,7 +35,13 @@
  * (exp(x)-exp(-x))/(exp(x)+exp(-x)) for leirc (LEIR has no tanh; the corpus
  * writes it so) and tanhf/tanh for glibc.
  *
- *   mathlib_bench [--n N] [--reps R] [--torch FILE]   (defaults 65536, 20)
+ *   mathlib_bench [--n N] [--reps R] [--torch FILE] [--avx2]   (defaults 65536, 20)
+ *
+ * --avx2: the code of an AVX2 CPU on this one (issue 59: Zen 3's code paths
+ * measured on an AVX-512 machine): the JIT's for znver3 (LEIRC_HOST_CPU,
+ * set here unless set already) and Sleef's 8-lane f32 (4-lane f64)
+ * routines; `make bench-mathlib MATHLIB_BENCH_ARGS=--avx2` has PyTorch run
+ * its AVX2 kernels too (mathlib_torch.py --avx2).
  *
  * Prints a Markdown table and exits 0.  Run by `make bench-mathlib` on one
  * CPU (taskset -c 0), after bench/mathlib_torch.py.
@@ -209,10 +215,11 @@ __attribute__((target("avx512f"))) static double sleef_rate512(void *fn, Routine
 }
 
 /* Sleef's rate for routine r, 0 when libsleef or the routine is missing */
-static double sleef_rate(void *lib, Routine r, bool f64, int64_t n, int reps, const void *a, const void *y, void *d) {
+static double sleef_rate(void *lib, bool avx2, Routine r, bool f64, int64_t n, int reps, const void *a, const void *y,
+                         void *d) {
   if (!lib) return 0;
   __builtin_cpu_init();
-  bool wide = __builtin_cpu_supports("avx512f");
+  bool wide = !avx2 && __builtin_cpu_supports("avx512f");
   if (!wide && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
   char name[64];
   snprintf(name, sizeof name, sleef_name[r][f64], wide ? (f64 ? 8 : 16) : (f64 ? 4 : 8));
@@ -287,10 +294,13 @@ int main(int argc, char **argv) {
   int64_t n = 65536;
   int reps = 20;
   const char *torch = NULL;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--n")) n = atoll(argv[i + 1]);
-    else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--torch")) torch = argv[i + 1];
+  bool avx2 = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--avx2")) avx2 = true;
+    else if (i + 1 >= argc) break;
+    else if (!strcmp(argv[i], "--n")) n = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--torch")) torch = argv[++i];
   }
   void *sleef = dlopen("libsleef.so.3", RTLD_NOW | RTLD_LOCAL);
   if (n < 1) n = 1;
@@ -298,8 +308,11 @@ int main(int argc, char **argv) {
   /* 64-byte aligned (ir/buffer.h), as leirc's own buffers */
   double *a = ir_buffer_alloc((size_t)n * 8), *y = ir_buffer_alloc((size_t)n * 8), *d = ir_buffer_alloc((size_t)n * 8);
   if (!a || !y || !d) return 1;
+  if (avx2) setenv("LEIRC_HOST_CPU", "znver3", 0); /* the JIT's code for an AVX2 CPU */
   printf("element throughput, one thread, %lld elements, best of %d (Melem/s; ratios JIT / other)\n", (long long)n,
          reps);
+  if (avx2) printf("AVX2 code (--avx2): the JIT's for LEIRC_HOST_CPU=%s, Sleef's 8-lane f32 and 4-lane f64\n",
+                   getenv("LEIRC_HOST_CPU"));
   printf("| routine | dtype | leirc JIT | leirc C (interpreter's) | glibc | Sleef u10 | torch | JIT / glibc | JIT / Sleef "
          "| JIT / torch |\n|---|---|---|---|---|---|---|---|---|---|\n");
   for (int f64 = 0; f64 < 2; f64++)
@@ -318,7 +331,7 @@ int main(int argc, char **argv) {
       double j = jit_rate((Routine)r, f64, n, reps, a, y, d);
       double c = c_rate((Routine)r, f64, false, n, reps, a, y, d);
       double g = c_rate((Routine)r, f64, true, n, reps, a, y, d);
-      double sl = sleef_rate(sleef, (Routine)r, f64, n, reps, a, y, d);
+      double sl = sleef_rate(sleef, avx2, (Routine)r, f64, n, reps, a, y, d);
       double to = torch_rate(torch, (Routine)r, f64);
       printf("| %s | %s |", rname[r], f64 ? "f64" : "f32");
       put_rate(j), put_rate(c), put_rate(g), put_rate(sl), put_rate(to);

@@ -7,7 +7,7 @@ best rate per operation kept (PyTorch's time for one call varies a lot
 between processes).  Writes lines "ROUTINE DTYPE ELEM_PER_S" to OUT, which
 `mathlib_bench --torch OUT` prints beside leirc's, glibc's and Sleef's.
 
-    mathlib_torch.py OUT [--n N] [--reps R] [--procs P]
+    mathlib_torch.py OUT [--n N] [--reps R] [--procs P] [--avx2]
     mathlib_torch.py --erf-values OUT [--stride S]
 
 The second form writes torch.erf's f32 results for the bit patterns 0, S,
@@ -16,10 +16,15 @@ The second form writes torch.erf's f32 results for the bit patterns 0, S,
 states their error against the correctly rounded result with the harness
 that measures leirc's routines (`make mathlib-torch-erf`).
 
+--avx2 runs PyTorch's AVX2 kernels (ATEN_CPU_CAPABILITY=avx2 in the
+processes that measure), as `mathlib_bench --avx2` runs leirc's code for an
+AVX2 CPU (issue 59: the code paths of Zen 3 measured on an AVX-512 machine).
+
 Exits 0 and writes nothing but a note when torch is missing.
 """
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -94,6 +99,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=65536)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--procs", type=int, default=3)
+    ap.add_argument("--avx2", action="store_true", help="PyTorch's AVX2 kernels (ATEN_CPU_CAPABILITY=avx2)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.erf_values:
@@ -120,7 +126,8 @@ def main() -> int:
         out = subprocess.run(
             [sys.executable, __file__, args.out, "--child", "--n", str(args.n),
              "--reps", str(args.reps)],
-            check=True, capture_output=True, text=True).stdout
+            check=True, capture_output=True, text=True,
+            env=dict(os.environ, ATEN_CPU_CAPABILITY="avx2") if args.avx2 else None).stdout
         for line in out.splitlines():
             name, dt, rate = line.split()
             best[(name, dt)] = max(best.get((name, dt), 0.0), float(rate))

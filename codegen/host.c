@@ -86,6 +86,85 @@ static void init_native(void) {
   LLVMInitializeNativeAsmPrinter();
 }
 
+/* LEIRC_HOST_CPU (leirc(1) ENVIRONMENT): host code made for another CPU
+ * than this one, to measure on this machine the code paths of an older one
+ * (issue 59: the AVX2 forms of the math routines on an AVX-512 machine).
+ * Each name: an x86-64 CPU LLVM knows, and whether it has AVX-512F.  The
+ * features are the host's, with every AVX-512 one (avx512*, evex512,
+ * avx10*, amx*) turned off for a CPU without: never one this host lacks,
+ * so the code runs here. */
+static const struct {
+  const char *name;
+  bool avx512;
+} host_cpus[] = {
+    {"haswell", false},       {"skylake", false},         {"znver2", false}, {"znver3", false},
+    {"x86-64-v3", false},     {"skylake-avx512", true},   {"icelake-server", true},
+    {"znver4", true},         {"x86-64-v4", true},
+};
+
+/* Is the item NAME of the comma-separated features feat on (+NAME)? */
+static bool feat_on(const char *feat, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = feat; (p = strstr(p, name)); p += n)
+    if (p > feat && p[-1] == '+' && (p == feat + 1 || p[-2] == ',') && (p[n] == ',' || !p[n])) return true;
+  return false;
+}
+
+static char *dup_llvm(char *s) {
+  char *d = strdup(s ? s : "");
+  LLVMDisposeMessage(s);
+  return d;
+}
+
+bool cg_host_cpu(LeirCtx *ctx, char **cpu, char **feat) {
+  *cpu = dup_llvm(LLVMGetHostCPUName());
+  *feat = dup_llvm(LLVMGetHostCPUFeatures());
+  const char *want = getenv("LEIRC_HOST_CPU");
+  int k = -1;
+  if (*cpu && *feat && want && *want && strcmp(want, "native")) {
+    for (size_t i = 0; i < sizeof host_cpus / sizeof *host_cpus; i++)
+      if (!strcmp(want, host_cpus[i].name)) k = (int)i;
+    const char *lacks = NULL;
+    if (k < 0) {
+      char known[256] = "";
+      for (size_t i = 0; i < sizeof host_cpus / sizeof *host_cpus; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", host_cpus[i].name);
+      diag_error(ctx, (IrLoc){0, 0}, "LEIRC_HOST_CPU: unknown CPU '%s' (known: %s, native)", want, known);
+    } else if (!feat_on(*feat, lacks = "avx2") || !feat_on(*feat, lacks = "fma") ||
+             (host_cpus[k].avx512 && !feat_on(*feat, lacks = "avx512f")))
+      diag_error(ctx, (IrLoc){0, 0}, "LEIRC_HOST_CPU=%s: this host (%s) lacks %s, which %s code uses", want, *cpu,
+                 lacks, want);
+    else
+      lacks = NULL;
+    if (k < 0 || lacks) {
+      free(*cpu);
+      free(*feat);
+      *cpu = *feat = NULL;
+      return false;
+    }
+    free(*cpu);
+    *cpu = strdup(want);
+    if (!host_cpus[k].avx512)
+      for (char *p = *feat; *p; p++)
+        if (*p == '+' && (!strncmp(p + 1, "avx512", 6) || !strncmp(p + 1, "evex512", 7) ||
+                          !strncmp(p + 1, "avx10", 5) || !strncmp(p + 1, "amx", 3)))
+          *p = '-';
+  }
+  if (!*cpu || !*feat) {
+    free(*cpu);
+    free(*feat);
+    *cpu = *feat = NULL;
+    diag_error(ctx, (IrLoc){0, 0}, "out of memory");
+    return false;
+  }
+  return true;
+}
+
+const char *cg_host_cpu_override(void) {
+  const char *want = getenv("LEIRC_HOST_CPU");
+  return want && *want && strcmp(want, "native") ? want : NULL;
+}
+
 LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, init_native);
@@ -98,13 +177,17 @@ LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit) {
     LLVMDisposeMessage(triple);
     return NULL;
   }
-  char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+  char *cpu, *feat;
+  if (!cg_host_cpu(ctx, &cpu, &feat)) {
+    LLVMDisposeMessage(triple);
+    return NULL;
+  }
   LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
                             : opt_level >= 3 ? LLVMCodeGenLevelAggressive : LLVMCodeGenLevelDefault;
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, triple, cpu, feat, lvl, LLVMRelocPIC,
                                                     jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(feat);
+  free(cpu);
+  free(feat);
   LLVMDisposeMessage(triple);
   return tm;
 }
@@ -127,6 +210,9 @@ bool cg_emit_asm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out
     } else {
       size_t n = LLVMGetBufferSize(buf);
       const char *s = LLVMGetBufferStart(buf);
+      char *cpu = LLVMGetTargetMachineCPU(tm);
+      if (cg_host_cpu_override()) sbuf_printf(out, "\t# leirc: host code for %s (LEIRC_HOST_CPU)\n", cpu);
+      LLVMDisposeMessage(cpu);
       for (size_t i = 0; i < n; i++) sbuf_putc(out, s[i]);
       LLVMDisposeMemoryBuffer(buf);
     }

@@ -72,7 +72,7 @@ struct CgJitCache {
   uint64_t tick, serial;
   char *dir;    /* DIR/jit, or NULL */
   bool store;   /* write the kernels compiled into dir */
-  char *machine; /* the disk key's header (made at the first use) */
+  char *machine; /* the disk key's header (made at each compile) */
   CgJitCacheStats st;
 };
 
@@ -175,15 +175,16 @@ static CgJitEntry *lookup(CgJitCache *c, uint64_t h, const char *key, size_t len
 
 /* The disk key's header: what the machine code depends on besides the
  * module (malloc'ed). */
-static char *machine_of(void) {
+static char *machine_of(LeirCtx *ctx) {
   unsigned a = 0, b = 0, d = 0;
   LLVMGetVersion(&a, &b, &d);
-  char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+  char *cpu, *feat; /* LEIRC_HOST_CPU's when set (cg_host_cpu) */
+  if (!cg_host_cpu(ctx, &cpu, &feat)) return NULL;
   size_t n = strlen(cpu) + strlen(feat) + 128;
   char *s = malloc(n);
   if (s) snprintf(s, n, "leirc %s\nllvm %u.%u.%u\ncpu %s\nfeatures %s\n", PACKAGE_VERSION, a, b, d, cpu, feat);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(feat);
+  free(cpu);
+  free(feat);
   return s;
 }
 
@@ -330,10 +331,12 @@ static void name_of(char *buf, size_t n, uint64_t h, uint64_t serial) {
   else snprintf(buf, n, "leir_h%016llx_entry", (unsigned long long)h);
 }
 
-/* The key of the lowered module: "O<level>\n" and its text. */
-static char *key_of(LLVMModuleRef M, int level, size_t *len) {
-  char *s = LLVMPrintModuleToString(M), pre[16];
-  int np = snprintf(pre, sizeof pre, "O%d\n", level);
+/* The key of the lowered module: "O<level> <cpu>\n" (tm's CPU: another
+ * with LEIRC_HOST_CPU, and the IR may be the same) and its text. */
+static char *key_of(LLVMModuleRef M, int level, LLVMTargetMachineRef tm, size_t *len) {
+  char *s = LLVMPrintModuleToString(M), *cpu = LLVMGetTargetMachineCPU(tm), pre[80];
+  int np = snprintf(pre, sizeof pre, "O%d %.60s\n", level, cpu);
+  LLVMDisposeMessage(cpu);
   size_t n = strlen(s);
   char *k = malloc((size_t)np + n + 1);
   if (k) {
@@ -359,6 +362,10 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
   LLVMTargetMachineRef tm = cg_host_machine(ctx, o->opt_level, true);
   CgJitEntry **ents = calloc((size_t)plan->nkernels + 1, sizeof *ents);
   bool ok = tm && ents;
+  if (ok && c->dir) { /* the disk key's header, of this compile's CPU (LEIRC_HOST_CPU may change) */
+    free(c->machine);
+    c->machine = machine_of(ctx);
+  }
   c->tick++;
   c->st.lower_s += cpu_now() - t0;
   for (int i = 0; ok && i < plan->nkernels; i++) {
@@ -371,7 +378,7 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
     char name[80];
     size_t len = 0;
     char *key = NULL;
-    if (!cg_lower_kernel_module(&m, ctx, fp, o, plan, &k, C, tm) || !(key = key_of(m.M, o->opt_level, &len))) {
+    if (!cg_lower_kernel_module(&m, ctx, fp, o, plan, &k, C, tm) || !(key = key_of(m.M, o->opt_level, tm, &len))) {
       if (m.M) {
         cg_module_dispose_builder(&m);
         LLVMDisposeModule(m.M);
@@ -384,7 +391,7 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
     bool clash;
     CgJitEntry *e = lookup(c, h, key, len, &clash);
     /* the disk only where the name is the key's alone */
-    bool disk = c->dir && !clash && (c->machine || (c->machine = machine_of()));
+    bool disk = c->dir && !clash && c->machine;
     LLVMMemoryBufferRef obj = !e && disk ? disk_read(c, h, key, len) : NULL;
     name_of(name, sizeof name, h, clash ? ++c->serial : 0);
     c->st.lower_s += cpu_now() - t0;

@@ -451,8 +451,16 @@ static bool reads_tensor(const IrExpr *e, const IrTensor *t) {
  * Softplus 1.7x, SELU 1.25x, GELU 1.2x faster (bench-activations), f64
  * log, tanh and pow 1.25x, exp 1.13x (bench-mathlib).  Only where the
  * extent is a multiple of MATH_W, large (no remainder worth a scalar loop)
- * or known at run time only. */
+ * or known at run time only.
+ * With the AVX2 forms of the f32 routines (math_lanes 8: leir.erff.v8,
+ * leir.expf.v8) and every statement f32, MATH_W_AVX2 = 32 lanes (four ymm
+ * registers a value): their chains of table lookups and fmas are long, and
+ * the out-of-order core overlaps four of them better than two (issue 59:
+ * bench-activations --avx2, i.e. LEIRC_HOST_CPU=znver3 on a Zen 4, load
+ * 5.8: Softplus 1.24x, Mish 1.26x, GELU 1.06x faster, the others within
+ * noise; 64 lanes no better, 8 slower, by leirc --cost=measure). */
 #define MATH_W 16
+#define MATH_W_AVX2 32
 #define MATH_W_ANY 256
 
 static bool calls_math(const IrExpr *e) {
@@ -520,7 +528,7 @@ static int math_width(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t e
   if (f->m->target != CG_TARGET_HOST || f->group || f->k->nred ||
       (extent > 0 && extent % MATH_W != 0 && extent < MATH_W_ANY))
     return 0;
-  bool math = false;
+  bool math = false, f32 = f->m->math_lanes == 8 && (extent <= 0 || extent % MATH_W_AVX2 == 0 || extent >= MATH_W_ANY);
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind != ITEM_STMT) return 0;
     const IrStmt *s = n->items[i].u.stmt;
@@ -529,8 +537,9 @@ static int math_width(const CgFn *f, const IrNest *n, const IrLoop *l, int64_t e
     for (int d = 0; d < s->lhs->nsub; d++)
       if (!all_unit(s->lhs->sub[d], l)) return 0;
     math = math || calls_math(s->rhs);
+    f32 = f32 && s->lhs->tensor->dtype == DT_F32 && s->rhs->type == DT_F32;
   }
-  return math ? MATH_W : 0;
+  return !math ? 0 : f32 ? MATH_W_AVX2 : MATH_W;
 }
 
 /* OVERLAP_W when loop li (from iteration `first`, no groups) gets the two

@@ -6,7 +6,8 @@
  * second and fails test_same_text_other_shapes), eviction keeps the
  * bounds without taking code from a program that still holds it, and the
  * disk part gives another cache the code stored, never a file whose key
- * is not the kernel's, and freeing a cache of 47 entries reads no freed
+ * is not the kernel's, a kernel made for another CPU (LEIRC_HOST_CPU) is
+ * an entry of its own, and freeing a cache of 47 entries reads no freed
  * memory in LLVM (test_teardown). */
 #define _POSIX_C_SOURCE 200809L
 
@@ -317,6 +318,56 @@ static void test_disk(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
+/* LEIRC_HOST_CPU=znver3 (codegen/host.c): the same kernels made for
+ * another CPU are other entries, in memory (3 misses more in the same
+ * cache: the key names the CPU) and on disk (3 files more; a cache of each
+ * CPU then finds its own 3).  Without the CPU in the keys, the second run
+ * hits the first's code.  Needs AVX2 and FMA (else skipped). */
+static void test_host_cpu(void **state) {
+  (void)state;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) skip();
+#else
+  skip();
+#endif
+  const char *top = getenv("top_builddir");
+  char dir[512], names[16][NAME_MAX_LEN];
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch", top && *top ? top : ".");
+  mkdir(dir, 0777);
+  snprintf(dir, sizeof dir, "%s/testsuite/scratch/jitcache_cpu.XXXXXX", top && *top ? top : ".");
+  assert_non_null(mkdtemp(dir));
+  unsetenv("LEIRC_HOST_CPU");
+  CgJitCache *c = cg_jit_cache_new(64, (size_t)1 << 20);
+  cg_jit_cache_set_dir(c, dir);
+  cg_jit_cache_set_store(c, true);
+  check_cached(three, c, 0);
+  assert_int_equal(stats(c).misses, 3);
+  setenv("LEIRC_HOST_CPU", "znver3", 1);
+  check_cached(three, c, 0);
+  CgJitCacheStats s = stats(c);
+  assert_int_equal(s.misses, 6);
+  assert_int_equal(s.hits, 0);
+  cg_jit_cache_free(c);
+  assert_int_equal(jit_files(dir, names), 6);
+  for (int k = 0; k < 2; k++) { /* znver3, then the host's: each its own files */
+    c = cg_jit_cache_new(64, (size_t)1 << 20);
+    cg_jit_cache_set_dir(c, dir);
+    check_cached(three, c, 0);
+    s = stats(c);
+    assert_int_equal(s.disk_hits, 3);
+    assert_int_equal(s.misses, 0);
+    cg_jit_cache_free(c);
+    unsetenv("LEIRC_HOST_CPU");
+  }
+  int n = jit_files(dir, names);
+  for (int i = 0; i < n; i++) remove(names[i]);
+  char jd[NAME_MAX_LEN];
+  snprintf(jd, sizeof jd, "%s/jit", dir);
+  assert_int_equal(rmdir(jd), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 /* Teardown with 47 entries alive: freeing the cache must remove every
  * entry's code before releasing its tracker.  A tracker released with its
  * code is transferred to the JITDylib's default tracker, and LLVM 19's
@@ -356,6 +407,7 @@ int main(void) {
       cmocka_unit_test(test_same_text_other_shapes),
       cmocka_unit_test(test_eviction),
       cmocka_unit_test(test_disk),
+      cmocka_unit_test(test_host_cpu),
       cmocka_unit_test(test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
