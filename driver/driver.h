@@ -264,6 +264,16 @@ bool drv_jit_runner_store(void *ctx, struct InterpProg *ip);
 /* drv_jit_runner for a program whose outputs and intermediates are zero
  * already, or written first (cg_run_host_interp_zeroed: no zeroing). */
 bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip);
+/* drv_jit_runner and drv_jit_runner_zeroed for a run after which only the
+ * outputs (and tensors kept, interp_kept) are read: the program may then
+ * be rewritten so that an intermediate is not computed (codegen/exec.h,
+ * CG_EXEC_OUTPUTS; the others run with CG_EXEC_SAME_STATE, which keeps
+ * every tensor's bytes). */
+bool drv_jit_runner_outputs(void *ctx, struct InterpProg *ip);
+bool drv_jit_runner_zeroed_outputs(void *ctx, struct InterpProg *ip);
+/* drv_jit_runner_outputs (all) or drv_jit_runner_zeroed_outputs (!all)
+ * with the tensors that live[id] marks read after the run too. */
+bool drv_jit_runner_live(void *ctx, struct InterpProg *ip, bool all, const unsigned char *live);
 /* Per tensor id of p, 1 for an output or intermediate that the host JIT's
  * code writes in full before reading (cg_written_first) and kept[] (may be
  * NULL) does not mark: its buffer may be taken from a pool unzeroed

@@ -482,7 +482,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner_zeroed : NULL,
+                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner_zeroed_outputs : NULL,
                                    tail.skip ? (void *)&tr : ctx, &d) != 0)
     what = jit ? "the program after the step fails on the host JIT"
                : "the program after the step fails in the interpreter";
