@@ -383,19 +383,16 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpPr
   return run_rest(ctx, t->rest, t->ment, t->take, t->all, b, io, pool, run, arg) ? 0 : -1;
 }
 
-/* b's run by tr->run; on the host JIT, rewritten for the outputs and
- * what drv_incr_tail_finish and the tails read (check, take, ment) alone
- * (drv_jit_runner_live: its other intermediates are never read again). */
+/* b's run by tr->run, or by tr->run_live with the outputs and what
+ * drv_incr_tail_finish and the tails read (check, take, ment) live: its
+ * other intermediates are never read again. */
 static bool run_b(DrvTailRun *tr, InterpProg *b) {
-  bool all = tr->run == drv_jit_runner;
   const DrvTail *t = tr->tail;
-  if ((!all && tr->run != drv_jit_runner_zeroed) || !t->check || !t->take || !t->ment)
-    return tr->run ? tr->run(tr->ctx, b) : interp_run(b);
   int n = interp_ntensors(b);
-  unsigned char *live = calloc((size_t)n + 1, 1);
-  if (!live) return tr->run(tr->ctx, b);
+  unsigned char *live = tr->run_live && t->check && t->take && t->ment ? calloc((size_t)n + 1, 1) : NULL;
+  if (!live) return tr->run ? tr->run(tr->ctx, b) : interp_run(b);
   for (int i = 0; i < n; i++) live[i] = t->check[i] || t->take[i] || t->ment[i];
-  bool ok = drv_jit_runner_live(tr->ctx, b, all, live);
+  bool ok = tr->run_live(tr->ctx, b, live);
   free(live);
   return ok;
 }

@@ -474,7 +474,8 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
   else if (b) drv_incr_load(&inc, bf->a, b);
   DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL,
-                   .rest = jit ? drv_jit_runner : NULL, .a = bf->a, .tail = &tail, .io = &ro,
+                   .rest = jit ? drv_jit_runner : NULL, .run_live = jit ? drv_jit_runner_zeroed_live : NULL,
+                   .a = bf->a, .tail = &tail, .io = &ro,
                    .pool = bf->pool};
   if (!same)
     what = "the step changed the program's arguments";

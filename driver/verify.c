@@ -99,8 +99,12 @@ bool drv_jit_runner_zeroed_outputs(void *ctx, struct InterpProg *ip) {
   return jit_run(ctx, ip, false, false, CG_EXEC_OUTPUTS, NULL);
 }
 
-bool drv_jit_runner_live(void *ctx, struct InterpProg *ip, bool all, const unsigned char *live) {
-  return jit_run(ctx, ip, all, false, CG_EXEC_OUTPUTS, live);
+bool drv_jit_runner_live(void *ctx, struct InterpProg *ip, const unsigned char *live) {
+  return jit_run(ctx, ip, true, false, CG_EXEC_OUTPUTS, live);
+}
+
+bool drv_jit_runner_zeroed_live(void *ctx, struct InterpProg *ip, const unsigned char *live) {
+  return jit_run(ctx, ip, false, false, CG_EXEC_OUTPUTS, live);
 }
 
 bool drv_jit_runner_store(void *ctx, struct InterpProg *ip) {
