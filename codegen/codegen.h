@@ -144,6 +144,22 @@ bool cg_run_host_interp_zeroed(LeirCtx *ctx, struct InterpProg *ip, const unsign
  * false, zero) compiled through cache c (NULL: none). */
 bool cg_run_host_interp_cached(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero,
                                CgJitCache *c);
+/* What a run on the interpreter's buffers compiles (codegen/exec.h):
+ * the program as written (every run that is timed or whose tensors the
+ * user sees: --run, --cost=measure, --tune's measurements), or rewritten
+ * for a verification run that compares outputs -- CG_EXEC_SAME_STATE:
+ * every tensor's final bytes the program's (rule 1: a loop whose index a
+ * statement does not mention runs once); CG_EXEC_OUTPUTS: only the
+ * outputs' and the kept tensors' (interp_kept) bytes are the program's,
+ * the caller reads no other intermediate after the run (rules 1 and 2:
+ * a temporary read once is computed where it is read). */
+typedef enum CgExecMode { CG_EXEC_AS_WRITTEN, CG_EXEC_SAME_STATE, CG_EXEC_OUTPUTS } CgExecMode;
+/* cg_run_host_interp_cached with the program rewritten as mode says;
+ * with CG_EXEC_OUTPUTS, live[id] (may be NULL) marks more tensors whose
+ * final bytes the caller reads.  An intermediate that rule 2 drops is not
+ * zeroed (its bytes are left as they were). */
+bool cg_run_host_interp_exec(LeirCtx *ctx, struct InterpProg *ip, bool all, const unsigned char *zero, CgJitCache *c,
+                             CgExecMode mode, const unsigned char *live);
 
 /* Does the host JIT's code of p write every element of t before it reads
  * one (so that t's old bytes are never seen and need no zeroing)?  See

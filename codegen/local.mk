@@ -9,7 +9,8 @@ testsuite_unit_mathlib_emit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 libleircore_la_SOURCES += codegen/codegen.h codegen/cg.h codegen/plan.c codegen/lower.c \
 	codegen/lower_loops.c codegen/facts.h codegen/facts.c codegen/reduce.c codegen/stage.c codegen/kernel.c codegen/nvptx.c codegen/host.c \
 	codegen/pool.h codegen/pool.c codegen/parallel.h codegen/unroll.h codegen/unroll.c codegen/group.c \
-	codegen/fuse.c codegen/slice.h codegen/slice.c codegen/host_cache.h codegen/host_cache.c
+	codegen/fuse.c codegen/slice.h codegen/slice.c codegen/host_cache.h codegen/host_cache.c \
+	codegen/exec.h codegen/exec_once.c codegen/exec_inline.c
 check_PROGRAMS += testsuite/unit/codegen_test
 testsuite_unit_codegen_test_SOURCES = testsuite/unit/codegen_test.c \
 	testsuite/unit/host_check.c testsuite/unit/host_check.h \
@@ -23,6 +24,12 @@ testsuite_unit_interchange_test_SOURCES = testsuite/unit/interchange_test.c \
 	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
 testsuite_unit_interchange_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_interchange_test_LDADD = libleircore.la $(CMOCKA_LIBS) $(JANSSON_LIBS)
+## the verification runs' rewrites (exec_once.c, exec_inline.c, issue 61)
+check_PROGRAMS += testsuite/unit/exec_test
+testsuite_unit_exec_test_SOURCES = testsuite/unit/exec_test.c \
+	testsuite/unit/unit_prog.c testsuite/unit/unit_prog.h
+testsuite_unit_exec_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_exec_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 ## the host JIT's cache of compiled nests (host_cache.c, issue 61)
 check_PROGRAMS += testsuite/unit/jitcache_test
 testsuite_unit_jitcache_test_SOURCES = testsuite/unit/jitcache_test.c \

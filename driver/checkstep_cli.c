@@ -66,7 +66,7 @@ int drv_check_step(const DrvOptions *o, const char *before_path, const char *aft
        as --emit-steps and --eval run such pairs (driver/verify.c) */
     uint64_t jit = drv_jit_budget(o);
     StepCheckOptions so = {strategy,          after_path, true, o->run.seed, (CmpTolerance)o->run.tolerance,
-                           drv_interp_budget(o), false, jit ? drv_jit_runner : NULL, &ctx, jit};
+                           drv_interp_budget(o), false, jit ? drv_jit_runner_outputs : NULL, &ctx, jit};
     StepResult r;
     bool legal = step_check(&ctx, before, text, len, &so, &r);
     if (o->run.json) {

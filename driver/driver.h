@@ -264,6 +264,17 @@ bool drv_jit_runner_store(void *ctx, struct InterpProg *ip);
 /* drv_jit_runner for a program whose outputs and intermediates are zero
  * already, or written first (cg_run_host_interp_zeroed: no zeroing). */
 bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip);
+/* drv_jit_runner and drv_jit_runner_zeroed for a run after which only the
+ * outputs (and tensors kept, interp_kept) are read: the program may then
+ * be rewritten so that an intermediate is not computed (codegen/exec.h,
+ * CG_EXEC_OUTPUTS; the others run with CG_EXEC_SAME_STATE, which keeps
+ * every tensor's bytes). */
+bool drv_jit_runner_outputs(void *ctx, struct InterpProg *ip);
+bool drv_jit_runner_zeroed_outputs(void *ctx, struct InterpProg *ip);
+/* drv_jit_runner_outputs and drv_jit_runner_zeroed_outputs with the
+ * tensors that live[id] marks read after the run too. */
+bool drv_jit_runner_live(void *ctx, struct InterpProg *ip, const unsigned char *live);
+bool drv_jit_runner_zeroed_live(void *ctx, struct InterpProg *ip, const unsigned char *live);
 /* Per tensor id of p, 1 for an output or intermediate that the host JIT's
  * code writes in full before reading (cg_written_first) and kept[] (may be
  * NULL) does not mark: its buffer may be taken from a pool unzeroed
@@ -370,6 +381,10 @@ typedef struct DrvTailRun {
   LeirCtx *ctx;
   bool (*run)(void *ctx, struct InterpProg *ip);  /* b's runner, NULL: interp_run */
   bool (*rest)(void *ctx, struct InterpProg *ip); /* the tails' runner, NULL: interp_run */
+  /* b's runner on the host JIT told which tensors are read after it (what
+     the tail checks, takes and mentions: drv_jit_runner_live), used
+     instead of run when set */
+  bool (*run_live)(void *ctx, struct InterpProg *ip, const unsigned char *live);
   bool partial; /* `a` ran t->bprog only */
   struct InterpProg *a;
   const DrvTail *tail;

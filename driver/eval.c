@@ -246,10 +246,11 @@ static const char *ran_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *
   }
   InterpDiff d;
   DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner : NULL,
-                   .rest = jit ? drv_jit_runner : NULL, .partial = partial,
+                   .rest = jit ? drv_jit_runner : NULL, .run_live = jit ? drv_jit_runner_live : NULL,
+                   .partial = partial,
                    .a = a, .tail = &tail, .io = &io, .pool = pool};
   int rc = interp_compare_ran_with(a, b, o->run.seed, cls == PASS_E ? CMP_EXACT : (CmpTolerance)o->run.tolerance,
-                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner : NULL,
+                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner_outputs : NULL,
                                    tail.skip ? (void *)&tr : ctx, &d);
   if (tail.skip) drv_incr_tail_stats(&tail, tr.done, partial, after);
   interp_free(a);

@@ -383,9 +383,23 @@ int drv_incr_tail_finish(LeirCtx *ctx, const DrvTail *t, InterpProg *a, InterpPr
   return run_rest(ctx, t->rest, t->ment, t->take, t->all, b, io, pool, run, arg) ? 0 : -1;
 }
 
+/* b's run by tr->run, or by tr->run_live with the outputs and what
+ * drv_incr_tail_finish and the tails read (check, take, ment) live: its
+ * other intermediates are never read again. */
+static bool run_b(DrvTailRun *tr, InterpProg *b) {
+  const DrvTail *t = tr->tail;
+  int n = interp_ntensors(b);
+  unsigned char *live = tr->run_live && t->check && t->take && t->ment ? calloc((size_t)n + 1, 1) : NULL;
+  if (!live) return tr->run ? tr->run(tr->ctx, b) : interp_run(b);
+  for (int i = 0; i < n; i++) live[i] = t->check[i] || t->take[i] || t->ment[i];
+  bool ok = tr->run_live(tr->ctx, b, live);
+  free(live);
+  return ok;
+}
+
 bool drv_tail_runner(void *arg, InterpProg *b) {
   DrvTailRun *tr = arg;
-  if (!(tr->run ? tr->run(tr->ctx, b) : interp_run(b))) return false;
+  if (!run_b(tr, b)) return false;
   tr->done = drv_incr_tail_finish(tr->ctx, tr->tail, tr->a, b, tr->partial, tr->io, tr->pool,
                                   tr->rest, tr->ctx);
   return tr->done >= 0;

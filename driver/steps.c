@@ -474,7 +474,8 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   if (b && tail.skip) drv_incr_tail_load(&inc, &tail, bf->a, b);
   else if (b) drv_incr_load(&inc, bf->a, b);
   DrvTailRun tr = {.ctx = ctx, .run = jit ? drv_jit_runner_zeroed : NULL,
-                   .rest = jit ? drv_jit_runner : NULL, .a = bf->a, .tail = &tail, .io = &ro,
+                   .rest = jit ? drv_jit_runner : NULL, .run_live = jit ? drv_jit_runner_zeroed_live : NULL,
+                   .a = bf->a, .tail = &tail, .io = &ro,
                    .pool = bf->pool};
   if (!same)
     what = "the step changed the program's arguments";
@@ -482,7 +483,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
     what = "the interpreter cannot compile the program after the step";
   else if (interp_compare_ran_with(bf->a, b, o->run.seed,
                                    cls == PASS_T ? (CmpTolerance)o->run.tolerance : CMP_EXACT,
-                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner_zeroed : NULL,
+                                   tail.skip ? drv_tail_runner : jit ? drv_jit_runner_zeroed_outputs : NULL,
                                    tail.skip ? (void *)&tr : ctx, &d) != 0)
     what = jit ? "the program after the step fails on the host JIT"
                : "the program after the step fails in the interpreter";

@@ -61,13 +61,14 @@ void drv_jit_cache_dir(LeirCtx *ctx, const char *dir) {
  * `jitc HITS MISSES LOWER_S OPT_S CODE_S DISK` (its kernels found in the
  * cache, compiled, the CPU seconds of its compile, CgJitCacheStats, and
  * the kernels read from the disk). */
-static bool jit_run(LeirCtx *ctx, struct InterpProg *ip, bool all, bool store) {
+static bool jit_run(LeirCtx *ctx, struct InterpProg *ip, bool all, bool store, CgExecMode mode,
+                    const unsigned char *live) {
   CgJitCache *c = cache_of(ctx);
   CgJitCacheStats a, b;
   bool stats = c && getenv("LEIRC_INCR_STATS");
   if (stats) cg_jit_cache_stats(c, &a);
   if (c && store) cg_jit_cache_set_store(c, true);
-  bool ok = cg_run_host_interp_cached(ctx, ip, all, NULL, c);
+  bool ok = cg_run_host_interp_exec(ctx, ip, all, NULL, c, mode, live);
   if (c && store) cg_jit_cache_set_store(c, false);
   if (stats) {
     cg_jit_cache_stats(c, &b);
@@ -78,11 +79,37 @@ static bool jit_run(LeirCtx *ctx, struct InterpProg *ip, bool all, bool store) {
   return ok;
 }
 
-bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, false); }
+/* Every verification run is rewritten (codegen/exec.h): rule 1 always,
+ * since every tensor keeps its bytes (a before's intermediates may be kept
+ * for later records, a tail's checked and taken); rule 2 only where the
+ * caller reads nothing but the outputs afterwards (the _outputs runners).
+ * Timed runs never come here (cg_host_measure, --tune's measurements), nor
+ * --run (cg_run_host_interp): they run the program as written. */
+bool drv_jit_runner(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, false, CG_EXEC_SAME_STATE, NULL); }
 
-bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, false, false); }
+bool drv_jit_runner_outputs(void *ctx, struct InterpProg *ip) {
+  return jit_run(ctx, ip, true, false, CG_EXEC_OUTPUTS, NULL);
+}
 
-bool drv_jit_runner_store(void *ctx, struct InterpProg *ip) { return jit_run(ctx, ip, true, true); }
+bool drv_jit_runner_zeroed(void *ctx, struct InterpProg *ip) {
+  return jit_run(ctx, ip, false, false, CG_EXEC_SAME_STATE, NULL);
+}
+
+bool drv_jit_runner_zeroed_outputs(void *ctx, struct InterpProg *ip) {
+  return jit_run(ctx, ip, false, false, CG_EXEC_OUTPUTS, NULL);
+}
+
+bool drv_jit_runner_live(void *ctx, struct InterpProg *ip, const unsigned char *live) {
+  return jit_run(ctx, ip, true, false, CG_EXEC_OUTPUTS, live);
+}
+
+bool drv_jit_runner_zeroed_live(void *ctx, struct InterpProg *ip, const unsigned char *live) {
+  return jit_run(ctx, ip, false, false, CG_EXEC_OUTPUTS, live);
+}
+
+bool drv_jit_runner_store(void *ctx, struct InterpProg *ip) {
+  return jit_run(ctx, ip, true, true, CG_EXEC_SAME_STATE, NULL);
+}
 
 unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept) {
   unsigned char *ok = calloc((size_t)p->ntensors + 1, 1);
