@@ -1,6 +1,7 @@
 ## The testsuite: `make check` runs testsuite/check.sh, which runs every
-## unit test program (check_PROGRAMS under testsuite/unit/) and the DejaGnu
-## testsuite, and prints `N passed, N failed` last.
+## unit test program (check_PROGRAMS under testsuite/unit/), the DejaGnu
+## testsuite, the manual pages' check and pytest as LEIR_CHECK_JOBS
+## concurrent streams (default: nproc), and prints `N passed, N failed` last.
 
 EXTRA_DIST += testsuite/check.sh testsuite/lib testsuite/config \
 	testsuite/leirc.parse testsuite/leirc.diag \
@@ -18,6 +19,7 @@ check-local: leirc$(EXEEXT)
 	  UNIT_TESTS='$(filter testsuite/unit/%,$(check_PROGRAMS))' \
 	  PYTHON='$(PYTHON)' LEIR_CORPUS='$(LEIR_CORPUS)' CC='$(CC)' SAN_LDFLAGS='$(SAN_LDFLAGS)' \
 	  PACKAGE_VERSION='$(PACKAGE_VERSION)' SHELL_CMD='$(SHELL)' \
+	  LEIR_CHECK_JOBS='$(LEIR_CHECK_JOBS)' \
 	  $(SHELL) '$(srcdir)/testsuite/check.sh'
 
 CLEANFILES += testsuite/*.log testsuite/leirc.sum testsuite/runtest.out
