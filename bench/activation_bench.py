@@ -5,8 +5,14 @@ with ``leir.from_torch`` at the corpus's activation shape (16x16384 f32: the
 zoo's own inputs, 8x64, take a few microseconds), the host run time of the
 program as the corpus (or the importer) writes it (``leirc --print-cost --cost=measure --target=host``:
 the median of timed runs, one CPU under taskset) and PyTorch eager's time for
-the same operation on tensors of the same shape (torch.set_num_threads(1),
-no_grad, best of REPS calls).  Each side is measured in PROCS fresh
+the same operation (torch.set_num_threads(1), no_grad, best of REPS calls).
+Both sides time the same values: x = torch.randn(shape) from seed 0, written
+as x.npy and given to leirc as ``--input NAME=x.npy`` (NAME: the program's
+one input) and to PyTorch loaded from that file.  (Before, leirc timed its
+own random inputs, 10 x N(0,1), and PyTorch N(0,1): for MinGPTNewGelu most of
+leirc's exp vectors then took the slow |x| > 87 branch.)  A leirc older than
+--print-cost --cost=measure's --input (issue 59) ignores the file and times
+its own random data, so a --before column of such a build is not on x.  Each side is measured in PROCS fresh
 processes and the best kept (PyTorch's time per call varies between
 processes).  With --before LEIRC2 a second leirc (e.g. an older build) is
 measured in the same run.
@@ -56,11 +62,10 @@ TORCH: Dict[str, str] = {
 }
 
 CHILD = """
-import math, sys, time, torch
+import math, sys, time, numpy, torch
 torch.set_num_threads(1)
-shape = [int(v) for v in sys.argv[1].split(',')]
 reps = int(sys.argv[2])
-x = torch.randn(*shape, generator=torch.Generator().manual_seed(0))
+x = torch.from_numpy(numpy.load(sys.argv[1]))
 best = None
 with torch.no_grad():
     f = lambda: {expr}
@@ -95,11 +100,38 @@ def zoo_program(name: str, work: pathlib.Path) -> pathlib.Path:
 ENV: Dict[str, str] = dict(os.environ)
 
 
-def leirc_time(leirc: str, prog: pathlib.Path, procs: int) -> Optional[float]:
-    """Best over PROCS runs of leirc's measured median host run time."""
+def input_name(prog: pathlib.Path) -> Optional[str]:
+    """The program's one input (its decls file's, else its %in line); None unless exactly one."""
+    decls = prog.with_suffix(".decls.json")
+    if decls.is_file():
+        names = json.loads(decls.read_text(encoding="utf-8"))["input_known_names"]
+    else:
+        names = re.findall(r"^%in\s+(\w+)\s*:", prog.read_text(encoding="utf-8"), re.M)
+    return names[0] if len(names) == 1 else None
+
+
+def input_file(shape: List[int], work: pathlib.Path) -> Optional[pathlib.Path]:
+    """x = torch.randn(shape) from seed 0 written as work/x_SHAPE.npy (f32); None without torch."""
+    path = work / ("x_" + "x".join(map(str, shape)) + ".npy")
+    if not path.is_file():
+        try:
+            import numpy
+            import torch
+        except ImportError:
+            return None
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(0))
+        numpy.save(path, x.numpy())
+    return path
+
+
+def leirc_time(leirc: str, prog: pathlib.Path, procs: int, data: Optional[pathlib.Path]) -> Optional[float]:
+    """Best over PROCS runs of leirc's measured median host run time (on data when given)."""
     best = None
     decls = prog.with_suffix(".decls.json")
     flags = ["--decls", str(decls)] if decls.is_file() else []
+    name = input_name(prog)
+    if data and name:
+        flags += ["--input", f"{name}={data}"]
     for _ in range(procs):
         out = subprocess.run(
             ["taskset", "-c", "0", leirc, "--print-cost", "--cost=measure", "--target=host",
@@ -112,13 +144,15 @@ def leirc_time(leirc: str, prog: pathlib.Path, procs: int) -> Optional[float]:
     return best
 
 
-def torch_time(name: str, shape: List[int], procs: int, reps: int) -> Optional[float]:
-    """Best over PROCS fresh processes of PyTorch's best call time."""
+def torch_time(name: str, data: Optional[pathlib.Path], procs: int, reps: int) -> Optional[float]:
+    """Best over PROCS fresh processes of PyTorch's best call time on data."""
     best = None
+    if data is None:
+        return None
     code = CHILD.replace("{expr}", TORCH[name])
     for _ in range(procs):
         out = subprocess.run(
-            ["taskset", "-c", "0", sys.executable, "-c", code, ",".join(map(str, shape)), str(reps)],
+            ["taskset", "-c", "0", sys.executable, "-c", code, str(data), str(reps)],
             capture_output=True, text=True, check=False, env=ENV).stdout.strip()
         try:
             t = float(out)
@@ -152,9 +186,10 @@ def row(args: argparse.Namespace, name: str, progs: pathlib.Path, work: pathlib.
         decls = json.loads(prog.with_suffix(".decls.json").read_text(encoding="utf-8"))
         shape = decls["known_shapes"][0]
         label = name
-    after = leirc_time(args.leirc, prog, args.procs)
-    before = leirc_time(args.before, prog, args.procs) if args.before else None
-    tt = torch_time(name, shape, args.procs, args.reps)
+    data = input_file(shape, work)
+    after = leirc_time(args.leirc, prog, args.procs, data)
+    before = leirc_time(args.before, prog, args.procs, data) if args.before else None
+    tt = torch_time(name, data, args.procs, args.reps)
     cells = [label, "x".join(map(str, shape))]
     if args.before:
         cells += [fmt(before), fmt(after), fmt(tt), ratio(tt, before), ratio(tt, after)]

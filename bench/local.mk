@@ -414,8 +414,9 @@ bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
 ## Softplus, Swish, SELU, Tanh, MinGPTNewGelu) and of the zoo as imported by
 ## leir.from_torch at the same 16x16384 f32 shape (Sigmoid, ELU, Mish: no
 ## level-1 corpus workload computes them): leirc's host JIT against PyTorch
-## eager, one CPU, best of 3 processes each (bench/activation_bench.py; about
-## a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a second
+## eager, one CPU, best of 3 processes each, both on the same data (torch's
+## randn from seed 0, given to leirc as --input x.npy) (bench/activation_bench.py;
+## about a minute).  ACTIVATION_BENCH_ARGS='--before OTHER_LEIRC' measures a second
 ## leirc (an older build) in the same run, '--only REGEX' some of the rows,
 ## '--avx2' both sides' AVX2 code (LEIRC_HOST_CPU=znver3 and PyTorch's
 ## ATEN_CPU_CAPABILITY=avx2: Zen 3's code paths on an AVX-512 machine).

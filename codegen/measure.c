@@ -92,17 +92,23 @@ bool cg_host_measure_bufs(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, 
   return cg_host_measure_series(ctx, p, o, m, bufs, 1, median_s);
 }
 
-bool cg_host_measure(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
-                     double *median_s) {
-  InterpProg *ip = interp_new(ctx, p, NULL);
-  if (!ip) return false;
-  interp_random_inputs(ip, 0, NULL);
+bool cg_host_measure_ip(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                        InterpProg *ip, double *median_s) {
   int nt = interp_ntensors(ip);
   void **bufs = calloc((size_t)nt + 1, sizeof *bufs);
   bool ok = bufs != NULL;
   for (int i = 0; ok && i < nt; i++) bufs[i] = interp_buf(ip, i)->data;
   ok = ok && cg_host_measure_bufs(ctx, p, o, m, bufs, median_s);
   free(bufs);
+  return ok;
+}
+
+bool cg_host_measure(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                     double *median_s) {
+  InterpProg *ip = interp_new(ctx, p, NULL);
+  if (!ip) return false;
+  interp_random_inputs(ip, 0, NULL);
+  bool ok = cg_host_measure_ip(ctx, p, o, m, ip, median_s);
   interp_free(ip);
   return ok;
 }

@@ -31,6 +31,15 @@ void cg_measure_opts_init(CgMeasureOpts *m);
 bool cg_host_measure(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
                      double *median_s);
 
+/* The same on the buffers of ip, an InterpProg of p whose inputs and
+ * parameters the caller filled (e.g. leirc's --input files, then
+ * interp_random_inputs with --seed for the rest): `leirc --print-cost
+ * --cost=measure` times the user's data so.  ip's outputs hold the last
+ * run's results after it. */
+struct InterpProg;
+bool cg_host_measure_ip(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, const CgMeasureOpts *m,
+                        struct InterpProg *ip, double *median_s);
+
 /* The same on caller-provided buffers (bufs[i] for p->tensors[i], every one
  * given, as interp_buf(...)->data of an InterpProg of p): outputs and
  * intermediates are zeroed before each run (untimed); after it they hold the

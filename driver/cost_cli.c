@@ -1,14 +1,18 @@
 /* cost_cli.c -- `leirc --print-cost`: the cost model's estimate of a
  * program (codegen/costmodel.h) and, with --cost=measure --target=host, its
- * measured run time (codegen/measure.h).  The format is in leirc(1),
+ * measured run time (codegen/measure.h) on the --input files and the
+ * random inputs of --seed.  The format is in leirc(1),
  * COST MODEL. */
 #include "driver/driver.h"
 #include "codegen/costmodel.h"
 #include "codegen/measure.h"
+#include "interp/data.h"
+#include "interp/interp.h"
 #include "search/learned.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static void put_num(SBuf *b, const char *key, double v, bool json) {
   if (json) {
@@ -19,20 +23,34 @@ static void put_num(SBuf *b, const char *key, double v, bool json) {
   }
 }
 
+/* The measured median on the user's data: the --input files, random data
+ * of --seed for the other inputs and parameters (as --run takes them). */
+static bool measure_user_data(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, double *measured) {
+  InterpProg *ip = interp_new(ctx, p, NULL);
+  if (!ip) return false;
+  bool *given = calloc(p->ntensors > 0 ? (size_t)p->ntensors : 1, 1);
+  bool ok = given && drv_load_inputs(ip, o, given);
+  if (ok) {
+    interp_random_inputs(ip, o->run.seed, given);
+    CgOptions co;
+    cg_options_init(&co);
+    co.target = CG_TARGET_HOST;
+    CgMeasureOpts mo;
+    cg_measure_opts_init(&mo);
+    ok = cg_host_measure_ip(ctx, p, &co, &mo, ip, measured);
+  }
+  free(given);
+  interp_free(ip);
+  return ok;
+}
+
 bool drv_cost_text(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, bool json, SBuf *out) {
   bool host = o->target == TARGET_HOST;
   CostEstimate e;
   if (!cost_model_estimate(ctx, p, host ? COST_HOST : COST_CUDA, o->gpu_sm, &e)) return false;
   double measured = 0;
   bool measure = host && o->cost == COST_MEASURE;
-  if (measure) {
-    CgOptions co;
-    cg_options_init(&co);
-    co.target = CG_TARGET_HOST;
-    CgMeasureOpts mo;
-    cg_measure_opts_init(&mo);
-    if (!cg_host_measure(ctx, p, &co, &mo, &measured)) return false;
-  }
+  if (measure && !measure_user_data(ctx, o, p, &measured)) return false;
   SBuf *b = out;
   if (json) {
     if (host) sbuf_puts(b, "{\"target\":\"host\"");

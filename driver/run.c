@@ -51,7 +51,7 @@ static IrProgram *load(LeirCtx *ctx, const DrvOptions *o, const char *path) {
 
 /* ------------------------------------------------------------ --run */
 
-static bool load_inputs(InterpProg *ip, const DrvOptions *o, bool *given) {
+bool drv_load_inputs(InterpProg *ip, const DrvOptions *o, bool *given) {
   bool ok = true;
   for (int i = 0; i < o->run.ninputs; i++) {
     const char *name = o->run.input_names[i];
@@ -85,7 +85,7 @@ int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   if (!ip) return 1;
   int rc = 1;
   bool *given = calloc(p->ntensors > 0 ? (size_t)p->ntensors : 1, 1);
-  if (given && load_inputs(ip, o, given)) {
+  if (given && drv_load_inputs(ip, o, given)) {
     interp_random_inputs(ip, o->run.seed, given);
     int st = o->target == TARGET_CUDA ? run_cuda(ctx, o->gpu_sm, ip)
              : (o->target == TARGET_HOST ? cg_run_host_interp(ctx, ip) : interp_run(ip)) ? 0 : 1;

@@ -2,7 +2,8 @@
  * measurement of a small program (a positive, finite median, also per
  * series of cg_host_measure_series; the outputs
  * left by the last run are the program's result, computed from zeroed
- * outputs on every run), and a failure (an out-of-bounds read) reported
+ * outputs on every run), one on an InterpProg's buffers the caller
+ * filled (cg_host_measure_ip: its data is what runs), and a failure (an out-of-bounds read) reported
  * as false with a diagnostic.  No timing is asserted. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "codegen/measure.h"
+#include "interp/interp.h"
 #include "testsuite/unit/unit_prog.h"
 
 static void test_defaults(void **state) {
@@ -68,6 +70,30 @@ static void test_measure_bufs(void **state) {
   prog_free(&pr);
 }
 
+/* cg_host_measure_ip times the data the caller put in the InterpProg's
+ * buffers (as leirc --print-cost --cost=measure does with --input): S is
+ * the row sums of that X afterwards, not of random data. */
+static void test_measure_ip(void **state) {
+  (void)state;
+  Prog pr;
+  assert_true(prog_load(&pr, "%in X : f32[4,8]\n%out S : f32[4]\n"
+                             "L^{4}_{i=0}L^{8}_{j=0}[S^{f32,g}_{i}=S^{f32,g}_{i}+X^{f32,g}_{i,j};];\n"));
+  InterpProg *ip = interp_new(&pr.ctx, pr.p, NULL);
+  assert_non_null(ip);
+  float *x = interp_find(ip, "X")->data;
+  for (int i = 0; i < 32; i++) x[i] = (float)(i / 8 + 1);
+  CgOptions o;
+  cg_options_init(&o);
+  double med = -1;
+  assert_true(cg_host_measure_ip(&pr.ctx, pr.p, &o, NULL, ip, &med));
+  assert_true(med > 0 && isfinite(med));
+  const float *s = interp_find(ip, "S")->data;
+  for (int i = 0; i < 4; i++) assert_true(s[i] == 8.0f * (float)(i + 1));
+  assert_int_equal(pr.ctx.nerrors, 0);
+  interp_free(ip);
+  prog_free(&pr);
+}
+
 /* An index read from a tensor goes out of bounds at run time. */
 static void test_measure_fails(void **state) {
   (void)state;
@@ -87,6 +113,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_measure_bufs),
+      cmocka_unit_test(test_measure_ip),
       cmocka_unit_test(test_measure_fails),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
