@@ -315,11 +315,6 @@ LLVMValueRef cg_offset(CgFn *f, const IrRef *r, bool write);
 LLVMTargetMachineRef cg_nvptx_machine(LeirCtx *ctx, int sm, int opt_level);
 /* jit: the code model for the in-process JIT, else for assembly output */
 LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit);
-/* The CPU name and features the host code is made for (malloc'ed; free):
- * this host's, or with LEIRC_HOST_CPU another x86-64 CPU's (host.c says
- * which; false with a diagnostic for a name it does not know or a CPU
- * whose code this host cannot run). */
-bool cg_host_cpu(LeirCtx *ctx, char **cpu, char **feat);
 /* LEIRC_HOST_CPU when it names a CPU (not unset, empty or "native"), else NULL. */
 const char *cg_host_cpu_override(void);
 /* NVPTX: the hardware index of an axis (i32 special register read, as i64) */

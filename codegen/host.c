@@ -116,7 +116,11 @@ static char *dup_llvm(char *s) {
   return d;
 }
 
-bool cg_host_cpu(LeirCtx *ctx, char **cpu, char **feat) {
+/* The CPU name and features the host code is made for (malloc'ed; free):
+ * this host's, or with LEIRC_HOST_CPU another x86-64 CPU's (the table
+ * above; false with a diagnostic for a name it does not know or a CPU whose
+ * code this host cannot run). */
+static bool host_cpu(LeirCtx *ctx, char **cpu, char **feat) {
   *cpu = dup_llvm(LLVMGetHostCPUName());
   *feat = dup_llvm(LLVMGetHostCPUFeatures());
   const char *want = getenv("LEIRC_HOST_CPU");
@@ -178,7 +182,7 @@ LLVMTargetMachineRef cg_host_machine(LeirCtx *ctx, int opt_level, bool jit) {
     return NULL;
   }
   char *cpu, *feat;
-  if (!cg_host_cpu(ctx, &cpu, &feat)) {
+  if (!host_cpu(ctx, &cpu, &feat)) {
     LLVMDisposeMessage(triple);
     return NULL;
   }

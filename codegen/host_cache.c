@@ -174,17 +174,17 @@ static CgJitEntry *lookup(CgJitCache *c, uint64_t h, const char *key, size_t len
 }
 
 /* The disk key's header: what the machine code depends on besides the
- * module (malloc'ed). */
-static char *machine_of(LeirCtx *ctx) {
+ * module (malloc'ed): tm's CPU and features, those cg_host_machine made it
+ * with (LEIRC_HOST_CPU's when set, host.c). */
+static char *machine_of(LLVMTargetMachineRef tm) {
   unsigned a = 0, b = 0, d = 0;
   LLVMGetVersion(&a, &b, &d);
-  char *cpu, *feat; /* LEIRC_HOST_CPU's when set (cg_host_cpu) */
-  if (!cg_host_cpu(ctx, &cpu, &feat)) return NULL;
+  char *cpu = LLVMGetTargetMachineCPU(tm), *feat = LLVMGetTargetMachineFeatureString(tm);
   size_t n = strlen(cpu) + strlen(feat) + 128;
   char *s = malloc(n);
   if (s) snprintf(s, n, "leirc %s\nllvm %u.%u.%u\ncpu %s\nfeatures %s\n", PACKAGE_VERSION, a, b, d, cpu, feat);
-  free(cpu);
-  free(feat);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(feat);
   return s;
 }
 
@@ -364,7 +364,7 @@ bool cg_jit_cache_kernels(CgJitCache *c, LeirCtx *ctx, const IrProgram *p, const
   bool ok = tm && ents;
   if (ok && c->dir) { /* the disk key's header, of this compile's CPU (LEIRC_HOST_CPU may change) */
     free(c->machine);
-    c->machine = machine_of(ctx);
+    c->machine = machine_of(tm);
   }
   c->tick++;
   c->st.lower_s += cpu_now() - t0;
