@@ -216,23 +216,23 @@ static IrNest *once_nest(LeirCtx *ctx, const IrNest *n, const IrStmt *s, IrStmt 
 const IrProgram *cg_exec_once(LeirCtx *ctx, const IrProgram *p, int *nloops) {
   int dummy = 0, *cnt = nloops ? nloops : &dummy;
   *cnt = 0;
-  int extra = 0;
-  for (int i = 0; i < p->nnests; i++) {
-    if (!nest_ok(p->nests[i])) continue;
-    extra += p->nests[i]->nitems - 1;
-  }
-  bool any = false;
-  for (int i = 0; i < p->nnests && !any; i++) any = nest_ok(p->nests[i]);
-  if (!any) return p;
   for (int i = 0; i < p->nstmts; i++)
     if (p->stmts[i]->id != i) return p; /* the lowering's lookups by id */
+  bool *ok = arena_alloc(&ctx->arena, sizeof(bool) * (size_t)(p->nnests + 1)), any = false;
+  int extra = 0;
+  for (int i = 0; i < p->nnests; i++)
+    if ((ok[i] = nest_ok(p->nests[i]))) {
+      any = true;
+      extra += p->nests[i]->nitems - 1;
+    }
+  if (!any) return p;
   IrStmt **stmts = arena_alloc(&ctx->arena, sizeof(IrStmt *) * (size_t)(p->nstmts + 1));
   memcpy(stmts, p->stmts, sizeof(IrStmt *) * (size_t)p->nstmts);
   IrNest **nests = arena_alloc(&ctx->arena, sizeof(IrNest *) * (size_t)(p->nnests + extra + 1));
   int nn = 0;
   for (int i = 0; i < p->nnests; i++) {
     const IrNest *n = p->nests[i];
-    if (!nest_ok(n)) {
+    if (!ok[i]) {
       nests[nn++] = p->nests[i];
       continue;
     }
