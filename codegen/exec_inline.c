@@ -117,11 +117,9 @@ static void find_expr(Find *f, const IrExpr *e, bool in_sub) {
   }
 }
 
-static int64_t mul_sat(int64_t a, int64_t b) { return a > INT64_MAX / (b > 0 ? b : 1) ? INT64_MAX : a * b; }
-
 static void find_nest(Find *f, const IrNest *n, bool top) {
   int64_t saved = f->iters;
-  for (int l = 0; l < n->nloops; l++) f->iters = mul_sat(f->iters, n->loops[l]->extent);
+  for (int l = 0; l < n->nloops; l++) f->iters = ir_mul_sat_i64(f->iters, n->loops[l]->extent);
   for (int i = 0; i < n->nitems; i++) {
     if (n->items[i].kind == ITEM_NEST) {
       bool d = f->direct;
@@ -203,7 +201,7 @@ static bool inline_ok(const IrProgram *p, const IrTensor *t, Find *f, unsigned c
   for (int d = 0; d < r->nsub; d++)
     if (ir_expr_unparen(r->sub[d])->kind != E_INDEX || !ir_expr_in_bounds(r->sub[d], t->shape[d])) return false;
   int64_t piters = 1;
-  for (int k = 0; k < np->nloops; k++) piters = mul_sat(piters, np->loops[k]->extent);
+  for (int k = 0; k < np->nloops; k++) piters = ir_mul_sat_i64(piters, np->loops[k]->extent);
   if (f->c_iters > piters) return false;
   memset(reads, 0, (size_t)p->ntensors + 1);
   Readset rs = {reads};

@@ -231,13 +231,8 @@ bool cg_emit_asm(LeirCtx *ctx, const IrProgram *p, const CgOptions *o, SBuf *out
 /* ------------------------------------------------------------ JIT */
 
 int64_t cg_nest_work(const IrNest *n) {
-  int64_t w = 1, inner = 0;
-  for (int i = 0; i < n->nloops; i++) w = w > INT64_MAX / n->loops[i]->extent ? INT64_MAX : w * n->loops[i]->extent;
-  for (int i = 0; i < n->nitems; i++) {
-    int64_t x = n->items[i].kind == ITEM_NEST ? cg_nest_work(n->items[i].u.nest) : 1;
-    inner = inner > INT64_MAX - x ? INT64_MAX : inner + x;
-  }
-  return inner && w > INT64_MAX / inner ? INT64_MAX : w * inner;
+  uint64_t w = ir_nest_execs(n, 1);
+  return w > INT64_MAX ? INT64_MAX : (int64_t)w;
 }
 
 /* The JIT with process symbols (memset, floor, ... may be called). */

@@ -307,8 +307,6 @@ int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *bef
  * caller gave it a's bytes, steps_cache_share) is not copied.
  * tmps: whether the before's intermediates will hold their final values in
  * `a` (false: a skipped nest may write outputs only). */
-/* Statement executions of one run of p (saturating at UINT64_MAX). */
-uint64_t drv_program_work(const IrProgram *p);
 typedef struct DrvIncr {
   int skip;
   const IrProgram *prog;

@@ -281,7 +281,7 @@ static void run_pair(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before,
   } else {
     r->build = true;
     sink_partial(sk, r);
-    uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
+    uint64_t wa = ir_program_execs(before), wb = ir_program_execs(after), w = wa > wb ? wa : wb;
     DrvEngine e = drv_engine_for(o, w);
     if (e == ENGINE_JIT && o->target == TARGET_HOST) {
       err = ran_pair(ctx, o, before, after, &b, cls, true, mem, r);

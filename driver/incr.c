@@ -31,30 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Statement executions of one run of p: every statement runs once per
- * iteration of the loops around it (LEIR has no conditional statements);
- * saturates at UINT64_MAX. */
-static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-
-static uint64_t nest_work(const IrNest *n, uint64_t m) {
-  for (int i = 0; i < n->nloops; i++) m = mul_sat(m, (uint64_t)n->loops[i]->extent);
-  uint64_t w = 0;
-  for (int i = 0; i < n->nitems; i++) {
-    uint64_t x = n->items[i].kind == ITEM_STMT ? m : nest_work(n->items[i].u.nest, m);
-    w = x > UINT64_MAX - w ? UINT64_MAX : w + x;
-  }
-  return w;
-}
-
-uint64_t drv_program_work(const IrProgram *p) {
-  uint64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) {
-    uint64_t x = nest_work(p->nests[i], 1);
-    w = x > UINT64_MAX - w ? UINT64_MAX : w + x;
-  }
-  return w;
-}
-
 /* Marks, by tensor id, what a nest mentions (m) and what it writes (w). */
 typedef struct Marks {
   unsigned char *m, *w;
@@ -188,7 +164,7 @@ void drv_incr_load(const DrvIncr *r, struct InterpProg *a, struct InterpProg *b)
 
 void drv_incr_stats(const DrvIncr *r, const IrProgram *after) {
   if (!getenv("LEIRC_INCR_STATS")) return;
-  uint64_t w = drv_program_work(after), s = w - drv_program_work(r->prog);
+  uint64_t w = ir_program_execs(after), s = w - ir_program_execs(r->prog);
   fprintf(stderr, "incr %d %d %llu %llu\n", r->skip, after->nnests, (unsigned long long)s, (unsigned long long)w);
 }
 
@@ -416,10 +392,10 @@ void drv_incr_tail_load(const DrvIncr *r, const DrvTail *t, InterpProg *a, Inter
 
 void drv_incr_tail_stats(const DrvTail *t, int done, bool partial, const IrProgram *after) {
   if (!getenv("LEIRC_INCR_STATS")) return;
-  uint64_t s = t->skip && done == 1 ? drv_program_work(t->rest) : 0;
-  uint64_t bs = t->skip && done == 1 && partial ? drv_program_work(t->brest) : 0;
+  uint64_t s = t->skip && done == 1 ? ir_program_execs(t->rest) : 0;
+  uint64_t bs = t->skip && done == 1 && partial ? ir_program_execs(t->brest) : 0;
   fprintf(stderr, "tail %d %d %llu %llu %llu\n", t->skip, after->nnests, (unsigned long long)s,
-          (unsigned long long)drv_program_work(after), (unsigned long long)bs);
+          (unsigned long long)ir_program_execs(after), (unsigned long long)bs);
 }
 
 unsigned char *drv_incr_keep_tmps(const IrProgram *p, const int *weight, const size_t *nbytes, size_t bound) {
@@ -440,7 +416,7 @@ unsigned char *drv_incr_keep_tmps(const IrProgram *p, const int *weight, const s
     memcpy(wr + (size_t)(j + 1) * sz, wr + (size_t)j * sz, sz);
     Marks k = {mt + (size_t)j * sz, wr + (size_t)(j + 1) * sz};
     mark_nest(p->nests[j], &k);
-    work[j + 1] = work[j] + nest_work(p->nests[j], 1); /* (saturation: a value only) */
+    work[j + 1] = work[j] + ir_nest_execs(p->nests[j], 1); /* (saturation: a value only) */
   }
   for (int j = n - 1; j >= 0; j--)
     for (int t = 0; t < nt; t++) mt[(size_t)j * sz + t] |= mt[(size_t)(j + 1) * sz + t];

@@ -71,11 +71,16 @@ static const char usage_text[] =
   "                        (within --tolerance) or 'differ' with the first\n"
   "                        differing output, index, values and ulp distance;\n"
   "                        exit status 0 equal/close, 1 differ, 2 error\n"
-  "      --input NAME=FILE.npy  the data of input or parameter NAME\n"
+  "      --input NAME=FILE.npy  the data of input or parameter NAME (--run,\n"
+  "                        --compare, --tune, --print-cost --cost=measure\n"
+  "                        --target=host, -O with --verify; a usage error\n"
+  "                        elsewhere)\n"
   "      --seed N          random inputs from seed N (default 0)\n"
   "                        (and, with -O, a seeded choice among the\n"
-  "                        candidates of a filter or a bare NAME)\n"
-  "      --seeds K         --compare: K input sets, seeds N..N+K-1 (default 1)\n"
+  "                        candidates of a filter or a bare NAME; a usage\n"
+  "                        error where nothing is random or seeded)\n"
+  "      --seeds K         --compare, -O with --verify: K input sets, seeds\n"
+  "                        N..N+K-1 (default 1; a usage error elsewhere)\n"
   "      --tolerance=T     --compare: exact, default (STRATEGIES.md 0.4) or\n"
   "                        reference (the paper's acceptance rule)\n"
   "      --json            --compare: print one JSON object\n"
@@ -166,7 +171,8 @@ static const char usage_text[] =
   "                        measurements (byte-identical with --cost=model\n"
   "                        when the search ends before --time-limit)\n"
   "                        Every kept program is verified against FILE on\n"
-  "                        the same random inputs (class E bit-equal, class\n"
+  "                        the same inputs, and timed on them (--input,\n"
+  "                        else random of --seed) (class E bit-equal, class\n"
   "                        T within STRATEGIES.md 0.4); with --cost=model\n"
   "                        only those kept (the beam, the path taken, the\n"
   "                        result) are run, one that fails is dropped\n"
@@ -323,7 +329,9 @@ static const char usage_text[] =
   "                        compare_programs, run_program, emit_ptx,\n"
   "                        estimate_cost, measure and history; no FILE.\n"
   "                        --max-memory and --max-steps (here default\n"
-  "                        1000000000) bound each request\n"
+  "                        1000000000) bound each request; --seed and\n"
+  "                        --seeds are the defaults of requests that give\n"
+  "                        none\n"
   "      --max-programs=N  keep at most N programs, the least recently used\n"
   "                        evicted first (default 1000)\n"
   "      --max-request=SIZE  refuse request lines longer than SIZE bytes\n"
@@ -442,6 +450,59 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* The mode that the options select, named as a usage error names it; the
+ * order is main's dispatch order. */
+static const char *mode_name(const DrvOptions *o, bool serve) {
+  if (serve) return "--serve";
+  if (o->eval.summary) return "--eval-summary";
+  if (o->eval.path) return "--eval";
+  if (o->check_step_given) return "--check-step";
+  if (o->mode == MODE_COMPARE) return "--compare";
+  if (o->passes.list_passes) return "--list-passes";
+  if (o->steps.path) return "--emit-steps";
+  if (o->mode == MODE_RUN) return "--run";
+  if (o->passes.list_applicable) return "--list-applicable";
+  if (o->tune.enabled) return "--tune";
+  if (o->print_cost)
+    return o->cost == COST_MEASURE && o->target == TARGET_HOST ? "--print-cost --cost=measure --target=host"
+                                                               : "--print-cost without --cost=measure --target=host";
+  return "a compile (-o, --emit or a check)";
+}
+
+/* --input, --seed and --seeds where the mode would ignore them: the usage
+ * error's text (in buf), else NULL.  --input is read by --run, --compare,
+ * --tune (its checks and timings), --print-cost's measurement and -O's
+ * --verify; --seed also seeds -O's choices and the random inputs of
+ * --emit-steps, --check-step, --eval and --serve's requests; --seeds is
+ * the number of input sets of --compare and --verify (and --serve's
+ * compare_programs). */
+static const char *data_option_misuse(const DrvOptions *o, bool serve, bool seed_given, bool seeds_given, char *buf,
+                                      size_t n) {
+  bool compile_path = !serve && !o->eval.path && !o->eval.summary && !o->check_step_given && o->mode != MODE_COMPARE &&
+                      !o->passes.list_passes && !o->steps.path;
+  bool verify = o->passes.pipeline && o->passes.verify;
+  bool measure = o->print_cost && o->cost == COST_MEASURE && o->target == TARGET_HOST;
+  bool input = o->mode == MODE_COMPARE ||
+               (compile_path && (o->mode == MODE_RUN || o->tune.enabled || measure || verify));
+  bool seed = input || serve || o->steps.path || o->check_step_given || o->eval.path ||
+              (compile_path && o->passes.pipeline);
+  bool seeds = serve || o->mode == MODE_COMPARE || (verify && !o->eval.path && !o->eval.summary &&
+                                                    !o->check_step_given && !o->passes.list_passes);
+  const char *mode = mode_name(o, serve);
+  if (o->run.ninputs && !input)
+    snprintf(buf, n, "--input is used only by --run, --compare, --tune, --print-cost --cost=measure "
+             "--target=host and -O with --verify; not by %s", mode);
+  else if (seed_given && !seed)
+    snprintf(buf, n, "--seed is used only where inputs are random or -O chooses (--run, --compare, --tune, "
+             "--emit-steps, --check-step, --eval, --serve, --print-cost --cost=measure --target=host, -O); "
+             "not by %s", mode);
+  else if (seeds_given && !seeds)
+    snprintf(buf, n, "--seeds is used only by --compare, -O with --verify and --serve; not by %s", mode);
+  else
+    return NULL;
+  return buf;
+}
+
 /* The n characters at s: 1 for "on", 0 for "off", else -1. */
 static int on_off(const char *s, size_t n) {
   if (n == 2 && !strncmp(s, "on", 2)) return 1;
@@ -522,7 +583,7 @@ int main(int argc, char **argv) {
   uint64_t n;
   int c;
   bool unsafe_math = false, serve = false, format_given = false, cost_given = false, rank_given = false,
-       sketch_search_given = false;
+       sketch_search_given = false, seeds_given = false;
   int max_programs = SRV_DEFAULT_MAX_PROGRAMS;
   uint64_t max_request = SRV_DEFAULT_MAX_REQUEST;
   opterr = 0;
@@ -557,6 +618,7 @@ int main(int argc, char **argv) {
     case OPT_SEEDS:
       if (!leir_parse_u64(optarg, &n) || n < 1 || n > 1000000) return usage_error("bad --seeds '%s'", optarg);
       o.run.seeds = (int)n;
+      seeds_given = true;
       break;
     case OPT_TOLERANCE:
       if (!cmp_tolerance_from_name(optarg, &o.run.tolerance))
@@ -770,6 +832,8 @@ int main(int argc, char **argv) {
   else if (o.tune.model_save && !(o.tune.enabled && (o.learned || o.tune.rank_learned)))
     clash = "--cost-model-save needs --tune with --rank-cost=learned or --cost=learned";
   if (o.learned && o.target == TARGET_DEFAULT) o.target = TARGET_HOST;
+  char misuse[512];
+  if (!clash) clash = data_option_misuse(&o, serve, o.passes.seed_given, seeds_given, misuse, sizeof misuse);
   if (clash) {
     drv_pass_free(&o);
     return usage_error("%s", clash);

@@ -412,7 +412,7 @@ static json_t *t_estimate_cost(Req *r, json_t *a) {
 static json_t *t_measure(Req *r, json_t *a) {
   IrProgram *p = load_id(r, arg(a, "program"), NULL);
   if (!p) return NULL;
-  uint64_t w = drv_program_work(p), lim = r->o.run.max_steps;
+  uint64_t w = ir_program_execs(p), lim = r->o.run.max_steps;
   if (lim && w > lim) /* the JIT has no step counter: judge by the loop extents */
     return req_fail(r, arena_printf(&r->ctx.arena, "not measured: one run needs %llu statement executions, more than "
                                     "--max-steps %llu", (unsigned long long)w, (unsigned long long)lim));

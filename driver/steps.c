@@ -256,7 +256,7 @@ static void select_records(const DrvOptions *o, int g, StepInput *in, const long
  * why the run is not made. */
 static DrvEngine engine_of(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, const char *which,
                            const char **text) {
-  uint64_t w = drv_program_work(p);
+  uint64_t w = ir_program_execs(p);
   DrvEngine e = drv_engine_for(o, w);
   if (e == ENGINE_NONE)
     *text = arena_printf(&ctx->arena, "not run: the program %s the step needs %llu statement executions > limit %llu",

@@ -75,23 +75,6 @@ static const char *quiet_end(LeirCtx *ctx, Quiet *q) {
 
 /* ------------------------------------------------------------ helpers */
 
-static int64_t sat_mul(int64_t a, int64_t b) { return b && a > INT64_MAX / b ? INT64_MAX : a * b; }
-static int64_t sat_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
-
-/* Statement executions of one run. */
-static int64_t nest_work(const IrNest *n) {
-  int64_t w = 1, inner = 0;
-  for (int i = 0; i < n->nloops; i++) w = sat_mul(w, n->loops[i]->extent);
-  for (int i = 0; i < n->nitems; i++)
-    inner = sat_add(inner, n->items[i].kind == ITEM_NEST ? nest_work(n->items[i].u.nest) : 1);
-  return sat_mul(w, inner);
-}
-
-static int64_t prog_work(const IrProgram *p) {
-  int64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) w = sat_add(w, nest_work(p->nests[i]));
-  return w;
-}
 
 static char cmp_kind(IrDType t) {
   if (t == DT_BF16) return 'b';
@@ -299,11 +282,26 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
     tune_eval_free(te);
     return 1;
   }
-  interp_random_inputs(te->ref, o->run.seed, NULL);
-  te->small = prog_work(orig) <= TUNE_INTERP_MAX_WORK;
+  /* the --input files (--run's loader and errors), random data of --seed
+     for the other inputs and parameters */
+  bool *given = calloc(orig->ntensors > 0 ? (size_t)orig->ntensors : 1, 1);
+  bool loaded = given && drv_load_inputs(te->ref, o, given);
+  if (loaded) interp_random_inputs(te->ref, o->run.seed, given);
+  free(given);
+  if (!loaded) {
+    tune_eval_free(te);
+    return 1;
+  }
+  te->small = ir_program_execs(orig) <= TUNE_INTERP_MAX_WORK;
   bool ok = true;
   double *cost = (o->cost == COST_MODEL) ? NULL : &te->orig_cost;
   if (!te->small || cost) ok = backend_run(te, orig, te->ref, cost); /* reference outputs */
+  /* the user's data must run (else every candidate's check would fail) */
+  else if (o->run.ninputs && !interp_run(te->ref)) {
+    diag_error(ctx, noloc, "--tune: the program itself cannot be run on the --input data");
+    tune_eval_free(te);
+    return 1;
+  }
   if (ok && cost && te->learned) observe(te, ctx, orig, *cost);
   if (ok && (o->cost == COST_MODEL)) ok = model_cost(te, orig, &te->orig_cost);
   if (!ok) {
@@ -330,9 +328,10 @@ static TuneStatus eval_impl(TuneEval *te, const IrProgram *q, char cls, double *
     st = TUNE_WRONG;
     goto out;
   }
-  if (te->small && prog_work(q) <= TUNE_INTERP_MAX_WORK) {
+  if (te->small && ir_program_execs(q) <= TUNE_INTERP_MAX_WORK) {
     InterpCheckOptions co = {te->o->run.seed, te->o->run.max_steps};
-    int r = interp_check_step(ctx, te->orig, q, cls, 1, "candidate", &co);
+    InterpCheckInputs in = {te->o->run.ninputs, te->o->run.input_names, te->o->run.input_paths};
+    int r = interp_check_step_inputs(ctx, te->orig, q, cls, 1, "candidate", &co, &in);
     if (r) {
       st = r == 1 ? TUNE_WRONG : TUNE_FAIL;
       goto out;

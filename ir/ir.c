@@ -157,6 +157,21 @@ int64_t ir_tensor_numel(const IrTensor *t) {
   return n;
 }
 
+uint64_t ir_nest_execs(const IrNest *n, uint64_t m) {
+  for (int i = 0; i < n->nloops; i++)
+    m = ir_mul_sat_u64(m, n->loops[i]->extent > 0 ? (uint64_t)n->loops[i]->extent : 0);
+  uint64_t w = 0;
+  for (int i = 0; i < n->nitems; i++)
+    w = ir_add_sat_u64(w, n->items[i].kind == ITEM_STMT ? m : ir_nest_execs(n->items[i].u.nest, m));
+  return w;
+}
+
+uint64_t ir_program_execs(const IrProgram *p) {
+  uint64_t w = 0;
+  for (int i = 0; i < p->nnests; i++) w = ir_add_sat_u64(w, ir_nest_execs(p->nests[i], 1));
+  return w;
+}
+
 bool ir_tensor_same_type(const IrTensor *a, const IrTensor *b) {
   if (a->dtype != b->dtype || a->rank != b->rank) return false;
   for (int d = 0; d < a->rank; d++)

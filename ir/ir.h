@@ -402,6 +402,23 @@ typedef struct IrProgram {
   IrDeclList header;    /* the `%` lines as parsed */
 } IrProgram;
 
+/* ------------------------------------------------------------ counts */
+
+/* Saturating arithmetic on counts (iterations, statement executions):
+ * a * b and a + b, or UINT64_MAX when that overflows. */
+static inline uint64_t ir_mul_sat_u64(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+static inline uint64_t ir_add_sat_u64(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+/* a * b for a >= 0, or INT64_MAX when that overflows; b <= 0: a * b. */
+static inline int64_t ir_mul_sat_i64(int64_t a, int64_t b) { return b > 0 && a > INT64_MAX / b ? INT64_MAX : a * b; }
+
+/* Statement executions of one run of nest n inside loops of m iterations
+ * in all (m = 1 at the top): every statement runs once per iteration of
+ * the loops around it (LEIR has no conditional statements); an extent
+ * below 1 counts 0; saturates at UINT64_MAX. */
+uint64_t ir_nest_execs(const IrNest *n, uint64_t m);
+/* The same for one run of p: the sum over its nests. */
+uint64_t ir_program_execs(const IrProgram *p);
+
 /* ------------------------------------------------------------ construction */
 
 IrExpr *ir_expr_new(LeirCtx *ctx, IrExprKind k, IrLoc loc);

@@ -31,6 +31,13 @@ testsuite_unit_memlimit_test_SOURCES = testsuite/unit/memlimit_test.c \
 testsuite_unit_memlimit_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 testsuite_unit_memlimit_test_LDADD = libleircore.la $(CMOCKA_LIBS)
 
+## The saturating counts (ir_mul_sat_u64, ir_nest_execs, ...) at their edges
+check_PROGRAMS += testsuite/unit/counts_test
+testsuite_unit_counts_test_SOURCES = testsuite/unit/counts_test.c \
+	testsuite/unit/unit_fx.c testsuite/unit/unit_fx.h
+testsuite_unit_counts_test_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+testsuite_unit_counts_test_LDADD = libleircore.la $(CMOCKA_LIBS)
+
 ## The value analysis (issue 39): transfer functions one by one, soundness
 ## sweeps against the interpreter's operations, guards, the fixed point
 check_PROGRAMS += testsuite/unit/value_test

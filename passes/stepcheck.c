@@ -17,25 +17,6 @@ const char *step_verdict_name(StepVerdict v) {
   return v >= STEP_LEGAL && v <= STEP_NOT_RUN ? n[v] : "?";
 }
 
-/* ------------------------------------------------------------ work */
-
-static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
-static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-
-static uint64_t nest_work(const IrNest *n, uint64_t m) {
-  for (int i = 0; i < n->nloops; i++) m = mul_sat(m, n->loops[i]->extent > 0 ? (uint64_t)n->loops[i]->extent : 0);
-  uint64_t w = 0;
-  for (int i = 0; i < n->nitems; i++)
-    w = add_sat(w, n->items[i].kind == ITEM_STMT ? m : nest_work(n->items[i].u.nest, m));
-  return w;
-}
-
-uint64_t step_program_work(const IrProgram *p) {
-  uint64_t w = 0;
-  for (int i = 0; i < p->nnests; i++) w = add_sat(w, nest_work(p->nests[i], 1));
-  return w;
-}
-
 /* ------------------------------------------------------------ canonical text */
 
 /* The canonical printer: every operator node fully parenthesised, written
@@ -1175,7 +1156,7 @@ static const char *diff_text(LeirCtx *ctx, const InterpDiff *d, const char *a, c
 static const char *run_both(LeirCtx *ctx, const IrProgram *before, const IrProgram *after, const StepCheckOptions *o,
                             StepResult *out, bool *differ) {
   *differ = false;
-  uint64_t wa = step_program_work(before), wb = step_program_work(after), w = wa > wb ? wa : wb;
+  uint64_t wa = ir_program_execs(before), wb = ir_program_execs(after), w = wa > wb ? wa : wb;
   bool big = o->max_steps && w > o->max_steps;
   if (big && (!o->big_run || (o->big_max_steps && w > o->big_max_steps)))
     return arena_printf(&ctx->arena, "%llu statement executions > budget %llu", (unsigned long long)w,

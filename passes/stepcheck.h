@@ -109,10 +109,6 @@ typedef struct StepResult {
 bool step_check(LeirCtx *ctx, const IrProgram *before, const char *text, size_t len, const StepCheckOptions *o,
                 StepResult *out);
 
-/* Statement executions of one run of p (saturating): the interpreter's
- * work, for budgets. */
-uint64_t step_program_work(const IrProgram *p);
-
 /* p's canonical text with the names p shares with `base` kept and the
  * others renamed in order of first appearance (#T1, #T2, ... for tensors,
  * #i1, ... for loop indices): equal texts mean the same program up to

@@ -97,7 +97,8 @@ REFUSED = {
 }
 
 # What --list-applicable must share with --emit-steps to enumerate the same
-# candidates (driver/steps.c, load()).
+# candidates (driver/steps.c, load()); --seed only with -O (it seeds -O's
+# choices, and leirc refuses a --seed that nothing uses).
 ENUM_OPTIONS = {"-O", "--seed", "--unsafe-math", "--fp-contract", "--max-memory", "--Werror"}
 
 EMIT_SUFFIX = {"leir": ".leir", "ptx": ".ptx", "llvm": ".ll", "asm": ".s", "tir": ".py", "tirx": ".py",
@@ -422,6 +423,8 @@ def run_emit_steps(cluster: Cluster, leirc: str, opts: List[str], inputs: List[s
     files_common: Dict[str, bytes] = {}
     opts = _ship_decls(opts, files_common)
     enum_opts = [a for a in opts if _opt_name(a) in ENUM_OPTIONS or _opt_name(a) == "--decls"]
+    if not any(_opt_name(a) == "-O" for a in enum_opts):  # --seed seeds -O's choices alone there, and
+        enum_opts = [a for a in enum_opts if _opt_name(a) != "--seed"]  # leirc refuses it unused
     tasks = []
     for g, path in enumerate(inputs):
         files = dict(files_common)

@@ -327,7 +327,7 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage, bool 
   if (r.verdict == STEP_NOT_EQUIVALENT && !r.ran && strstr(r.message, "statement executions")) t->not_run_differ++;
   if (getenv("LEIR_STEPCHECK_VERBOSE") && !legal)
     print_message("%s %s %s #%lld: %s\n", level, wl, strategy, idx, r.message);
-  if (legal && step_program_work(pb) <= 1000000 && step_program_work(r.after) <= 1000000) {
+  if (legal && ir_program_execs(pb) <= 1000000 && ir_program_execs(r.after) <= 1000000) {
     /* a legal verdict must agree with the interpreter */
     FILE *saved = ctx.diag_out;
     InterpCheckOptions co = {0, 0};
@@ -353,7 +353,7 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage, bool 
   if (r.verdict == STEP_UNCHANGED && r.after && strstr(r.message, "up to spelling")) {
     /* unchanged up to respelling: bit-identical when run */
     t->respelt++;
-    if (step_program_work(pb) <= 1000000 && step_program_work(r.after) <= 1000000) {
+    if (ir_program_execs(pb) <= 1000000 && ir_program_execs(r.after) <= 1000000) {
       FILE *saved = ctx.diag_out;
       InterpCheckOptions co = {0, 0};
       int v = interp_check_step(&ctx, pb, r.after, 'E', 1, "respelt", &co);
@@ -365,8 +365,8 @@ static void one_record(json_t *o, Tally *t, FILE *devnull, bool do_damage, bool 
     }
   }
   uint64_t share_max = (uint64_t)env_int("LEIR_STEPCHECK_SHARE", 0) * 1000000;
-  uint64_t wmax = r.after && step_program_work(r.after) > step_program_work(pb) ? step_program_work(r.after)
-                                                                               : step_program_work(pb);
+  uint64_t wmax = r.after && ir_program_execs(r.after) > ir_program_execs(pb) ? ir_program_execs(r.after)
+                                                                               : ir_program_execs(pb);
   if (share_max && !unsafe && r.after && wmax <= share_max &&
       (wmax <= 1000000 ? reference_close(&ctx, pb, r.after) : reference_close_jit(&ctx, pb, r.after))) {
     bool ok = legal;
