@@ -405,6 +405,10 @@ EXTRA_DIST += bench/mathlib_erf_fit.py
 ## f32 log's polynomial (ir/mathlib.c leir_mf_logf_poly) is fitted by
 ## bench/mathlib_logf_fit.py (numpy, mpmath): `python3 bench/mathlib_logf_fit.py 9`.
 EXTRA_DIST += bench/mathlib_logf_fit.py
+## f32 exp's polynomial and 2^(j/16) table (ir/mathlib.c leir_mf_expf_poly,
+## _thi, _tlo) are made by bench/mathlib_expf_fit.py (numpy, mpmath):
+## `python3 bench/mathlib_expf_fit.py 16 2`.
+EXTRA_DIST += bench/mathlib_expf_fit.py
 .PHONY: bench-erf-table
 bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
 	@echo "== table-driven f32 erf prototype (bench/mathlib_erf_table)"
