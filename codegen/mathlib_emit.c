@@ -234,7 +234,13 @@ static V x86(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, V *args,
    proof is at cg_math_get_expf_vec): no clamp, c = x, and
    y = |x| < 256 ? vscalefps(s, kf) : vfixupimmps(x).
    The table entry j = tb & 15 is fetched (the same f32 value each way)
-   - scalar: by a chain of selects on j == 1 .. 15;
+   - scalar: by a load of element j of a private constant global copy of
+     the table (leir.expf.thi, leir.expf.tlo; on NVPTX in the global
+     space): a chain of 15 selects made the host's scalar tails of rows of
+     20 2.6x slower than the routine before (s26), extractelement from a
+     constant vector cost NVPTX a local-memory copy of the tables per call.
+     The function stays memory(none): the only memory it reads is
+     constant, as LLVM's own inference of memory attributes treats it;
    - 8 lanes: by vpermps (llvm.x86.avx2.permps) from the table's halves,
      which use tb's low 3 bits, and a blend by bit 3 (the sign of tb << 28);
    - 16 lanes: by one vpermps zmm (llvm.x86.avx512.permvar.sf.512), which
@@ -246,7 +252,7 @@ typedef struct {
   V tb, fn;   /* vector: tb and the permute intrinsic */
   LLVMTypeRef ty;
   V hi8;      /* 8 lanes: tb's bit 3 set */
-  V eq[LEIR_MF_EXPF_NT]; /* scalar: j == 1 .. 15 */
+  V j;       /* scalar: j = tb & 15 */
 } ExpLook;
 
 static V table_vec(Em *e, const float *tab, unsigned n) {
@@ -264,10 +270,25 @@ static V expf_look(Em *e, const ExpLook *l, const float *tab) {
     V hi = LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab + 8, 8), l->tb}, 2, "");
     return sel(e, l->hi8, hi, lo);
   }
-  V r = kfl(e, tab[0]);
-  for (int j = 1; j < LEIR_MF_EXPF_NT; j++)
-    r = sel(e, l->eq[j], kfl(e, tab[j]), r);
-  return r;
+  /* scalar: tab[j] loaded from the module's constant copy NAME of tab */
+  const char *name = tab == leir_mf_expf_thi ? "leir.expf.thi" : "leir.expf.tlo";
+  LLVMTypeRef at = LLVMArrayType(e->f32, LEIR_MF_EXPF_NT);
+  V g = LLVMGetNamedGlobal(e->M, name);
+  if (!g) {
+    V v[LEIR_MF_EXPF_NT];
+    for (int i = 0; i < LEIR_MF_EXPF_NT; i++)
+      v[i] = kfl(e, tab[i]);
+    g = LLVMAddGlobal(e->M, at, name);
+    LLVMSetInitializer(g, LLVMConstArray(e->f32, v, LEIR_MF_EXPF_NT));
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, 64);
+  }
+  V idx[2] = {ku(e, 0), l->j};
+  V ld = LLVMBuildLoad2(e->B, e->f32, LLVMBuildInBoundsGEP2(e->B, at, g, idx, 2, ""), "");
+  LLVMSetAlignment(ld, 4);
+  return ld;
 }
 
 static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
@@ -284,16 +305,14 @@ static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
   V kf = sub(e, t, shift);
   LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32, vf = LLVMTypeOf(x);
   V tb = cast(e, t, vi);
-  ExpLook l = {n, tb, NULL, NULL, NULL, {NULL}};
+  ExpLook l = {n, tb, NULL, NULL, NULL, NULL};
   if (n) {
     l.ty = LLVMFunctionType(vf, (LLVMTypeRef[]){vf, vi}, 2, 0);
     l.fn = x86_fn(e, n == 8 ? "llvm.x86.avx2.permps" : "llvm.x86.avx512.permvar.sf.512", l.ty);
     if (n == 8)
       l.hi8 = icmp(e, LLVMIntSLT, shl(e, tb, splat(e, ku(e, 28), n)), splat(e, ku(e, 0), n));
   } else {
-    V j = iand(e, tb, ku(e, LEIR_MF_EXPF_NT - 1));
-    for (int i = 1; i < LEIR_MF_EXPF_NT; i++)
-      l.eq[i] = icmp(e, LLVMIntEQ, j, ku(e, (uint32_t)i));
+    l.j = iand(e, tb, ku(e, LEIR_MF_EXPF_NT - 1));
   }
   V kb = lshr(e, tb, splat(e, ku(e, 4), n));
   V r = fma_(e, kf, splat(e, kfl(e, -LEIR_MF_EXPF_LN2H), n), c);
