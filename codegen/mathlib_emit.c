@@ -404,9 +404,10 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
  *   (to nearest; a subnormal or +inf included).  vscalefps gives
  *   sv 2^floor(kf) = sv 2^k rounded once by MXCSR's mode (to nearest, no
  *   FTZ/DAZ, as for every f32 operation here): the same value.
- * - x in (89, 256): the old value is +inf (e^x > 2^128).  Now m >= 2055,
- *   k >= 128; at k = 128, j >= 7 and sv >= 2^(7/16) e^-0.022 > 1.33, above
- *   that sv >= 0.978 and k >= 129: sv 2^k rounds to +inf.
+ * - x in (89, 256): the old value is +inf (e^x > 2^128).  Now m >= 2054
+ *   (16 x INVLN2 > 2054.39), k >= 128; at k = 128, j >= 6 and sv >=
+ *   2^(6/16) e^-0.022 > 1.26, above that sv >= 0.978 and k >= 129: sv 2^k
+ *   rounds to +inf.
  * - x in (-256, -104): the old value is +0 (s2 = +0, sv * s1 > 0).  Now
  *   m <= -2401 and k <= -151: sv 2^k < 2^-150, half the least subnormal
  *   (sv < 2), rounds to +0.
