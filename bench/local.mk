@@ -405,6 +405,22 @@ EXTRA_DIST += bench/mathlib_erf_fit.py
 ## f32 log's polynomial (ir/mathlib.c leir_mf_logf_poly) is fitted by
 ## bench/mathlib_logf_fit.py (numpy, mpmath): `python3 bench/mathlib_logf_fit.py 9`.
 EXTRA_DIST += bench/mathlib_logf_fit.py
+## f32 exp's polynomial and 2^(j/16) table (ir/mathlib.c leir_mf_expf_poly,
+## _thi, _tlo) are made by bench/mathlib_expf_fit.py (numpy, mpmath):
+## `python3 bench/mathlib_expf_fit.py 16 2`.
+EXTRA_DIST += bench/mathlib_expf_fit.py
+## Issue 59 (s26): the prototypes of the table-driven f32 exp (2^(j/16) or
+## 2^(j/8) tables, leir_expf is the first) beside the Cody-Waite routine
+## before it and Sleef's u10, AVX-512 and AVX2, one thread
+## (bench/mathlib_expf_table.c; seconds).  Not part of `make bench`.
+EXTRA_PROGRAMS += bench/mathlib_expf_table
+bench_mathlib_expf_table_SOURCES = bench/mathlib_expf_table.c
+bench_mathlib_expf_table_LDADD = libleircore.la -ldl -lm
+.PHONY: bench-expf-table
+bench-expf-table: bench/mathlib_expf_table$(EXEEXT)
+	@echo "== table-driven f32 exp prototypes (bench/mathlib_expf_table)"
+	@grep -m1 'model name' /proc/cpuinfo; uptime
+	@taskset -c 0 ./bench/mathlib_expf_table || test $$? -eq 77
 .PHONY: bench-erf-table
 bench-erf-table: bench/mathlib_erf_table$(EXEEXT)
 	@echo "== table-driven f32 erf prototype (bench/mathlib_erf_table)"

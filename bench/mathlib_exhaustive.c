@@ -12,8 +12,9 @@
  * erf read from FILE: the f32 results (raw, little-endian) for the patterns
  * 0, S, 2S, ... in that order, as `bench/mathlib_torch.py --erf-values FILE
  * --stride S` writes PyTorch's torch.erf (`make mathlib-torch-erf`).
- * Prints one line per routine: the maximum error in ulps and where, how many
- * results are not the correctly rounded one, and the unresolved and NaN
+ * Prints one line per routine: the maximum error in ulps and where, the
+ * same for the inputs whose correctly rounded result is not subnormal
+ * (normal, 0 or inf), how many results are not the correctly rounded one, and the unresolved and NaN
  * counts.  Exits 0 when every NaN is handled (for erff_values, whatever the
  * NaN mismatches: results that are NaN but not the input's bits), 1
  * otherwise, 2 on a bad argument or --values file.  Run by
@@ -111,9 +112,10 @@ static int run(const Routine *r, int nthreads, uint64_t stride) {
     ml_ulp_merge(&s, &jobs[i].s);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  printf("%s: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded, %llu unresolved, %llu NaN "
-         "mismatches (%.1f s, %d threads)\n",
-         r->name, (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong,
+  printf("%s: %llu inputs, max %.6f ulp (at %a), normal results %.6f (at %a), %llu not correctly rounded, "
+         "%llu unresolved, %llu NaN mismatches (%.1f s, %d threads)\n",
+         r->name, (unsigned long long)s.n, s.max_ulp, (double)s.at, s.max_norm, (double)s.at_norm,
+         (unsigned long long)s.wrong,
          (unsigned long long)s.unresolved, (unsigned long long)s.bad_nan,
          (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), nthreads);
   /* leirc's routines pass an input NaN through bit for bit; another

@@ -212,6 +212,7 @@ static V emit_exp(Em *e, LLVMModuleRef M) {
 }
 
 static V any_(Em *e, V c);
+static V x86_fn(Em *e, const char *name, LLVMTypeRef ty);
 static LLVMBasicBlockRef block(Em *e, const char *name);
 static V phi2(Em *e, LLVMTypeRef t, V a, LLVMBasicBlockRef ba, V b, LLVMBasicBlockRef bb);
 
@@ -231,12 +232,68 @@ static V x86(Em *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *pt, V *args,
    Its operations on f32 (n == 0) or <n x float>.  avx512 (16
    lanes: leir.expf.v16) gives the same values by other instructions (the
    proof is at cg_math_get_expf_vec): no clamp, c = x, and
-   y = |x| < 256 ? vscalefps(sv, kk) : vfixupimmps(x). */
+   y = |x| < 256 ? vscalefps(s, kf) : vfixupimmps(x).
+   The table entry j = tb & 15 is fetched (the same f32 value each way)
+   - scalar: by a load of element j of a private constant global copy of
+     the table (leir.expf.thi, leir.expf.tlo; on NVPTX in the global
+     space): a chain of 15 selects made the host's scalar tails of rows of
+     20 2.6x slower than the routine before (s26), extractelement from a
+     constant vector cost NVPTX a local-memory copy of the tables per call.
+     The function stays memory(none): the only memory it reads is
+     constant, as LLVM's own inference of memory attributes treats it;
+   - 8 lanes: by vpermps (llvm.x86.avx2.permps) from the table's halves,
+     which use tb's low 3 bits, and a blend by bit 3 (the sign of tb << 28);
+   - 16 lanes: by one vpermps zmm (llvm.x86.avx512.permvar.sf.512), which
+     uses tb's low 4 bits: j itself is never computed. */
 typedef enum { EXPF_IR, EXPF_AVX512, EXPF_NORMAL } ExpfForm;
+
+typedef struct {
+  unsigned n; /* lanes (0: scalar) */
+  V tb, fn;   /* vector: tb and the permute intrinsic */
+  LLVMTypeRef ty;
+  V hi8;      /* 8 lanes: tb's bit 3 set */
+  V j;       /* scalar: j = tb & 15 */
+} ExpLook;
+
+static V table_vec(Em *e, const float *tab, unsigned n) {
+  V v[16];
+  for (unsigned i = 0; i < n; i++)
+    v[i] = kfl(e, tab[i]);
+  return LLVMConstVector(v, n);
+}
+
+static V expf_look(Em *e, const ExpLook *l, const float *tab) {
+  if (l->n == 16)
+    return LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab, 16), l->tb}, 2, "");
+  if (l->n == 8) {
+    V lo = LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab, 8), l->tb}, 2, "");
+    V hi = LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab + 8, 8), l->tb}, 2, "");
+    return sel(e, l->hi8, hi, lo);
+  }
+  /* scalar: tab[j] loaded from the module's constant copy NAME of tab */
+  const char *name = tab == leir_mf_expf_thi ? "leir.expf.thi" : "leir.expf.tlo";
+  LLVMTypeRef at = LLVMArrayType(e->f32, LEIR_MF_EXPF_NT);
+  V g = LLVMGetNamedGlobal(e->M, name);
+  if (!g) {
+    V v[LEIR_MF_EXPF_NT];
+    for (int i = 0; i < LEIR_MF_EXPF_NT; i++)
+      v[i] = kfl(e, tab[i]);
+    g = LLVMAddGlobal(e->M, at, name);
+    LLVMSetInitializer(g, LLVMConstArray(e->f32, v, LEIR_MF_EXPF_NT));
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, 64);
+  }
+  V idx[2] = {ku(e, 0), l->j};
+  V ld = LLVMBuildLoad2(e->B, e->f32, LLVMBuildInBoundsGEP2(e->B, at, g, idx, 2, ""), "");
+  LLVMSetAlignment(ld, 4);
+  return ld;
+}
 
 static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
   bool avx512 = form == EXPF_AVX512, normal = form == EXPF_NORMAL;
-  V one = splat(e, kfl(e, 1.0f), n), shift = splat(e, kfl(e, LEIR_MF_SHIFT), n);
+  V shift = splat(e, kfl(e, LEIR_MF_EXPF_SHIFT), n);
   V hi = splat(e, kfl(e, LEIR_MF_EXPF_HI), n), lo = splat(e, kfl(e, LEIR_MF_EXPF_LO), n);
   V c = x, zero = NULL;
   if (!avx512 && !normal) {
@@ -245,24 +302,28 @@ static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
     c = sel(e, zero, lo, c);
   }
   V t = fma_(e, c, splat(e, kfl(e, LEIR_MF_INVLN2), n), shift);
-  V kk = sub(e, t, shift);
-  LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32;
-  V tb = NULL, h = NULL; /* (in leir_expf's order: the IR stays as it was) */
-  if (!avx512) {
-    tb = cast(e, t, vi);
-    h = lshr(e, tb, splat(e, ku(e, 1), n));
+  V kf = sub(e, t, shift);
+  LLVMTypeRef vi = n ? LLVMVectorType(e->i32, n) : e->i32, vf = LLVMTypeOf(x);
+  V tb = cast(e, t, vi);
+  ExpLook l = {n, tb, NULL, NULL, NULL, NULL};
+  if (n) {
+    l.ty = LLVMFunctionType(vf, (LLVMTypeRef[]){vf, vi}, 2, 0);
+    l.fn = x86_fn(e, n == 8 ? "llvm.x86.avx2.permps" : "llvm.x86.avx512.permvar.sf.512", l.ty);
+    if (n == 8)
+      l.hi8 = icmp(e, LLVMIntSLT, shl(e, tb, splat(e, ku(e, 28), n)), splat(e, ku(e, 0), n));
+  } else {
+    l.j = iand(e, tb, ku(e, LEIR_MF_EXPF_NT - 1));
   }
-  V rh = fma_(e, kk, splat(e, kfl(e, -LEIR_MF_LN2H), n), c);
-  V ln2l = splat(e, kfl(e, -LEIR_MF_LN2L), n);
-  V r = fma_(e, kk, ln2l, rh);
-  V dr = fma_(e, kk, ln2l, sub(e, rh, r));
-  V p = hornerf(e, leir_mf_expf_poly, LEIR_MF_EXPF_N, r, n);
-  V c2 = fma_(e, mul(e, r, r), p, fma_(e, dr, r, dr));
-  V sh = add(e, one, r);
-  V sl = add(e, sub(e, one, sh), r);
-  V sv = add(e, sh, add(e, sl, c2));
+  V kb = lshr(e, tb, splat(e, ku(e, 4), n));
+  V r = fma_(e, kf, splat(e, kfl(e, -LEIR_MF_EXPF_LN2H), n), c);
+  r = fma_(e, kf, splat(e, kfl(e, -LEIR_MF_EXPF_LN2L), n), r);
+  V q = hornerf(e, leir_mf_expf_poly, LEIR_MF_EXPF_N, r, n);
+  V p = fma_(e, mul(e, r, r), q, r);
+  V th = expf_look(e, &l, leir_mf_expf_thi);
+  V u = fma_(e, th, p, expf_look(e, &l, leir_mf_expf_tlo));
+  V sv = add(e, th, u);
   if (avx512) {
-    LLVMTypeRef vf = LLVMTypeOf(x), i32 = e->i32, i16 = e->i16;
+    LLVMTypeRef i32 = e->i32, i16 = e->i16;
     /* |x| < 256, by the bits: a NaN's are above inf's, so not */
     V ok = icmp(e, LLVMIntULT, iand(e, cast(e, x, vi), splat(e, ku(e, 0x7fffffff), n)), splat(e, ku(e, 0x43800000), n));
     /* vfixupimmps by the class of x: QNaN and SNaN 0 = x itself, -inf and
@@ -271,14 +332,14 @@ static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
                (V[]){x, x, splat(e, ku(e, 0x58580000), n), ku(e, 0), LLVMConstInt(i16, 0xffff, 0), ku(e, 4)}, 6);
     /* vscalefps where |x| < 256; 4: MXCSR's rounding (to nearest) */
     return x86(e, "llvm.x86.avx512.mask.scalef.ps.512", vf, (LLVMTypeRef[]){vf, vf, vf, i16, i32},
-               (V[]){sv, kk, fx, cast(e, ok, i16), ku(e, 4)}, 5);
+               (V[]){sv, kf, fx, cast(e, ok, i16), ku(e, 4)}, 5);
   }
   V e23 = splat(e, ku(e, 23), n);
-  if (normal) /* sv 2^k, normal: k added to sv's exponent, k << 23 = tb << 23 (u32) */
-    return cast(e, iadd(e, cast(e, sv, vi), shl(e, tb, e23)), LLVMTypeOf(x));
-  V ee = splat(e, ku(e, LEIR_MF_EXPF_E), n);
-  V s1 = cast(e, shl(e, iadd(e, h, ee), e23), LLVMTypeOf(x));
-  V s2 = cast(e, shl(e, iadd(e, isub(e, tb, h), ee), e23), LLVMTypeOf(x));
+  if (normal) /* sv 2^k, normal: k added to sv's exponent, k << 23 = kb << 23 (u32) */
+    return cast(e, iadd(e, cast(e, sv, vi), shl(e, kb, e23)), vf);
+  V h = lshr(e, tb, splat(e, ku(e, 5), n)), ee = splat(e, ku(e, 127), n);
+  V s1 = cast(e, shl(e, iadd(e, h, ee), e23), vf);
+  V s2 = cast(e, shl(e, iadd(e, isub(e, kb, h), ee), e23), vf);
   s2 = sel(e, zero, splat(e, kfl(e, 0.0f), n), s2); /* +0 below EXPF_LO without a tiny product */
   V y = mul(e, mul(e, sv, s1), s2);
   return sel(e, isnan_(e, x), x, y);
@@ -293,72 +354,73 @@ static V emit_expf(Em *e, LLVMModuleRef M) {
   return end_fn(e, fn, expf_body(e, LLVMGetParam(fn, 0), 0, EXPF_IR));
 }
 
-/* leir.expf.v8 (AVX2): leir_expf's operations on 8 lanes, with a branch
+/* leir.expf.v8 (AVX2): leir_expf's operations on 8 lanes (the table
+ * entries by vpermps from its halves and a blend: expf_look), with a branch
  * around the clamps, the two-step scaling and the NaN select when every
  * lane has |x| <= EXPF_NMAX = 87 (false for a NaN: the compare is
  * unordered-or-greater), where they change nothing, and the scaling is k
  * added to sv's exponent:
- *   y = flt(bits(sv) + (tb << 23))        (u32)
+ *   y = flt(bits(sv) + (kb << 23))        (u32)
  * (issue 59: 1.2x on Zen 3, bench/mathlib_bench; 36 instructions a vector
  * became 24 and a compare, a test and a branch).  The same values: for
- * |x| <= 87, x INVLN2 is in [-125.6, 125.6], so k in [-126, 126]; the
- * clamps and zero are false and x is not NaN, so c = x and every value up
- * to sv is the scalar routine's; tb = bits(SHIFT) + k (t in [2^23, 2^24)),
- * and bits(SHIFT) << 23 = 0 mod 2^32, so tb << 23 = k << 23 mod 2^32.  sv
- * is in [0.70, 1.42] (exponent 126 or 127), and the result is a normal
- * f32: e^-87 > 2^-126, and where k = -126 (x <= -86.99) r >= 0.33 and sv
- * > 1.39.  So the sum's exponent field is sv's plus k, in [1, 253]: the
- * bits of sv 2^k, exact; (sv * s1) * s2 with s1 s2 = 2^k (both normal,
- * sv * s1 exact) is that value too.  Other vectors (any lane |x| > 87 or
- * NaN) take leir_expf's operations unchanged.  (88 would not do: k = -127,
- * a subnormal result.)  The price: such vectors cost the compare and the
- * branch more than the straight code did, and arguments that mix the two
- * kinds at random cost mispredictions.  make bench-expf-range on Zen 3
- * (time against the build before, load 9): x in [-80, 80] 0.57-0.72x,
- * +0 and +inf results 1.14-1.24x, subnormal results 1.33-1.49x,
- * MinGPTNewGelu on N(0,1) 0.81-0.95x and on leirc's random inputs
- * (10 N(0,1): many tanh arguments beyond 87) 1.16-1.24x.  Computing sv
- * once before the branch (from x, unclamped, as v16 does) and only the
- * scaling on either side did not help (the same figures), nor did a
- * 16-lane form for AVX2 (two registers under one branch).
+ * |x| <= 87, m = round(16 x INVLN2) is in [-2008, 2008], so k = floor(m/16)
+ * in [-126, 125]; the clamps and zero are false and x is not NaN, so c = x
+ * and every value up to sv is the scalar routine's; kb = 0x04940000 + k,
+ * and 0x04940000 << 23 = 0 mod 2^32, so kb << 23 = k << 23 mod 2^32.  sv
+ * is in [0.978, 2) (exponent 126 or 127), and the result is a normal f32:
+ * where k = -126, m >= -2008 = -126 16 + 8 gives j >= 8 and sv >=
+ * 2^(1/2) e^-0.022 > 1.38.  So the sum's exponent field is sv's plus k, in
+ * [1, 252]: the bits of sv 2^k, exact; (sv * s1) * s2 with s1 s2 = 2^k
+ * (both normal, sv * s1 exact) is that value too.  Other vectors (any lane
+ * |x| > 87 or NaN) take leir_expf's operations unchanged.  (88 would not
+ * do: m = -2031, k = -127, a subnormal result.)  The price: such vectors
+ * cost the compare and the branch more than the straight code did, and
+ * arguments that mix the two kinds at random cost mispredictions.  make
+ * bench-expf-range on Zen 3 (the Cody-Waite routine before s26, time
+ * against the build before, load 9): x in [-80, 80] 0.57-0.72x, +0 and
+ * +inf results 1.14-1.24x, subnormal results 1.33-1.49x, MinGPTNewGelu on
+ * N(0,1) 0.81-0.95x and on leirc's random inputs (10 N(0,1): many tanh
+ * arguments beyond 87) 1.16-1.24x.  Computing sv once before the branch
+ * (from x, unclamped, as v16 does) and only the scaling on either side did
+ * not help (the same figures), nor did a 16-lane form for AVX2 (two
+ * registers under one branch).
  * leir.expf.v16 (AVX-512F): the same values from fewer instructions and a
- * shorter dependency chain (issue 59: 1.4x on Zen 4, bench/mathlib_bench).
- * The clamps go (c = x), and the scaling y = (sv * s1) * s2 (s2 = +0 for
- * zero) and the NaN select become
- *   y = |x| < 256 ? vscalefps(sv, kk) : vfixupimmps(x)
+ * shorter dependency chain (issue 59).  The clamps go (c = x), the table
+ * entries come from one vpermps each (by tb: the instruction reads its low
+ * 4 bits, j), and the scaling y = (sv * s1) * s2 (s2 = +0 for zero) and
+ * the NaN select become
+ *   y = |x| < 256 ? vscalefps(sv, kf) : vfixupimmps(x)
  * where the fixup gives x for a NaN, +inf for x > 0 and +0 for x < 0 (the
  * comparison by the bits, (bits(x) & 0x7fffffff) < bits(256), is false
  * for NaNs).
- * - |x| < 256: t = fmaf(x, INVLN2, SHIFT) is in [2^23, 2^24), so kk = k =
- *   round(x INVLN2) exactly, |k| <= 370; rh = x - k LN2H is exact (k LN2H
- *   and x are multiples of 2^-21 when |x| >= 89, and |rh| < 1: 21 bits;
- *   below 89 as before), so r in [-0.35, 0.35] and sv in [0.70, 1.42].
+ * - |x| < 256: t = fmaf(x, INVLN2, SHIFT) is in [2^19, 2^20) (|m| <= 5910),
+ *   so kf = m/16 exactly and floor(kf) = k; r is within 2^-24 of x - kf
+ *   ln2 (the product kf LN2H needs 13 bits where |m| > 4095, then the
+ *   first fmaf may round), |r| < 0.0218, and sv in [0.978, 2).
  * - x in [EXPF_LO, EXPF_HI] = [-104, 89]: the clamps did nothing, every
- *   value up to sv is the scalar routine's; k in [-150, 128], k1 =
- *   floor(k/2) and k - k1 in [-75, 64], so sv * s1 = sv 2^k1 is a normal
- *   f32 in [2^-76, 2^65], exact, and (sv * s1) * s2 is sv 2^k rounded once
+ *   value up to sv is the scalar routine's; k in [-151, 128], k1 =
+ *   floor(k/2) and k - k1 in [-76, 64], so sv * s1 = sv 2^k1 is a normal
+ *   f32 in [2^-77, 2^65], exact, and (sv * s1) * s2 is sv 2^k rounded once
  *   (to nearest; a subnormal or +inf included).  vscalefps gives
- *   sv 2^floor(kk) = sv 2^k rounded once by MXCSR's mode (to nearest, no
+ *   sv 2^floor(kf) = sv 2^k rounded once by MXCSR's mode (to nearest, no
  *   FTZ/DAZ, as for every f32 operation here): the same value.
- * - x in (89, 256): the old value is +inf (e^x > 2^128).  Now k >= 128; at
- *   k = 128 (x <= 89.07) sv = e^(x - 128 ln2) >= e^0.277 > 1, above that
- *   sv >= 0.70 and k >= 129: sv 2^k rounds to +inf.
+ * - x in (89, 256): the old value is +inf (e^x > 2^128).  Now m >= 2054
+ *   (16 x INVLN2 > 2054.39), k >= 128; at k = 128, j >= 6 and sv >=
+ *   2^(6/16) e^-0.022 > 1.26, above that sv >= 0.978 and k >= 129: sv 2^k
+ *   rounds to +inf.
  * - x in (-256, -104): the old value is +0 (s2 = +0, sv * s1 > 0).  Now
- *   k <= -150; at k = -150 (x >= -104.32) sv = e^(x + 150 ln2) <= e^-0.029
- *   < 0.98, below that sv <= 1.42 and k <= -151: sv 2^k < 2^-150, half the
- *   least subnormal, rounds to +0.
+ *   m <= -2401 and k <= -151: sv 2^k < 2^-150, half the least subnormal
+ *   (sv < 2), rounds to +0.
  * - |x| >= 256 or NaN: x >= 256 gives +inf, x <= -256 +0 (the old values:
  *   the clamps made them inf and +0), a NaN x itself (the select), sNaN
  *   bits included (the fixup's token 0 keeps its destination x, for the
  *   classes QNaN and SNaN; the classes zero and one never get there).
- * Tried for v16 on Zen 4 (issue 59, s25): v8's branch, to vscalefps
- * unmasked or to v8's integer scaling when every |x| <= 87 (no and,
- * compare, fixup): no faster (bench-mathlib f32 exp 3252 and 3524 Melem/s
- * against 3363, then 3232 and 3468 against 3543, load 4.9).  The loop is
- * bound by the FMA pipes: 12 of its 23 vector operations are
+ * Before s26 (the Cody-Waite routine: 12 of its 23 vector operations were
  * multiplications or FMAs, which Zen 4 runs at one 512-bit operation a
- * cycle (llvm-mca-19 -mcpu=znver4: 12.2 cycles per 16 lanes, FP0/FP1
- * 12.0); the others fit in the add pipes' 11 cycles beside them.
+ * cycle, llvm-mca-19 -mcpu=znver4 12.2 cycles per 16 lanes, FP0/FP1 12.0)
+ * v8's branch for v16, to vscalefps unmasked or to v8's integer scaling
+ * when every |x| <= 87, was no faster.  Now 8 of 15 (t, 2 for r, q, r * r,
+ * p, u, vscalefps).
  * mathlib_emit_test runs both on this machine (v16 with AVX-512F) on every
  * 257th f32 pattern (consecutive ones share a vector: both of v8's paths) and the specials against leir_expf (all 2^32 with
  * LEIR_MATHLIB_FULL=1). */

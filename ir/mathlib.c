@@ -95,33 +95,55 @@
  * Here + - * are IEEE binary32 operations, fmaf the correctly rounded f32
  * fma, integers are int32; constants LEIR_MF_*, tables leir_mf_*_poly,
  * hornerf(P, v) as horner in f32, flt() the bit cast to f32.
- * leir_expf(x):
+ * leir_expf(x), table-driven (issue 59: fewer multiplications and FMAs,
+ * the operations Zen 4 runs at one 512-bit one a cycle; 2^(j/16) from a
+ * 16-entry table, on AVX-512 one vpermps each, and e^r - 1 from a degree-3
+ * polynomial for |r| <= ln2/32):
  *   c = x > EXPF_HI ? EXPF_HI : x;  zero = c < EXPF_LO;  c = zero ? EXPF_LO : c
- *   t = fmaf(c, INVLN2, SHIFT);  kf = t - SHIFT   (k = kf = bits(t) - bits(SHIFT))
- *   tb = bits(t);  h = tb >> 1                         (u32; bits(SHIFT) is even)
- *   rh = fmaf(kf, -LN2H, c)                              (exact)
- *   r = fmaf(kf, -LN2L, rh);  dr = fmaf(kf, -LN2L, rh - r)   (r + dr ~ c - k ln2)
- *   p = hornerf(expf_poly, r)                      (~(e^r - 1 - r)/r^2)
- *   c2 = fmaf(r * r, p, fmaf(dr, r, dr))
- *   sh = 1 + r;  sl = (1 - sh) + r;  s = sh + (sl + c2)
- *   s1 = flt((h + EXPF_E) << 23);  s2 = zero ? 0 : flt((tb - h + EXPF_E) << 23)   (u32)
+ *   t = fmaf(c, INVLN2, EXPF_SHIFT);  kf = t - EXPF_SHIFT      (kf = m/16 exactly)
+ *   tb = bits(t);  j = tb & 15;  kb = tb >> 4;  h = tb >> 5     (u32)
+ *   r = fmaf(kf, -EXPF_LN2H, c);  r = fmaf(kf, -EXPF_LN2L, r)
+ *   q = hornerf(expf_poly, r)                       (~(e^r - 1 - r)/r^2)
+ *   p = fmaf(r * r, q, r)                           (~e^r - 1)
+ *   u = fmaf(Thi[j], p, Tlo[j]);  s = Thi[j] + u     (~2^(j/16) e^r)
+ *   s1 = flt((h + 127) << 23);  s2 = zero ? 0 : flt((kb - h + 127) << 23)   (u32)
  *   y = (s * s1) * s2;  result x != x ? x : y
- *   (EXPF_E = 127 - bits(SHIFT)/2 mod 2^32: s1 = 2^k1 with k1 = floor(k/2),
- *   s2 = 2^(k - k1).)
- *   k in [-150, 128]: +inf from EXPF_HI = 89 on, 0 from EXPF_LO = -104
- *   down, subnormals from the last product (s was rounded once before it).
- *   Below EXPF_LO the product s 2^-150 (s < 1) would round to +0 as well;
- *   s2 = 0 gives that +0 without a tiny product, which costs AMD Zen 3 a
- *   slow path (about 25 cycles a vector: bench/expf_range.sh).
- *   Over every f32 input (bench/mathlib_exhaustive): max 0.757849 ulp (at
- *   -0x1.5ecadp+6, a subnormal result: the double rounding), 0.600571 ulp
- *   for x > -87.33 (normal results); 2029142 results not correctly rounded.
+ *   t is in [2^19, 2^20), its ulp 1/16 (EXPF_SHIFT = 1.5 * 2^19), so kf =
+ *   m/16 with m = round(16 c INVLN2), and tb = bits(EXPF_SHIFT) + m, whose
+ *   low 5 bits are 0 (0x49400000): j = m mod 16, kb = 0x04940000 + k with
+ *   k = floor(m/16), h = 0x024a0000 + k1 with k1 = floor(m/32) =
+ *   floor(k/2), kb - h = 0x024a0000 + (k - k1), and the shifts by 23 drop
+ *   the constants: s1 = 2^k1, s2 = 2^(k - k1).  c = (k + j/16) ln2 + r.
+ *   EXPF_LN2H has 12 significant bits and kf (|m| <= 2401) 12, so kf
+ *   EXPF_LN2H is exact, and the first r is exact (c and kf EXPF_LN2H are
+ *   multiples of 2^-29 where m != 0, |r| < 2^-5); |r| <= 0.02168.
+ *   Thi[j] = 2^(j/16) rounded to f32, Tlo[j] = the rest rounded
+ *   (bench/mathlib_expf_fit.py, |Thi + Tlo - 2^(j/16)| < 2^-49; the
+ *   polynomial's error in e^r - 1 below 2^-29.1); s in [0.978, 2).
+ *   k in [-151, 128]: k1 and k - k1 in [-76, 64], so s * s1 is exact and
+ *   the last product rounds s 2^k once: +inf from EXPF_HI = 89 on (k = 128,
+ *   j = 6), 0 from EXPF_LO = -104 down (s2 = 0 below it: the product s
+ *   2^-151 (s < 2) would round to +0 as well; s2 = 0 gives that +0 without
+ *   a tiny product, which costs AMD Zen 3 a slow path (about 25 cycles a
+ *   vector: bench/expf_range.sh)), subnormals from the last product (s was
+ *   rounded once before it).
+ *   Over every f32 input (bench/mathlib_exhaustive): max 0.761636 ulp (at
+ *   -0x1.5f2a6cp+6, a subnormal result: the double rounding), 0.565483 ulp
+ *   (at 0x1.30e068p+6) for normal results; 3158904 results not correctly
+ *   rounded.
+ *   (Before, Cody-Waite to |r| <= ln2/2, a double-f32 r + dr and a degree-7
+ *   polynomial with 1 + r + c2 summed in two parts: 0.757849 ulp
+ *   (subnormal results), 0.600571 (normal), 2029142 not correctly rounded;
+ *   12 of 23 AVX-512 operations a vector were multiplications or FMAs, now
+ *   8 of 15.)
  *   The host JIT's AVX-512 form (codegen/mathlib_emit.c, leir.expf.v16)
- *   gets the same values by other instructions: no clamps, y = vscalefps(s,
- *   kf) (one rounding of s 2^k, as (s * s1) * s2), and |x| >= 256 and NaNs
- *   by vfixupimmps; the proof is at cg_math_get_expf_vec.  Its AVX2 form
- *   (leir.expf.v8) branches, for vectors with every |x| <= 87, to y = s *
- *   2^k (one product, 2^k from tb's bits; no clamps, no NaN select): the
+ *   gets the same values by other instructions: no clamps, the lookups one
+ *   vpermps each by tb's low 4 bits, y = vscalefps(s, kf) (one rounding of
+ *   s 2^floor(kf) = s 2^k, as (s * s1) * s2), and |x| >= 256 and NaNs by
+ *   vfixupimmps; the proof is at cg_math_get_expf_vec.  Its AVX2 form
+ *   (leir.expf.v8) looks up by two vpermps and a blend a table, and
+ *   branches, for vectors with every |x| <= 87, to y = s * 2^k (one
+ *   product, k added to s's exponent; no clamps, no NaN select): the
  *   same values, proof there too.
  * leir_expf_cr(x), f32 computed in f64 (the routine before issue 59, kept
  * for reference and tests, used by no back end; d = (double)x):
@@ -580,9 +602,17 @@ double leir_pow(double x, double y) {
 /* ------------------------------------------------------------------- f32 */
 
 /* The f32 routines in f32 arithmetic (see the contract above). */
-const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {
-    0x1.a2477ep-13f, 0x1.6d3c86p-10f, 0x1.111002p-7f,
-    0x1.5554f6p-5f,  0x1.555556p-3f,  0x1p-1f,
+/* leir_expf's polynomial and table (bench/mathlib_expf_fit.py 16 2) */
+const float leir_mf_expf_poly[LEIR_MF_EXPF_N] = {0x1.555734p-3f, 0x1.000238p-1f};
+const float leir_mf_expf_thi[LEIR_MF_EXPF_NT] = {
+    0x1p+0f,        0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
+    0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
+    0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f,
+};
+const float leir_mf_expf_tlo[LEIR_MF_EXPF_NT] = {
+    0x0p+0f,         0x1.9f3122p-25f,  -0x1.c15742p-27f, 0x1.ceac48p-25f,  0x1.4636e2p-25f,  0x1.824684p-25f,
+    -0x1.593abcp-25f, -0x1.5bd5ecp-27f, 0x1.9fcef4p-26f,  -0x1.829fdp-25f,  0x1.15506ep-27f,  0x1.51f848p-27f,
+    -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f,
 };
 
 /* leir_erff's tables (bench/mathlib_erf_fit.py 7): per interval i the
@@ -610,20 +640,21 @@ float leir_expf(float x) {
   float c = x > LEIR_MF_EXPF_HI ? LEIR_MF_EXPF_HI : x;
   bool zero = c < LEIR_MF_EXPF_LO;
   c = zero ? LEIR_MF_EXPF_LO : c;
-  float t = fmaf(c, LEIR_MF_INVLN2, LEIR_MF_SHIFT);
-  float kf = t - LEIR_MF_SHIFT;
+  float t = fmaf(c, LEIR_MF_INVLN2, LEIR_MF_EXPF_SHIFT);
+  float kf = t - LEIR_MF_EXPF_SHIFT;
   uint32_t tb = bits32(t);
-  uint32_t h = tb >> 1;
-  float rh = fmaf(kf, -LEIR_MF_LN2H, c);
-  float r = fmaf(kf, -LEIR_MF_LN2L, rh);
-  float dr = fmaf(kf, -LEIR_MF_LN2L, rh - r);
-  float p = hornerf(leir_mf_expf_poly, LEIR_MF_EXPF_N, r);
-  float c2 = fmaf(r * r, p, fmaf(dr, r, dr));
-  float sh = 1.0f + r;
-  float sl = (1.0f - sh) + r;
-  float s = sh + (sl + c2);
-  float s1 = flt((h + LEIR_MF_EXPF_E) << 23);
-  float s2 = zero ? 0.0f : flt((tb - h + LEIR_MF_EXPF_E) << 23);
+  uint32_t j = tb & (LEIR_MF_EXPF_NT - 1);
+  uint32_t kb = tb >> 4;
+  uint32_t h = tb >> 5;
+  float r = fmaf(kf, -LEIR_MF_EXPF_LN2H, c);
+  r = fmaf(kf, -LEIR_MF_EXPF_LN2L, r);
+  float q = hornerf(leir_mf_expf_poly, LEIR_MF_EXPF_N, r);
+  float p = fmaf(r * r, q, r);
+  float th = leir_mf_expf_thi[j];
+  float u = fmaf(th, p, leir_mf_expf_tlo[j]);
+  float s = th + u;
+  float s1 = flt((h + 127u) << 23);
+  float s2 = zero ? 0.0f : flt((kb - h + 127u) << 23);
   float y = (s * s1) * s2;
   return x != x ? x : y;
 }

@@ -12,7 +12,7 @@
  *
  * Accuracy (measured by testsuite/unit/mathlib_test.c and, over every f32
  * input, bench/mathlib_exhaustive): expf, logf and erff compute in f32
- * arithmetic (max 0.7579, 0.8708 and 0.7167 ulp); powf's general path is in
+ * arithmetic (max 0.7616, 0.8708 and 0.7167 ulp); powf's general path is in
  * f64, sized for f32 and rounded once (e^(y ln|x|) in f64 within
  * 2^-36, rounded once; for y = -1, 1, 2, 3 the f32 products 1/x, x, x*x,
  * x*(x*x), the last within 1.3 ulp); leir_expf_cr, leir_erff_cr and leir_powf_cr are the
@@ -84,17 +84,19 @@ uint64_t leir_math_fingerprint(void);
 #define LEIR_M_POW_SMALL 0x1p-900
 
 /* the f32 routines in f32 arithmetic */
-#define LEIR_MF_SHIFT 0x1.8p23f              /* 1.5 * 2^23, round-to-int */
 #define LEIR_MF_TWO23 0x1p23f
 #define LEIR_MF_POWF_IMAX 3.0f               /* powf's integer-power path bound */
 #define LEIR_MF_INVLN2 0x1.715476p+0f        /* 1/ln 2 rounded to f32 */
-#define LEIR_MF_LN2H 0x1.62e43p-1f           /* ln 2 ~ LN2H + LN2L */
-#define LEIR_MF_LN2L (-0x1.05c61p-29f)
+#define LEIR_MF_EXPF_NT 16                   /* expf's table: 2^(j/16) */
+#define LEIR_MF_EXPF_SHIFT 0x1.8p19f         /* 1.5 * 2^19: t's ulp 1/16, bits(SHIFT) = 0x49400000 */
+#define LEIR_MF_EXPF_LN2H 0x1.62ep-1f        /* ln 2 ~ LN2H + LN2L; LN2H 12 bits (k/16 LN2H exact) */
+#define LEIR_MF_EXPF_LN2L 0x1.0bfbe8p-15f
 #define LEIR_MF_EXPF_HI 89.0f                /* expf argument clamp */
 #define LEIR_MF_EXPF_LO (-104.0f)
-#define LEIR_MF_EXPF_E (127u - (0x4b400000u >> 1)) /* 2^k1 = flt((h + E) << 23) */
-#define LEIR_MF_EXPF_N 6
-extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/2 */
+#define LEIR_MF_EXPF_N 2
+extern const float leir_mf_expf_poly[LEIR_MF_EXPF_N]; /* (e^r-1-r)/r^2, |r| <= ln2/32 */
+extern const float leir_mf_expf_thi[LEIR_MF_EXPF_NT]; /* 2^(j/16) ~ Thi[j] + Tlo[j] */
+extern const float leir_mf_expf_tlo[LEIR_MF_EXPF_NT];
 #define LEIR_MF_LOGF_OFF 0x3f3504f3u         /* bits(sqrt(1/2)): m in [sqrt(1/2), sqrt(2)) */
 #define LEIR_MF_LOGF_OFFS (0x3f3504f3u + (23u << 23)) /* the same for x * 2^23 (subnormal x) */
 #define LEIR_MF_LOGF_LN2H 0x1.62e4p-1f       /* ln 2 ~ LN2H + LN2L, k * LN2H exact */

@@ -339,7 +339,7 @@ static void test_accuracy_f32(void **state) {
     note(&wpc, err32(r, pow(x, y)), ulps32(r, powf(x, y)), x, y);
   }
   printf("f32 vs double libm (and steps from the float libm):\n");
-  report("expf", &we, 0.751, 1); /* f32 arithmetic, 0.75 ulp over every input */
+  report("expf", &we, 0.762, 1); /* f32 arithmetic, 0.762 ulp over every input */
   report("expf_cr", &wc, 0.501, 1);
   report("logf", &wl, 0.871, 1); /* f32 arithmetic, 0.87 ulp over every input */
   report("erff", &wr, 0.673, 1); /* f32 arithmetic, table-driven: see test_erff_strided */
@@ -354,19 +354,21 @@ static void test_accuracy_f32(void **state) {
 /* The f32 routines of their own against the correctly rounded result on
    every 257th f32 pattern (16.7 million inputs; `make mathlib-exhaustive`
    checks all 2^32), every NaN input returned as it is.  expf and erff
-   and logf compute in f32 (max 0.757849, 0.716720 and 0.870726 ulp over
+   and logf compute in f32 (max 0.761636, 0.716720 and 0.870726 ulp over
    all inputs, see ir/mathlib.c): their exact figures on this subset are
-   asserted; the f64-inside routines (expf_cr, erff_cr) within 0.5 + 2^-15 (erff_cr
+   asserted (expf's for normal results too: 0.565483 over all inputs); the f64-inside routines (expf_cr, erff_cr) within 0.5 + 2^-15 (erff_cr
    2^-12) ulp and almost always correctly rounded. */
 static void test_expf_strided(void **state) {
   (void)state;
   MlUlp s = {.n = 0};
   ml_ulp_check(&s, leir_expf, leir_exp, expl, ml_known_exp, 0, UINT64_C(1) << 32, 257);
-  printf("  expf: %llu inputs, max %.6f ulp (at %a), %llu not correctly rounded\n",
-         (unsigned long long)s.n, s.max_ulp, (double)s.at, (unsigned long long)s.wrong);
+  printf("  expf: %llu inputs, max %.6f ulp (at %a), normal results %.6f (at %a), %llu not correctly rounded\n",
+         (unsigned long long)s.n, s.max_ulp, (double)s.at, s.max_norm, (double)s.at_norm,
+         (unsigned long long)s.wrong);
   assert_int_equal(s.n, 16711936);
   assert_true(s.max_ulp > 0.74738 && s.max_ulp < 0.74739);
-  assert_int_equal(s.wrong, 7883);
+  assert_true(s.max_norm > 0.55147 && s.max_norm < 0.55148);
+  assert_int_equal(s.wrong, 12198);
   assert_int_equal(s.unresolved, 0);
   assert_int_equal(s.bad_nan, 0);
 }
@@ -682,7 +684,7 @@ static void test_cubef_strided(void **state) {
    same commit. */
 static void test_fingerprint(void **state) {
   (void)state;
-  assert_int_equal(leir_math_fingerprint(), 0xda8f396bf49446ffull);
+  assert_int_equal(leir_math_fingerprint(), 0x768c04041a7c54d8ull);
   assert_int_equal(leir_math_fingerprint(), leir_math_fingerprint());
 }
 

@@ -30,6 +30,8 @@ typedef struct {
   uint64_t wrong;     /* results other than the correctly rounded one */
   uint64_t unresolved;/* too close to a boundary for the long double reference */
   uint64_t bad_nan;   /* NaN handling differs */
+  double max_norm;    /* the largest error where the correctly rounded result is */
+  float at_norm;      /* not subnormal (|result| >= 2^-126 or +-0), and where */
 } MlUlp;
 
 static inline double ml_ulp32(double ref) { /* ref finite, nonzero or not */
@@ -110,6 +112,10 @@ static inline void ml_ulp_check(MlUlp *s, float (*f)(float), double (*ref64)(dou
           s->max_ulp = err;
           s->at = x;
         }
+        if ((kr == 0.0f || fabsf(kr) >= 0x1p-126f) && err > s->max_norm) {
+          s->max_norm = err;
+          s->at_norm = x;
+        }
       }
       continue;
     }
@@ -142,6 +148,10 @@ static inline void ml_ulp_check(MlUlp *s, float (*f)(float), double (*ref64)(dou
       s->max_ulp = err;
       s->at = x;
     }
+    if ((fr == 0.0f || fabsf(fr) >= 0x1p-126f) && err > s->max_norm) {
+      s->max_norm = err;
+      s->at_norm = x;
+    }
   }
 }
 
@@ -149,6 +159,10 @@ static inline void ml_ulp_merge(MlUlp *a, const MlUlp *b) {
   if (b->max_ulp > a->max_ulp) {
     a->max_ulp = b->max_ulp;
     a->at = b->at;
+  }
+  if (b->max_norm > a->max_norm) {
+    a->max_norm = b->max_norm;
+    a->at_norm = b->at_norm;
   }
   a->n += b->n;
   a->wrong += b->wrong;
