@@ -237,10 +237,12 @@ static bool outputs_agree(TuneEval *te, InterpProg *ip, char cls, const char **w
 }
 
 /* --fp-contract=on: a class E candidate that changes only what fuses
- * passes as class T (drv_fused_step_check, on the host JIT). */
+ * passes as class T (drv_fused_step_check, on the host JIT, on the
+ * reference's inputs: the --input data and random data of --seed). */
 static bool fused_class_t(TuneEval *te, const IrProgram *q) {
   InterpDiff d;
-  return drv_fused_step_check(te->ctx, te->o, te->orig, q, CMP_DEFAULT, true, &d) == 1 && d.verdict != CMP_DIFFER;
+  return drv_fused_step_check(te->ctx, te->o, te->orig, q, CMP_DEFAULT, true, te->ref, &d) == 1 &&
+         d.verdict != CMP_DIFFER;
 }
 
 /* ------------------------------------------------------------ interface */
@@ -329,8 +331,10 @@ static TuneStatus eval_impl(TuneEval *te, const IrProgram *q, char cls, double *
     goto out;
   }
   if (te->small && ir_program_execs(q) <= TUNE_INTERP_MAX_WORK) {
+    /* on the reference's inputs: the --input files are read once, by
+       tune_eval_new */
     InterpCheckOptions co = {te->o->run.seed, te->o->run.max_steps};
-    InterpCheckInputs in = {te->o->run.ninputs, te->o->run.input_names, te->o->run.input_paths};
+    InterpCheckInputs in = {0, NULL, NULL, te->ref};
     int r = interp_check_step_inputs(ctx, te->orig, q, cls, 1, "candidate", &co, &in);
     if (r) {
       st = r == 1 ? TUNE_WRONG : TUNE_FAIL;
