@@ -71,7 +71,7 @@ leir_status leir_compare(leir_context *lc, const leir_program *a, const leir_pro
   if (!api_owns(lc, a, "leir_compare") || !api_owns(lc, b, "leir_compare")) return LEIR_EINVAL;
   if (!verdict_out) return api_einval(lc, "leir_compare: verdict_out is NULL");
   api_use(lc, a);
-  InterpCompareOpts co = {1, lc->seed, (CmpTolerance)lc->tolerance, {false, lc->max_steps}, 0, NULL, NULL};
+  InterpCompareOpts co = {1, lc->seed, (CmpTolerance)lc->tolerance, {false, lc->max_steps}, 0, NULL, NULL, NULL};
   InterpDiff d;
   if (interp_compare_programs(&lc->ctx, a->ir, &lc->ctx, b->ir, &co, a->src.name, b->src.name, &d) != 0)
     return LEIR_ERROR;

@@ -288,11 +288,15 @@ bool drv_jit_runner_zeroed_live(void *ctx, struct InterpProg *ip, const unsigned
  * NULL when out of memory. */
 unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept);
 /* interp_fused_step_check (interp/check.h) of a --emit-steps, --eval or
- * --tune pair on the random inputs of --seed, under tol (a CmpTolerance):
- * in the interpreter within drv_interp_budget, or with jit on the host JIT. */
+ * --tune pair under tol (a CmpTolerance), on the inputs and parameters of
+ * `inputs` (a compiled program, e.g. --tune's reference holding the --input
+ * data; InterpCompareOpts.inputs_of) or, when NULL, the random inputs of
+ * --seed: in the interpreter within drv_interp_budget, or with jit on the
+ * host JIT. */
 struct InterpDiff;
+struct InterpProg;
 int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, int tol,
-                         bool jit, struct InterpDiff *d);
+                         bool jit, struct InterpProg *inputs, struct InterpDiff *d);
 
 /* driver/incr.c: the program after a step run from its first nest that
  * differs from the program before (issue 61).  drv_incr_plan fills *r:

@@ -145,7 +145,7 @@ static uint64_t eval_budget(const DrvOptions *o) { return drv_interp_budget(o); 
 static bool fused_class_t(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after,
                           bool jit) {
   InterpDiff d;
-  return drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit, &d) == 1 && d.verdict != CMP_DIFFER;
+  return drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit, NULL, &d) == 1 && d.verdict != CMP_DIFFER;
 }
 
 /* The program before with the inputs of o->run.seed, run by the host JIT

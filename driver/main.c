@@ -73,8 +73,8 @@ static const char usage_text[] =
   "                        exit status 0 equal/close, 1 differ, 2 error\n"
   "      --input NAME=FILE.npy  the data of input or parameter NAME (--run,\n"
   "                        --compare, --tune, --print-cost --cost=measure\n"
-  "                        --target=host, -O with --verify; a usage error\n"
-  "                        elsewhere)\n"
+  "                        --target=host, -O with --verify, also under\n"
+  "                        --emit-steps; a usage error elsewhere)\n"
   "      --seed N          random inputs from seed N (default 0)\n"
   "                        (and, with -O, a seeded choice among the\n"
   "                        candidates of a filter or a bare NAME; a usage\n"
@@ -119,7 +119,8 @@ static const char usage_text[] =
   "      --list-applicable print the spelling of every legal candidate of\n"
   "                        every implemented pass, one a line, on the program\n"
   "                        after -O (with --json: JSON lines with strategy,\n"
-  "                        level, class, spelling and site {nest, line, col})\n"
+  "                        level, class, spelling and site {nest, line, col});\n"
+  "                        not with --tune or --print-cost\n"
   "      --dump-before=PASS  print the program before each step of PASS (a\n"
   "                        name, an alias or 'all'), after a line\n"
   "                        '# before step N: SPELLING', to stderr\n"
@@ -482,12 +483,15 @@ static const char *data_option_misuse(const DrvOptions *o, bool serve, bool seed
                       !o->passes.list_passes && !o->steps.path;
   bool verify = o->passes.pipeline && o->passes.verify;
   bool measure = o->print_cost && o->cost == COST_MEASURE && o->target == TARGET_HOST;
-  bool input = o->mode == MODE_COMPARE ||
-               (compile_path && (o->mode == MODE_RUN || o->tune.enabled || measure || verify));
+  /* -O's --verify runs wherever -O does: a compile, --run, --tune and
+     --emit-steps (on each input file, drv_pass_run) */
+  bool o_verify = verify && !serve && !o->eval.path && !o->eval.summary && !o->check_step_given &&
+                  !o->passes.list_passes;
+  bool input = o->mode == MODE_COMPARE || o_verify ||
+               (compile_path && (o->mode == MODE_RUN || o->tune.enabled || measure));
   bool seed = input || serve || o->steps.path || o->check_step_given || o->eval.path ||
               (compile_path && o->passes.pipeline);
-  bool seeds = serve || o->mode == MODE_COMPARE || (verify && !o->eval.path && !o->eval.summary &&
-                                                    !o->check_step_given && !o->passes.list_passes);
+  bool seeds = serve || o->mode == MODE_COMPARE || o_verify;
   const char *mode = mode_name(o, serve);
   if (o->run.ninputs && !input)
     snprintf(buf, n, "--input is used only by --run, --compare, --tune, --print-cost --cost=measure "
@@ -812,6 +816,8 @@ int main(int argc, char **argv) {
     clash = "--fp-contract=A,B (a mode for each program) needs --compare";
   else if (o.print_cost && (o.mode == MODE_COMPARE || o.steps.path))
     clash = "--print-cost does not combine with --compare or --emit-steps";
+  else if (o.passes.list_applicable && (o.tune.enabled || o.print_cost) && !o.steps.path)
+    clash = "--list-applicable does not combine with --tune or --print-cost";
   else if (o.tune.strategy == TUNE_POLICY && !o.tune.policy)
     clash = "--tune=policy needs --policy=CMD";
   else if (o.tune.policy && !o.tune.enabled)
@@ -928,12 +934,12 @@ int main(int argc, char **argv) {
   if (ir_read_source(&ctx, o.input)) {
     IrProgram *p = ir_load_program(&ctx, o.decls, NULL);
     if (p) p = drv_pass_run(&ctx, &o, p); /* -O */
-    if (p && o.tune.enabled && !o.passes.list_applicable) { /* after -O */
+    if (p && o.tune.enabled) { /* after -O */
       int trc = 0;
       p = drv_tune(&ctx, &o, p, &trc);
       if (trc) rc = trc;
     }
-    if (p && o.print_cost && !o.passes.list_applicable) { /* after -O and --tune */
+    if (p && o.print_cost) { /* after -O and --tune */
       rc = drv_print_cost(&ctx, &o, p);
       if (rc) p = NULL;
       else if (o.emit == EMIT_NONE) rc = 0;

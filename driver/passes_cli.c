@@ -69,7 +69,7 @@ static int verify_with_inputs(const DrvOptions *o, LeirCtx *ctx, const IrProgram
     return 1;
   }
   InterpCompareOpts co = {o->run.seeds > 0 ? o->run.seeds : 1, o->run.seed, cls == 'E' ? CMP_EXACT : (CmpTolerance)o->run.tolerance, ro,
-                          o->run.ninputs, o->run.input_names, o->run.input_paths};
+                          o->run.ninputs, o->run.input_names, o->run.input_paths, NULL};
   InterpDiff d;
   int rc = 0;
   if (interp_compare_progs(a, b, &co, &d) != 0) {

@@ -180,7 +180,7 @@ int drv_compare_loaded(LeirCtx *ca, const IrProgram *pa, LeirCtx *cb, const IrPr
                        const char *a, const char *b, InterpDiff *d) {
   InterpOptions io = {o->run.poison, o->run.max_steps};
   InterpCompareOpts co = {o->run.seeds, o->run.seed, (CmpTolerance)o->run.tolerance, io,
-                          o->run.ninputs, o->run.input_names, o->run.input_paths};
+                          o->run.ninputs, o->run.input_names, o->run.input_paths, NULL};
   if (interp_compare_programs(ca, pa, cb, pb, &co, a, b, d) != 0) return 2;
   return d->verdict == CMP_DIFFER ? 1 : 0;
 }

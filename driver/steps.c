@@ -493,7 +493,7 @@ static int check_step(LeirCtx *ctx, const DrvOptions *o, Before *bf, const IrPro
   bool fused = false; /* --fp-contract=on: class T when only what fuses changed */
   if (rc < 0 && !what && cls == PASS_E) {
     InterpDiff f;
-    if (drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit || bf->jit, &f) == 1) {
+    if (drv_fused_step_check(ctx, o, before, after, o->run.tolerance, jit || bf->jit, NULL, &f) == 1) {
       d = f;
       fused = true;
       rc = d.verdict == CMP_DIFFER ? -1 : 1;

@@ -20,6 +20,7 @@ struct TuneEval {
   const DrvOptions *o;
   const IrProgram *orig;
   InterpProg *ref;    /* the original: inputs, and the reference outputs */
+  bool ref_ran;       /* ref's outputs are computed (else run_ref does it) */
   bool small;         /* the original is checked by the interpreter */
   double orig_cost;
   /* --target=cuda --cost=measure */
@@ -237,10 +238,21 @@ static bool outputs_agree(TuneEval *te, InterpProg *ip, char cls, const char **w
 }
 
 /* --fp-contract=on: a class E candidate that changes only what fuses
- * passes as class T (drv_fused_step_check, on the host JIT). */
+ * passes as class T (drv_fused_step_check, on the host JIT, on the
+ * reference's inputs: the --input data and random data of --seed). */
 static bool fused_class_t(TuneEval *te, const IrProgram *q) {
   InterpDiff d;
-  return drv_fused_step_check(te->ctx, te->o, te->orig, q, CMP_DEFAULT, true, &d) == 1 && d.verdict != CMP_DIFFER;
+  return drv_fused_step_check(te->ctx, te->o, te->orig, q, CMP_DEFAULT, true, te->ref, &d) == 1 &&
+         d.verdict != CMP_DIFFER;
+}
+
+/* The reference outputs, computed once when first needed: a small
+ * original costed by --cost=model (and with no --input to try) is not run
+ * by tune_eval_new, but a candidate over TUNE_INTERP_MAX_WORK is compared
+ * with them. */
+static bool run_ref(TuneEval *te) {
+  if (!te->ref_ran) te->ref_ran = backend_run(te, te->orig, te->ref, NULL);
+  return te->ref_ran;
 }
 
 /* ------------------------------------------------------------ interface */
@@ -295,9 +307,9 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
   te->small = ir_program_execs(orig) <= TUNE_INTERP_MAX_WORK;
   bool ok = true;
   double *cost = (o->cost == COST_MODEL) ? NULL : &te->orig_cost;
-  if (!te->small || cost) ok = backend_run(te, orig, te->ref, cost); /* reference outputs */
+  if (!te->small || cost) ok = te->ref_ran = backend_run(te, orig, te->ref, cost); /* reference outputs */
   /* the user's data must run (else every candidate's check would fail) */
-  else if (o->run.ninputs && !interp_run(te->ref)) {
+  else if (o->run.ninputs && !(te->ref_ran = interp_run(te->ref))) {
     diag_error(ctx, noloc, "--tune: the program itself cannot be run on the --input data");
     tune_eval_free(te);
     return 1;
@@ -329,8 +341,10 @@ static TuneStatus eval_impl(TuneEval *te, const IrProgram *q, char cls, double *
     goto out;
   }
   if (te->small && ir_program_execs(q) <= TUNE_INTERP_MAX_WORK) {
+    /* on the reference's inputs: the --input files are read once, by
+       tune_eval_new */
     InterpCheckOptions co = {te->o->run.seed, te->o->run.max_steps};
-    InterpCheckInputs in = {te->o->run.ninputs, te->o->run.input_names, te->o->run.input_paths};
+    InterpCheckInputs in = {0, NULL, NULL, te->ref};
     int r = interp_check_step_inputs(ctx, te->orig, q, cls, 1, "candidate", &co, &in);
     if (r) {
       st = r == 1 ? TUNE_WRONG : TUNE_FAIL;
@@ -345,7 +359,7 @@ static TuneStatus eval_impl(TuneEval *te, const IrProgram *q, char cls, double *
     goto out;
   }
   ip = buffers_for(te, q);
-  if (!ip || !backend_run(te, q, ip, (te->o->cost == COST_MODEL) ? NULL : cost)) {
+  if (!ip || !run_ref(te) || !backend_run(te, q, ip, (te->o->cost == COST_MODEL) ? NULL : cost)) {
     st = TUNE_FAIL;
     goto out;
   }

@@ -121,7 +121,8 @@ unsigned char *drv_jit_dirty_ok(const IrProgram *p, const unsigned char *kept) {
 }
 
 int drv_fused_step_check(LeirCtx *ctx, const DrvOptions *o, const IrProgram *before, const IrProgram *after, int tol,
-                         bool jit, InterpDiff *d) {
-  InterpCompareOpts co = {1, o->run.seed, (CmpTolerance)tol, {false, jit ? 0 : drv_interp_budget(o)}, 0, NULL, NULL};
+                         bool jit, struct InterpProg *inputs, InterpDiff *d) {
+  InterpCompareOpts co = {1, o->run.seed, (CmpTolerance)tol, {false, jit ? 0 : drv_interp_budget(o)}, 0, NULL, NULL,
+                          inputs};
   return interp_fused_step_check(ctx, before, after, &co, jit ? drv_jit_runner : NULL, ctx, d);
 }

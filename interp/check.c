@@ -98,6 +98,7 @@ static bool load_given(InterpProg *a, const InterpCompareOpts *o, bool *given) {
   return ok;
 }
 
+/* b's inputs and parameters: copies of a's, by name. */
 static void copy_inputs(InterpProg *a, InterpProg *b) {
   for (int i = 0; i < interp_ntensors(a); i++) {
     const InterpBuf *x = interp_buf(a, i);
@@ -137,6 +138,19 @@ static bool compare_outputs(InterpProg *a, InterpProg *b, uint64_t seed, CmpTole
   return true;
 }
 
+/* a's inputs and parameters for o's first seed: o->inputs_of's, else the
+ * given files (given[] marks them, for the later seeds) and random data of
+ * o->seed for the rest.  false after a diagnostic (a file does not fit). */
+static bool first_inputs(InterpProg *a, const InterpCompareOpts *o, bool *given) {
+  if (o->inputs_of) {
+    copy_inputs(o->inputs_of, a);
+    return true;
+  }
+  if (!load_given(a, o, given)) return false;
+  interp_random_inputs(a, o->seed, given);
+  return true;
+}
+
 int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *o, InterpDiff *out) {
   memset(out, 0, sizeof *out);
   out->verdict = CMP_EQUAL;
@@ -144,14 +158,14 @@ int interp_compare_progs(InterpProg *a, InterpProg *b, const InterpCompareOpts *
   bool *given = calloc(n > 0 ? (size_t)n : 1, 1);
   if (!given) return -1;
   int rc = 0;
-  if (!load_given(a, o, given)) {
+  if (!first_inputs(a, o, given)) {
     rc = -1;
     out->failed = 3;
   }
-  int seeds = o->seeds > 0 ? o->seeds : 1;
+  int seeds = o->inputs_of ? 1 : o->seeds > 0 ? o->seeds : 1;
   for (int s = 0; s < seeds && rc == 0; s++) {
     uint64_t seed = o->seed + (uint64_t)s;
-    interp_random_inputs(a, seed, given);
+    if (s) interp_random_inputs(a, seed, given);
     copy_inputs(a, b);
     if (!interp_run(a)) out->failed = 1;
     else if (!interp_run(b)) out->failed = 2;
@@ -234,7 +248,7 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
     return 1;
   }
   InterpCompareOpts co = {seeds, opt->seed, cls == 'E' ? CMP_EXACT : CMP_DEFAULT, ro, in ? in->n : 0,
-                          in ? in->names : NULL, in ? in->paths : NULL};
+                          in ? in->names : NULL, in ? in->paths : NULL, in ? in->from : NULL};
   InterpDiff d;
   int rc = 0;
   if (interp_compare_progs(a, b, &co, &d) != 0) {
@@ -273,8 +287,11 @@ static int compare_pair(LeirCtx *ctx, const IrProgram *before, const IrProgram *
   if (a && b && !run) {
     rc = interp_compare_progs(a, b, co, d);
   } else if (a && b) {
-    interp_random_inputs(a, co->seed, NULL);
-    if (run(arg, a)) rc = interp_compare_ran_with(a, b, co->seed, co->tol, run, arg, d);
+    int n = interp_ntensors(a);
+    bool *given = calloc(n > 0 ? (size_t)n : 1, 1);
+    if (given && first_inputs(a, co, given) && run(arg, a))
+      rc = interp_compare_ran_with(a, b, co->seed, co->tol, run, arg, d);
+    free(given);
   }
   interp_free(a);
   interp_free(b);

@@ -24,6 +24,11 @@ typedef struct InterpCompareOpts {
   int ninputs;           /* given inputs: name -> .npy file */
   const char *const *input_names;
   const char *const *input_paths;
+  /* non-NULL: every input and parameter of the first program is a copy of
+     this compiled program's (by name; e.g. a reference that read the --input
+     files once), one input set: seeds counts as 1, seed only names it in
+     the report, ninputs is not read */
+  InterpProg *inputs_of;
 } InterpCompareOpts;
 
 /* The first difference found (or none). */
@@ -128,11 +133,14 @@ typedef struct InterpCheckOptions {
 } InterpCheckOptions;
 
 /* Given inputs for the check (name -> .npy file), the same for every seed;
- * the other inputs are random. */
+ * the other inputs are random.  Or, with `from`, every input and parameter
+ * copied from that compiled program (InterpCompareOpts.inputs_of; n is not
+ * read and there is one input set). */
 typedef struct InterpCheckInputs {
   int n;
   const char *const *names;
   const char *const *paths;
+  InterpProg *from;
 } InterpCheckInputs;
 
 /* The per-pass check.  `before` and `after` are analysed programs in the
@@ -163,8 +171,9 @@ int interp_check_step_inputs(LeirCtx *ctx, const IrProgram *before, const IrProg
  * step whose fused results differed: compares `before` and `after` with
  * fusion off, exactly, and, when they are bit-identical, again with fusion
  * on under co->tol (the class T tolerance), on co's seeds and inputs in the
- * interpreter or, with `run`, on the random inputs of co->seed with both
- * programs run by run(arg, .).  Returns
+ * interpreter or, with `run`, on co's inputs for its first seed (its given
+ * files or co->inputs_of's data, random data of co->seed for the rest) with
+ * both programs run by run(arg, .).  Returns
  *   1  the step is exact without fusion; *d is the fused comparison under
  *      co->tol (its verdict says whether the step passes as class T);
  *   0  the step changes the unfused result too (a class E failure);

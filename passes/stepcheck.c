@@ -1181,7 +1181,7 @@ static const char *run_both(LeirCtx *ctx, const IrProgram *before, const IrProgr
     }
   } else if (!(a = interp_new(ctx, before, &io)) || !(b = interp_new(ctx, after, &io))) {
     why = "the interpreter cannot compile the programs";
-  } else if (interp_compare_progs(a, b, &(InterpCompareOpts){1, o->seed, o->tol, io, 0, NULL, NULL}, &d) != 0) {
+  } else if (interp_compare_progs(a, b, &(InterpCompareOpts){1, o->seed, o->tol, io, 0, NULL, NULL, NULL}, &d) != 0) {
     why = d.failed == 1 ? "the program before fails to run" : "the program after fails to run";
     *differ = d.failed != 1;
   }

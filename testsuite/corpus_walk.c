@@ -133,7 +133,7 @@ int corpus_compare(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, int tol
   InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
   int v = -1;
   if (x && y && interp_same_signature(ctx, a, b, "before", "after")) {
-    InterpCompareOpts co = {1, 0, (CmpTolerance)tol, ro, 0, NULL, NULL};
+    InterpCompareOpts co = {1, 0, (CmpTolerance)tol, ro, 0, NULL, NULL, NULL};
     InterpDiff d;
     if (interp_compare_progs(x, y, &co, &d) == 0) v = (int)d.verdict;
   }

@@ -177,7 +177,7 @@ static int compare(LeirCtx *ctx, const IrProgram *a, const IrProgram *b, uint64_
   InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
   int v = -1;
   if (x && y && interp_same_signature(ctx, a, b, "the original", "the final program")) {
-    InterpCompareOpts co = {1, seed, tol, ro, 0, NULL, NULL};
+    InterpCompareOpts co = {1, seed, tol, ro, 0, NULL, NULL, NULL};
     if (interp_compare_progs(x, y, &co, d) == 0) v = (int)d->verdict;
   }
   if (y) interp_free(y);

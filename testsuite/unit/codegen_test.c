@@ -1412,7 +1412,7 @@ static void test_fp_contract_compare(void **state) {
     assert_true(prog_load(&pa, progs[i]));
     assert_true(prog_load(&pb, progs[i]));
     pb.ctx.fp_contract = true;
-    InterpCompareOpts co = {3, 7, CMP_EXACT, {.max_steps = 0}, 0, NULL, NULL};
+    InterpCompareOpts co = {3, 7, CMP_EXACT, {.max_steps = 0}, 0, NULL, NULL, NULL};
     InterpDiff d;
     assert_int_equal(interp_compare_programs(&pa.ctx, pa.p, &pb.ctx, pb.p, &co, "off", "on", &d), 0);
     assert_int_equal(d.verdict, CMP_DIFFER);

@@ -570,7 +570,7 @@ static void test_check_step(void **state) {
   int64_t shape[2] = {4, 8};
   assert_int_equal(npy_write(path, "f4", 2, shape, ones, NULL, 0), 0);
   const char *names[1] = {"A"}, *paths[1] = {path};
-  InterpCheckInputs in = {1, names, paths};
+  InterpCheckInputs in = {1, names, paths, NULL};
   assert_int_equal(interp_check_step_inputs(&ctx, pa, pb, 'E', 2, "split", NULL, &in), 0);
   shape[1] = 9; /* a file that does not fit: the check cannot be made */
   assert_int_equal(npy_write(path, "f4", 2, shape, ones, NULL, 0), 0);
@@ -722,7 +722,7 @@ static void test_check_step_fused(void **state) {
   assert_int_equal(interp_check_step(&ctx, pa, pw, 'E', 2, "wrong", NULL), 1);
   /* fused: the inlined X*Y+Z is one fma, so the bits differ (class T) */
   ctx.fp_contract = true;
-  InterpCompareOpts co = {2, 0, CMP_EXACT, {false, 0}, 0, NULL, NULL};
+  InterpCompareOpts co = {2, 0, CMP_EXACT, {false, 0}, 0, NULL, NULL, NULL};
   InterpProg *ia = interp_new(&ctx, pa, &co.run), *ib = interp_new(&ctx, pb, &co.run);
   InterpDiff diff;
   assert_int_equal(interp_compare_progs(ia, ib, &co, &diff), 0);

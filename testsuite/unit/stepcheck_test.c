@@ -95,7 +95,7 @@ static bool reference_close(LeirCtx *ctx, const IrProgram *a, const IrProgram *b
   InterpProg *x = interp_new(ctx, a, &ro), *y = x ? interp_new(ctx, b, &ro) : NULL;
   bool ok = false;
   if (x && y) {
-    InterpCompareOpts co = {1, 0, CMP_REFERENCE, ro, 0, NULL, NULL};
+    InterpCompareOpts co = {1, 0, CMP_REFERENCE, ro, 0, NULL, NULL, NULL};
     InterpDiff d;
     ok = interp_compare_progs(x, y, &co, &d) == 0 && d.verdict != CMP_DIFFER;
   }
