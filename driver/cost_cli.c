@@ -12,7 +12,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static void put_num(SBuf *b, const char *key, double v, bool json) {
   if (json) {
@@ -28,10 +27,8 @@ static void put_num(SBuf *b, const char *key, double v, bool json) {
 static bool measure_user_data(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p, double *measured) {
   InterpProg *ip = interp_new(ctx, p, NULL);
   if (!ip) return false;
-  bool *given = calloc(p->ntensors > 0 ? (size_t)p->ntensors : 1, 1);
-  bool ok = given && drv_load_inputs(ip, o, given);
+  bool ok = drv_fill_inputs(ip, o);
   if (ok) {
-    interp_random_inputs(ip, o->run.seed, given);
     CgOptions co;
     cg_options_init(&co);
     co.target = CG_TARGET_HOST;
@@ -39,7 +36,6 @@ static bool measure_user_data(LeirCtx *ctx, const DrvOptions *o, const IrProgram
     cg_measure_opts_init(&mo);
     ok = cg_host_measure_ip(ctx, p, &co, &mo, ip, measured);
   }
-  free(given);
   interp_free(ip);
   return ok;
 }

@@ -183,12 +183,13 @@ int drv_run(const DrvOptions *o);
 int drv_compare(const DrvOptions *o, const char *a, const char *b);
 /* The context as --run and --compare set it up from the options. */
 void drv_ctx_setup(LeirCtx *ctx, const DrvOptions *o);
-/* The --input files into ip's buffers, given[t->id] set for each one
- * loaded; false after a diagnostic (an unknown name, a file that cannot be
- * read or of the wrong dtype or shape: every one is reported).  --run and
- * --print-cost --cost=measure take their data so. */
+/* ip's inputs and parameters as --run takes them: the --input files, and
+ * random data of --seed for the others; false after a diagnostic (an
+ * unknown name, a file that cannot be read or of the wrong dtype or shape:
+ * every one is reported).  --run, --print-cost --cost=measure and --tune
+ * take their data so. */
 struct InterpProg;
-bool drv_load_inputs(struct InterpProg *ip, const DrvOptions *o, bool *given);
+bool drv_fill_inputs(struct InterpProg *ip, const DrvOptions *o);
 /* --run on a loaded program: --input files, random other inputs, the
  * outputs written to --output-dir (or printed); 0, 1 or 77 as drv_run. */
 int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p);

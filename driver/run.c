@@ -51,7 +51,7 @@ static IrProgram *load(LeirCtx *ctx, const DrvOptions *o, const char *path) {
 
 /* ------------------------------------------------------------ --run */
 
-bool drv_load_inputs(InterpProg *ip, const DrvOptions *o, bool *given) {
+static bool load_inputs(InterpProg *ip, const DrvOptions *o, bool *given) {
   bool ok = true;
   for (int i = 0; i < o->run.ninputs; i++) {
     const char *name = o->run.input_names[i];
@@ -70,6 +70,15 @@ bool drv_load_inputs(InterpProg *ip, const DrvOptions *o, bool *given) {
   return ok;
 }
 
+bool drv_fill_inputs(InterpProg *ip, const DrvOptions *o) {
+  int n = interp_ntensors(ip);
+  bool *given = calloc(n > 0 ? (size_t)n : 1, 1);
+  bool ok = given && load_inputs(ip, o, given);
+  if (ok) interp_random_inputs(ip, o->run.seed, given);
+  free(given);
+  return ok;
+}
+
 /* --run --target=cuda: without a CUDA driver, the runtime's message and
  * exit status 77 (a skipped test, never a failure). */
 static int run_cuda(LeirCtx *ctx, int gpu_sm, InterpProg *ip) {
@@ -84,9 +93,7 @@ int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
   InterpProg *ip = interp_new(ctx, p, &io);
   if (!ip) return 1;
   int rc = 1;
-  bool *given = calloc(p->ntensors > 0 ? (size_t)p->ntensors : 1, 1);
-  if (given && drv_load_inputs(ip, o, given)) {
-    interp_random_inputs(ip, o->run.seed, given);
+  if (drv_fill_inputs(ip, o)) {
     int st = o->target == TARGET_CUDA ? run_cuda(ctx, o->gpu_sm, ip)
              : (o->target == TARGET_HOST ? cg_run_host_interp(ctx, ip) : interp_run(ip)) ? 0 : 1;
     if (st == 77) rc = 77;
@@ -99,7 +106,6 @@ int drv_run_loaded(LeirCtx *ctx, const DrvOptions *o, const IrProgram *p) {
       if (dir && !interp_write_outputs(ip, dir)) rc = 1;
     }
   }
-  free(given);
   interp_free(ip);
   return rc;
 }

@@ -296,11 +296,7 @@ int tune_eval_new(LeirCtx *ctx, const DrvOptions *o, const IrProgram *orig, Tune
   }
   /* the --input files (--run's loader and errors), random data of --seed
      for the other inputs and parameters */
-  bool *given = calloc(orig->ntensors > 0 ? (size_t)orig->ntensors : 1, 1);
-  bool loaded = given && drv_load_inputs(te->ref, o, given);
-  if (loaded) interp_random_inputs(te->ref, o->run.seed, given);
-  free(given);
-  if (!loaded) {
+  if (!drv_fill_inputs(te->ref, o)) {
     tune_eval_free(te);
     return 1;
   }
