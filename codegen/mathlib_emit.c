@@ -255,19 +255,30 @@ typedef struct {
   V j;       /* scalar: j = tb & 15 */
 } ExpLook;
 
-static V table_vec(Em *e, const float *tab, unsigned n) {
+/* The lane-crossing permute of n f32 lanes (vpermps: llvm.x86.avx2.permps
+   for 8, llvm.x86.avx512.permvar.sf.512 for 16), declared in e's module,
+   and its function type in *ty: leir_expf's and leir_erff's table lookups. */
+static V permute_fn(Em *e, unsigned n, LLVMTypeRef *ty) {
+  LLVMTypeRef vf = LLVMVectorType(e->f32, n);
+  *ty = LLVMFunctionType(vf, (LLVMTypeRef[]){vf, LLVMVectorType(e->i32, n)}, 2, 0);
+  return x86_fn(e, n == 8 ? "llvm.x86.avx2.permps" : "llvm.x86.avx512.permvar.sf.512", *ty);
+}
+
+/* fn (permute_fn's, of type ty) on the n-lane constant table whose lane i
+   is tab[i % period], by the lanes of idx */
+static V permute_table(Em *e, V fn, LLVMTypeRef ty, const float *tab, unsigned n, unsigned period, V idx) {
   V v[16];
   for (unsigned i = 0; i < n; i++)
-    v[i] = kfl(e, tab[i]);
-  return LLVMConstVector(v, n);
+    v[i] = kfl(e, tab[i % period]);
+  return LLVMBuildCall2(e->B, ty, fn, (V[]){LLVMConstVector(v, n), idx}, 2, "");
 }
 
 static V expf_look(Em *e, const ExpLook *l, const float *tab) {
   if (l->n == 16)
-    return LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab, 16), l->tb}, 2, "");
+    return permute_table(e, l->fn, l->ty, tab, 16, 16, l->tb);
   if (l->n == 8) {
-    V lo = LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab, 8), l->tb}, 2, "");
-    V hi = LLVMBuildCall2(e->B, l->ty, l->fn, (V[]){table_vec(e, tab + 8, 8), l->tb}, 2, "");
+    V lo = permute_table(e, l->fn, l->ty, tab, 8, 8, l->tb);
+    V hi = permute_table(e, l->fn, l->ty, tab + 8, 8, 8, l->tb);
     return sel(e, l->hi8, hi, lo);
   }
   /* scalar: tab[j] loaded from the module's constant copy NAME of tab */
@@ -307,8 +318,7 @@ static V expf_body(Em *e, V x, unsigned n, ExpfForm form) {
   V tb = cast(e, t, vi);
   ExpLook l = {n, tb, NULL, NULL, NULL, NULL};
   if (n) {
-    l.ty = LLVMFunctionType(vf, (LLVMTypeRef[]){vf, vi}, 2, 0);
-    l.fn = x86_fn(e, n == 8 ? "llvm.x86.avx2.permps" : "llvm.x86.avx512.permvar.sf.512", l.ty);
+    l.fn = permute_fn(e, n, &l.ty);
     if (n == 8)
       l.hi8 = icmp(e, LLVMIntSLT, shl(e, tb, splat(e, ku(e, 28), n)), splat(e, ku(e, 0), n));
   } else {
@@ -701,13 +711,8 @@ typedef struct {
 } ErfLook;
 
 static V erf_look(Em *e, const ErfLook *l, const float *tab) {
-  if (l->fn) {
-    V v[16];
-    for (unsigned j = 0; j < l->n; j++)
-      v[j] = kfl(e, tab[j % LEIR_MF_ERFF_NI]);
-    V args[2] = {LLVMConstVector(v, l->n), l->i};
-    return LLVMBuildCall2(e->B, l->ty, l->fn, args, 2, "");
-  }
+  if (l->fn)
+    return permute_table(e, l->fn, l->ty, tab, l->n, LEIR_MF_ERFF_NI, l->i);
   V r = kfl(e, tab[0]);
   for (int j = 1; j < LEIR_MF_ERFF_NI; j++)
     r = sel(e, l->eq[j], kfl(e, tab[j]), r);
@@ -773,9 +778,8 @@ LLVMValueRef cg_math_get_erff_vec(LLVMModuleRef M, int lanes) {
   V x = LLVMGetParam(fn, 0), a = fabs_(&e, x), top = splat(&e, kfl(&e, LEIR_MF_ERFF_ONE), n);
   V c = sel(&e, fcmp(&e, LLVMRealOLT, a, top), a, top);
   V i = LLVMBuildFPToSI(e.B, erff_pos(&e, c, n), vi, ""); /* c in [0, 4]: 0 .. 7 */
-  const char *perm = n == 8 ? "llvm.x86.avx2.permps" : "llvm.x86.avx512.permvar.sf.512";
-  ErfLook l = {NULL, LLVMFunctionType(vf, (LLVMTypeRef[]){vf, vi}, 2, 0), n, i, {NULL}};
-  l.fn = x86_fn(&e, perm, l.ty);
+  ErfLook l = {NULL, NULL, n, i, {NULL}};
+  l.fn = permute_fn(&e, n, &l.ty);
   V r = erff_poly(&e, &l, a, c);
   V xb = cast(&e, x, vi), m = splat(&e, ku(&e, 0x80000000u), n);
   if (n == 8) /* and, for a NaN, all of x */
